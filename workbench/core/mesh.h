@@ -1,0 +1,61 @@
+/* Triangle meshes: import (OBJ, PLY, STL through Assimp), welding, topology checks, and the
+ * primitive shapes of scenes. */
+#pragma once
+
+#include <cwb/geometry.h>
+
+#include "scene.h"
+
+G_BEGIN_DECLS
+
+#define CWB_MESH_ERROR (cwb_mesh_error_quark ())
+GQuark cwb_mesh_error_quark (void);
+
+typedef enum CwbMeshError {
+  CWB_MESH_ERROR_IO,        /* missing or unreadable file */
+  CWB_MESH_ERROR_FORMAT,    /* the importer could not read it */
+  CWB_MESH_ERROR_EMPTY,     /* no triangles */
+} CwbMeshError;
+
+typedef struct CwbMesh {
+  GArray *vertices;         /* double, 3 per vertex */
+  GArray *triangles;        /* uint32_t, 3 per triangle, counter-clockwise from outside */
+  char *source;             /* file name or primitive description */
+  /* Topology, filled by cwb_mesh_check (and by every constructor below). */
+  size_t boundary_edges;    /* edges used by one triangle */
+  size_t nonmanifold_edges; /* edges used by more than two triangles */
+  size_t inconsistent_edges;/* edges whose two triangles disagree on orientation */
+  gboolean closed;          /* boundary_edges == 0 && nonmanifold_edges == 0 */
+} CwbMesh;
+
+CwbMesh *cwb_mesh_new (const char *source);
+void cwb_mesh_free (CwbMesh *mesh);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbMesh, cwb_mesh_free)
+
+static inline size_t cwb_mesh_n_vertices (const CwbMesh *m) { return m->vertices->len / 3; }
+static inline size_t cwb_mesh_n_triangles (const CwbMesh *m) { return m->triangles->len / 3; }
+
+/* Imports a mesh file, triangulates it, welds coincident vertices (relative tolerance
+ * CWB_MESH_WELD_TOLERANCE of the bounding-box diagonal) and checks its topology. */
+CwbMesh *cwb_mesh_load (const char *path, double scale, GError **error);
+
+/* Merges vertices closer than tolerance (absolute), drops degenerate triangles. */
+void cwb_mesh_weld (CwbMesh *mesh, double tolerance);
+/* Counts boundary, non-manifold and inconsistently oriented edges; sets closed. */
+void cwb_mesh_check (CwbMesh *mesh);
+/* One-line description of the topology problems ("open: 223 boundary edges"), or NULL
+ * when the mesh is closed and consistently oriented. */
+char *cwb_mesh_describe_problems (const CwbMesh *mesh);
+
+/* Enclosed volume by the divergence theorem (meaningful for closed meshes). */
+double cwb_mesh_volume (const CwbMesh *mesh);
+void cwb_mesh_bounds (const CwbMesh *mesh, double min[3], double max[3]);
+
+/* The primitive of a shape description, tessellated, closed, outward oriented. */
+CwbMesh *cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir,
+                              GError **error);
+
+/* Borrowed view for the plugin ABI (valid while mesh lives and is not modified). */
+void cwb_mesh_as_surface (const CwbMesh *mesh, CwbSurfaceMesh *surface);
+
+G_END_DECLS

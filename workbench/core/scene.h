@@ -1,0 +1,170 @@
+/* The scene: the world's description on disk (YAML), read-only while stepping.
+ *
+ * Loading is in two stages. scene_yaml.c parses the file into a small node tree that keeps
+ * each value's file, line and column, and decodes the fixed structure (world, contact,
+ * solver, bodies) into CwbScene. Plugin parameters stay as nodes (CwbSceneParam) because
+ * only the plugin registry knows their schema: world.c validates them when it builds a world,
+ * with the same file:line:column in its messages. Saving writes the same format back. */
+#pragma once
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define CWB_SCENE_ERROR (cwb_scene_error_quark ())
+GQuark cwb_scene_error_quark (void);
+
+typedef enum CwbSceneError {
+  CWB_SCENE_ERROR_IO,             /* file cannot be read or written */
+  CWB_SCENE_ERROR_SYNTAX,         /* not YAML */
+  CWB_SCENE_ERROR_UNKNOWN_FIELD,  /* a key the format does not have */
+  CWB_SCENE_ERROR_TYPE,           /* a value of the wrong type */
+  CWB_SCENE_ERROR_RANGE,          /* a value outside its allowed range */
+  CWB_SCENE_ERROR_MISSING,        /* a required field is absent */
+  CWB_SCENE_ERROR_UNKNOWN_PLUGIN, /* names no loaded plugin of the needed kind */
+  CWB_SCENE_ERROR_MESH,           /* mesh file missing, unreadable or unusable */
+  CWB_SCENE_ERROR_DUPLICATE,      /* two bodies with one name */
+} CwbSceneError;
+
+/* Where a value came from: a scene file (line and column from 1), or a --set override
+ * (file is "--set", line 0). `file` is an interned string. */
+typedef struct CwbSourceLoc {
+  const char *file;
+  int line, column;
+} CwbSourceLoc;
+
+/* "FILE:LINE:COLUMN" or "--set"; newly allocated. */
+char *cwb_source_loc_format (const CwbSourceLoc *loc);
+
+/* Sets *error to "FILE:LINE:COL: FIELD: MESSAGE" in CWB_SCENE_ERROR. */
+void cwb_scene_set_error (GError **error, CwbSceneError code, const CwbSourceLoc *loc,
+                          const char *field, const char *format, ...) G_GNUC_PRINTF (5, 6);
+
+typedef enum CwbNodeKind {
+  CWB_NODE_SCALAR,
+  CWB_NODE_SEQUENCE,
+  CWB_NODE_MAPPING,
+} CwbNodeKind;
+
+/* A YAML value with its position. MAPPING items alternate key, value. */
+typedef struct CwbSceneNode CwbSceneNode;
+struct CwbSceneNode {
+  CwbNodeKind kind;
+  char *scalar;          /* SCALAR */
+  gboolean quoted;       /* SCALAR written in quotes: always a string */
+  GPtrArray *items;      /* SEQUENCE, MAPPING: CwbSceneNode*, owned */
+  CwbSourceLoc loc;
+};
+
+CwbSceneNode *cwb_scene_node_new_scalar (const char *text, const CwbSourceLoc *loc);
+CwbSceneNode *cwb_scene_node_copy (const CwbSceneNode *node);
+void cwb_scene_node_free (CwbSceneNode *node);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbSceneNode, cwb_scene_node_free)
+
+/* Parses a YAML value as written on a command line or in a file ("0.5", "[0, 0, -9.81]",
+ * "true", "secant"); NULL with CWB_SCENE_ERROR_SYNTAX on bad syntax. */
+CwbSceneNode *cwb_scene_node_parse (const char *text, const CwbSourceLoc *loc, GError **error);
+
+/* Typed reading of nodes, with messages naming loc and field. */
+gboolean cwb_scene_node_get_double (const CwbSceneNode *node, const char *field, double *out,
+                                    GError **error);
+gboolean cwb_scene_node_get_int (const CwbSceneNode *node, const char *field, gint64 *out,
+                                 GError **error);
+gboolean cwb_scene_node_get_bool (const CwbSceneNode *node, const char *field, gboolean *out,
+                                  GError **error);
+/* A sequence of exactly n numbers. */
+gboolean cwb_scene_node_get_vec (const CwbSceneNode *node, const char *field, double *out,
+                                 size_t n, GError **error);
+
+/* One plugin parameter as written in the scene (validated later against the schema). */
+typedef struct CwbSceneParam {
+  char *name;
+  CwbSceneNode *value;
+  CwbSourceLoc key_loc;
+} CwbSceneParam;
+
+typedef enum CwbShapeKind {
+  CWB_SHAPE_BOX,
+  CWB_SHAPE_SPHERE,
+  CWB_SHAPE_CYLINDER,   /* axis along the body's z */
+  CWB_SHAPE_CAPSULE,    /* axis along z; height is the cylinder part between the caps */
+  CWB_SHAPE_TORUS,      /* in the xy plane, around z */
+  CWB_SHAPE_GROUND,     /* static ground: a large slab whose top face is the body's z = 0 */
+  CWB_SHAPE_MESH,       /* OBJ, PLY or STL file */
+} CwbShapeKind;
+
+typedef struct CwbShapeDesc {
+  CwbShapeKind kind;
+  double size[3];          /* BOX: full extents; GROUND: extents of the slab */
+  double radius;           /* SPHERE, CYLINDER, CAPSULE */
+  double height;           /* CYLINDER, CAPSULE */
+  double major_radius;     /* TORUS: centre of the tube to the axis */
+  double minor_radius;     /* TORUS: tube radius */
+  int resolution;          /* tessellation: segments around a circle */
+  char *mesh_file;         /* MESH: as written, relative to the scene file's folder */
+  double scale;            /* MESH: uniform scale applied at load */
+  CwbSourceLoc loc;        /* of the shape mapping */
+  CwbSourceLoc file_loc;   /* of the mesh file value, for missing-file messages */
+} CwbShapeDesc;
+
+typedef struct CwbBodyDesc {
+  char *name;
+  char *model;             /* body-model plugin name */
+  char *mapping;           /* mapping plugin name */
+  CwbShapeDesc shape;
+  double position[3];
+  double orientation[4];   /* unit quaternion w, x, y, z */
+  double linear_velocity[3];
+  double angular_velocity[3];
+  double density;          /* kg/m^3 */
+  double friction;         /* Coulomb coefficient of the material */
+  gboolean fixed;
+  GPtrArray *model_params;   /* CwbSceneParam*, the body model's parameters */
+  GPtrArray *mapping_params; /* CwbSceneParam*, the mapping's parameters */
+  CwbSourceLoc loc, model_loc, mapping_loc;
+} CwbBodyDesc;
+
+typedef struct CwbScene {
+  char *path;              /* file it was loaded from or last saved to; NULL if none */
+  double dt;
+  double gravity[3];
+  char *contact_model;     /* contact-model plugin name */
+  GPtrArray *contact_params;
+  char *solver;            /* solver plugin name */
+  GPtrArray *solver_params;
+  GPtrArray *bodies;       /* CwbBodyDesc* */
+  CwbSourceLoc contact_model_loc, solver_loc;
+} CwbScene;
+
+CwbScene *cwb_scene_new (void);
+void cwb_scene_free (CwbScene *scene);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbScene, cwb_scene_free)
+
+CwbScene *cwb_scene_load (const char *path, GError **error);
+/* `name` stands for the file in messages. */
+CwbScene *cwb_scene_load_from_data (const char *data, gssize length, const char *name,
+                                    GError **error);
+/* The YAML text of a scene, in the format cwb_scene_load reads. */
+char *cwb_scene_to_yaml (const CwbScene *scene);
+/* Writes atomically: a temporary file in the same folder, then a rename, so a failed save
+ * leaves the previous file intact. */
+gboolean cwb_scene_save (const CwbScene *scene, const char *path, GError **error);
+
+CwbBodyDesc *cwb_scene_find_body (const CwbScene *scene, const char *name);
+
+/* Applies one --set KEY=VALUE override to the structure (world.dt, world.gravity,
+ * contact.model, contact.PARAM, solver.name, solver.PARAM, bodies.NAME.FIELD). Fixed fields
+ * are type-checked here; plugin parameters are stored and checked against their schema when
+ * the world is built. bodies.NAME.FIELD with a FIELD the format does not have is stored as a
+ * parameter of the body model (or of the mapping if `mapping_param` resolution says so at
+ * build time). */
+gboolean cwb_scene_apply_set (CwbScene *scene, const char *key, const char *value,
+                              GError **error);
+
+/* Finds a parameter by name in a CwbSceneParam array; NULL if absent. */
+CwbSceneParam *cwb_scene_params_find (GPtrArray *params, const char *name);
+/* Adds or replaces a parameter (the node is taken). */
+void cwb_scene_params_set (GPtrArray *params, const char *name, CwbSceneNode *value,
+                           const CwbSourceLoc *loc);
+
+G_END_DECLS

@@ -1,0 +1,80 @@
+/* Contact Workbench plugin ABI: versioning, plugin kinds and the entry symbol.
+ *
+ * A plugin library exports exactly one symbol, CWB_PLUGIN_ENTRY_SYMBOL, returning a
+ * CwbPluginDesc. Everything else in the library is hidden (-fvisibility=hidden). The host
+ * refuses a library whose entry symbol is missing, whose ABI major differs from
+ * CWB_ABI_MAJOR, whose kind is unknown or whose name collides with a loaded plugin.
+ *
+ * Compatibility rules: a minor bump only appends fields at the end of structures (each one
+ * carries its own struct_size, so both sides can tell what the other knows) or appends
+ * optional (nullable) vtable entries; anything else is a major bump. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+#define CWB_ABI_MAJOR 1
+#define CWB_ABI_MINOR 0
+
+#define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
+
+#if defined(_WIN32)
+#define CWB_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define CWB_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+typedef enum CwbPluginKind {
+  CWB_PLUGIN_BODY_MODEL = 1,
+  CWB_PLUGIN_MAPPING = 2,
+  CWB_PLUGIN_CONTACT_MODEL = 3,
+  CWB_PLUGIN_SOLVER = 4,
+} CwbPluginKind;
+
+/* Number of kinds, for iteration: kinds are 1 .. CWB_PLUGIN_KIND_COUNT. */
+#define CWB_PLUGIN_KIND_COUNT 4
+
+typedef struct CwbParamSpec CwbParamSpec;
+
+/* What the entry symbol returns. Static storage in the plugin; the host never frees it. */
+typedef struct CwbPluginDesc {
+  size_t struct_size;        /* sizeof (CwbPluginDesc) as the plugin was compiled */
+  uint32_t abi_major;        /* CWB_ABI_MAJOR the plugin was built against */
+  uint32_t abi_minor;        /* CWB_ABI_MINOR the plugin was built against */
+  CwbPluginKind kind;
+  const char *name;          /* scene-facing name: "rigid", "ldi", "constraint" ... */
+  const char *version;       /* the plugin's own version, free form ("1.0.0") */
+  const char *summary;       /* one line for --list-plugins and the GUI */
+  const CwbParamSpec *params;/* parameter schema, n_params entries */
+  size_t n_params;
+  const void *vtable;        /* CwbBodyModelVTable, CwbMappingVTable, CwbContactModelVTable
+                              * or CwbSolverVTable according to kind */
+} CwbPluginDesc;
+
+typedef const CwbPluginDesc *(*CwbPluginEntryFunc)(void);
+
+/* Defines the entry symbol; use once per plugin library:
+ *   CWB_DEFINE_PLUGIN (my_desc)   where my_desc is a static const CwbPluginDesc. */
+#define CWB_DEFINE_PLUGIN(desc)                                              \
+  CWB_PLUGIN_EXPORT const CwbPluginDesc *cwb_plugin_entry (void);           \
+  CWB_PLUGIN_EXPORT const CwbPluginDesc *cwb_plugin_entry (void) { return &(desc); }
+
+/* Scene and command-line name of a kind; NULL for a value that is no kind. */
+static inline const char *
+cwb_plugin_kind_name (CwbPluginKind kind)
+{
+  switch (kind)
+    {
+    case CWB_PLUGIN_BODY_MODEL: return "body-model";
+    case CWB_PLUGIN_MAPPING: return "mapping";
+    case CWB_PLUGIN_CONTACT_MODEL: return "contact-model";
+    case CWB_PLUGIN_SOLVER: return "solver";
+    default: return NULL;
+    }
+}
+
+G_END_DECLS

@@ -1,0 +1,87 @@
+/* The contact set: what a contact model hands a solver. Either constraint rows (Jacobian
+ * blocks per geometry point, violation, frame, friction) for a constraint solver, or point
+ * forces and their stiffness for penalty integration; a model may produce both.
+ *
+ * Sign convention: a constraint row's value is g(q) with Jacobian dg/dp = the row's point
+ * weights; g >= 0 is admissible. A multiplier lambda >= 0 applies the force J^T lambda, which
+ * increases g. A point contact with normal n (pointing from body b to body a) has weights +n
+ * on a's point and -n on b's; a volume contact (Allard 2010 sec. 4.1) uses g = -V with
+ * weights -dV/dp_k, and its multiplier is a pressure. */
+#pragma once
+
+#include <math.h>
+
+#include <cwb/geometry.h>
+
+G_BEGIN_DECLS
+
+#define CWB_NO_BODY UINT32_MAX
+
+typedef enum CwbRowKind {
+  CWB_ROW_NORMAL = 0,     /* unilateral: 0 <= g  perp  lambda >= 0 */
+  CWB_ROW_TANGENT = 1,    /* friction direction, bounded by the frame's mu times its normal */
+  CWB_ROW_BILATERAL = 2,  /* g = 0, lambda free */
+} CwbRowKind;
+
+typedef enum CwbContactState {
+  CWB_CONTACT_OPEN = 0,   /* no force: separating or just touching */
+  CWB_CONTACT_STICK = 1,  /* force strictly inside the friction cone */
+  CWB_CONTACT_SLIP = 2,   /* force on the cone's boundary, opposing the slip */
+} CwbContactState;
+
+/* One contact: a point contact, or one volume (mono- or one cell of multi-volume). Its rows
+ * are consecutive: the normal row first, then the tangent rows along t1 and t2. */
+typedef struct CwbContactFrame {
+  double origin[3];
+  double normal[3];        /* unit, from body_b towards body_a */
+  double t1[3], t2[3];     /* unit tangents, (normal, t1, t2) right-handed */
+  double mu;               /* Coulomb coefficient for this contact */
+  uint32_t body_a, body_b; /* CWB_NO_BODY for the static environment */
+  uint32_t first_row, n_rows;
+  double gap;              /* signed distance (< 0: penetration); -V for a volume contact */
+  double volume;           /* intersection volume of a volume contact, 0 otherwise */
+  double area;             /* contact area estimate (Allard 2010 eq. 20), 0 for points */
+  /* Results, filled after the solve (constraint models) or by the model itself (penalty):
+   * force on body_a in frame coordinates (normal, t1, t2), in newtons; and its state. */
+  double force[3];
+  CwbContactState state;
+} CwbContactFrame;
+
+typedef struct CwbConstraintRow {
+  CwbRowKind kind;
+  uint32_t frame;
+  uint32_t first_weight, n_weights;   /* into CwbContactSet.weights */
+  double violation;   /* g at the configuration the set was built at (normal rows), 0 else */
+  double tolerance;   /* admissible violation: g >= -tolerance is satisfied (Allard's eps_V) */
+  double lambda;      /* the solver's multiplier, written back after the solve */
+} CwbConstraintRow;
+
+/* d f_a / d p_b between two geometry points: the 3x3 stiffness block a penalty force
+ * contributes for implicit integration (row-major). */
+typedef struct CwbPointStiffness {
+  uint32_t geometry_a, point_a;
+  uint32_t geometry_b, point_b;
+  double k[9];
+} CwbPointStiffness;
+
+typedef struct CwbContactSet {
+  size_t struct_size;
+  GArray *frames;      /* CwbContactFrame */
+  GArray *rows;        /* CwbConstraintRow */
+  GArray *weights;     /* CwbPointWeight: the rows' Jacobian blocks */
+  GArray *forces;      /* CwbPointWeight: penalty forces on geometry points (w = force, N) */
+  GArray *stiffness;   /* CwbPointStiffness: their derivatives, optional */
+  /* Scalars for the report; NAN where they do not apply to the model. */
+  double intersection_volume;
+  double max_penetration;
+} CwbContactSet;
+
+/* Friction between two materials: the geometric mean, so that equal coefficients give that
+ * coefficient and a frictionless material makes the pair frictionless. */
+static inline double
+cwb_friction_combine (double mu_a, double mu_b)
+{
+  return sqrt (mu_a * mu_b);
+}
+
+G_END_DECLS

@@ -1,0 +1,97 @@
+/* Solvers: own the animation loop of one time step (Saupin 2008 free + corrective motion,
+ * Allard 2010 Algorithm 1, Harmon 2009's event loop). A solver reaches the world only
+ * through the CwbStepContext the host passes to step(): the bodies through their body-model
+ * operators, the contacts through the host's detection, and the constraint Jacobians already
+ * chained through the mappings into DOF space (Saupin 2008's H). */
+#pragma once
+
+#include <cwb/body_model.h>
+#include <cwb/contact.h>
+
+G_BEGIN_DECLS
+
+typedef struct CwbStepContext CwbStepContext;
+
+typedef struct CwbBodySlot {
+  size_t nq, nv;
+  size_t q_offset, v_offset;   /* into the flat state arrays */
+  gboolean fixed;
+  double mass;
+} CwbBodySlot;
+
+/* One nonzero of H: row `row` of the contact set on DOF `dof` (nv space) of body `body`. */
+typedef struct CwbDofEntry {
+  uint32_t body;
+  uint32_t dof;
+  double value;
+} CwbDofEntry;
+
+/* H = dg/dq (nv space) for every row of a contact set, in compressed rows:
+ * row i's entries are entries[row_start[i] .. row_start[i + 1]), sorted by body then dof. */
+typedef struct CwbDofRows {
+  size_t n_rows;
+  const size_t *row_start;
+  const CwbDofEntry *entries;
+} CwbDofRows;
+
+struct CwbStepContext {
+  size_t struct_size;
+  void *host_data;           /* opaque to the solver */
+
+  double h, time;
+  double gravity[3];
+  size_t n_bodies;
+  const CwbBodySlot *bodies;
+  size_t nq, nv;
+  double *q, *v;             /* the state this step advances, flat, in body order */
+
+  /* Body-model operators, by body index (timed as "mechanical motion"). f_ext and k_ext are
+   * in the body's own nv space and may be NULL. q_free and v_free may point into other flat
+   * arrays of the solver's. */
+  void (*free_motion) (CwbStepContext *ctx, uint32_t body, const double *q, const double *v,
+                       const double *f_ext, const CwbLinearOperator *k_ext,
+                       double *q_free, double *v_free);
+  void (*integrate_position) (CwbStepContext *ctx, uint32_t body, const double *q,
+                              const double *dv, double h, double *q_out);
+  void (*compliance_apply) (CwbStepContext *ctx, uint32_t body, const double *q,
+                            CwbCompliance kind, const double *r, double *dq);
+
+  /* Maps every body at (q, v) (flat arrays), runs the contact model's detect and model
+   * (timed as "collision detection" and "contact modeling") and returns the world's contact
+   * set, valid until the next call. */
+  const CwbContactSet *(*detect) (CwbStepContext *ctx, const double *q, const double *v,
+                                  CwbContactPass pass, GError **error);
+
+  /* H for the rows of the last detected set, at the configuration it was detected at. */
+  const CwbDofRows *(*dof_rows) (CwbStepContext *ctx);
+
+  /* r += J^T f for the last set's penalty point forces, per body in the flat nv space. */
+  void (*point_forces_to_dofs) (CwbStepContext *ctx, double *r);
+
+  /* The geometries mapped by the last detect (for solvers that work on geometry, such as
+   * Harmon 2009's kinetic separation slabs). */
+  const CwbGeometry *(*geometries) (CwbStepContext *ctx, size_t *n);
+
+  /* Statistics for the report and the GUI's plots: iterations and final residual of the last
+   * solve, and optionally the residual after each iteration. */
+  void (*report_solve) (CwbStepContext *ctx, int iterations, double residual,
+                        const double *residual_history, size_t n_history);
+};
+
+typedef struct CwbSolverCreateInfo {
+  size_t struct_size;
+  const CwbParamSet *params;
+} CwbSolverCreateInfo;
+
+typedef struct CwbSolverVTable {
+  size_t struct_size;
+  void *(*create) (const CwbSolverCreateInfo *info, const CwbHostServices *host, GError **error);
+  void (*destroy) (void *self);
+  /* Advances ctx->q, ctx->v by ctx->h. On failure the host restores the state it had before
+   * the step (a numerical blow-up stops the run with the last good state kept). After a
+   * successful step the multipliers and frame forces of the last detected set are filled. */
+  gboolean (*step) (void *self, CwbStepContext *ctx, GError **error);
+  void (*params_changed) (void *self, const CwbParamSet *params);
+} CwbSolverVTable;
+
+G_END_DECLS

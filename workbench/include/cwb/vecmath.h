@@ -1,0 +1,169 @@
+/* Small vector, matrix and quaternion maths, static inline so plugins share it without
+ * linking the host. Vectors are double[3], matrices double[9] row-major, quaternions
+ * double[4] as (w, x, y, z). Dense systems beyond 3x3 go through LAPACK, never here. */
+#pragma once
+
+#include <math.h>
+#include <string.h>
+
+static inline void cwb_v3_set (double r[3], double x, double y, double z) { r[0] = x; r[1] = y; r[2] = z; }
+static inline void cwb_v3_copy (double r[3], const double a[3]) { memcpy (r, a, 3 * sizeof (double)); }
+static inline void cwb_v3_add (double r[3], const double a[3], const double b[3]) { for (int i = 0; i < 3; i++) r[i] = a[i] + b[i]; }
+static inline void cwb_v3_sub (double r[3], const double a[3], const double b[3]) { for (int i = 0; i < 3; i++) r[i] = a[i] - b[i]; }
+static inline void cwb_v3_scale (double r[3], const double a[3], double s) { for (int i = 0; i < 3; i++) r[i] = a[i] * s; }
+/* r += s a */
+static inline void cwb_v3_axpy (double r[3], double s, const double a[3]) { for (int i = 0; i < 3; i++) r[i] += s * a[i]; }
+static inline double cwb_v3_dot (const double a[3], const double b[3]) { return a[0] * b[0] + a[1] * b[1] + a[2] * b[2]; }
+static inline double cwb_v3_norm (const double a[3]) { return sqrt (cwb_v3_dot (a, a)); }
+
+static inline void
+cwb_v3_cross (double r[3], const double a[3], const double b[3])
+{
+  double t[3] = { a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0] };
+  cwb_v3_copy (r, t);
+}
+
+/* Normalises in place; returns the former length (0 leaves a unchanged). */
+static inline double
+cwb_v3_normalize (double a[3])
+{
+  double n = cwb_v3_norm (a);
+  if (n > 0)
+    cwb_v3_scale (a, a, 1.0 / n);
+  return n;
+}
+
+/* Two unit tangents completing the unit normal n to a right-handed frame (n, t1, t2),
+ * continuous except where n crosses the switch between reference axes. */
+static inline void
+cwb_v3_tangents (const double n[3], double t1[3], double t2[3])
+{
+  double ref[3] = { 1, 0, 0 };
+  if (fabs (n[0]) > 0.57735)   /* > 1/sqrt(3): x is too close to n, use y */
+    cwb_v3_set (ref, 0, 1, 0);
+  cwb_v3_cross (t1, n, ref);
+  cwb_v3_normalize (t1);
+  cwb_v3_cross (t2, n, t1);
+}
+
+/* 3x3 matrices, row-major. */
+static inline void cwb_m3_identity (double m[9]) { memset (m, 0, 9 * sizeof (double)); m[0] = m[4] = m[8] = 1; }
+
+static inline void
+cwb_m3_mul_v3 (double r[3], const double m[9], const double a[3])
+{
+  double t[3];
+  for (int i = 0; i < 3; i++)
+    t[i] = m[3 * i] * a[0] + m[3 * i + 1] * a[1] + m[3 * i + 2] * a[2];
+  cwb_v3_copy (r, t);
+}
+
+/* r = m^T a */
+static inline void
+cwb_m3t_mul_v3 (double r[3], const double m[9], const double a[3])
+{
+  double t[3];
+  for (int i = 0; i < 3; i++)
+    t[i] = m[i] * a[0] + m[3 + i] * a[1] + m[6 + i] * a[2];
+  cwb_v3_copy (r, t);
+}
+
+static inline void
+cwb_m3_mul (double r[9], const double a[9], const double b[9])
+{
+  double t[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      t[3 * i + j] = a[3 * i] * b[j] + a[3 * i + 1] * b[3 + j] + a[3 * i + 2] * b[6 + j];
+  memcpy (r, t, sizeof t);
+}
+
+static inline void
+cwb_m3_transpose (double r[9], const double a[9])
+{
+  double t[9] = { a[0], a[3], a[6], a[1], a[4], a[7], a[2], a[5], a[8] };
+  memcpy (r, t, sizeof t);
+}
+
+/* Inverse of a 3x3 matrix by its adjugate; returns the determinant (0: r left unchanged).
+ * Used for inertia tensors only, which are small, symmetric positive definite. */
+static inline double
+cwb_m3_inverse (double r[9], const double a[9])
+{
+  double c[9] = {
+    a[4] * a[8] - a[5] * a[7], a[2] * a[7] - a[1] * a[8], a[1] * a[5] - a[2] * a[4],
+    a[5] * a[6] - a[3] * a[8], a[0] * a[8] - a[2] * a[6], a[2] * a[3] - a[0] * a[5],
+    a[3] * a[7] - a[4] * a[6], a[1] * a[6] - a[0] * a[7], a[0] * a[4] - a[1] * a[3],
+  };
+  double det = a[0] * c[0] + a[1] * c[3] + a[2] * c[6];
+  if (det == 0)
+    return 0;
+  for (int i = 0; i < 9; i++)
+    r[i] = c[i] / det;
+  return det;
+}
+
+/* Quaternions (w, x, y, z). */
+static inline void cwb_quat_identity (double q[4]) { q[0] = 1; q[1] = q[2] = q[3] = 0; }
+
+static inline void
+cwb_quat_mul (double r[4], const double a[4], const double b[4])
+{
+  double t[4] = {
+    a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+    a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+    a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+    a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+  };
+  memcpy (r, t, sizeof t);
+}
+
+static inline void
+cwb_quat_normalize (double q[4])
+{
+  double n = sqrt (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+  if (n > 0)
+    for (int i = 0; i < 4; i++)
+      q[i] /= n;
+}
+
+/* Unit quaternion of a rotation vector w (axis * angle): the exponential map, with the
+ * Taylor series near zero so small rotations keep full precision. */
+static inline void
+cwb_quat_from_rotvec (double q[4], const double w[3])
+{
+  double angle = cwb_v3_norm (w);
+  double half = 0.5 * angle;
+  double s = angle < 1e-8 ? 0.5 - angle * angle / 48.0 : sin (half) / angle;
+  q[0] = cos (half);
+  q[1] = s * w[0];
+  q[2] = s * w[1];
+  q[3] = s * w[2];
+}
+
+static inline void
+cwb_quat_to_m3 (double m[9], const double q[4])
+{
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+  m[0] = 1 - 2 * (y * y + z * z); m[1] = 2 * (x * y - w * z);     m[2] = 2 * (x * z + w * y);
+  m[3] = 2 * (x * y + w * z);     m[4] = 1 - 2 * (x * x + z * z); m[5] = 2 * (y * z - w * x);
+  m[6] = 2 * (x * z - w * y);     m[7] = 2 * (y * z + w * x);     m[8] = 1 - 2 * (x * x + y * y);
+}
+
+static inline void
+cwb_quat_rotate (double r[3], const double q[4], const double a[3])
+{
+  double m[9];
+  cwb_quat_to_m3 (m, q);
+  cwb_m3_mul_v3 (r, m, a);
+}
+
+/* r = R I R^T: a body-frame tensor I expressed in the world frame by rotation R. */
+static inline void
+cwb_m3_rotate_tensor (double r[9], const double rot[9], const double tensor[9])
+{
+  double rt[9], tmp[9];
+  cwb_m3_transpose (rt, rot);
+  cwb_m3_mul (tmp, rot, tensor);
+  cwb_m3_mul (r, tmp, rt);
+}
