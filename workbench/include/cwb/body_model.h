@@ -47,6 +47,8 @@ typedef struct CwbBodyInfo {
   size_t struct_size;
   size_t nq, nv;
   double mass;
+  double center_of_mass[3];  /* in the shape's (mesh) frame */
+  double inertia[9];         /* about the centre of mass, reference frame axes, row-major */
   gboolean fixed;
   /* The shape expressed in the body model's reference configuration: for a rigid body the
    * body frame (origin at the centre of mass), for a deformable one its rest configuration. */
