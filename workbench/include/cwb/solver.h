@@ -58,8 +58,8 @@ struct CwbStepContext {
 
   /* Maps every body at (q, v) (flat arrays), runs the contact model's detect and model
    * (timed as "collision detection" and "contact modeling") and returns the world's contact
-   * set, valid until the next call. */
-  const CwbContactSet *(*detect) (CwbStepContext *ctx, const double *q, const double *v,
+   * set, valid until the next call. The solver writes its multipliers into the rows. */
+  CwbContactSet *(*detect) (CwbStepContext *ctx, const double *q, const double *v,
                                   CwbContactPass pass, GError **error);
 
   /* H for the rows of the last detected set, at the configuration it was detected at. */
