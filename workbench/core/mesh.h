@@ -35,11 +35,22 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbMesh, cwb_mesh_free)
 static inline size_t cwb_mesh_n_vertices (const CwbMesh *m) { return m->vertices->len / 3; }
 static inline size_t cwb_mesh_n_triangles (const CwbMesh *m) { return m->triangles->len / 3; }
 
+/* Weld distance as a fraction of the bounding-box diagonal. Assimp stores coordinates as
+ * float, whose rounding is 6e-8 of a coordinate, so copies of one vertex written through
+ * different paths differ by about that much relative to the model's size; real features are
+ * far larger (a mesh would need about a million edges along its diagonal to have edges of
+ * 1e-6 of it). 1e-6 sits between the two with an order of magnitude on either side. */
+#define CWB_MESH_WELD_TOLERANCE 1e-6
+
 /* Imports a mesh file, triangulates it, welds coincident vertices (relative tolerance
- * CWB_MESH_WELD_TOLERANCE of the bounding-box diagonal) and checks its topology. */
+ * CWB_MESH_WELD_TOLERANCE of the bounding-box diagonal) and checks its topology. Triangles from every mesh of the file are merged (with their node
+ * transforms). A closed, consistently oriented mesh with a negative volume (inside out) is
+ * flipped so that its normals point outward. */
 CwbMesh *cwb_mesh_load (const char *path, double scale, GError **error);
 
-/* Merges vertices closer than tolerance (absolute), drops degenerate triangles. */
+/* Merges vertices closer than tolerance (absolute), drops triangles that lost a vertex to
+ * the merge (two equal indices) and vertices no triangle uses. Zero-area triangles with
+ * three distinct vertices stay: removing them would open the surface. */
 void cwb_mesh_weld (CwbMesh *mesh, double tolerance);
 /* Counts boundary, non-manifold and inconsistently oriented edges; sets closed. */
 void cwb_mesh_check (CwbMesh *mesh);

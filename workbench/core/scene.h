@@ -24,6 +24,7 @@ typedef enum CwbSceneError {
   CWB_SCENE_ERROR_UNKNOWN_PLUGIN, /* names no loaded plugin of the needed kind */
   CWB_SCENE_ERROR_MESH,           /* mesh file missing, unreadable or unusable */
   CWB_SCENE_ERROR_DUPLICATE,      /* two bodies with one name */
+  CWB_SCENE_ERROR_REFUSED,        /* a plugin refused its part of the scene (says why) */
 } CwbSceneError;
 
 /* Where a value came from: a scene file (line and column from 1), or a --set override
@@ -57,6 +58,10 @@ struct CwbSceneNode {
 };
 
 CwbSceneNode *cwb_scene_node_new_scalar (const char *text, const CwbSourceLoc *loc);
+/* An empty SEQUENCE or MAPPING. */
+CwbSceneNode *cwb_scene_node_new_container (CwbNodeKind kind, const CwbSourceLoc *loc);
+/* TRUE when both trees hold the same kinds, texts and quoting (locations are ignored). */
+gboolean cwb_scene_node_equal (const CwbSceneNode *a, const CwbSceneNode *b);
 CwbSceneNode *cwb_scene_node_copy (const CwbSceneNode *node);
 void cwb_scene_node_free (CwbSceneNode *node);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbSceneNode, cwb_scene_node_free)
@@ -72,6 +77,9 @@ gboolean cwb_scene_node_get_int (const CwbSceneNode *node, const char *field, gi
                                  GError **error);
 gboolean cwb_scene_node_get_bool (const CwbSceneNode *node, const char *field, gboolean *out,
                                   GError **error);
+/* Any scalar (quoted or not) as text; the string stays owned by the node. */
+gboolean cwb_scene_node_get_string (const CwbSceneNode *node, const char *field,
+                                    const char **out, GError **error);
 /* A sequence of exactly n numbers. */
 gboolean cwb_scene_node_get_vec (const CwbSceneNode *node, const char *field, double *out,
                                  size_t n, GError **error);
@@ -105,6 +113,8 @@ typedef struct CwbShapeDesc {
   double scale;            /* MESH: uniform scale applied at load */
   CwbSourceLoc loc;        /* of the shape mapping */
   CwbSourceLoc file_loc;   /* of the mesh file value, for missing-file messages */
+  char *field;             /* dotted path of the shape ("bodies.box.shape") for messages;
+                            * NULL reads as "shape" */
 } CwbShapeDesc;
 
 typedef struct CwbBodyDesc {
@@ -152,19 +162,40 @@ gboolean cwb_scene_save (const CwbScene *scene, const char *path, GError **error
 
 CwbBodyDesc *cwb_scene_find_body (const CwbScene *scene, const char *name);
 
+/* A body with the format's defaults (model and mapping "rigid", identity pose, zero velocity,
+ * density 1000, friction 0.5, not fixed, a unit box) and no name; cwb_scene_body_free frees
+ * it and everything it holds. */
+CwbBodyDesc *cwb_scene_body_new (void);
+void cwb_scene_body_free (CwbBodyDesc *body);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbBodyDesc, cwb_scene_body_free)
+
+/* TRUE when both scenes describe the same world: every field bit-identical, plugin parameters
+ * equal as nodes in the same order (locations and `path` are ignored). */
+gboolean cwb_scene_equal (const CwbScene *a, const CwbScene *b);
+
 /* Applies one --set KEY=VALUE override to the structure (world.dt, world.gravity,
  * contact.model, contact.PARAM, solver.name, solver.PARAM, bodies.NAME.FIELD). Fixed fields
  * are type-checked here; plugin parameters are stored and checked against their schema when
  * the world is built. bodies.NAME.FIELD with a FIELD the format does not have is stored as a
- * parameter of the body model (or of the mapping if `mapping_param` resolution says so at
- * build time). */
+ * parameter of the body model, which the world moves to the mapping's parameters when only
+ * the mapping's schema has it (see cwb_scene_params_move). */
 gboolean cwb_scene_apply_set (CwbScene *scene, const char *key, const char *value,
                               GError **error);
 
 /* Finds a parameter by name in a CwbSceneParam array; NULL if absent. */
 CwbSceneParam *cwb_scene_params_find (GPtrArray *params, const char *name);
-/* Adds or replaces a parameter (the node is taken). */
+/* Adds or replaces a parameter (the node is taken). A replaced parameter keeps its place. */
 void cwb_scene_params_set (GPtrArray *params, const char *name, CwbSceneNode *value,
                            const CwbSourceLoc *loc);
+/* A new array of CwbSceneParam* that frees its elements. */
+GPtrArray *cwb_scene_params_new (void);
+void cwb_scene_param_free (CwbSceneParam *param);
+
+/* Moves the parameter `name` from one array to the other (replacing one of that name there);
+ * FALSE when `from` has none. The world uses it to resolve --set overrides: the scene
+ * stores every bodies.NAME.PARAM override as a body-model parameter (its key_loc.file is
+ * "--set"); when the body model's schema has no such name but the mapping's has, the world
+ * moves it with cwb_scene_params_move (body->model_params, body->mapping_params, name). */
+gboolean cwb_scene_params_move (GPtrArray *from, GPtrArray *to, const char *name);
 
 G_END_DECLS

@@ -85,6 +85,15 @@ cwb_m3_transpose (double r[9], const double a[9])
   memcpy (r, t, sizeof t);
 }
 
+/* r = [a]x, the cross-product matrix: [a]x b = a x b. */
+static inline void
+cwb_m3_skew (double r[9], const double a[3])
+{
+  r[0] = 0;     r[1] = -a[2]; r[2] = a[1];
+  r[3] = a[2];  r[4] = 0;     r[5] = -a[0];
+  r[6] = -a[1]; r[7] = a[0];  r[8] = 0;
+}
+
 /* Inverse of a 3x3 matrix by its adjugate; returns the determinant (0: r left unchanged).
  * Used for inertia tensors only, which are small, symmetric positive definite. */
 static inline double

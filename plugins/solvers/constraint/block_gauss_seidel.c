@@ -1,0 +1,360 @@
+/* Projected block Gauss-Seidel on the unbuilt Delassus operator W = H C H^T (see the header). */
+#include "block_gauss_seidel.h"
+
+/* Newton on the secular equation converges quadratically from the left; 60 iterations are
+ * far more than the ~10 it takes from the worst start, and bound the work on bad input. */
+#define DISK_MAX_NEWTON 60
+/* Relative accuracy of |f| = radius on the friction disk: a few ulps above double
+ * round-off, so the converged force is on the cone to machine precision. */
+#define DISK_RELATIVE_TOLERANCE 1e-14
+/* An eigenvalue of the 2x2 tangential block below this fraction of the largest counts as
+ * zero (a tangent direction no DOF can move): the stick solution is then taken through the
+ * regularised secular equation instead of an inverse. 1e-12 is well above the round-off of
+ * forming W (1e-16 relative) and far below any physical anisotropy. */
+#define DISK_SINGULAR_RATIO 1e-12
+
+/* C H_i^T restricted to one body: nv values of the pool from `offset`. */
+typedef struct Segment {
+  uint32_t body;
+  size_t offset;
+} Segment;
+
+/* One contact frame's block: the normal row and up to two tangent rows (-1: none), and the
+ * frame's 3x3 block of W in (normal, t1, t2) order. */
+typedef struct Block {
+  int normal, tangent[2];
+  int n_tangents;
+  double mu;
+  double w[9];
+} Block;
+
+struct BgsSolver {
+  GArray *segment_start;   /* size_t, n_rows + 1 */
+  GArray *segments;        /* Segment */
+  GArray *pool;            /* double: the columns C H_i^T */
+  GArray *diagonal;        /* double: W_ii */
+  GArray *blocks;          /* Block */
+  GArray *loose_rows;      /* int: rows outside any normal block, solved one by one */
+  GArray *history;         /* double: residual per sweep */
+  GArray *r;               /* double: scratch force of one body */
+};
+
+BgsSolver *
+bgs_solver_new (void)
+{
+  BgsSolver *s = g_new0 (BgsSolver, 1);
+  s->segment_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  s->segments = g_array_new (FALSE, FALSE, sizeof (Segment));
+  s->pool = g_array_new (FALSE, FALSE, sizeof (double));
+  s->diagonal = g_array_new (FALSE, FALSE, sizeof (double));
+  s->blocks = g_array_new (FALSE, FALSE, sizeof (Block));
+  s->loose_rows = g_array_new (FALSE, FALSE, sizeof (int));
+  s->history = g_array_new (FALSE, FALSE, sizeof (double));
+  s->r = g_array_new (FALSE, FALSE, sizeof (double));
+  return s;
+}
+
+void
+bgs_solver_free (BgsSolver *s)
+{
+  if (s == NULL)
+    return;
+  g_array_unref (s->segment_start);
+  g_array_unref (s->segments);
+  g_array_unref (s->pool);
+  g_array_unref (s->diagonal);
+  g_array_unref (s->blocks);
+  g_array_unref (s->loose_rows);
+  g_array_unref (s->history);
+  g_array_unref (s->r);
+  g_free (s);
+}
+
+const double *
+bgs_residual_history (const BgsSolver *s, size_t *n)
+{
+  *n = s->history->len;
+  return (const double *) s->history->data;
+}
+
+/* ---- the local Coulomb problem ------------------------------------------------------ */
+
+void
+bgs_coulomb_disk (const double w[4], const double c[2], double radius, double f[2])
+{
+  f[0] = f[1] = 0;
+  if (!(radius > 0) || (c[0] == 0 && c[1] == 0))
+    return;
+  /* w = Q diag(l) Q^T with Q the rotation by theta (robust for any symmetric 2x2). */
+  double a = w[0], b = 0.5 * (w[1] + w[2]), d = w[3];
+  double theta = 0.5 * atan2 (2 * b, a - d);
+  double cs = cos (theta), sn = sin (theta);
+  double l[2] = { a * cs * cs + 2 * b * sn * cs + d * sn * sn,
+                  a * sn * sn - 2 * b * sn * cs + d * cs * cs };
+  double cp[2] = { cs * c[0] + sn * c[1], -sn * c[0] + cs * c[1] };   /* Q^T c */
+  double l_max = MAX (l[0], l[1]), l_min = MIN (l[0], l[1]);
+  if (!(l_max > 0))
+    return;   /* no DOF moves tangentially: no friction force can act */
+
+  /* f(alpha) = -(w + alpha I)^-1 c; alpha = s / radius >= 0. */
+  double alpha = 0;
+  if (l_min <= DISK_SINGULAR_RATIO * l_max)
+    alpha = MAX (0, -l_min) + DISK_SINGULAR_RATIO * l_max;
+  double fp[2] = { 0, 0 };
+  for (int k = 0; k <= DISK_MAX_NEWTON; k++)
+    {
+      double n2 = 0, n3 = 0;
+      for (int i = 0; i < 2; i++)
+        {
+          double inv = 1 / (l[i] + alpha);
+          fp[i] = -cp[i] * inv;
+          n2 += fp[i] * fp[i];
+          n3 += fp[i] * fp[i] * inv;
+        }
+      double norm = sqrt (n2);
+      if (alpha == 0 && norm <= radius)
+        break;   /* stick: the unconstrained solution lies inside the disk */
+      if (norm <= radius * (1 + DISK_RELATIVE_TOLERANCE))
+        break;
+      /* psi(alpha) = 1/|f| - 1/radius is concave and increasing: Newton from the left
+       * never overshoots. psi' = (sum cp_i^2 / (l_i + alpha)^3) / |f|^3. */
+      double psi = 1 / norm - 1 / radius;
+      double dpsi = n3 / (n2 * norm);
+      alpha -= psi / dpsi;
+    }
+  f[0] = cs * fp[0] - sn * fp[1];
+  f[1] = sn * fp[0] + cs * fp[1];
+  double norm = hypot (f[0], f[1]);
+  if (norm > radius)
+    {
+      /* On the boundary: remove the last ulps so |f| <= mu f_n holds exactly. */
+      f[0] *= radius / norm;
+      f[1] *= radius / norm;
+    }
+}
+
+/* ---- W, unbuilt ---------------------------------------------------------------------- */
+
+static const CwbBodySlot *
+slot (const BgsProblem *p, uint32_t body)
+{
+  return &p->bodies[body];
+}
+
+/* Builds the columns C H_i^T, one body at a time. */
+static void
+build_columns (BgsSolver *s, const BgsProblem *p)
+{
+  g_array_set_size (s->segment_start, 0);
+  g_array_set_size (s->segments, 0);
+  g_array_set_size (s->pool, 0);
+  size_t zero = 0;
+  g_array_append_val (s->segment_start, zero);
+  for (size_t i = 0; i < p->n_rows; i++)
+    {
+      size_t e = p->h->row_start[i], end = p->h->row_start[i + 1];
+      while (e < end)
+        {
+          /* Entries are sorted by body, then DOF: one run per body. */
+          uint32_t body = p->h->entries[e].body;
+          size_t nv = slot (p, body)->nv;
+          g_array_set_size (s->r, nv);
+          double *r = (double *) s->r->data;
+          memset (r, 0, nv * sizeof (double));
+          for (; e < end && p->h->entries[e].body == body; e++)
+            r[p->h->entries[e].dof] += p->h->entries[e].value;
+          Segment seg = { .body = body, .offset = s->pool->len };
+          g_array_set_size (s->pool, s->pool->len + nv);
+          p->compliance (p->compliance_data, body, r, &g_array_index (s->pool, double, seg.offset));
+          g_array_append_val (s->segments, seg);
+        }
+      size_t n = s->segments->len;
+      g_array_append_val (s->segment_start, n);
+    }
+}
+
+/* H_i . (C H_j^T): one entry of W. */
+static double
+w_entry (const BgsSolver *s, const BgsProblem *p, size_t i, size_t j)
+{
+  const Segment *segs = (const Segment *) s->segments->data;
+  const size_t *start = (const size_t *) s->segment_start->data;
+  const double *pool = (const double *) s->pool->data;
+  double sum = 0;
+  for (size_t e = p->h->row_start[i]; e < p->h->row_start[i + 1]; e++)
+    {
+      const CwbDofEntry *entry = &p->h->entries[e];
+      for (size_t k = start[j]; k < start[j + 1]; k++)
+        if (segs[k].body == entry->body)
+          {
+            sum += entry->value * pool[segs[k].offset + entry->dof];
+            break;
+          }
+    }
+  return sum;
+}
+
+/* The row's current value: delta_free_i + H_i dq. */
+static double
+row_value (const BgsProblem *p, size_t i, const double *dq)
+{
+  double value = p->delta_free[i];
+  for (size_t e = p->h->row_start[i]; e < p->h->row_start[i + 1]; e++)
+    {
+      const CwbDofEntry *entry = &p->h->entries[e];
+      value += entry->value * dq[slot (p, entry->body)->v_offset + entry->dof];
+    }
+  return value;
+}
+
+/* dq += C H_i^T df */
+static void
+apply_force (const BgsSolver *s, const BgsProblem *p, size_t i, double df, double *dq)
+{
+  if (df == 0)
+    return;
+  const Segment *segs = (const Segment *) s->segments->data;
+  const size_t *start = (const size_t *) s->segment_start->data;
+  const double *pool = (const double *) s->pool->data;
+  for (size_t k = start[i]; k < start[i + 1]; k++)
+    {
+      const CwbBodySlot *b = slot (p, segs[k].body);
+      for (size_t d = 0; d < b->nv; d++)
+        dq[b->v_offset + d] += df * pool[segs[k].offset + d];
+    }
+}
+
+/* Groups the rows into frame blocks (normal row, then its tangent rows); rows that belong to
+ * no such block (bilateral rows, a tangent row without a normal) are solved one by one. */
+static void
+build_blocks (BgsSolver *s, const BgsProblem *p)
+{
+  g_array_set_size (s->blocks, 0);
+  g_array_set_size (s->loose_rows, 0);
+  g_array_set_size (s->diagonal, p->n_rows);
+  double *diag = (double *) s->diagonal->data;
+  for (size_t i = 0; i < p->n_rows; i++)
+    diag[i] = w_entry (s, p, i, i);
+
+  for (size_t fr = 0; fr < p->n_frames; fr++)
+    {
+      const CwbContactFrame *frame = &p->frames[fr];
+      size_t first = frame->first_row, n = frame->n_rows;
+      if (n == 0 || first + n > p->n_rows)
+        continue;
+      size_t k = 0;
+      if (p->rows[first].kind == CWB_ROW_NORMAL)
+        {
+          Block block = { .normal = (int) first, .tangent = { -1, -1 }, .mu = frame->mu };
+          for (k = 1; k < n && block.n_tangents < 2
+                      && p->rows[first + k].kind == CWB_ROW_TANGENT; k++)
+            block.tangent[block.n_tangents++] = (int) (first + k);
+          int idx[3] = { block.normal, block.tangent[0], block.tangent[1] };
+          for (int a = 0; a < 1 + block.n_tangents; a++)
+            for (int b = 0; b < 1 + block.n_tangents; b++)
+              block.w[3 * a + b] = a == b ? diag[idx[a]] : w_entry (s, p, idx[a], idx[b]);
+          g_array_append_val (s->blocks, block);
+        }
+      for (; k < n; k++)
+        {
+          int row = (int) (first + k);
+          g_array_append_val (s->loose_rows, row);
+        }
+    }
+}
+
+/* ---- the sweeps ---------------------------------------------------------------------- */
+
+/* Sets f_i to `value`, moving dq with it; returns |df| W_ii, the displacement it caused. */
+static double
+set_force (const BgsSolver *s, const BgsProblem *p, size_t i, double value, double *f, double *dq)
+{
+  double df = value - f[i];
+  apply_force (s, p, i, df, dq);
+  f[i] = value;
+  return fabs (df) * g_array_index (s->diagonal, double, i);
+}
+
+static double
+solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double *f, double *dq)
+{
+  double change = 0;
+  int n = block->normal;
+  double w_nn = block->w[0];
+  /* Signorini (Saupin eq. 1, with Allard eq. 19's tolerance): project f_n onto f_n >= 0
+   * after a Newton step on delta_n + tol = 0. */
+  double fn = 0;
+  if (w_nn > 0)
+    fn = fmax (0, f[n] - (row_value (p, n, dq) + p->rows[n].tolerance) / w_nn);
+  change = fmax (change, set_force (s, p, n, fn, f, dq));
+  if (block->n_tangents == 0)
+    return change;
+
+  /* Coulomb (Saupin eq. 2): the tangential forces on the disk of radius mu f_n, solved
+   * exactly against the frame's 2x2 tangential block with f_n fixed. */
+  double radius = p->friction ? block->mu * fn : 0;
+  int t[2] = { block->tangent[0], block->tangent[1] };
+  double w_tt[4] = { block->w[4], block->w[5], block->w[7], block->w[8] };
+  double f_old[2] = { f[t[0]], t[1] >= 0 ? f[t[1]] : 0 };
+  double c[2];
+  if (block->n_tangents == 1)
+    {
+      w_tt[1] = w_tt[2] = 0;
+      w_tt[3] = 1;
+      c[0] = row_value (p, t[0], dq) - w_tt[0] * f_old[0];
+      c[1] = 0;
+    }
+  else
+    for (int a = 0; a < 2; a++)
+      c[a] = row_value (p, t[a], dq) - w_tt[2 * a] * f_old[0] - w_tt[2 * a + 1] * f_old[1];
+  double ft[2];
+  bgs_coulomb_disk (w_tt, c, radius, ft);
+  for (int a = 0; a < block->n_tangents; a++)
+    change = fmax (change, set_force (s, p, t[a], ft[a], f, dq));
+  return change;
+}
+
+static double
+solve_loose_row (const BgsSolver *s, const BgsProblem *p, size_t i, double *f, double *dq)
+{
+  double w = g_array_index (s->diagonal, double, i);
+  const CwbConstraintRow *row = &p->rows[i];
+  double value = 0;
+  if (w > 0 && row->kind == CWB_ROW_BILATERAL)
+    value = f[i] - row_value (p, i, dq) / w;
+  else if (w > 0 && row->kind == CWB_ROW_NORMAL)
+    value = fmax (0, f[i] - (row_value (p, i, dq) + row->tolerance) / w);
+  /* A tangent row with no normal row to bound it carries no force. */
+  return set_force (s, p, i, value, f, dq);
+}
+
+void
+bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *result)
+{
+  g_array_set_size (s->history, 0);
+  build_columns (s, p);
+  build_blocks (s, p);
+  /* Apply the initial guess so that dq and f agree. */
+  for (size_t i = 0; i < p->n_rows; i++)
+    apply_force (s, p, i, f[i], dq);
+
+  result->iterations = 0;
+  result->residual = 0;
+  if (p->n_rows == 0)
+    return;
+  const Block *blocks = (const Block *) s->blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  for (int it = 0; it < p->max_iterations; it++)
+    {
+      double change = 0;
+      for (guint b = 0; b < s->blocks->len; b++)
+        change = fmax (change, solve_block (s, p, &blocks[b], f, dq));
+      for (guint k = 0; k < s->loose_rows->len; k++)
+        change = fmax (change, solve_loose_row (s, p, (size_t) loose[k], f, dq));
+      g_array_append_val (s->history, change);
+      result->iterations = it + 1;
+      result->residual = change;
+      if (change <= p->tolerance)
+        break;
+    }
+}

@@ -1,0 +1,363 @@
+/* The constraint solver: one time step as free motion, detection, a contact MLCP solved with
+ * projected block Gauss-Seidel and Coulomb friction, corrective motion, and optionally
+ * Allard 2010's post-stabilization loop.
+ *
+ *   1. free motion (Saupin 2008 eq. 11-12): every body advances without contact to
+ *      (q_free, v_free), through its own body model (linearised backward Euler for
+ *      deformables, semi-implicit for rigid bodies);
+ *   2. detection at q_free: the contact model's rows, with H = dg/dq chained through the
+ *      mappings by the host (Saupin eq. 16-18);
+ *   3. the MLCP of Saupin eq. 19, delta = H C H^T f + delta_free, with Signorini on the normal
+ *      rows (delta_free = g(q_free)) and Coulomb on the tangent rows (delta_free = h H_t
+ *      v_free, the tangential displacement over the step, so "stick" means no relative
+ *      tangential velocity at the end of the step);
+ *   4. corrective motion (Saupin eq. 14): dq = C (H^T f + J^T f_penalty), q = q_free (+) dq,
+ *      v = v_free + dq / h;
+ *   5. post-stabilization (Allard 2010 Algorithm 1, lines 4-9; eq. 18-19): while a normal
+ *      row at the new configuration is violated beyond its tolerance, solve a frictionless
+ *      position MLCP and move the positions only (velocities untouched, so no energy enters).
+ *
+ * Penalty point forces that the contact model returns with its rows are applied in step 4
+ * through the same compliance, evaluated at the free configuration. */
+#include <cwb/cwb.h>
+
+#include "block_gauss_seidel.h"
+
+typedef struct ConstraintSolver {
+  int iterations;
+  double tolerance;
+  CwbCompliance compliance;
+  int stabilization_iterations;
+  BgsSolver *bgs;
+  /* scratch, grown as needed */
+  GArray *q_free, *v_free, *dq, *r, *f, *delta_free;
+  CwbContactSet snapshot;   /* the velocity pass's set, kept across stabilization */
+} ConstraintSolver;
+
+static const CwbParamSpec constraint_params[] = {
+  { "iterations", CWB_PARAM_INT, "1", "200", 1, 100000, NULL,
+    "Maximum block Gauss-Seidel sweeps per solve" },
+  { "tolerance", CWB_PARAM_DOUBLE, "m", "1e-10", 0, 1, NULL,
+    "Stop when a sweep moves no constraint by more than this displacement; also the "
+    "violation post-stabilization accepts for point contacts" },
+  { "compliance", CWB_PARAM_ENUM, "", "exact", 1, 0, "exact|warped",
+    "Body compliance used for W = H C H^T: exact (Saupin 2008 eq. 21) or warped R C0 R^T "
+    "(eq. 23); rigid bodies have one compliance" },
+  { "stabilization_iterations", CWB_PARAM_INT, "1", "0", 0, 100, NULL,
+    "Post-stabilization passes per step (Allard 2010 Algorithm 1, lines 4-9): re-detect at "
+    "the new positions and correct positions while a contact is violated; 0 turns it off" },
+};
+
+static void
+read_params (ConstraintSolver *self, const CwbParamSet *params)
+{
+  self->iterations = (int) cwb_param_int (params, "iterations", 200);
+  self->tolerance = cwb_param_double (params, "tolerance", 1e-10);
+  self->compliance = cwb_param_int (params, "compliance", 0) == 1 ? CWB_COMPLIANCE_WARPED
+                                                                 : CWB_COMPLIANCE_EXACT;
+  self->stabilization_iterations = (int) cwb_param_int (params, "stabilization_iterations", 0);
+}
+
+static GArray *
+new_doubles (void)
+{
+  return g_array_new (FALSE, TRUE, sizeof (double));
+}
+
+static void
+init_set (CwbContactSet *set)
+{
+  memset (set, 0, sizeof *set);
+  set->struct_size = sizeof *set;
+  set->frames = g_array_new (FALSE, FALSE, sizeof (CwbContactFrame));
+  set->rows = g_array_new (FALSE, FALSE, sizeof (CwbConstraintRow));
+  set->weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  set->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  set->stiffness = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness));
+}
+
+static void *
+constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host, GError **error)
+{
+  ConstraintSolver *self = g_new0 (ConstraintSolver, 1);
+  read_params (self, info->params);
+  self->bgs = bgs_solver_new ();
+  self->q_free = new_doubles ();
+  self->v_free = new_doubles ();
+  self->dq = new_doubles ();
+  self->r = new_doubles ();
+  self->f = new_doubles ();
+  self->delta_free = new_doubles ();
+  init_set (&self->snapshot);
+  return self;
+}
+
+static void
+constraint_destroy (void *data)
+{
+  ConstraintSolver *self = data;
+  bgs_solver_free (self->bgs);
+  g_array_unref (self->q_free);
+  g_array_unref (self->v_free);
+  g_array_unref (self->dq);
+  g_array_unref (self->r);
+  g_array_unref (self->f);
+  g_array_unref (self->delta_free);
+  g_array_unref (self->snapshot.frames);
+  g_array_unref (self->snapshot.rows);
+  g_array_unref (self->snapshot.weights);
+  g_array_unref (self->snapshot.forces);
+  g_array_unref (self->snapshot.stiffness);
+  g_free (self);
+}
+
+static void
+constraint_params_changed (void *self, const CwbParamSet *params)
+{
+  read_params (self, params);
+}
+
+/* A zeroed scratch array of n doubles. */
+static double *
+zeroed (GArray *a, size_t n)
+{
+  g_array_set_size (a, MAX (n, 1));
+  memset (a->data, 0, a->len * sizeof (double));
+  return (double *) a->data;
+}
+
+/* ---- compliance ---------------------------------------------------------------------- */
+
+typedef struct ComplianceAt {
+  CwbStepContext *ctx;
+  const double *q;          /* flat configuration the compliance is taken at */
+  CwbCompliance kind;
+} ComplianceAt;
+
+static void
+compliance_at (void *data, uint32_t body, const double *r, double *dq)
+{
+  ComplianceAt *at = data;
+  const CwbBodySlot *b = &at->ctx->bodies[body];
+  at->ctx->compliance_apply (at->ctx, body, at->q + b->q_offset, at->kind, r, dq);
+}
+
+/* ---- stages -------------------------------------------------------------------------- */
+
+static void
+free_motion (ConstraintSolver *self, CwbStepContext *ctx, double *q_free, double *v_free)
+{
+  for (uint32_t b = 0; b < ctx->n_bodies; b++)
+    {
+      const CwbBodySlot *s = &ctx->bodies[b];
+      ctx->free_motion (ctx, b, ctx->q + s->q_offset, ctx->v + s->v_offset, NULL, NULL,
+                        q_free + s->q_offset, v_free + s->v_offset);
+    }
+}
+
+/* dq += C J^T f for the set's penalty point forces (Saupin eq. 14 with r = J^T f). */
+static void
+penalty_displacement (ConstraintSolver *self, CwbStepContext *ctx, const CwbContactSet *set,
+                      const ComplianceAt *at, double *dq)
+{
+  if (set->forces->len == 0)
+    return;
+  double *r = zeroed (self->r, ctx->nv);
+  ctx->point_forces_to_dofs (ctx, r);
+  g_autofree double *body_dq = NULL;
+  for (uint32_t b = 0; b < ctx->n_bodies; b++)
+    {
+      const CwbBodySlot *s = &ctx->bodies[b];
+      if (s->fixed)
+        continue;
+      body_dq = g_renew (double, body_dq, MAX (s->nv, 1));
+      compliance_at ((void *) at, b, r + s->v_offset, body_dq);
+      for (size_t d = 0; d < s->nv; d++)
+        dq[s->v_offset + d] += body_dq[d];
+    }
+}
+
+/* The MLCP of one detected set: fills dq with C H^T f (added to what dq holds) and writes
+ * the multipliers into the set's rows. With v (the velocity pass) the tangent rows get
+ * delta_free = h H_t v, the tangential displacement of the step, friction applies and the
+ * solve is the one reported; without v (a position pass) they carry no force. */
+static void
+solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
+                const ComplianceAt *at, const double *v, double *dq)
+{
+  size_t m = set->rows->len;
+  if (m == 0)
+    return;
+  const CwbDofRows *h = ctx->dof_rows (ctx);
+  CwbConstraintRow *rows = (CwbConstraintRow *) set->rows->data;
+  double *delta_free = zeroed (self->delta_free, m);
+  for (size_t i = 0; i < m; i++)
+    {
+      if (rows[i].kind != CWB_ROW_TANGENT)
+        delta_free[i] = rows[i].violation;
+      else if (v != NULL)
+        {
+          double rate = 0;
+          for (size_t e = h->row_start[i]; e < h->row_start[i + 1]; e++)
+            rate += h->entries[e].value * v[ctx->bodies[h->entries[e].body].v_offset
+                                             + h->entries[e].dof];
+          delta_free[i] = ctx->h * rate;
+        }
+    }
+  BgsProblem problem = {
+    .n_rows = m,
+    .rows = rows,
+    .n_frames = set->frames->len,
+    .frames = (const CwbContactFrame *) set->frames->data,
+    .h = h,
+    .n_bodies = ctx->n_bodies,
+    .bodies = ctx->bodies,
+    .nv = ctx->nv,
+    .delta_free = delta_free,
+    .compliance = compliance_at,
+    .compliance_data = (void *) at,
+    .friction = v != NULL,
+    .max_iterations = self->iterations,
+    .tolerance = self->tolerance,
+  };
+  double *f = zeroed (self->f, m);
+  BgsResult result;
+  bgs_solve (self->bgs, &problem, f, dq, &result);
+  for (size_t i = 0; i < m; i++)
+    rows[i].lambda = f[i];
+  if (v != NULL)
+    {
+      size_t n_history;
+      const double *history = bgs_residual_history (self->bgs, &n_history);
+      ctx->report_solve (ctx, result.iterations, result.residual, history, n_history);
+    }
+}
+
+/* q = q_from (+) dq and, when v_from is given, v = v_from + dq / h (Saupin eq. 14: the
+ * displacement C r over the step is a velocity change of C r / h). */
+static void
+corrective_motion (CwbStepContext *ctx, const double *q_from, const double *v_from,
+                   double *dq)
+{
+  for (uint32_t b = 0; b < ctx->n_bodies; b++)
+    {
+      const CwbBodySlot *s = &ctx->bodies[b];
+      double *dv = dq + s->v_offset;
+      for (size_t d = 0; d < s->nv; d++)
+        dv[d] /= ctx->h;
+      if (s->fixed)
+        memcpy (ctx->q + s->q_offset, q_from + s->q_offset, s->nq * sizeof (double));
+      else
+        ctx->integrate_position (ctx, b, q_from + s->q_offset, dv, ctx->h,
+                                 ctx->q + s->q_offset);
+      if (v_from != NULL)
+        for (size_t d = 0; d < s->nv; d++)
+          ctx->v[s->v_offset + d] = v_from[s->v_offset + d] + (s->fixed ? 0 : dv[d]);
+    }
+}
+
+static void
+copy_array (GArray *to, const GArray *from)
+{
+  g_array_set_size (to, from->len);
+  if (from->len > 0)
+    memcpy (to->data, from->data, (size_t) from->len * g_array_get_element_size ((GArray *) from));
+}
+
+static void
+copy_set (CwbContactSet *to, const CwbContactSet *from)
+{
+  copy_array (to->frames, from->frames);
+  copy_array (to->rows, from->rows);
+  copy_array (to->weights, from->weights);
+  copy_array (to->forces, from->forces);
+  copy_array (to->stiffness, from->stiffness);
+  to->intersection_volume = from->intersection_volume;
+  to->max_penetration = from->max_penetration;
+}
+
+/* The largest violation of a normal row beyond its tolerance, 0 when all hold. */
+static double
+worst_violation (const CwbContactSet *set)
+{
+  double worst = 0;
+  for (guint i = 0; i < set->rows->len; i++)
+    {
+      const CwbConstraintRow *row = &g_array_index (set->rows, CwbConstraintRow, i);
+      if (row->kind == CWB_ROW_NORMAL)
+        worst = MAX (worst, -(row->violation + row->tolerance));
+    }
+  return worst;
+}
+
+/* Allard 2010 Algorithm 1, lines 4-9, with the position MLCP of eq. 18-19. The contact set
+ * the step reports (forces, frames) stays the velocity pass's: the stabilization's
+ * multipliers are position corrections, not forces. */
+static gboolean
+post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velocity_set,
+                GError **error)
+{
+  copy_set (&self->snapshot, velocity_set);
+  for (int k = 0; k < self->stabilization_iterations; k++)
+    {
+      /* Each detection overwrites the world's set (the same one velocity_set points to). */
+      CwbContactSet *set = ctx->detect (ctx, ctx->q, ctx->v, CWB_CONTACT_PASS_POSITION, error);
+      if (set == NULL)
+        return FALSE;
+      if (worst_violation (set) <= self->tolerance)
+        break;
+      ComplianceAt at = { ctx, ctx->q, self->compliance };
+      double *dq = zeroed (self->dq, ctx->nv);
+      solve_contacts (self, ctx, set, &at, NULL, dq);
+      g_autofree double *q = g_memdup2 (ctx->q, ctx->nq * sizeof (double));
+      corrective_motion (ctx, q, NULL, dq);
+    }
+  copy_set (velocity_set, &self->snapshot);
+  return TRUE;
+}
+
+static gboolean
+constraint_step (void *data, CwbStepContext *ctx, GError **error)
+{
+  ConstraintSolver *self = data;
+  double *q_free = zeroed (self->q_free, ctx->nq);
+  double *v_free = zeroed (self->v_free, ctx->nv);
+  free_motion (self, ctx, q_free, v_free);
+
+  CwbContactSet *set = ctx->detect (ctx, q_free, v_free, CWB_CONTACT_PASS_VELOCITY, error);
+  if (set == NULL)
+    return FALSE;
+  ComplianceAt at = { ctx, q_free, self->compliance };
+  double *dq = zeroed (self->dq, ctx->nv);
+  penalty_displacement (self, ctx, set, &at, dq);
+  solve_contacts (self, ctx, set, &at, v_free, dq);
+  corrective_motion (ctx, q_free, v_free, dq);
+
+  if (self->stabilization_iterations > 0)
+    return post_stabilize (self, ctx, set, error);
+  return TRUE;
+}
+
+static const CwbSolverVTable constraint_vtable = {
+  .struct_size = sizeof (CwbSolverVTable),
+  .create = constraint_create,
+  .destroy = constraint_destroy,
+  .step = constraint_step,
+  .params_changed = constraint_params_changed,
+};
+
+static const CwbPluginDesc constraint_desc = {
+  .struct_size = sizeof (CwbPluginDesc),
+  .abi_major = CWB_ABI_MAJOR,
+  .abi_minor = CWB_ABI_MINOR,
+  .kind = CWB_PLUGIN_SOLVER,
+  .name = "constraint",
+  .version = "1.0.0",
+  .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction, "
+             "corrective motion, optional post-stabilization (Saupin 2008, Allard 2010)",
+  .params = constraint_params,
+  .n_params = G_N_ELEMENTS (constraint_params),
+  .vtable = &constraint_vtable,
+};
+
+CWB_DEFINE_PLUGIN (constraint_desc)

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds, and runs the whole test suite twice: a normal build and an
+# AddressSanitizer + UndefinedBehaviorSanitizer build. Ends with "N passed, N failed".
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/scripts/install-deps.sh" || exit 1
+
+status=0
+passed=0
+failed=0
+# meson test writes one JSON object per test to testlog.json; count them from there.
+count() {
+  local log=$1/meson-logs/testlog.json
+  [ -f "$log" ] || return
+  local p f
+  p=$(grep -cE '"result": "(OK|SKIP|EXPECTEDFAIL)"' "$log")
+  f=$(grep -cE '"result": "(FAIL|ERROR|TIMEOUT|UNEXPECTEDPASS)"' "$log")
+  passed=$((passed + p)); failed=$((failed + f))
+}
+
+for variant in normal sanitize; do
+  dir="$top/build-test-$variant"
+  opts=()
+  [ "$variant" = sanitize ] && opts=(-Db_sanitize=address,undefined -Db_lundef=false)
+  echo "== $variant build" >&2
+  if ! "$top/scripts/build.sh" "$dir" "${opts[@]}"; then
+    echo "build failed ($variant)" >&2
+    failed=$((failed + 1)); status=1; continue
+  fi
+  rm -f "$dir/meson-logs/testlog.json"
+  export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+  export ASAN_OPTIONS=detect_leaks=1
+  meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
+  count "$dir"
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ] && exit "$status"
+exit 1

@@ -1,0 +1,168 @@
+/* --set KEY=VALUE overrides: every path kind, and the errors. */
+#include <string.h>
+
+#include "scene.h"
+
+static const char scene_yaml[] =
+  "contact:\n  model: penalty\n  stiffness: 1.0e4\n"
+  "solver:\n  name: constraint\n"
+  "bodies:\n"
+  "  - name: box\n    shape: {type: box, size: [1, 1, 1]}\n"
+  "  - name: ball\n    shape: {type: sphere, radius: 0.5}\n";
+
+static CwbScene *
+scene_fixture (void)
+{
+  g_autoptr (GError) error = NULL;
+  CwbScene *scene = cwb_scene_load_from_data (scene_yaml, -1, "set.yaml", &error);
+  g_assert_no_error (error);
+  return scene;
+}
+
+static void
+apply_ok (CwbScene *scene, const char *key, const char *value)
+{
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_scene_apply_set (scene, key, value, &error));
+  g_assert_no_error (error);
+}
+
+static void
+test_set_world (void)
+{
+  g_autoptr (CwbScene) scene = scene_fixture ();
+  apply_ok (scene, "world.dt", "0.005");
+  g_assert_cmpfloat (scene->dt, ==, 0.005);
+  apply_ok (scene, "world.gravity", "[0, -9.81, 0]");
+  g_assert_cmpfloat (scene->gravity[1], ==, -9.81);
+  g_assert_cmpfloat (scene->gravity[2], ==, 0);
+}
+
+static void
+test_set_plugins (void)
+{
+  g_autoptr (CwbScene) scene = scene_fixture ();
+  apply_ok (scene, "contact.model", "ldi");
+  g_assert_cmpstr (scene->contact_model, ==, "ldi");
+  g_assert_cmpstr (scene->contact_model_loc.file, ==, "--set");
+  apply_ok (scene, "contact.stiffness", "2e4");
+  CwbSceneParam *k = cwb_scene_params_find (scene->contact_params, "stiffness");
+  g_assert_cmpstr (k->value->scalar, ==, "2e4");
+  g_assert_cmpstr (k->key_loc.file, ==, "--set");
+  g_assert_cmpuint (scene->contact_params->len, ==, 1);   /* replaced, not added */
+  apply_ok (scene, "solver.name", "pgs");
+  g_assert_cmpstr (scene->solver, ==, "pgs");
+  apply_ok (scene, "solver.iterations", "50");
+  g_assert_nonnull (cwb_scene_params_find (scene->solver_params, "iterations"));
+}
+
+static void
+test_set_body_fields (void)
+{
+  g_autoptr (CwbScene) scene = scene_fixture ();
+  CwbBodyDesc *box = cwb_scene_find_body (scene, "box");
+  apply_ok (scene, "bodies.box.friction", "0.8");
+  g_assert_cmpfloat (box->friction, ==, 0.8);
+  apply_ok (scene, "bodies.box.material.density", "500");
+  g_assert_cmpfloat (box->density, ==, 500);
+  apply_ok (scene, "bodies.box.position", "[1, 2, 3]");
+  g_assert_cmpfloat (box->position[2], ==, 3);
+  apply_ok (scene, "bodies.box.orientation", "[0, 0, 0, 2]");
+  g_assert_cmpfloat (box->orientation[3], ==, 1);
+  apply_ok (scene, "bodies.box.linear_velocity", "[0, 0, -1]");
+  g_assert_cmpfloat (box->linear_velocity[2], ==, -1);
+  apply_ok (scene, "bodies.box.angular_velocity", "[0, 1, 0]");
+  g_assert_cmpfloat (box->angular_velocity[1], ==, 1);
+  apply_ok (scene, "bodies.box.fixed", "true");
+  g_assert_true (box->fixed);
+  apply_ok (scene, "bodies.box.model", "fem");
+  g_assert_cmpstr (box->model, ==, "fem");
+  apply_ok (scene, "bodies.box.mapping", "barycentric");
+  g_assert_cmpstr (box->mapping, ==, "barycentric");
+
+  CwbBodyDesc *ball = cwb_scene_find_body (scene, "ball");
+  apply_ok (scene, "bodies.ball.shape.radius", "0.25");
+  g_assert_cmpfloat (ball->shape.radius, ==, 0.25);
+  apply_ok (scene, "bodies.ball.shape.resolution", "8");
+  g_assert_cmpint (ball->shape.resolution, ==, 8);
+}
+
+static void
+test_set_body_params (void)
+{
+  g_autoptr (CwbScene) scene = scene_fixture ();
+  CwbBodyDesc *box = cwb_scene_find_body (scene, "box");
+  apply_ok (scene, "bodies.box.young_modulus", "1e5");
+  g_assert_nonnull (cwb_scene_params_find (box->model_params, "young_modulus"));
+  apply_ok (scene, "bodies.box.mapping_params.offset", "0.1");
+  g_assert_nonnull (cwb_scene_params_find (box->mapping_params, "offset"));
+
+  /* What the world does when only the mapping's schema has the name. */
+  apply_ok (scene, "bodies.box.skin", "0.01");
+  g_assert_true (cwb_scene_params_move (box->model_params, box->mapping_params, "skin"));
+  g_assert_null (cwb_scene_params_find (box->model_params, "skin"));
+  g_assert_nonnull (cwb_scene_params_find (box->mapping_params, "skin"));
+  g_assert_false (cwb_scene_params_move (box->model_params, box->mapping_params, "skin"));
+}
+
+typedef struct SetCase {
+  const char *path, *key, *value;
+  CwbSceneError code;
+  const char *prefix;
+} SetCase;
+
+static const SetCase set_cases[] = {
+  { "unknown-section", "wrld.dt", "0.1", CWB_SCENE_ERROR_UNKNOWN_FIELD, "--set: wrld.dt: " },
+  { "unknown-world-field", "world.dtt", "0.1", CWB_SCENE_ERROR_UNKNOWN_FIELD,
+    "--set: world.dtt: " },
+  { "unknown-body", "bodies.cube.friction", "0.1", CWB_SCENE_ERROR_UNKNOWN_FIELD,
+    "--set: bodies.cube: no body named 'cube'" },
+  { "no-field", "bodies.box", "0.1", CWB_SCENE_ERROR_UNKNOWN_FIELD, "--set: bodies.box: " },
+  { "dotted-unknown", "bodies.box.pose.spin", "1", CWB_SCENE_ERROR_UNKNOWN_FIELD,
+    "--set: bodies.box.pose.spin: " },
+  { "shape-field-of-other-type", "bodies.box.shape.radius", "1",
+    CWB_SCENE_ERROR_UNKNOWN_FIELD, "--set: bodies.box.shape.radius: " },
+  { "shape-type-change-incomplete", "bodies.box.shape.type", "sphere",
+    CWB_SCENE_ERROR_MISSING, "--set: bodies.box.shape.radius: " },
+  { "bad-syntax", "world.gravity", "[0, 0", CWB_SCENE_ERROR_SYNTAX, "--set: world.gravity: " },
+  { "wrong-type", "world.dt", "fast", CWB_SCENE_ERROR_TYPE, "--set: world.dt: " },
+  { "out-of-range", "world.dt", "-0.1", CWB_SCENE_ERROR_RANGE, "--set: world.dt: " },
+  { "negative-friction", "bodies.box.friction", "-1", CWB_SCENE_ERROR_RANGE,
+    "--set: bodies.box.friction: " },
+  { "vector-length", "bodies.box.position", "[1, 2]", CWB_SCENE_ERROR_TYPE,
+    "--set: bodies.box.position: " },
+  { "empty-model", "contact.model", "''", CWB_SCENE_ERROR_TYPE, "--set: contact.model: " },
+};
+
+static void
+test_set_error (gconstpointer data)
+{
+  const SetCase *c = data;
+  g_autoptr (CwbScene) scene = scene_fixture ();
+  g_autofree char *before = cwb_scene_to_yaml (scene);
+  g_autoptr (GError) error = NULL;
+  g_assert_false (cwb_scene_apply_set (scene, c->key, c->value, &error));
+  g_test_message ("%s", error->message);
+  g_assert_error (error, CWB_SCENE_ERROR, (gint) c->code);
+  if (!g_str_has_prefix (error->message, c->prefix))
+    g_error ("message '%s' does not start with '%s'", error->message, c->prefix);
+  /* A rejected override leaves the scene as it was. */
+  g_autofree char *after = cwb_scene_to_yaml (scene);
+  g_assert_cmpstr (before, ==, after);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/scene/set/world", test_set_world);
+  g_test_add_func ("/scene/set/plugins", test_set_plugins);
+  g_test_add_func ("/scene/set/body-fields", test_set_body_fields);
+  g_test_add_func ("/scene/set/body-params", test_set_body_params);
+  for (size_t i = 0; i < G_N_ELEMENTS (set_cases); i++)
+    {
+      g_autofree char *path = g_strconcat ("/scene/set/error/", set_cases[i].path, NULL);
+      g_test_add_data_func (path, &set_cases[i], test_set_error);
+    }
+  return g_test_run ();
+}

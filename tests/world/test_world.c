@@ -1,0 +1,211 @@
+/* The world and its report: every documented report field, determinism by state hash,
+ * blow-up recovery, runtime swapping of the contact model and the solver. */
+#include <math.h>
+
+#include <glib/gstdio.h>
+#include <json-glib/json-glib.h>
+
+#include "report.h"
+#include "run.h"
+#include "world_fixture.h"
+
+/* Two boxes: one resting on the half-space, one tumbling in flight: contacts and rotation. */
+static const char *scene_yaml =
+  "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+  "contact: { model: halfspace }\n"
+  "solver: { name: constraint }\n"
+  "bodies:\n"
+  "  - name: resting\n"
+  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+  "    pose: { position: [0, 0, 0.1] }\n"
+  "  - name: tumbling\n"
+  "    shape: { type: box, size: [0.3, 0.2, 0.1] }\n"
+  "    pose: { position: [1, 0, 2] }\n"
+  "    velocity: { linear: [0.5, 0, 3], angular: [0.1, 5, 0.2] }\n";
+
+static void
+test_report_fields (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  g_autofree char *dir = g_dir_make_tmp ("cwb-report-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "report.json", NULL);
+  CwbRunOptions options = { .steps = 50, .scene_path = "test.yaml", .report_path = path };
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_run_headless (world, &options, &error));
+  g_assert_no_error (error);
+
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  const char *top[] = { "scene", "contact_model", "solver", "dt", "steps", "wall_ms",
+                        "phase_ms", "per_step", "bodies" };
+  for (size_t k = 0; k < G_N_ELEMENTS (top); k++)
+    g_assert_true (json_object_has_member (root, top[k]));
+  g_assert_cmpstr (json_object_get_string_member (root, "contact_model"), ==, "halfspace");
+  g_assert_cmpstr (json_object_get_string_member (root, "solver"), ==, "constraint");
+  g_assert_cmpint (json_object_get_int_member (root, "steps"), ==, 50);
+  g_assert_cmpfloat (json_object_get_double_member (root, "dt"), ==, 0.005);
+  g_assert_cmpfloat (json_object_get_double_member (root, "wall_ms"), >=, 0);
+
+  JsonObject *phases = json_object_get_object_member (root, "phase_ms");
+  const char *phase[] = { "collision_detection", "contact_modeling", "mechanical_motion",
+                          "constraint_solver" };
+  for (size_t k = 0; k < G_N_ELEMENTS (phase); k++)
+    {
+      double v = json_object_get_double_member (phases, phase[k]);
+      g_assert_true (isfinite (v));
+      g_assert_cmpfloat (v, >=, 0);
+    }
+
+  JsonArray *steps = json_object_get_array_member (root, "per_step");
+  g_assert_cmpint (json_array_get_length (steps), ==, 50);
+  const char *step_fields[] = { "t", "kinetic_energy", "contacts", "intersection_volume",
+                                "max_penetration", "solver_iterations", "solver_residual" };
+  for (guint s = 0; s < json_array_get_length (steps); s++)
+    {
+      JsonObject *st = json_array_get_object_element (steps, s);
+      for (size_t k = 0; k < G_N_ELEMENTS (step_fields); k++)
+        {
+          g_assert_true (json_object_has_member (st, step_fields[k]));
+          JsonNode *node = json_object_get_member (st, step_fields[k]);
+          /* The half-space has no intersection volume: null, never left out. */
+          if (g_str_equal (step_fields[k], "intersection_volume"))
+            g_assert_true (JSON_NODE_HOLDS_NULL (node));
+          else
+            g_assert_true (isfinite (json_node_get_double (node)));
+        }
+      g_assert_cmpfloat (fabs (json_object_get_double_member (st, "t") - 0.005 * (s + 1)), <,
+                         1e-12);
+    }
+
+  JsonArray *bodies = json_object_get_array_member (root, "bodies");
+  g_assert_cmpint (json_array_get_length (bodies), ==, 2);
+  for (guint b = 0; b < 2; b++)
+    {
+      JsonObject *body = json_array_get_object_element (bodies, b);
+      g_assert_cmpstr (json_object_get_string_member (body, "model"), ==, "rigid");
+      struct { const char *name; guint n; } vecs[] = { { "centroid", 3 },
+                                                      { "linear_velocity", 3 },
+                                                      { "orientation", 4 } };
+      for (size_t k = 0; k < G_N_ELEMENTS (vecs); k++)
+        {
+          JsonArray *a = json_object_get_array_member (body, vecs[k].name);
+          g_assert_cmpint (json_array_get_length (a), ==, vecs[k].n);
+          for (guint i = 0; i < vecs[k].n; i++)
+            g_assert_true (isfinite (json_array_get_double_element (a, i)));
+        }
+    }
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+/* The same scene twice gives bit-identical states: any change in any plugin's arithmetic
+ * shows up as a different hash. */
+static void
+test_determinism (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  guint64 hashes[2];
+  for (int run = 0; run < 2; run++)
+    {
+      g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+      fixture_step (world, 300);
+      hashes[run] = cwb_world_state_hash (world);
+    }
+  g_assert_cmpuint (hashes[0], ==, hashes[1]);
+
+  /* And the hash does see a change of one bit of state. */
+  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  fixture_step (world, 300);
+  double *v = cwb_world_v (world, NULL);
+  v[0] = nextafter (v[0], INFINITY);
+  g_assert_cmpuint (cwb_world_state_hash (world), !=, hashes[0]);
+}
+
+/* A numerical blow-up stops the run with the last good state kept, bit for bit; so does a
+ * solver that fails its step. The test-only "faulty" solver does either on purpose. */
+static void
+check_failed_step_keeps_state (const char *mode, int code)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  fixture_step (world, 10);
+
+  g_autoptr (GPtrArray) params = g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_scene_param_free);
+  CwbSourceLoc loc = { "test", 0, 0 };
+  g_autoptr (GError) error = NULL;
+  cwb_scene_params_set (params, "mode", cwb_scene_node_parse (mode, &loc, &error), &loc);
+  g_assert_no_error (error);
+  g_assert_true (cwb_world_set_solver (world, "faulty", params, &error));
+  g_assert_no_error (error);
+
+  size_t nq, nv;
+  const double *q = cwb_world_q (world, &nq);
+  const double *v = cwb_world_v (world, &nv);
+  g_autofree double *q_before = g_memdup2 (q, nq * sizeof (double));
+  g_autofree double *v_before = g_memdup2 (v, nv * sizeof (double));
+  guint64 steps = cwb_world_step_count (world);
+  double time = cwb_world_time (world);
+
+  g_assert_false (cwb_world_step (world, &error));
+  g_assert_error (error, CWB_WORLD_ERROR, code);
+  g_assert_nonnull (strstr (error->message, "last good state is kept"));
+  if (code == CWB_WORLD_ERROR_BLOW_UP)
+    g_assert_nonnull (strstr (error->message, "tumbling"));   /* the body with the NaN */
+  g_assert_cmpmem (q, nq * sizeof (double), q_before, nq * sizeof (double));
+  g_assert_cmpmem (v, nv * sizeof (double), v_before, nv * sizeof (double));
+  g_assert_cmpuint (cwb_world_step_count (world), ==, steps);
+  g_assert_cmpfloat (cwb_world_time (world), ==, time);
+}
+
+static void
+test_blow_up_keeps_last_state (void)
+{
+  check_failed_step_keeps_state ("nan", CWB_WORLD_ERROR_BLOW_UP);
+}
+
+static void
+test_failed_step_keeps_last_state (void)
+{
+  check_failed_step_keeps_state ("error", CWB_WORLD_ERROR_STEP_FAILED);
+}
+
+static void
+test_swap (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  fixture_step (world, 5);
+  guint64 hash = cwb_world_state_hash (world);
+
+  g_autoptr (GError) error = NULL;
+  g_assert_false (cwb_world_set_contact_model (world, "no-such-model", NULL, &error));
+  g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_UNKNOWN_PLUGIN);
+  g_assert_cmpstr (cwb_world_contact_model_name (world), ==, "halfspace");
+  g_clear_error (&error);
+
+  /* Swapping leaves the bodies' state untouched and clears the old contacts. */
+  g_assert_true (cwb_world_set_contact_model (world, NULL, NULL, &error));
+  g_assert_null (cwb_world_contact_model_name (world));
+  g_assert_cmpuint (cwb_world_state_hash (world), ==, hash);
+  g_assert_cmpuint (cwb_world_contacts (world)->frames->len, ==, 0);
+  g_assert_true (cwb_world_set_contact_model (world, "halfspace", NULL, &error));
+  g_assert_true (cwb_world_set_solver (world, "constraint", NULL, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (cwb_world_state_hash (world), ==, hash);
+  fixture_step (world, 5);
+  g_assert_cmpuint (cwb_world_contacts (world)->frames->len, >, 0);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/world/report/fields", test_report_fields);
+  g_test_add_func ("/world/determinism", test_determinism);
+  g_test_add_func ("/world/failure/blow-up", test_blow_up_keeps_last_state);
+  g_test_add_func ("/world/failure/solver-error", test_failed_step_keeps_last_state);
+  g_test_add_func ("/world/swap", test_swap);
+  return g_test_run ();
+}

@@ -1,0 +1,161 @@
+/* contact-workbench: the command-line entry (ARCHITECTURE.md, "Command line and report
+ * contract"). Exit status: 0 success, 1 the run failed, 2 bad arguments or a bad scene. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "registry.h"
+#include "run.h"
+#include "scene.h"
+#include "version.h"
+#include "world.h"
+
+#define EXIT_RUN_FAILED 1
+#define EXIT_BAD_INPUT 2
+#define DEFAULT_STEPS 500
+/* --steps not given (any value a user can type is a real answer, -1 included). */
+#define STEPS_NOT_GIVEN G_MININT64
+
+typedef struct CliOptions {
+  gboolean headless;
+  gint64 steps;
+  char **sets;
+  char *report;
+  gboolean list_plugins;
+  char **plugin_paths;
+  char *screenshot;
+  gboolean version;
+  char **rest;
+} CliOptions;
+
+static void
+cli_options_clear (CliOptions *o)
+{
+  g_strfreev (o->sets);
+  g_free (o->report);
+  g_strfreev (o->plugin_paths);
+  g_free (o->screenshot);
+  g_strfreev (o->rest);
+}
+
+static int
+fail (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static int
+fail (int status, const char *format, ...)
+{
+  va_list args;
+  va_start (args, format);
+  g_autofree char *message = g_strdup_vprintf (format, args);
+  va_end (args);
+  fprintf (stderr, "contact-workbench: %s\n", message);
+  return status;
+}
+
+/* The default scene: installed, else the source tree's (running from the build tree). */
+static char *
+default_scene_path (void)
+{
+  const char *candidates[] = { CWB_INSTALLED_DEFAULT_SCENE, CWB_SOURCE_DEFAULT_SCENE };
+  for (size_t k = 0; k < G_N_ELEMENTS (candidates); k++)
+    if (g_file_test (candidates[k], G_FILE_TEST_IS_REGULAR))
+      return g_strdup (candidates[k]);
+  return NULL;
+}
+
+static int
+run (CliOptions *o)
+{
+  if (o->version)
+    {
+      printf ("contact-workbench %s (plugin ABI %d.%d)\n", cwb_version (), CWB_ABI_MAJOR,
+              CWB_ABI_MINOR);
+      return EXIT_SUCCESS;
+    }
+
+  g_autoptr (CwbRegistry) registry = cwb_registry_new ();
+  cwb_registry_add_default_dirs (registry);
+  for (char **p = o->plugin_paths; p != NULL && *p != NULL; p++)
+    cwb_registry_add_dir (registry, *p);
+  cwb_registry_scan (registry);
+
+  if (o->list_plugins)
+    {
+      cwb_registry_print (registry, stdout);
+      return EXIT_SUCCESS;
+    }
+
+  guint n_rest = o->rest != NULL ? g_strv_length (o->rest) : 0;
+  if (n_rest > 1)
+    return fail (EXIT_BAD_INPUT, "one scene file expected, got %u (see --help)", n_rest);
+  g_autofree char *scene_path = n_rest == 1 ? g_strdup (o->rest[0]) : default_scene_path ();
+  if (scene_path == NULL)
+    return fail (EXIT_BAD_INPUT, "no scene given and the default scene was not found");
+  if (o->steps != STEPS_NOT_GIVEN && o->steps < 0)
+    return fail (EXIT_BAD_INPUT, "--steps: expected a count >= 0, got %" G_GINT64_FORMAT,
+                 o->steps);
+  if (o->screenshot != NULL)
+    return fail (EXIT_BAD_INPUT, "--screenshot needs the GUI, which this build does not have");
+
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) scene = cwb_scene_load (scene_path, &error);
+  if (scene == NULL)
+    return fail (EXIT_BAD_INPUT, "%s", error->message);
+  for (char **s = o->sets; s != NULL && *s != NULL; s++)
+    {
+      const char *eq = strchr (*s, '=');
+      if (eq == NULL || eq == *s)
+        return fail (EXIT_BAD_INPUT, "--set %s: expected KEY=VALUE", *s);
+      g_autofree char *key = g_strndup (*s, (gsize) (eq - *s));
+      if (!cwb_scene_apply_set (scene, key, eq + 1, &error))
+        return fail (EXIT_BAD_INPUT, "%s", error->message);
+    }
+
+  g_autoptr (CwbWorld) world = cwb_world_new (scene, registry, &error);
+  if (world == NULL)
+    return fail (EXIT_BAD_INPUT, "%s", error->message);
+
+  if (!o->headless)
+    fprintf (stderr, "contact-workbench: this build has no GUI yet; running headless\n");
+  CwbRunOptions run_options = {
+    .steps = o->steps != STEPS_NOT_GIVEN ? (guint64) o->steps : DEFAULT_STEPS,
+    .scene_path = scene_path,
+    .report_path = o->report,
+    .progress = TRUE,
+  };
+  if (!cwb_run_headless (world, &run_options, &error))
+    return fail (EXIT_RUN_FAILED, "%s", error->message);
+  return EXIT_SUCCESS;
+}
+
+int
+main (int argc, char **argv)
+{
+  CliOptions o = { .steps = STEPS_NOT_GIVEN };
+  GOptionEntry entries[] = {
+    { "headless", 0, 0, G_OPTION_ARG_NONE, &o.headless, "Run without a window", NULL },
+    { "steps", 0, 0, G_OPTION_ARG_INT64, &o.steps, "Steps to run (headless; default 500)", "N" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets,
+      "Override a scene value, repeatable (e.g. contact.model=penalty)", "KEY=VALUE" },
+    { "report", 0, 0, G_OPTION_ARG_FILENAME, &o.report, "Write the run report (JSON)", "FILE" },
+    { "list-plugins", 0, 0, G_OPTION_ARG_NONE, &o.list_plugins,
+      "Print every plugin found and every refused file, then exit", NULL },
+    { "plugin-path", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.plugin_paths,
+      "Add a plugin folder (also CWB_PLUGIN_PATH)", "DIR" },
+    { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &o.screenshot,
+      "Render the scene after the steps to a PNG and exit (GUI build)", "FILE" },
+    { "version", 0, 0, G_OPTION_ARG_NONE, &o.version, "Print the version and exit", NULL },
+    { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, "[SCENE.yaml]" },
+    { NULL, 0, 0, 0, NULL, NULL, NULL },
+  };
+  g_autoptr (GOptionContext) context = g_option_context_new ("- contact mechanics workbench");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_autoptr (GError) error = NULL;
+  if (!g_option_context_parse (context, &argc, &argv, &error))
+    {
+      cli_options_clear (&o);
+      return fail (EXIT_BAD_INPUT, "%s (see --help)", error->message);
+    }
+  int status = run (&o);
+  cli_options_clear (&o);
+  return status;
+}

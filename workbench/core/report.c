@@ -1,0 +1,154 @@
+/* The run report. phase_ms holds the mean per step of each phase, named as in Allard 2010
+ * Table 1; per_step holds one entry per step; a value that does not apply is null. */
+#include "report.h"
+
+struct CwbReport {
+  char *scene;
+  GArray *steps;     /* CwbStepStats */
+};
+
+CwbReport *
+cwb_report_new (const char *scene_path)
+{
+  CwbReport *report = g_new0 (CwbReport, 1);
+  report->scene = g_strdup (scene_path != NULL ? scene_path : "");
+  report->steps = g_array_new (FALSE, FALSE, sizeof (CwbStepStats));
+  return report;
+}
+
+void
+cwb_report_free (CwbReport *report)
+{
+  if (report == NULL)
+    return;
+  g_free (report->scene);
+  g_array_unref (report->steps);
+  g_free (report);
+}
+
+void
+cwb_report_add_step (CwbReport *report, const CwbWorld *world)
+{
+  g_array_append_val (report->steps, *cwb_world_last_stats (world));
+}
+
+/* A number, or null when it does not apply (NAN) or is not finite. */
+static void
+add_number_or_null (JsonBuilder *b, const char *name, double value)
+{
+  json_builder_set_member_name (b, name);
+  if (isfinite (value))
+    json_builder_add_double_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+static void
+add_vector (JsonBuilder *b, const char *name, const double *v, int n)
+{
+  json_builder_set_member_name (b, name);
+  json_builder_begin_array (b);
+  for (int k = 0; k < n; k++)
+    json_builder_add_double_value (b, v[k]);
+  json_builder_end_array (b);
+}
+
+JsonNode *
+cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms,
+                  const char *failure)
+{
+  g_autoptr (JsonBuilder) b = json_builder_new ();
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "scene");
+  json_builder_add_string_value (b, report->scene);
+  json_builder_set_member_name (b, "contact_model");
+  if (cwb_world_contact_model_name (world) != NULL)
+    json_builder_add_string_value (b, cwb_world_contact_model_name (world));
+  else
+    json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "solver");
+  json_builder_add_string_value (b, cwb_world_solver_name (world));
+  add_number_or_null (b, "dt", cwb_world_dt (world));
+  json_builder_set_member_name (b, "steps");
+  json_builder_add_int_value (b, report->steps->len);
+  add_number_or_null (b, "wall_ms", wall_ms);
+
+  json_builder_set_member_name (b, "phase_ms");
+  json_builder_begin_object (b);
+  for (int p = 0; p < CWB_PHASE_COUNT; p++)
+    {
+      double sum = 0;
+      for (guint s = 0; s < report->steps->len; s++)
+        sum += g_array_index (report->steps, CwbStepStats, s).phase_ms[p];
+      add_number_or_null (b, cwb_phase_name (p),
+                          report->steps->len > 0 ? sum / report->steps->len : NAN);
+    }
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "per_step");
+  json_builder_begin_array (b);
+  for (guint s = 0; s < report->steps->len; s++)
+    {
+      const CwbStepStats *st = &g_array_index (report->steps, CwbStepStats, s);
+      json_builder_begin_object (b);
+      add_number_or_null (b, "t", st->time);
+      add_number_or_null (b, "kinetic_energy", st->kinetic_energy);
+      json_builder_set_member_name (b, "contacts");
+      json_builder_add_int_value (b, (gint64) st->contacts);
+      add_number_or_null (b, "intersection_volume", st->intersection_volume);
+      add_number_or_null (b, "max_penetration", st->max_penetration);
+      json_builder_set_member_name (b, "solver_iterations");
+      if (st->solver_iterations >= 0)
+        json_builder_add_int_value (b, st->solver_iterations);
+      else
+        json_builder_add_null_value (b);
+      add_number_or_null (b, "solver_residual", st->solver_residual);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "bodies");
+  json_builder_begin_array (b);
+  for (size_t i = 0; i < cwb_world_n_bodies (world); i++)
+    {
+      CwbBodySummary sum;
+      cwb_world_body_summary (world, i, &sum);
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, cwb_world_body_name (world, i));
+      json_builder_set_member_name (b, "model");
+      json_builder_add_string_value (b, cwb_world_body_model_name (world, i));
+      add_vector (b, "centroid", sum.centroid, 3);
+      add_vector (b, "linear_velocity", sum.linear_velocity, 3);
+      add_vector (b, "orientation", sum.orientation, 4);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  /* Beyond the contract: the exact-state hash for regression checks, and why a run failed. */
+  json_builder_set_member_name (b, "state_hash");
+  g_autofree char *hash = g_strdup_printf ("%016" G_GINT64_MODIFIER "x",
+                                           cwb_world_state_hash (world));
+  json_builder_add_string_value (b, hash);
+  json_builder_set_member_name (b, "failure");
+  if (failure != NULL)
+    json_builder_add_string_value (b, failure);
+  else
+    json_builder_add_null_value (b);
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+gboolean
+cwb_report_write (const CwbReport *report, const CwbWorld *world, double wall_ms,
+                  const char *failure, const char *path, GError **error)
+{
+  g_autoptr (JsonNode) root = cwb_report_build (report, world, wall_ms, failure);
+  g_autoptr (JsonGenerator) gen = json_generator_new ();
+  json_generator_set_root (gen, root);
+  json_generator_set_pretty (gen, TRUE);
+  gsize length = 0;
+  g_autofree char *text = json_generator_to_data (gen, &length);
+  return g_file_set_contents_full (path, text, (gssize) length,
+                                   G_FILE_SET_CONTENTS_CONSISTENT, 0666, error);
+}

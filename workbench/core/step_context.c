@@ -1,0 +1,258 @@
+/* The world as a solver sees it (CwbStepContext): body-model operators by body index,
+ * detection through the mappings and the contact model, and Saupin 2008's H (eq. 16-18): the
+ * constraint rows chained from geometry points into each body's DOFs with the mappings' J^T.
+ * Phases are timed here, so every solver reports the four columns of Allard 2010 Table 1. */
+#include "clock.h"
+#include "world_private.h"
+
+static CwbWorld *
+world_of (CwbStepContext *ctx)
+{
+  return ctx->host_data;
+}
+
+static CwbWorldBody *
+body_at (CwbWorld *world, uint32_t body)
+{
+  g_return_val_if_fail (body < world->bodies->len, NULL);
+  return &g_array_index (world->bodies, CwbWorldBody, body);
+}
+
+static void
+ctx_free_motion (CwbStepContext *ctx, uint32_t body, const double *q, const double *v,
+                 const double *f_ext, const CwbLinearOperator *k_ext, double *q_free,
+                 double *v_free)
+{
+  CwbWorld *world = world_of (ctx);
+  CwbWorldBody *b = body_at (world, body);
+  CwbFreeMotion args = {
+    .struct_size = sizeof args,
+    .h = world->h,
+    .q = q, .v = v,
+    .f_ext = f_ext,
+    .k_ext = k_ext,
+    .q_free = q_free, .v_free = v_free,
+  };
+  cwb_v3_copy (args.gravity, world->gravity);
+  gint64 t0 = cwb_clock_ns ();
+  b->model->free_motion (b->model_self, &args);
+  world->phase_ns[CWB_PHASE_MECHANICAL_MOTION] += cwb_clock_ns () - t0;
+}
+
+static void
+ctx_integrate_position (CwbStepContext *ctx, uint32_t body, const double *q, const double *dv,
+                        double h, double *q_out)
+{
+  CwbWorldBody *b = body_at (world_of (ctx), body);
+  b->model->integrate_position (b->model_self, q, dv, h, q_out);
+}
+
+static void
+ctx_compliance_apply (CwbStepContext *ctx, uint32_t body, const double *q, CwbCompliance kind,
+                      const double *r, double *dq)
+{
+  CwbWorld *world = world_of (ctx);
+  CwbWorldBody *b = body_at (world, body);
+  b->model->compliance_apply (b->model_self, q, world->h, kind, r, dq);
+}
+
+void
+cwb_world_map_geometries (CwbWorld *world, const double *q, const double *v)
+{
+  for (guint i = 0; i < world->bodies->len; i++)
+    {
+      CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, i);
+      CwbGeometry *g = &world->geometries[i];
+      b->mapping->apply (b->mapping_self, q + b->slot.q_offset, v + b->slot.v_offset,
+                         g->positions, g->velocities);
+    }
+}
+
+static CwbContactQuery
+contact_query (CwbWorld *world, CwbContactPass pass)
+{
+  return (CwbContactQuery){
+    .struct_size = sizeof (CwbContactQuery),
+    .geometries = world->geometries,
+    .n_geometries = world->bodies->len,
+    .friction = world->friction,
+    .n_bodies = world->bodies->len,
+    .h = world->h,
+    .time = world->time,
+    .pass = pass,
+  };
+}
+
+static CwbContactSet *
+ctx_detect (CwbStepContext *ctx, const double *q, const double *v, CwbContactPass pass,
+            GError **error)
+{
+  CwbWorld *world = world_of (ctx);
+  /* Mapping the bodies prepares the geometry detection reads, so it is counted there. */
+  gint64 t0 = cwb_clock_ns ();
+  cwb_world_map_geometries (world, q, v);
+  memcpy (world->q_detect, q, world->nq * sizeof (double));
+  cwb_contact_set_clear (&world->contacts);
+  cwb_inspection_clear (&world->inspection);
+  world->dof_rows_valid = FALSE;
+  world->contacts_fresh = TRUE;
+
+  if (world->contact.desc != NULL)
+    {
+      const CwbContactModelVTable *vt = world->contact.desc->vtable;
+      CwbContactQuery query = contact_query (world, pass);
+      if (!vt->detect (world->contact.self, &query, error))
+        return NULL;
+      gint64 t1 = cwb_clock_ns ();
+      world->phase_ns[CWB_PHASE_COLLISION_DETECTION] += t1 - t0;
+      if (!vt->model (world->contact.self, &query, &world->contacts, &world->inspection, error))
+        return NULL;
+      world->phase_ns[CWB_PHASE_CONTACT_MODELING] += cwb_clock_ns () - t1;
+    }
+  else
+    world->phase_ns[CWB_PHASE_COLLISION_DETECTION] += cwb_clock_ns () - t0;
+  return &world->contacts;
+}
+
+/* Applies J^T of body `body`'s mapping to the gathered point weights, adding into r (nv). */
+static void
+mapping_jt (CwbWorld *world, uint32_t body, const CwbPointWeight *weights, size_t n, double *r)
+{
+  CwbWorldBody *b = body_at (world, body);
+  b->mapping->apply_jt (b->mapping_self, world->q_detect + b->slot.q_offset, weights, n, r);
+}
+
+/* Gathers the weights of `items[first, first + n)` that lie on geometry g into scratch. */
+static void
+gather_geometry (CwbWorld *world, const CwbPointWeight *items, size_t n, uint32_t g)
+{
+  g_array_set_size (world->scratch_weights, 0);
+  for (size_t k = 0; k < n; k++)
+    if (items[k].geometry == g)
+      g_array_append_val (world->scratch_weights, items[k]);
+}
+
+static int
+compare_dof_entries (gconstpointer a, gconstpointer b)
+{
+  const CwbDofEntry *x = a, *y = b;
+  if (x->body != y->body)
+    return x->body < y->body ? -1 : 1;
+  return (x->dof > y->dof) - (x->dof < y->dof);
+}
+
+/* H_i = J_V^T w_i per body (Saupin 2008 eq. 17: r = H^T f): one row at a time, one body at a
+ * time, through the mapping's J^T into a dense nv scratch, keeping the nonzeros. Fixed bodies
+ * are left out: they never move, so they add nothing to W nor to the corrective motion. */
+static void
+build_dof_rows (CwbWorld *world)
+{
+  const CwbContactSet *set = &world->contacts;
+  g_array_set_size (world->dof_row_start, 0);
+  g_array_set_size (world->dof_entries, 0);
+  size_t start = 0;
+  g_array_append_val (world->dof_row_start, start);
+
+  for (guint i = 0; i < set->rows->len; i++)
+    {
+      const CwbConstraintRow *row = &g_array_index (set->rows, CwbConstraintRow, i);
+      const CwbPointWeight *items = &g_array_index (set->weights, CwbPointWeight, row->first_weight);
+      size_t row_begin = world->dof_entries->len;
+      for (uint32_t k = 0; k < row->n_weights; k++)
+        {
+          uint32_t g = items[k].geometry;
+          gboolean seen = FALSE;   /* geometries already done for this row */
+          for (uint32_t j = 0; j < k && !seen; j++)
+            seen = items[j].geometry == g;
+          uint32_t body = world->geometries[g].body;
+          if (seen || world->slots[body].fixed)
+            continue;
+          size_t nv = world->slots[body].nv;
+          g_array_set_size (world->scratch_r, nv);
+          double *r = (double *) world->scratch_r->data;
+          memset (r, 0, nv * sizeof (double));
+          gather_geometry (world, items, row->n_weights, g);
+          mapping_jt (world, body, (const CwbPointWeight *) world->scratch_weights->data,
+                      world->scratch_weights->len, r);
+          for (size_t d = 0; d < nv; d++)
+            if (r[d] != 0)
+              {
+                CwbDofEntry e = { .body = body, .dof = (uint32_t) d, .value = r[d] };
+                g_array_append_val (world->dof_entries, e);
+              }
+        }
+      qsort (&g_array_index (world->dof_entries, CwbDofEntry, row_begin),
+             world->dof_entries->len - row_begin, sizeof (CwbDofEntry), compare_dof_entries);
+      size_t end = world->dof_entries->len;
+      g_array_append_val (world->dof_row_start, end);
+    }
+  world->dof_rows.n_rows = set->rows->len;
+  world->dof_rows.row_start = (const size_t *) world->dof_row_start->data;
+  world->dof_rows.entries = (const CwbDofEntry *) world->dof_entries->data;
+  world->dof_rows_valid = TRUE;
+}
+
+static const CwbDofRows *
+ctx_dof_rows (CwbStepContext *ctx)
+{
+  CwbWorld *world = world_of (ctx);
+  if (!world->dof_rows_valid)
+    build_dof_rows (world);
+  return &world->dof_rows;
+}
+
+static void
+ctx_point_forces_to_dofs (CwbStepContext *ctx, double *r)
+{
+  CwbWorld *world = world_of (ctx);
+  const GArray *forces = world->contacts.forces;
+  const CwbPointWeight *items = (const CwbPointWeight *) forces->data;
+  for (guint g = 0; g < world->bodies->len; g++)
+    {
+      uint32_t body = world->geometries[g].body;
+      if (world->slots[body].fixed)
+        continue;
+      gather_geometry (world, items, forces->len, g);
+      if (world->scratch_weights->len > 0)
+        mapping_jt (world, body, (const CwbPointWeight *) world->scratch_weights->data,
+                    world->scratch_weights->len, r + world->slots[body].v_offset);
+    }
+}
+
+static const CwbGeometry *
+ctx_geometries (CwbStepContext *ctx, size_t *n)
+{
+  CwbWorld *world = world_of (ctx);
+  if (n != NULL)
+    *n = world->bodies->len;
+  return world->geometries;
+}
+
+static void
+ctx_report_solve (CwbStepContext *ctx, int iterations, double residual,
+                  const double *residual_history, size_t n_history)
+{
+  CwbWorld *world = world_of (ctx);
+  world->stats.solver_iterations = iterations;
+  world->stats.solver_residual = residual;
+  g_array_set_size (world->residual_history, 0);
+  if (residual_history != NULL)
+    g_array_append_vals (world->residual_history, residual_history, (guint) n_history);
+}
+
+void
+cwb_world_init_step_context (CwbWorld *world)
+{
+  CwbStepContext *ctx = &world->ctx;
+  memset (ctx, 0, sizeof *ctx);
+  ctx->struct_size = sizeof *ctx;
+  ctx->host_data = world;
+  ctx->free_motion = ctx_free_motion;
+  ctx->integrate_position = ctx_integrate_position;
+  ctx->compliance_apply = ctx_compliance_apply;
+  ctx->detect = ctx_detect;
+  ctx->dof_rows = ctx_dof_rows;
+  ctx->point_forces_to_dofs = ctx_point_forces_to_dofs;
+  ctx->geometries = ctx_geometries;
+  ctx->report_solve = ctx_report_solve;
+}

@@ -1,0 +1,703 @@
+/* Building a world from a scene, stepping it, and swapping its contact model or solver. */
+#include <errno.h>
+
+#include <glib/gstdio.h>
+
+#include "clock.h"
+#include "world_private.h"
+
+/* The solver used when a scene names none. */
+#define CWB_DEFAULT_SOLVER "constraint"
+
+G_DEFINE_QUARK (cwb-world-error-quark, cwb_world_error)
+
+static const char *const phase_names[CWB_PHASE_COUNT] = {
+  "collision_detection", "contact_modeling", "mechanical_motion", "constraint_solver",
+};
+
+const char *
+cwb_phase_name (CwbPhase phase)
+{
+  return phase < CWB_PHASE_COUNT ? phase_names[phase] : NULL;
+}
+
+/* ---- host services ------------------------------------------------------------------- */
+
+static void
+service_log (void *host_data, const char *domain, GLogLevelFlags level, const char *message)
+{
+  g_log (domain, level, "%s", message);
+}
+
+static gboolean
+service_progress (void *host_data, const char *what, double fraction)
+{
+  g_debug ("%s: %.0f %%", what, 100 * fraction);
+  return TRUE;
+}
+
+static const char *
+service_cache_dir (void *host_data)
+{
+  CwbWorld *world = host_data;
+  if (world->cache_dir == NULL)
+    {
+      world->cache_dir = g_build_filename (g_get_user_cache_dir (), "contact-workbench", NULL);
+      if (g_mkdir_with_parents (world->cache_dir, 0755) != 0)
+        {
+          g_warning ("cache folder %s: %s; plugins run without a cache", world->cache_dir,
+                     g_strerror (errno));
+          world->cache_dir[0] = '\0';
+        }
+    }
+  return world->cache_dir[0] != '\0' ? world->cache_dir : NULL;
+}
+
+static void *
+service_alloc (void *host_data, size_t size)
+{
+  return g_malloc (size);
+}
+
+static void
+service_free (void *host_data, void *ptr)
+{
+  g_free (ptr);
+}
+
+static void
+init_services (CwbWorld *world)
+{
+  world->services = (CwbHostServices){
+    .struct_size = sizeof (CwbHostServices),
+    .abi_major = CWB_ABI_MAJOR,
+    .abi_minor = CWB_ABI_MINOR,
+    .host_data = world,
+    .log = service_log,
+    .progress = service_progress,
+    .cache_dir = service_cache_dir,
+    .alloc = service_alloc,
+    .free = service_free,
+  };
+}
+
+/* ---- plugins by name ----------------------------------------------------------------- */
+
+static char *
+loaded_names (CwbRegistry *registry, CwbPluginKind kind)
+{
+  g_autoptr (GPtrArray) list = cwb_registry_list (registry, kind);
+  if (list->len == 0)
+    return g_strdup ("none is loaded");
+  g_autoptr (GString) s = g_string_new ("loaded: ");
+  for (guint i = 0; i < list->len; i++)
+    {
+      const CwbPluginDesc *d = g_ptr_array_index (list, i);
+      g_string_append_printf (s, "%s%s", i > 0 ? ", " : "", d->name);
+    }
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static const CwbPluginDesc *
+find_plugin (CwbRegistry *registry, CwbPluginKind kind, const char *name,
+             const CwbSourceLoc *loc, const char *field, GError **error)
+{
+  const CwbPluginDesc *desc = cwb_registry_find (registry, kind, name);
+  if (desc == NULL)
+    {
+      g_autofree char *names = loaded_names (registry, kind);
+      cwb_scene_set_error (error, CWB_SCENE_ERROR_UNKNOWN_PLUGIN, loc, field,
+                           "no %s plugin named '%s' (%s)", cwb_plugin_kind_name (kind), name,
+                           names);
+    }
+  return desc;
+}
+
+/* A plugin's own failure, located at the scene value that asked for it. */
+static void
+prefix_plugin_error (GError **error, const CwbSourceLoc *loc, const char *field,
+                     GError *plugin_error)
+{
+  cwb_scene_set_error (error, CWB_SCENE_ERROR_REFUSED, loc, field, "%s",
+                       plugin_error != NULL ? plugin_error->message : "refused (no reason given)");
+  g_clear_error (&plugin_error);
+}
+
+/* ---- bodies -------------------------------------------------------------------------- */
+
+static gboolean
+spec_has (const CwbPluginDesc *desc, const char *name)
+{
+  for (size_t k = 0; k < desc->n_params; k++)
+    if (strcmp (desc->params[k].name, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* --set bodies.NAME.PARAM stores PARAM with the body model's parameters because the scene
+ * does not know the schemas; here, where they are known, a name only the mapping declares
+ * moves to the mapping's parameters. */
+static void
+split_body_params (const CwbBodyDesc *desc, const CwbPluginDesc *model,
+                   const CwbPluginDesc *mapping, GPtrArray *model_params,
+                   GPtrArray *mapping_params)
+{
+  for (guint i = 0; desc->model_params != NULL && i < desc->model_params->len; i++)
+    {
+      CwbSceneParam *p = g_ptr_array_index (desc->model_params, i);
+      gboolean to_mapping = !spec_has (model, p->name) && spec_has (mapping, p->name);
+      g_ptr_array_add (to_mapping ? mapping_params : model_params, p);
+    }
+  for (guint i = 0; desc->mapping_params != NULL && i < desc->mapping_params->len; i++)
+    g_ptr_array_add (mapping_params, g_ptr_array_index (desc->mapping_params, i));
+}
+
+static void
+body_destroy (CwbWorldBody *b)
+{
+  if (b->mapping_self != NULL)
+    b->mapping->destroy (b->mapping_self);
+  if (b->model_self != NULL)
+    b->model->destroy (b->model_self);
+  cwb_param_binding_free (b->model_params);
+  cwb_param_binding_free (b->mapping_params);
+  cwb_mesh_free (b->mesh);
+  g_free (b->name);
+}
+
+static gboolean
+body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, CwbWorldBody *b,
+            CwbGeometry *geometry, GError **error)
+{
+  g_autofree char *field = g_strdup_printf ("bodies.%s", desc->name);
+  b->name = g_strdup (desc->name);
+  b->friction = desc->friction;
+
+  g_autofree char *model_field = g_strdup_printf ("%s.model", field);
+  g_autofree char *mapping_field = g_strdup_printf ("%s.mapping", field);
+  b->model_desc = find_plugin (world->registry, CWB_PLUGIN_BODY_MODEL, desc->model,
+                               &desc->model_loc, model_field, error);
+  if (b->model_desc == NULL)
+    return FALSE;
+  b->mapping_desc = find_plugin (world->registry, CWB_PLUGIN_MAPPING, desc->mapping,
+                                 &desc->mapping_loc, mapping_field, error);
+  if (b->mapping_desc == NULL)
+    return FALSE;
+  b->model = b->model_desc->vtable;
+  b->mapping = b->mapping_desc->vtable;
+
+  g_autoptr (GPtrArray) model_params = g_ptr_array_new ();
+  g_autoptr (GPtrArray) mapping_params = g_ptr_array_new ();
+  split_body_params (desc, b->model_desc, b->mapping_desc, model_params, mapping_params);
+  g_autofree char *mp_field = g_strdup_printf ("%s.model_params", field);
+  g_autofree char *pp_field = g_strdup_printf ("%s.mapping_params", field);
+  b->model_params = cwb_param_binding_new (b->model_desc->params, b->model_desc->n_params,
+                                           model_params, mp_field, error);
+  if (b->model_params == NULL)
+    return FALSE;
+  b->mapping_params = cwb_param_binding_new (b->mapping_desc->params,
+                                             b->mapping_desc->n_params, mapping_params,
+                                             pp_field, error);
+  if (b->mapping_params == NULL)
+    return FALSE;
+
+  g_autofree char *scene_dir = scene->path != NULL ? g_path_get_dirname (scene->path)
+                                                   : g_get_current_dir ();
+  b->mesh = cwb_mesh_from_shape (&desc->shape, scene_dir, error);
+  if (b->mesh == NULL)
+    return FALSE;
+
+  CwbSurfaceMesh surface;
+  cwb_mesh_as_surface (b->mesh, &surface);
+  CwbBodyCreateInfo info = {
+    .struct_size = sizeof info,
+    .name = desc->name,
+    .params = &b->model_params->set,
+    .surface = &surface,
+    .density = desc->density,
+    .fixed = desc->fixed,
+  };
+  memcpy (info.position, desc->position, sizeof info.position);
+  memcpy (info.orientation, desc->orientation, sizeof info.orientation);
+  memcpy (info.linear_velocity, desc->linear_velocity, sizeof info.linear_velocity);
+  memcpy (info.angular_velocity, desc->angular_velocity, sizeof info.angular_velocity);
+  GError *plugin_error = NULL;
+  b->model_self = b->model->create (&info, &world->services, &plugin_error);
+  if (b->model_self == NULL)
+    {
+      prefix_plugin_error (error, &desc->loc, field, plugin_error);
+      return FALSE;
+    }
+
+  CwbBodyInfo body_info = { .struct_size = sizeof body_info };
+  b->model->get_info (b->model_self, &body_info);
+  b->slot = (CwbBodySlot){
+    .nq = body_info.nq, .nv = body_info.nv,
+    .q_offset = world->nq, .v_offset = world->nv,
+    .fixed = body_info.fixed, .mass = body_info.mass,
+  };
+  world->nq += body_info.nq;
+  world->nv += body_info.nv;
+
+  CwbMappingCreateInfo map_info = {
+    .struct_size = sizeof map_info,
+    .name = desc->name,
+    .params = &b->mapping_params->set,
+    .body = &body_info,
+  };
+  b->mapping_self = b->mapping->create (&map_info, &world->services, &plugin_error);
+  if (b->mapping_self == NULL)
+    {
+      prefix_plugin_error (error, &desc->loc, field, plugin_error);
+      return FALSE;
+    }
+  CwbGeometryLayout layout = { .struct_size = sizeof layout };
+  b->mapping->get_layout (b->mapping_self, &layout);
+  *geometry = (CwbGeometry){
+    .struct_size = sizeof (CwbGeometry),
+    .kind = layout.kind,
+    .n_points = layout.n_points,
+    .positions = g_new0 (double, 3 * MAX (layout.n_points, 1)),
+    .velocities = g_new0 (double, 3 * MAX (layout.n_points, 1)),
+    .triangles = layout.triangles,
+    .n_triangles = layout.n_triangles,
+    .closed = layout.closed,
+    .radii = layout.radii,
+    .masses = layout.masses,
+  };
+  return TRUE;
+}
+
+/* ---- contact model and solver -------------------------------------------------------- */
+
+static void
+plugin_destroy (CwbWorldPlugin *p, gboolean contact)
+{
+  if (p->self != NULL)
+    {
+      if (contact)
+        ((const CwbContactModelVTable *) p->desc->vtable)->destroy (p->self);
+      else
+        ((const CwbSolverVTable *) p->desc->vtable)->destroy (p->self);
+    }
+  cwb_param_binding_free (p->params);
+  memset (p, 0, sizeof *p);
+}
+
+/* Creates (and for a contact model attaches) a plugin instance into `out`; on failure `out`
+ * is untouched, so a refused swap leaves the previous plugin in place. */
+static gboolean
+plugin_instantiate (CwbWorld *world, CwbPluginKind kind, const char *name, GPtrArray *params,
+                    const CwbSourceLoc *loc, CwbWorldPlugin *out, GError **error)
+{
+  const char *section = kind == CWB_PLUGIN_CONTACT_MODEL ? "contact" : "solver";
+  g_autofree char *name_field = g_strdup_printf ("%s.%s", section,
+                                                 kind == CWB_PLUGIN_CONTACT_MODEL ? "model" : "name");
+  const CwbPluginDesc *desc = find_plugin (world->registry, kind, name, loc, name_field, error);
+  if (desc == NULL)
+    return FALSE;
+  g_autoptr (CwbParamBinding) binding = cwb_param_binding_new (desc->params, desc->n_params,
+                                                               params, section, error);
+  if (binding == NULL)
+    return FALSE;
+
+  GError *plugin_error = NULL;
+  void *self;
+  if (kind == CWB_PLUGIN_CONTACT_MODEL)
+    {
+      const CwbContactModelVTable *vt = desc->vtable;
+      CwbContactModelCreateInfo info = { .struct_size = sizeof info, .params = &binding->set };
+      self = vt->create (&info, &world->services, &plugin_error);
+      if (self != NULL)
+        {
+          cwb_world_map_geometries (world, world->q, world->v);
+          CwbContactQuery query = {
+            .struct_size = sizeof query,
+            .geometries = world->geometries, .n_geometries = world->bodies->len,
+            .friction = world->friction, .n_bodies = world->bodies->len,
+            .h = world->h, .time = world->time,
+          };
+          if (!vt->attach (self, &query, &plugin_error))
+            {
+              vt->destroy (self);
+              self = NULL;
+            }
+        }
+    }
+  else
+    {
+      const CwbSolverVTable *vt = desc->vtable;
+      CwbSolverCreateInfo info = { .struct_size = sizeof info, .params = &binding->set };
+      self = vt->create (&info, &world->services, &plugin_error);
+    }
+  if (self == NULL)
+    {
+      prefix_plugin_error (error, loc, name_field, plugin_error);
+      return FALSE;
+    }
+  out->desc = desc;
+  out->self = self;
+  out->params = g_steal_pointer (&binding);
+  return TRUE;
+}
+
+gboolean
+cwb_world_set_contact_model (CwbWorld *world, const char *name, GPtrArray *params,
+                             GError **error)
+{
+  CwbSourceLoc loc = { g_intern_static_string ("contact model"), 0, 0 };
+  CwbWorldPlugin fresh = { 0 };
+  if (name != NULL
+      && !plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, name, params, &loc, &fresh, error))
+    return FALSE;
+  plugin_destroy (&world->contact, TRUE);
+  world->contact = fresh;
+  /* Nothing of the old model's contacts survives into the new one. */
+  cwb_contact_set_clear (&world->contacts);
+  cwb_inspection_clear (&world->inspection);
+  world->dof_rows_valid = FALSE;
+  return TRUE;
+}
+
+gboolean
+cwb_world_set_solver (CwbWorld *world, const char *name, GPtrArray *params, GError **error)
+{
+  CwbSourceLoc loc = { g_intern_static_string ("solver"), 0, 0 };
+  CwbWorldPlugin fresh = { 0 };
+  if (!plugin_instantiate (world, CWB_PLUGIN_SOLVER, name, params, &loc, &fresh, error))
+    return FALSE;
+  plugin_destroy (&world->solver, FALSE);
+  world->solver = fresh;
+  return TRUE;
+}
+
+/* ---- life cycle ---------------------------------------------------------------------- */
+
+CwbWorld *
+cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
+{
+  g_autoptr (CwbWorld) world = g_new0 (CwbWorld, 1);
+  world->registry = registry;
+  init_services (world);
+  world->h = scene->dt;
+  cwb_v3_copy (world->gravity, scene->gravity);
+  world->bodies = g_array_new (FALSE, TRUE, sizeof (CwbWorldBody));
+  cwb_contact_set_init (&world->contacts);
+  cwb_inspection_init (&world->inspection);
+  world->dof_row_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  world->dof_entries = g_array_new (FALSE, FALSE, sizeof (CwbDofEntry));
+  world->scratch_weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  world->scratch_r = g_array_new (FALSE, FALSE, sizeof (double));
+  world->residual_history = g_array_new (FALSE, FALSE, sizeof (double));
+
+  size_t n = scene->bodies->len;
+  world->geometries = g_new0 (CwbGeometry, MAX (n, 1));
+  world->friction = g_new0 (double, MAX (n, 1));
+  for (size_t i = 0; i < n; i++)
+    {
+      const CwbBodyDesc *desc = g_ptr_array_index (scene->bodies, i);
+      CwbWorldBody body = { 0 };
+      gboolean ok = body_build (world, scene, desc, &body, &world->geometries[i], error);
+      g_array_append_val (world->bodies, body);   /* kept even on failure, for cleanup */
+      if (!ok)
+        return NULL;
+      world->geometries[i].body = (uint32_t) i;
+      world->friction[i] = desc->friction;
+    }
+
+  world->slots = g_new0 (CwbBodySlot, MAX (n, 1));
+  world->q = g_new0 (double, MAX (world->nq, 1));
+  world->v = g_new0 (double, MAX (world->nv, 1));
+  world->q_prev = g_new0 (double, MAX (world->nq, 1));
+  world->v_prev = g_new0 (double, MAX (world->nv, 1));
+  world->q_detect = g_new0 (double, MAX (world->nq, 1));
+  for (size_t i = 0; i < n; i++)
+    {
+      CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, i);
+      world->slots[i] = b->slot;
+      b->model->init_state (b->model_self, world->q + b->slot.q_offset,
+                            world->v + b->slot.v_offset);
+    }
+  memcpy (world->q_detect, world->q, world->nq * sizeof (double));
+
+  if (scene->contact_model != NULL
+      && !plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, scene->contact_model,
+                              scene->contact_params, &scene->contact_model_loc, &world->contact,
+                              error))
+    return NULL;
+  const char *solver = scene->solver != NULL ? scene->solver : CWB_DEFAULT_SOLVER;
+  if (!plugin_instantiate (world, CWB_PLUGIN_SOLVER, solver, scene->solver_params,
+                           &scene->solver_loc, &world->solver, error))
+    return NULL;
+
+  cwb_world_init_step_context (world);
+  cwb_world_map_geometries (world, world->q, world->v);
+  world->stats = (CwbStepStats){
+    .intersection_volume = NAN, .max_penetration = NAN,
+    .solver_iterations = -1, .solver_residual = NAN,
+  };
+  return g_steal_pointer (&world);
+}
+
+void
+cwb_world_free (CwbWorld *world)
+{
+  if (world == NULL)
+    return;
+  plugin_destroy (&world->solver, FALSE);
+  plugin_destroy (&world->contact, TRUE);
+  for (guint i = 0; world->bodies != NULL && i < world->bodies->len; i++)
+    {
+      body_destroy (&g_array_index (world->bodies, CwbWorldBody, i));
+      g_free (world->geometries[i].positions);
+      g_free (world->geometries[i].velocities);
+    }
+  g_clear_pointer (&world->bodies, g_array_unref);
+  cwb_contact_set_destroy (&world->contacts);
+  cwb_inspection_destroy (&world->inspection);
+  g_clear_pointer (&world->dof_row_start, g_array_unref);
+  g_clear_pointer (&world->dof_entries, g_array_unref);
+  g_clear_pointer (&world->scratch_weights, g_array_unref);
+  g_clear_pointer (&world->scratch_r, g_array_unref);
+  g_clear_pointer (&world->residual_history, g_array_unref);
+  g_free (world->geometries);
+  g_free (world->friction);
+  g_free (world->slots);
+  g_free (world->q);
+  g_free (world->v);
+  g_free (world->q_prev);
+  g_free (world->v_prev);
+  g_free (world->q_detect);
+  g_free (world->cache_dir);
+  g_free (world);
+}
+
+/* ---- stepping ------------------------------------------------------------------------ */
+
+/* Index of the first non-finite entry of a, or n when all are finite. */
+static size_t
+first_non_finite (const double *a, size_t n)
+{
+  for (size_t k = 0; k < n; k++)
+    if (!isfinite (a[k]))
+      return k;
+  return n;
+}
+
+static const char *
+body_owning (const CwbWorld *world, size_t index, gboolean velocity)
+{
+  for (guint i = 0; i < world->bodies->len; i++)
+    {
+      const CwbBodySlot *s = &world->slots[i];
+      size_t off = velocity ? s->v_offset : s->q_offset, len = velocity ? s->nv : s->nq;
+      if (index >= off && index < off + len)
+        return g_array_index (world->bodies, CwbWorldBody, i).name;
+    }
+  return "?";
+}
+
+static void
+restore_state (CwbWorld *world)
+{
+  memcpy (world->q, world->q_prev, world->nq * sizeof (double));
+  memcpy (world->v, world->v_prev, world->nv * sizeof (double));
+  cwb_world_map_geometries (world, world->q, world->v);
+}
+
+static void
+update_stats (CwbWorld *world, gint64 total_ns)
+{
+  CwbStepStats *s = &world->stats;
+  gint64 others = 0;
+  for (int p = 0; p < CWB_PHASE_CONSTRAINT_SOLVER; p++)
+    others += world->phase_ns[p];
+  /* What the solver spent outside the host-timed phases: assembly, solve, corrections. */
+  world->phase_ns[CWB_PHASE_CONSTRAINT_SOLVER] = MAX (total_ns - others, 0);
+  for (int p = 0; p < CWB_PHASE_COUNT; p++)
+    s->phase_ms[p] = world->phase_ns[p] * 1e-6;
+  s->time = world->time;
+  s->contacts = world->contacts.frames->len;
+  s->intersection_volume = world->contacts.intersection_volume;
+  s->max_penetration = world->contacts.max_penetration;
+  s->kinetic_energy = 0;
+  for (guint i = 0; i < world->bodies->len; i++)
+    {
+      CwbBodySummary sum;
+      cwb_world_body_summary (world, i, &sum);
+      s->kinetic_energy += sum.kinetic_energy;
+    }
+}
+
+gboolean
+cwb_world_step (CwbWorld *world, GError **error)
+{
+  memcpy (world->q_prev, world->q, world->nq * sizeof (double));
+  memcpy (world->v_prev, world->v, world->nv * sizeof (double));
+  memset (world->phase_ns, 0, sizeof world->phase_ns);
+  world->stats.solver_iterations = -1;
+  world->stats.solver_residual = NAN;
+  g_array_set_size (world->residual_history, 0);
+  world->contacts_fresh = FALSE;
+
+  CwbStepContext *ctx = &world->ctx;
+  ctx->h = world->h;
+  ctx->time = world->time;
+  cwb_v3_copy (ctx->gravity, world->gravity);
+  ctx->n_bodies = world->bodies->len;
+  ctx->bodies = world->slots;
+  ctx->nq = world->nq;
+  ctx->nv = world->nv;
+  ctx->q = world->q;
+  ctx->v = world->v;
+
+  const CwbSolverVTable *solver = world->solver.desc->vtable;
+  GError *solver_error = NULL;
+  gint64 t0 = cwb_clock_ns ();
+  gboolean ok = solver->step (world->solver.self, ctx, &solver_error);
+  gint64 total = cwb_clock_ns () - t0;
+  if (!ok)
+    {
+      restore_state (world);
+      g_set_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_STEP_FAILED,
+                   "step %" G_GUINT64_FORMAT " (t = %g s) failed in solver '%s': %s; the last "
+                   "good state is kept", world->steps + 1, world->time, world->solver.desc->name,
+                   solver_error != NULL ? solver_error->message : "no reason given");
+      g_clear_error (&solver_error);
+      return FALSE;
+    }
+  size_t bad_q = first_non_finite (world->q, world->nq);
+  size_t bad_v = first_non_finite (world->v, world->nv);
+  if (bad_q < world->nq || bad_v < world->nv)
+    {
+      const char *who = bad_q < world->nq ? body_owning (world, bad_q, FALSE)
+                                          : body_owning (world, bad_v, TRUE);
+      restore_state (world);
+      g_set_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_BLOW_UP,
+                   "numerical blow-up at step %" G_GUINT64_FORMAT " (t = %g s): body '%s' has a "
+                   "non-finite %s; the last good state is kept (try a smaller world.dt)",
+                   world->steps + 1, world->time, who, bad_q < world->nq ? "position" : "velocity");
+      return FALSE;
+    }
+
+  world->time += world->h;
+  world->steps++;
+  if (!world->contacts_fresh)
+    {
+      /* The solver did not detect this step: the old contacts are stale. */
+      cwb_contact_set_clear (&world->contacts);
+      cwb_inspection_clear (&world->inspection);
+    }
+  cwb_contact_results_fill (&world->contacts, world->geometries);
+  if (world->contact.desc != NULL)
+    {
+      const CwbContactModelVTable *vt = world->contact.desc->vtable;
+      if (vt->feedback != NULL)
+        vt->feedback (world->contact.self, &world->contacts);
+    }
+  cwb_world_map_geometries (world, world->q, world->v);
+  update_stats (world, total);
+  return TRUE;
+}
+
+/* ---- accessors ----------------------------------------------------------------------- */
+
+double cwb_world_time (const CwbWorld *world) { return world->time; }
+double cwb_world_dt (const CwbWorld *world) { return world->h; }
+guint64 cwb_world_step_count (const CwbWorld *world) { return world->steps; }
+const CwbStepStats *cwb_world_last_stats (const CwbWorld *world) { return &world->stats; }
+size_t cwb_world_n_bodies (const CwbWorld *world) { return world->bodies->len; }
+const CwbContactSet *cwb_world_contacts (const CwbWorld *world) { return &world->contacts; }
+const CwbInspection *cwb_world_inspection (const CwbWorld *world) { return &world->inspection; }
+
+const double *
+cwb_world_residual_history (const CwbWorld *world, size_t *n)
+{
+  *n = world->residual_history->len;
+  return (const double *) world->residual_history->data;
+}
+
+const char *
+cwb_world_body_name (const CwbWorld *world, size_t body)
+{
+  return g_array_index (world->bodies, CwbWorldBody, body).name;
+}
+
+const char *
+cwb_world_body_model_name (const CwbWorld *world, size_t body)
+{
+  return g_array_index (world->bodies, CwbWorldBody, body).model_desc->name;
+}
+
+void
+cwb_world_body_summary (const CwbWorld *world, size_t body, CwbBodySummary *out)
+{
+  const CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
+  memset (out, 0, sizeof *out);
+  out->struct_size = sizeof *out;
+  b->model->summary (b->model_self, world->q + b->slot.q_offset, world->v + b->slot.v_offset,
+                     out);
+}
+
+const CwbBodySlot *
+cwb_world_body_slot (const CwbWorld *world, size_t body)
+{
+  return &world->slots[body];
+}
+
+double *
+cwb_world_q (CwbWorld *world, size_t *nq)
+{
+  if (nq != NULL)
+    *nq = world->nq;
+  return world->q;
+}
+
+double *
+cwb_world_v (CwbWorld *world, size_t *nv)
+{
+  if (nv != NULL)
+    *nv = world->nv;
+  return world->v;
+}
+
+const char *
+cwb_world_contact_model_name (const CwbWorld *world)
+{
+  return world->contact.desc != NULL ? world->contact.desc->name : NULL;
+}
+
+const char *
+cwb_world_solver_name (const CwbWorld *world)
+{
+  return world->solver.desc->name;
+}
+
+const CwbGeometry *
+cwb_world_geometries (const CwbWorld *world, size_t *n)
+{
+  if (n != NULL)
+    *n = world->bodies->len;
+  return world->geometries;
+}
+
+/* FNV-1a over the bytes of one array. */
+static guint64
+fnv1a (guint64 hash, const void *data, size_t size)
+{
+  const guint8 *bytes = data;
+  for (size_t k = 0; k < size; k++)
+    {
+      hash ^= bytes[k];
+      hash *= G_GUINT64_CONSTANT (0x100000001b3);
+    }
+  return hash;
+}
+
+guint64
+cwb_world_state_hash (const CwbWorld *world)
+{
+  guint64 hash = G_GUINT64_CONSTANT (0xcbf29ce484222325);
+  hash = fnv1a (hash, world->q, world->nq * sizeof (double));
+  return fnv1a (hash, world->v, world->nv * sizeof (double));
+}

@@ -1,0 +1,93 @@
+/* The world: the running scene. Bodies (a body model and a mapping each), one contact model,
+ * one solver, their parameters, time, the flat state arrays q and v, and the latest contact
+ * set and inspection data. Built from a CwbScene (which it does not keep) and a registry
+ * (which must outlive it).
+ *
+ * The world is what implements the solver's CwbStepContext: it maps bodies to geometries,
+ * runs the contact model, chains constraint Jacobians through the mappings into DOF space and
+ * times the four phases of Allard 2010 Table 1. */
+#pragma once
+
+#include <cwb/cwb.h>
+
+#include "registry.h"
+#include "scene.h"
+
+G_BEGIN_DECLS
+
+#define CWB_WORLD_ERROR (cwb_world_error_quark ())
+GQuark cwb_world_error_quark (void);
+
+typedef enum CwbWorldError {
+  CWB_WORLD_ERROR_STEP_FAILED,   /* the solver failed the step */
+  CWB_WORLD_ERROR_BLOW_UP,       /* a non-finite state: the last good state is kept */
+} CwbWorldError;
+
+typedef enum CwbPhase {
+  CWB_PHASE_COLLISION_DETECTION = 0,
+  CWB_PHASE_CONTACT_MODELING = 1,
+  CWB_PHASE_MECHANICAL_MOTION = 2,
+  CWB_PHASE_CONSTRAINT_SOLVER = 3,
+  CWB_PHASE_COUNT = 4,
+} CwbPhase;
+
+/* Report name of a phase ("collision_detection", ...). */
+const char *cwb_phase_name (CwbPhase phase);
+
+/* What one step measured, for the report and the GUI's plots. */
+typedef struct CwbStepStats {
+  double time;                  /* simulated time after the step */
+  double kinetic_energy;
+  size_t contacts;              /* contact frames of the last detection */
+  double intersection_volume;   /* NAN when the contact model has none */
+  double max_penetration;       /* NAN when the contact model has none */
+  int solver_iterations;        /* -1 when no solve happened */
+  double solver_residual;       /* NAN when no solve happened */
+  double phase_ms[CWB_PHASE_COUNT];
+} CwbStepStats;
+
+typedef struct CwbWorld CwbWorld;
+
+CwbWorld *cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error);
+void cwb_world_free (CwbWorld *world);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbWorld, cwb_world_free)
+
+/* Advances by one time step. On failure the state is the one before the step. */
+gboolean cwb_world_step (CwbWorld *world, GError **error);
+
+double cwb_world_time (const CwbWorld *world);
+double cwb_world_dt (const CwbWorld *world);
+guint64 cwb_world_step_count (const CwbWorld *world);
+const CwbStepStats *cwb_world_last_stats (const CwbWorld *world);
+/* Residual after each iteration of the last solve (may be empty). */
+const double *cwb_world_residual_history (const CwbWorld *world, size_t *n);
+
+size_t cwb_world_n_bodies (const CwbWorld *world);
+const char *cwb_world_body_name (const CwbWorld *world, size_t body);
+const char *cwb_world_body_model_name (const CwbWorld *world, size_t body);
+void cwb_world_body_summary (const CwbWorld *world, size_t body, CwbBodySummary *out);
+const CwbBodySlot *cwb_world_body_slot (const CwbWorld *world, size_t body);
+/* The flat state; writable for editing tools (the GUI's drag, tests). */
+double *cwb_world_q (CwbWorld *world, size_t *nq);
+double *cwb_world_v (CwbWorld *world, size_t *nv);
+
+const char *cwb_world_contact_model_name (const CwbWorld *world);   /* NULL: none */
+const char *cwb_world_solver_name (const CwbWorld *world);
+const CwbContactSet *cwb_world_contacts (const CwbWorld *world);
+const CwbInspection *cwb_world_inspection (const CwbWorld *world);
+const CwbGeometry *cwb_world_geometries (const CwbWorld *world, size_t *n);
+
+/* Swaps the contact model or the solver between steps, with body states untouched. The new
+ * plugin's parameters come from `params` (CwbSceneParam*, may be NULL: defaults). When the
+ * new plugin refuses (its create or attach fails) the previous one stays and the error says
+ * why. The contact set is rebuilt from scratch at the next step. */
+gboolean cwb_world_set_contact_model (CwbWorld *world, const char *name, GPtrArray *params,
+                                      GError **error);
+gboolean cwb_world_set_solver (CwbWorld *world, const char *name, GPtrArray *params,
+                               GError **error);
+
+/* A hash of the exact bits of q and v (FNV-1a, 64 bits): equal hashes mean bit-identical
+ * states, so determinism tests and regression checks can compare runs. */
+guint64 cwb_world_state_hash (const CwbWorld *world);
+
+G_END_DECLS

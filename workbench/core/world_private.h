@@ -1,0 +1,82 @@
+/* The world's internals, shared by world.c, step_context.c and contact_results.c only. */
+#pragma once
+
+#include "mesh.h"
+#include "param_bind.h"
+#include "world.h"
+
+typedef struct CwbWorldBody {
+  char *name;
+  const CwbPluginDesc *model_desc;
+  const CwbBodyModelVTable *model;
+  void *model_self;
+  CwbParamBinding *model_params;
+  const CwbPluginDesc *mapping_desc;
+  const CwbMappingVTable *mapping;
+  void *mapping_self;
+  CwbParamBinding *mapping_params;
+  CwbMesh *mesh;                /* the shape as loaded, kept while the body model may read it */
+  CwbBodySlot slot;
+  double friction;
+} CwbWorldBody;
+
+/* A plugin instance of the contact model or the solver, with its parameters. */
+typedef struct CwbWorldPlugin {
+  const CwbPluginDesc *desc;
+  void *self;
+  CwbParamBinding *params;
+} CwbWorldPlugin;
+
+struct CwbWorld {
+  CwbRegistry *registry;        /* borrowed */
+  CwbHostServices services;
+  char *cache_dir;              /* host service: made on first use; "" when unusable */
+  double h, time, gravity[3];
+  guint64 steps;
+
+  GArray *bodies;               /* CwbWorldBody */
+  CwbBodySlot *slots;           /* n_bodies, mirrors bodies[i].slot for the step context */
+  double *friction;             /* per body, for contact queries */
+  size_t nq, nv;
+  double *q, *v;
+  double *q_prev, *v_prev;      /* state before the current step, restored on failure */
+
+  CwbGeometry *geometries;      /* one per body, in body order */
+  double *q_detect;             /* configuration of the last detection (where J is taken) */
+
+  CwbWorldPlugin contact;       /* desc == NULL: no contact model */
+  CwbWorldPlugin solver;
+
+  CwbContactSet contacts;
+  CwbInspection inspection;
+  gboolean contacts_fresh;      /* the set belongs to this step's detection */
+
+  /* H in compressed rows, rebuilt lazily after each detection */
+  gboolean dof_rows_valid;
+  GArray *dof_row_start;        /* size_t */
+  GArray *dof_entries;          /* CwbDofEntry */
+  CwbDofRows dof_rows;
+  GArray *scratch_weights;      /* CwbPointWeight */
+  GArray *scratch_r;            /* double */
+
+  CwbStepContext ctx;
+  gint64 phase_ns[CWB_PHASE_COUNT];
+  CwbStepStats stats;
+  GArray *residual_history;     /* double */
+};
+
+/* step_context.c */
+void cwb_world_init_step_context (CwbWorld *world);
+/* Maps every body at (q, v) into its geometry (positions and velocities). */
+void cwb_world_map_geometries (CwbWorld *world, const double *q, const double *v);
+
+/* contact_set.c: frame forces and stick/slip/open states from the solved multipliers. */
+void cwb_contact_results_fill (CwbContactSet *set, const CwbGeometry *geometries);
+
+/* contact_set.c and inspection.c: the arrays plugins append to. */
+void cwb_contact_set_init (CwbContactSet *set);
+void cwb_contact_set_clear (CwbContactSet *set);
+void cwb_contact_set_destroy (CwbContactSet *set);
+void cwb_inspection_init (CwbInspection *inspection);
+void cwb_inspection_clear (CwbInspection *inspection);
+void cwb_inspection_destroy (CwbInspection *inspection);
