@@ -1,5 +1,10 @@
 /* The command-line contract (ARCHITECTURE.md): options, exit status 0 / 1 / 2, messages that
  * name file, line and column, the report written even when a run fails. */
+#include <errno.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <glib/gstdio.h>
 #include <json-glib/json-glib.h>
 
@@ -17,22 +22,31 @@ outcome_clear (Outcome *o)
 }
 G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Outcome, outcome_clear)
 
+/* The built program's argv with the test plugin folders, owning its strings; the caller
+ * appends its arguments and the terminating NULL. */
+static GPtrArray *
+cli_argv (void)
+{
+  GPtrArray *argv = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (argv, g_strdup (g_getenv ("CWB_CLI")));
+  g_auto (GStrv) dirs = g_strsplit (g_getenv ("CWB_TEST_PLUGIN_DIRS"), ":", -1);
+  for (char **d = dirs; *d != NULL; d++)
+    {
+      g_ptr_array_add (argv, g_strdup ("--plugin-path"));
+      g_ptr_array_add (argv, g_strdup (*d));
+    }
+  return argv;
+}
+
 /* Runs the built program with the test plugin folders and the given arguments. */
 static Outcome
 run_cli (const char *first, ...)
 {
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (char *) g_getenv ("CWB_CLI"));
-  g_auto (GStrv) dirs = g_strsplit (g_getenv ("CWB_TEST_PLUGIN_DIRS"), ":", -1);
-  for (char **d = dirs; *d != NULL; d++)
-    {
-      g_ptr_array_add (argv, (char *) "--plugin-path");
-      g_ptr_array_add (argv, *d);
-    }
+  g_autoptr (GPtrArray) argv = cli_argv ();
   va_list args;
   va_start (args, first);
   for (const char *a = first; a != NULL; a = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) a);
+    g_ptr_array_add (argv, g_strdup (a));
   va_end (args);
   g_ptr_array_add (argv, NULL);
 
@@ -103,6 +117,50 @@ test_headless_run_writes_report (void)
   g_assert_cmpstr (o.err, ==, "");
 }
 
+/* On a terminal, a run shows its progress on stderr: step, simulated time, steps per second
+ * and time left (the run above, on a pipe, printed none). */
+static void
+test_progress_on_terminal (void)
+{
+  g_autofree char *scene = write_scene ("progress.yaml", good_scene);
+  g_autoptr (GPtrArray) argv = cli_argv ();
+  const char *rest[] = { "--headless", scene, "--steps", "300", NULL };
+  for (const char **a = rest; *a != NULL; a++)
+    g_ptr_array_add (argv, g_strdup (*a));
+  g_ptr_array_add (argv, NULL);
+
+  int terminal = -1;
+  pid_t pid = forkpty (&terminal, NULL, NULL, NULL);
+  g_assert_cmpint (pid, >=, 0);
+  if (pid == 0)
+    {
+      execv (g_ptr_array_index (argv, 0), (char **) argv->pdata);
+      _exit (127);
+    }
+  g_autoptr (GString) seen = g_string_new (NULL);
+  char buf[4096];
+  for (;;)
+    {
+      ssize_t n = read (terminal, buf, sizeof buf);
+      if (n > 0)
+        g_string_append_len (seen, buf, n);
+      else if (n < 0 && errno == EINTR)
+        continue;
+      else
+        break;   /* EOF, or EIO once the child closed its side */
+    }
+  close (terminal);
+  int status = 0;
+  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_test_message ("terminal output: %s", seen->str);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_assert_nonnull (strstr (seen->str, "step 300/300"));
+  g_assert_nonnull (strstr (seen->str, "t = 3.000 s"));
+  g_assert_nonnull (strstr (seen->str, "steps/s"));
+  g_assert_nonnull (strstr (seen->str, "s left"));
+}
+
 /* Exit 2 and a message that contains `needle` (e.g. "file:line:col"). */
 static void
 check_bad_input (const char *needle, const char *first, ...)
@@ -111,7 +169,7 @@ check_bad_input (const char *needle, const char *first, ...)
   va_list args;
   va_start (args, first);
   for (const char *a = first; a != NULL; a = va_arg (args, const char *))
-    g_ptr_array_add (argv, (char *) a);
+    g_ptr_array_add (argv, g_strdup (a));
   va_end (args);
   while (argv->len < 8)
     g_ptr_array_add (argv, NULL);
@@ -184,6 +242,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/version", test_version);
   g_test_add_func ("/cli/list-plugins", test_list_plugins);
   g_test_add_func ("/cli/headless-report", test_headless_run_writes_report);
+  g_test_add_func ("/cli/progress-on-terminal", test_progress_on_terminal);
   g_test_add_func ("/cli/bad-arguments", test_bad_arguments);
   g_test_add_func ("/cli/bad-scenes", test_bad_scenes);
   g_test_add_func ("/cli/failed-run", test_failed_run);
