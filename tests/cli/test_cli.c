@@ -188,7 +188,7 @@ test_bad_arguments (void)
   check_bad_input ("--bogus", "--bogus", NULL);
   check_bad_input ("KEY=VALUE", "--headless", scene, "--set", "world.dt", NULL);
   check_bad_input ("nowhere", "--headless", scene, "--set", "nowhere.x=1", NULL);
-  check_bad_input ("contact.stiffness", "--headless", scene, "--set", "contact.stiffness=3",
+  check_bad_input ("contact.hardness", "--headless", scene, "--set", "contact.hardness=3",
                    NULL);
   check_bad_input ("solver.iterations", "--headless", scene, "--set", "solver.iterations=-5",
                    NULL);

@@ -198,6 +198,53 @@ test_swap (void)
   g_assert_cmpuint (cwb_world_contacts (world)->frames->len, >, 0);
 }
 
+/* Penalty point forces through the constraint solver: J^T f and the body's compliance
+ * (Saupin 2008 eq. 14 with r = J^T f). A box pressed d into the plane, at rest, no gravity:
+ * the N points behind the plane each get k d, so after one step of h the box moves up with
+ * v = h N k d / m exactly (the forces are evaluated at the free configuration, which at rest
+ * and without gravity is the start), and no torque acts (the pattern is symmetric). */
+static void
+test_penalty_forces (void)
+{
+  const double k = 1e4, d = 1e-3, h = 0.01;
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (
+    registry,
+    "world: { dt: 0.01, gravity: [0, 0, 0] }\n"
+    "contact: { model: halfspace, stiffness: 1.0e4 }\n"
+    "solver: { name: constraint }\n"
+    "bodies:\n"
+    "  - name: pressed\n"
+    "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+    "    pose: { position: [0, 0, 0.099] }\n");
+  size_t n_geometries;
+  const CwbGeometry *g = cwb_world_geometries (world, &n_geometries);
+  size_t behind = 0;
+  for (size_t p = 0; p < g[0].n_points; p++)
+    behind += g[0].positions[3 * p + 2] < 0;
+  g_assert_cmpuint (behind, >=, 4);
+  CwbBodySummary before;
+  cwb_world_body_summary (world, 0, &before);
+
+  fixture_step (world, 1);
+  CwbBodySummary after;
+  cwb_world_body_summary (world, 0, &after);
+  double expected = h * behind * k * d / before.mass;
+  /* One compliance product and a sum of N equal forces: round-off only (1e-12 relative). */
+  g_assert_cmpfloat (fabs (after.linear_velocity[2] - expected), <, 1e-12 * expected);
+  g_assert_cmpfloat (fabs (after.centroid[2] - (before.centroid[2] + h * expected)), <,
+                     1e-12 * h * expected);
+  g_assert_cmpfloat (cwb_v3_norm (after.angular_velocity), <, 1e-12 * expected / 0.1);
+  const CwbContactSet *set = cwb_world_contacts (world);
+  g_assert_cmpuint (set->frames->len, ==, behind);
+  g_assert_cmpuint (set->rows->len, ==, 0);
+  for (guint f = 0; f < set->frames->len; f++)
+    {
+      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
+      g_assert_cmpfloat (fabs (frame->force[0] - k * d), <, 1e-9 * k * d);
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -207,5 +254,6 @@ main (int argc, char **argv)
   g_test_add_func ("/world/failure/blow-up", test_blow_up_keeps_last_state);
   g_test_add_func ("/world/failure/solver-error", test_failed_step_keeps_last_state);
   g_test_add_func ("/world/swap", test_swap);
+  g_test_add_func ("/world/penalty-forces", test_penalty_forces);
   return g_test_run ();
 }

@@ -29,8 +29,8 @@ typedef struct ConstraintSolver {
   CwbCompliance compliance;
   int stabilization_iterations;
   BgsSolver *bgs;
-  /* scratch, grown as needed */
-  GArray *q_free, *v_free, *dq, *r, *f, *delta_free;
+  /* scratch, grown as needed, so a step allocates nothing once sizes settle */
+  GArray *q_free, *v_free, *dq, *r, *f, *delta_free, *body_dq, *q_stabilized;
   CwbContactSet snapshot;   /* the velocity pass's set, kept across stabilization */
 } ConstraintSolver;
 
@@ -88,6 +88,8 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   self->r = new_doubles ();
   self->f = new_doubles ();
   self->delta_free = new_doubles ();
+  self->body_dq = new_doubles ();
+  self->q_stabilized = new_doubles ();
   init_set (&self->snapshot);
   return self;
 }
@@ -103,6 +105,8 @@ constraint_destroy (void *data)
   g_array_unref (self->r);
   g_array_unref (self->f);
   g_array_unref (self->delta_free);
+  g_array_unref (self->body_dq);
+  g_array_unref (self->q_stabilized);
   g_array_unref (self->snapshot.frames);
   g_array_unref (self->snapshot.rows);
   g_array_unref (self->snapshot.weights);
@@ -164,13 +168,12 @@ penalty_displacement (ConstraintSolver *self, CwbStepContext *ctx, const CwbCont
     return;
   double *r = zeroed (self->r, ctx->nv);
   ctx->point_forces_to_dofs (ctx, r);
-  g_autofree double *body_dq = NULL;
   for (uint32_t b = 0; b < ctx->n_bodies; b++)
     {
       const CwbBodySlot *s = &ctx->bodies[b];
       if (s->fixed)
         continue;
-      body_dq = g_renew (double, body_dq, MAX (s->nv, 1));
+      double *body_dq = zeroed (self->body_dq, s->nv);
       compliance_at ((void *) at, b, r + s->v_offset, body_dq);
       for (size_t d = 0; d < s->nv; d++)
         dq[s->v_offset + d] += body_dq[d];
@@ -309,7 +312,8 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       ComplianceAt at = { ctx, ctx->q, self->compliance };
       double *dq = zeroed (self->dq, ctx->nv);
       solve_contacts (self, ctx, set, &at, NULL, dq);
-      g_autofree double *q = g_memdup2 (ctx->q, ctx->nq * sizeof (double));
+      double *q = zeroed (self->q_stabilized, ctx->nq);
+      memcpy (q, ctx->q, ctx->nq * sizeof (double));
       corrective_motion (ctx, q, NULL, dq);
     }
   copy_set (velocity_set, &self->snapshot);

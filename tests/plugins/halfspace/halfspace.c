@@ -7,13 +7,17 @@
  * normal row g = n . p - offset - r (r: the particle radius, 0 for surface vertices) with
  * weight n on the point, and, in the velocity pass, two friction rows along t1, t2. The plane
  * is the static environment (body_b = CWB_NO_BODY); the friction coefficient is the body's
- * material's, as the plane has none. */
+ * material's, as the plane has none.
+ *
+ * With a positive `stiffness` it makes penalty contacts instead: a force k (-g) n on every
+ * point behind the plane, and no rows, so that the solvers' penalty path is tested too. */
 #include <cwb/cwb.h>
 
 typedef struct HalfSpace {
   double normal[3];   /* unit */
   double offset;      /* plane: n . x = offset */
   double margin;      /* contacts are made for gaps below this, so resting contact persists */
+  double stiffness;   /* > 0: penalty forces instead of constraint rows */
 } HalfSpace;
 
 static const CwbParamSpec halfspace_params[] = {
@@ -23,6 +27,8 @@ static const CwbParamSpec halfspace_params[] = {
     "Position of the boundary plane along the normal: n . x = offset" },
   { "margin", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
     "Points closer than this to the plane make contacts, so a resting body keeps them" },
+  { "stiffness", CWB_PARAM_DOUBLE, "N/m", "0", 0, 1e12, NULL,
+    "0: constraint rows; > 0: penalty forces k (-gap) n on the points behind the plane" },
 };
 
 static gboolean
@@ -41,6 +47,7 @@ read_params (HalfSpace *self, const CwbParamSet *params, GError **error)
   cwb_v3_copy (self->normal, normal);
   self->offset = cwb_param_double (params, "offset", 0);
   self->margin = cwb_param_double (params, "margin", 0);
+  self->stiffness = cwb_param_double (params, "stiffness", 0);
   return TRUE;
 }
 
@@ -107,6 +114,36 @@ add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, uint32_t geometry,
   g_array_append_val (set->rows, row);
 }
 
+/* A penalty contact: the force k (-gap) n on the point (none while the point is in front of
+ * the plane, within the margin), with its frame for the overlays, and its stiffness
+ * d f / d p = -k n n^T for implicit integrators. */
+static void
+add_penalty (CwbContactSet *set, const HalfSpace *self, const CwbGeometry *geom,
+             uint32_t geometry, uint32_t point, const double x[3], double gap, double mu)
+{
+  double magnitude = self->stiffness * MAX (0, -gap);
+  CwbContactFrame frame = {
+    .mu = mu,
+    .body_a = geom->body,
+    .body_b = CWB_NO_BODY,
+    .gap = gap,
+    .force = { magnitude, 0, 0 },
+    .state = magnitude > 0 ? CWB_CONTACT_STICK : CWB_CONTACT_OPEN,
+  };
+  cwb_v3_copy (frame.origin, x);
+  cwb_v3_copy (frame.normal, self->normal);
+  cwb_v3_tangents (self->normal, frame.t1, frame.t2);
+  g_array_append_val (set->frames, frame);
+  CwbPointWeight force = { .geometry = geometry, .point = point };
+  cwb_v3_scale (force.w, self->normal, magnitude);
+  g_array_append_val (set->forces, force);
+  CwbPointStiffness k = { geometry, point, geometry, point, { 0 } };
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      k.k[3 * i + j] = -self->stiffness * self->normal[i] * self->normal[j];
+  g_array_append_val (set->stiffness, k);
+}
+
 static gboolean
 halfspace_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
                  CwbInspection *inspection, GError **error)
@@ -127,6 +164,12 @@ halfspace_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
           double gap = cwb_v3_dot (self->normal, x) - self->offset - radius;
           if (gap >= self->margin)
             continue;
+          deepest = MAX (deepest, -gap);
+          if (self->stiffness > 0)
+            {
+              add_penalty (set, self, geom, (uint32_t) g, (uint32_t) p, x, gap, mu);
+              continue;
+            }
           uint32_t frame_index = set->frames->len;
           CwbContactFrame frame = {
             .mu = mu,
@@ -150,7 +193,6 @@ halfspace_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
               add_row (set, CWB_ROW_TANGENT, frame_index, (uint32_t) g, (uint32_t) p, t1, 0);
               add_row (set, CWB_ROW_TANGENT, frame_index, (uint32_t) g, (uint32_t) p, t2, 0);
             }
-          deepest = MAX (deepest, -gap);
         }
     }
   set->max_penetration = deepest;
