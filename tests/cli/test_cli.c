@@ -169,7 +169,7 @@ check_bad_input (const char *needle, const char *first, ...)
   va_list args;
   va_start (args, first);
   for (const char *a = first; a != NULL; a = va_arg (args, const char *))
-    g_ptr_array_add (argv, g_strdup (a));
+    g_ptr_array_add (argv, (char *) a);
   va_end (args);
   while (argv->len < 8)
     g_ptr_array_add (argv, NULL);
