@@ -85,7 +85,8 @@ echo "# $bin --plugin-path $plugindir --plugin-path $stage/ground --list-plugins
 list=$("$bin" --plugin-path "$plugindir" --plugin-path "$stage/ground" --list-plugins) \
   || fail "--list-plugins failed"
 printf '%s\n' "$list"
-printf '%s\n' "$list" | grep -Eq '^ground +contact-model +version 1\.0 +ABI 1\.0$' \
+# The plugin carries the ABI of the staged headers, whatever its minor version is.
+printf '%s\n' "$list" | grep -Eq '^ground +contact-model +version 1\.0 +ABI 1\.[0-9]+$' \
   || fail "ground is not listed as a loaded contact model"
 printf '%s\n' "$list" | grep -Fqx "  file: $stage/ground/ground.so" \
   || fail "ground is not listed from $stage/ground/ground.so"

@@ -68,8 +68,8 @@ cwb_world_map_geometries (CwbWorld *world, const double *q, const double *v)
     }
 }
 
-static CwbContactQuery
-contact_query (CwbWorld *world, CwbContactPass pass)
+CwbContactQuery
+cwb_world_contact_query (CwbWorld *world, CwbContactPass pass)
 {
   return (CwbContactQuery){
     .struct_size = sizeof (CwbContactQuery),
@@ -80,6 +80,8 @@ contact_query (CwbWorld *world, CwbContactPass pass)
     .h = world->h,
     .time = world->time,
     .pass = pass,
+    .host_data = world,
+    .point_response = cwb_world_point_response,
   };
 }
 
@@ -100,7 +102,7 @@ ctx_detect (CwbStepContext *ctx, const double *q, const double *v, CwbContactPas
   if (world->contact.desc != NULL)
     {
       const CwbContactModelVTable *vt = world->contact.desc->vtable;
-      CwbContactQuery query = contact_query (world, pass);
+      CwbContactQuery query = cwb_world_contact_query (world, pass);
       if (!vt->detect (world->contact.self, &query, error))
         return NULL;
       gint64 t1 = cwb_clock_ns ();

@@ -311,12 +311,8 @@ plugin_instantiate (CwbWorld *world, CwbPluginKind kind, const char *name, GPtrA
       if (self != NULL)
         {
           cwb_world_map_geometries (world, world->q, world->v);
-          CwbContactQuery query = {
-            .struct_size = sizeof query,
-            .geometries = world->geometries, .n_geometries = world->bodies->len,
-            .friction = world->friction, .n_bodies = world->bodies->len,
-            .h = world->h, .time = world->time,
-          };
+          memcpy (world->q_detect, world->q, world->nq * sizeof (double));
+          CwbContactQuery query = cwb_world_contact_query (world, CWB_CONTACT_PASS_VELOCITY);
           if (!vt->attach (self, &query, &plugin_error))
             {
               vt->destroy (self);
@@ -389,6 +385,7 @@ cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
   world->scratch_weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   world->scratch_r = g_array_new (FALSE, FALSE, sizeof (double));
   world->residual_history = g_array_new (FALSE, FALSE, sizeof (double));
+  cwb_response_scratch_init (&world->response);
 
   size_t n = scene->bodies->len;
   world->geometries = g_new0 (CwbGeometry, MAX (n, 1));
@@ -460,6 +457,7 @@ cwb_world_free (CwbWorld *world)
   g_clear_pointer (&world->scratch_weights, g_array_unref);
   g_clear_pointer (&world->scratch_r, g_array_unref);
   g_clear_pointer (&world->residual_history, g_array_unref);
+  cwb_response_scratch_destroy (&world->response);
   g_free (world->geometries);
   g_free (world->friction);
   g_free (world->slots);

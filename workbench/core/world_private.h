@@ -20,6 +20,14 @@ typedef struct CwbWorldBody {
   double friction;
 } CwbWorldBody;
 
+/* Scratch of cwb_world_point_response, reused from call to call. */
+typedef struct CwbResponseScratch {
+  GArray *force_start, *forces, *force_index;   /* forces bucketed by geometry */
+  GArray *at_start, *at, *at_index;             /* query points bucketed by geometry */
+  GArray *point_ids;                            /* uint32_t */
+  GArray *r, *dp;                               /* double */
+} CwbResponseScratch;
+
 /* A plugin instance of the contact model or the solver, with its parameters. */
 typedef struct CwbWorldPlugin {
   const CwbPluginDesc *desc;
@@ -59,6 +67,8 @@ struct CwbWorld {
   GArray *scratch_weights;      /* CwbPointWeight */
   GArray *scratch_r;            /* double */
 
+  CwbResponseScratch response;
+
   CwbStepContext ctx;
   gint64 phase_ns[CWB_PHASE_COUNT];
   CwbStepStats stats;
@@ -67,6 +77,14 @@ struct CwbWorld {
 
 /* step_context.c */
 void cwb_world_init_step_context (CwbWorld *world);
+/* The contact model's view of the world at the last mapping. */
+CwbContactQuery cwb_world_contact_query (CwbWorld *world, CwbContactPass pass);
+
+/* point_response.c: CwbContactQuery.point_response (host_data is the world). */
+void cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t n_forces,
+                               const CwbPointWeight *at, size_t n_at, double *displacements);
+void cwb_response_scratch_init (CwbResponseScratch *scratch);
+void cwb_response_scratch_destroy (CwbResponseScratch *scratch);
 /* Maps every body at (q, v) into its geometry (positions and velocities). */
 void cwb_world_map_geometries (CwbWorld *world, const double *q, const double *v);
 

@@ -117,6 +117,16 @@ mapping_apply (void *self, const double *q, const double *v, double *positions,
     }
 }
 
+/* dp = dx + dtheta x a for point k: one row block of J. */
+static void
+point_j (const RigidMapping *map, const double rot[9], size_t k, const double *dq, double dp[3])
+{
+  double a[3], wxa[3];
+  arm (map, rot, k, a);
+  cwb_v3_cross (wxa, dq + 3, a);
+  cwb_v3_add (dp, dq, wxa);
+}
+
 static void
 mapping_apply_j (void *self, const double *q, const double *dq, double *dp)
 {
@@ -124,11 +134,21 @@ mapping_apply_j (void *self, const double *q, const double *dq, double *dp)
   double rot[9];
   cwb_quat_to_m3 (rot, q + 3);
   for (size_t k = 0; k < map->n_points; k++)
+    point_j (map, rot, k, dq, &dp[3 * k]);
+}
+
+/* J at a few points: the rows of mapping_apply_j, for a contact's response. */
+static void
+mapping_apply_j_points (void *self, const double *q, const double *dq, const uint32_t *points,
+                        size_t n, double *dp)
+{
+  RigidMapping *map = self;
+  double rot[9];
+  cwb_quat_to_m3 (rot, q + 3);
+  for (size_t i = 0; i < n; i++)
     {
-      double a[3], wxa[3];
-      arm (map, rot, k, a);
-      cwb_v3_cross (wxa, dq + 3, a);
-      cwb_v3_add (&dp[3 * k], dq, wxa);
+      g_return_if_fail (points[i] < map->n_points);
+      point_j (map, rot, points[i], dq, &dp[3 * i]);
     }
 }
 
@@ -175,6 +195,7 @@ static const CwbMappingVTable mapping_vtable = {
   .get_layout = mapping_get_layout,
   .apply = mapping_apply,
   .apply_j = mapping_apply_j,
+  .apply_j_points = mapping_apply_j_points,
   .apply_jt = mapping_apply_jt,
   .geometric_stiffness_apply = mapping_geometric_stiffness_apply,
 };

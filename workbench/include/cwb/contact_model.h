@@ -32,7 +32,22 @@ typedef struct CwbContactQuery {
   double h;                   /* the time step */
   double time;
   CwbContactPass pass;
+
+  /* ABI 1.1 (check struct_size before use; NULL from an older host). How the bodies answer
+   * forces, for force-based models that size their forces to what the bodies will do with
+   * them (Spillmann 2007's m_i / dt^2 generalised to any body model):
+   *   displacements[3 k .. 3 k + 2] = the displacement over one step of length h of the point
+   *   at[k] (geometry, point; its w is ignored) caused by the point forces `forces` (w = the
+   *   force, N), through each body's mapping J^T, compliance C and mapping J, at the
+   *   configuration of this query. Fixed bodies do not move. Forces on different bodies act
+   *   together, so a call can measure one contact alone or a whole set at once. */
+  void *host_data;
+  void (*point_response) (void *host_data, const CwbPointWeight *forces, size_t n_forces,
+                          const CwbPointWeight *at, size_t n_at, double *displacements);
 } CwbContactQuery;
+
+/* The part of CwbContactQuery every ABI 1.x host fills. */
+#define CWB_CONTACT_QUERY_SIZE_1_0 (offsetof (CwbContactQuery, pass) + sizeof (CwbContactPass))
 
 typedef struct CwbContactModelVTable {
   size_t struct_size;

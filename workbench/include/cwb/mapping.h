@@ -50,6 +50,11 @@ typedef struct CwbMappingVTable {
   void (*geometric_stiffness_apply) (void *self, const double *q, const CwbPointWeight *f,
                                      size_t n, const double *dq, double *df);
   void (*params_changed) (void *self, const CwbParamSet *params);
+
+  /* ABI 1.1, optional: dp = J(q) dq at the listed points only (3 * n out), so that a
+   * contact's response costs O(1) rather than O(points). The host falls back to apply_j. */
+  void (*apply_j_points) (void *self, const double *q, const double *dq,
+                          const uint32_t *points, size_t n, double *dp);
 } CwbMappingVTable;
 
 G_END_DECLS
