@@ -19,7 +19,7 @@ test_disk_stick (void)
   const double w[4] = { 2, 0.5, 0.5, 1 };
   const double c[2] = { 0.1, -0.2 };
   double f[2];
-  bgs_coulomb_disk (w, c, 10, f);
+  cwb_coulomb_disk_solve (w, c, 10, f);
   /* Inside the disk: w f + c = 0 exactly (Cramer's rule for the reference). */
   double det = w[0] * w[3] - w[1] * w[2];
   double expected[2] = { -(w[3] * c[0] - w[1] * c[1]) / det, -(-w[2] * c[0] + w[0] * c[1]) / det };
@@ -34,7 +34,7 @@ test_disk_slip_isotropic (void)
   const double w[4] = { 3, 0, 0, 3 };
   const double c[2] = { 4, -3 };
   double f[2];
-  bgs_coulomb_disk (w, c, 0.5, f);
+  cwb_coulomb_disk_solve (w, c, 0.5, f);
   g_assert_cmpfloat (fabs (f[0] - (-0.5 * 4 / 5)), <, DISK_TOLERANCE);
   g_assert_cmpfloat (fabs (f[1] - (-0.5 * -3 / 5)), <, DISK_TOLERANCE);
 }
@@ -48,7 +48,7 @@ test_disk_slip_anisotropic (void)
   const double c[2] = { 2, 5 };
   const double radius = 0.3;
   double f[2];
-  bgs_coulomb_disk (w, c, radius, f);
+  cwb_coulomb_disk_solve (w, c, radius, f);
   double slip[2] = { w[0] * f[0] + w[1] * f[1] + c[0], w[2] * f[0] + w[3] * f[1] + c[1] };
   double norm_f = hypot (f[0], f[1]), norm_slip = hypot (slip[0], slip[1]);
   g_assert_cmpfloat (fabs (norm_f - radius), <, DISK_TOLERANCE * radius);
@@ -70,7 +70,7 @@ test_disk_zero_radius (void)
   const double w[4] = { 1, 0, 0, 1 };
   const double c[2] = { 1, 1 };
   double f[2] = { 7, 7 };
-  bgs_coulomb_disk (w, c, 0, f);
+  cwb_coulomb_disk_solve (w, c, 0, f);
   g_assert_cmpfloat (f[0], ==, 0);
   g_assert_cmpfloat (f[1], ==, 0);
 }

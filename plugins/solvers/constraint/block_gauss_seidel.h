@@ -12,7 +12,7 @@
  *
  * Each contact frame is one block: its normal row, then its tangent rows, solved against the
  * frame's own 3x3 block of W with the others fixed. The tangential step solves the local
- * Coulomb problem exactly (bgs_coulomb_disk), so a converged sliding force opposes the slip. */
+ * Coulomb problem exactly (cwb_coulomb_disk_solve, cwb/coulomb.h), so a converged sliding force opposes the slip. */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -59,14 +59,5 @@ void bgs_solve (BgsSolver *solver, const BgsProblem *problem, double *f, double 
 
 /* The residual after each sweep of the last solve. */
 const double *bgs_residual_history (const BgsSolver *solver, size_t *n);
-
-/* The local Coulomb problem of one contact's two tangent rows: find f with |f| <= radius and
- *     w f + c = 0                          (stick, |f| < radius), or
- *     w f + c = -s f / |f|,  s >= 0        (slip, |f| = radius),
- * w symmetric positive semi-definite 2x2 (row-major), c the tangential displacement at f = 0.
- * On the boundary this is (w + (s / radius) I) f = -c with |f| = radius, a secular equation in
- * s solved by Newton on 1/|f(s)| - 1/radius (Moré & Sorensen 1983), which converges
- * monotonically from s = 0. */
-void bgs_coulomb_disk (const double w[4], const double c[2], double radius, double f[2]);
 
 G_END_DECLS

@@ -12,3 +12,4 @@
 #include <cwb/contact_model.h>
 #include <cwb/solver.h>
 #include <cwb/vecmath.h>
+#include <cwb/coulomb.h>

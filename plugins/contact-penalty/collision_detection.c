@@ -1,0 +1,1062 @@
+/* Collision detection for the penalty contact model (Spillmann et al. 2007, Lazarevych et al.
+ * section 3.1: "a collision detection algorithm based on optimized spatial hashing [THM*03]
+ * provides a set of collisions"; section 3.3: collisions (i, T_i) with barycentric
+ * coordinates h_ij and penetration depth vectors d_i).
+ *
+ * Teschner et al. 2003 hash the points of tetrahedral meshes and query each tetrahedron's
+ * cells. Here the bodies are closed triangle surfaces, so a surface triangle T of a closed
+ * geometry B stands for the layer of B's volume within max_depth behind it:
+ *
+ *  1. Every run, all points of all surface geometries are hashed (spatial_hash.c).
+ *  2. For each closed B and each other surface geometry A whose box overlaps B's (grown by
+ *     max_depth), each triangle T = (a, b, c) of B with unit outward normal n (counter-
+ *     clockwise seen from outside) queries the cells of its box grown by max_depth, clipped
+ *     to A's box (the ground's 20 m triangles would otherwise visit 10^5 cells; if the clipped
+ *     box still holds more cells than A has points, A's points are scanned instead). For a
+ *     point p of A there: s = n . (p - a) (the prism test: p is in T's prism when
+ *     -max_depth <= s < 0 and its projection falls inside T), and whenever |s| <= max_depth
+ *     the closest point of T to p (Ericson 2005, Real-Time Collision Detection 5.1.5), which
+ *     is the projection when it falls inside T and a point of T's border otherwise. Per point,
+ *     the nearest such point over all of B's triangles is kept: for prism hits this is the
+ *     largest s, the nearest face; points in the gaps between prisms (reflex edges and
+ *     corners of non-convex surfaces) get their closest edge or vertex point.
+ *  3. p is inside B when the nearest feature says so: a face by the sign of s, an edge or a
+ *     vertex by the sign of (p - closest) . N with N the angle-weighted pseudo-normal
+ *     (Baerentzen & Aanaes 2005, "Signed distance computation using the angle weighted
+ *     pseudonormal", theorem 1: exact for a closed manifold). Points inside within max_depth
+ *     become candidates: T_i the triangle holding the closest point, h_ij its barycentric
+ *     coordinates, d_i = closest - p (= -s n on a face).
+ *     Keeping the nearest feature over both sides of every face (not only the faces p is
+ *     behind) also rejects a point just outside a thin part of B that lies within max_depth
+ *     behind the far face.
+ *  4. The consistency pass (make_consistent below) then aligns outlying depth vectors of each
+ *     (A, B) contact region with its dominant direction.
+ *
+ * Exact (up to rounding): which points are within max_depth inside a closed manifold B, their
+ * distance |d_i| to B's surface, and the closest point (ties between equidistant features are
+ * broken by the lowest triangle index). Approximate: the depth vectors rewritten by the
+ * consistency pass (penetration along the dominant direction, not the shortest one);
+ * pseudo-normals near degenerate triangles (left out of the sums) and near the edges of
+ * surfaces flagged closed that are not manifold. Failure cases: see collision_detection.h. */
+#include "collision_detection.h"
+
+#include "spatial_hash.h"
+
+#include <cwb/vecmath.h>
+#include <math.h>
+
+/* Feature of a triangle holding a closest point: the face, edge k (from vertex k to vertex
+ * k + 1 mod 3) or vertex k. */
+enum {
+  FEATURE_FACE = 0,
+  FEATURE_EDGE = 1,    /* + k */
+  FEATURE_VERTEX = 4,  /* + k */
+};
+
+#define NONE G_MAXUINT32
+
+/* A triangle whose |(b - a) x (c - a)| is below this times its longest edge squared has no
+ * usable normal (relative error of the normal ~ 1e-16 / 1e-12 = 1e-4): it is skipped. Its
+ * closest points lie within 1e-12 edge lengths of its longest edge, which the neighbouring
+ * triangles of a closed surface contain, so nothing is lost but that sliver. */
+#define DEGENERATE_RATIO 1e-12
+/* Ray hits (consistency pass) accept barycentric coordinates down to -1e-12 so that a ray
+ * through an edge shared by two triangles hits at least one of them despite rounding
+ * (Moeller-Trumbore's u, v carry ~1e-16 relative error for well-shaped triangles); the hit is
+ * then clamped onto the triangle, moving it by at most 1e-12 edge lengths. */
+#define BARY_TOLERANCE 1e-12
+/* Rays within 1e-12 rad of a triangle's plane are treated as parallel (no hit). */
+#define PARALLEL_RATIO 1e-12
+/* Consistency pass: a depth vector "agrees" with a direction within 60 degrees of it, and a
+ * contact region is dominated by one direction when the depth-weighted two thirds of its
+ * candidates agree with their mean (a box face resting on a face; not a box in a corner). */
+#define COS_60_DEGREES 0.5
+#define DOMINANCE_FRACTION (2.0 / 3.0)
+
+/* Adjacency of one surface's triangles, built when its topology is first seen and kept while
+ * it is seen at every run (geometry.h: topology is fixed after the mapping's layout).
+ * Pseudo-normals themselves depend on the positions and are computed when needed. */
+typedef struct Topology {
+  const uint32_t *triangles;    /* key: pointer, counts and checksum of the indices */
+  size_t n_triangles;
+  size_t n_points;
+  uint64_t checksum;
+  gboolean valid;               /* every index < n_points */
+  uint32_t *neighbour;          /* 3 n_triangles: the triangle across edge k, NONE if the edge
+                                 * is not shared by exactly two consistently oriented triangles */
+  uint32_t *vertex_start;       /* n_points + 1: incident triangles of each vertex (CSR) */
+  uint32_t *vertex_triangles;   /* 3 n_triangles */
+  uint64_t last_run;
+} Topology;
+
+typedef struct GeometryInfo {
+  size_t offset;                /* first global point id (surface geometries only) */
+  size_t n_finite;              /* points with finite coordinates (= hashed) */
+  double lo[3], hi[3];          /* box of the finite points */
+  Topology *topology;           /* NULL: no triangles, or not a surface */
+} GeometryInfo;
+
+/* One triangle of the current surface B: what every query against it needs. */
+typedef struct TriangleQuery {
+  uint32_t triangle;
+  gboolean usable;              /* finite and not degenerate */
+  const double *v[3];
+  double normal[3];             /* unit, outward */
+  double cross_norm;            /* |(b - a) x (c - a)| = 2 area */
+  double lo[3], hi[3];          /* the triangle's box grown by max_depth */
+} TriangleQuery;
+
+/* Per global point: the nearest feature of the current surface B (valid when stamp is the
+ * current pair's). */
+typedef struct Nearest {
+  uint32_t stamp;
+  uint32_t triangle;
+  uint32_t feature;
+  uint32_t ray_slot;            /* consistency pass: index in rays, or NONE */
+  double dist2;
+  double s;
+  double bary[3];
+  double depth[3];
+} Nearest;
+
+/* Consistency pass: the nearest exit of an outlier's ray along the dominant direction. */
+typedef struct RayHit {
+  uint32_t candidate;           /* index in found */
+  uint32_t triangle;
+  double t;
+  double cos_normal;            /* n . m of the hit triangle */
+  double bary[3];
+} RayHit;
+
+typedef enum QueryMode { QUERY_NEAREST, QUERY_RAY } QueryMode;
+
+typedef struct PairQuery {
+  uint32_t a;                   /* point geometry */
+  uint32_t b;                   /* closed surface */
+  uint32_t stamp;
+  QueryMode mode;
+  double max_depth;
+  double ray_dir[3];            /* QUERY_RAY: the dominant direction m */
+  size_t n_touched;
+} PairQuery;
+
+struct CollisionDetector {
+  SpatialHash hash;
+  GPtrArray *topologies;        /* Topology *, the cache */
+  uint64_t run;
+  uint32_t stamp;
+  GeometryInfo *info;   size_t info_capacity;
+  TriangleQuery *tris;  size_t tris_capacity;
+  Nearest *nearest;     size_t nearest_capacity;
+  uint32_t *touched;    size_t touched_capacity;
+  RayHit *rays;         size_t rays_capacity;
+  PenaltyCandidate *found; size_t n_found; size_t found_capacity;
+  uint32_t *sort_start; size_t sort_start_capacity;
+  double *edges;        size_t edges_capacity;
+  DetectionStats stats;
+};
+
+static void
+topology_free (gpointer data)
+{
+  Topology *topology = data;
+  g_free (topology->neighbour);
+  g_free (topology->vertex_start);
+  g_free (topology->vertex_triangles);
+  g_free (topology);
+}
+
+CollisionDetector *
+collision_detector_new (void)
+{
+  CollisionDetector *detector = g_new0 (CollisionDetector, 1);
+  spatial_hash_init (&detector->hash);
+  detector->topologies = g_ptr_array_new_with_free_func (topology_free);
+  return detector;
+}
+
+void
+collision_detector_free (CollisionDetector *detector)
+{
+  if (detector == NULL)
+    return;
+  spatial_hash_clear (&detector->hash);
+  g_ptr_array_unref (detector->topologies);
+  g_free (detector->info);
+  g_free (detector->tris);
+  g_free (detector->nearest);
+  g_free (detector->touched);
+  g_free (detector->rays);
+  g_free (detector->found);
+  g_free (detector->sort_start);
+  g_free (detector->edges);
+  g_free (detector);
+}
+
+const DetectionStats *
+collision_detector_get_stats (const CollisionDetector *detector)
+{
+  g_return_val_if_fail (detector != NULL, NULL);
+  return &detector->stats;
+}
+
+void
+collision_detector_set_table_size (CollisionDetector *detector, size_t table_size)
+{
+  g_return_if_fail (detector != NULL && table_size < G_MAXUINT32);
+  detector->hash.forced_table_size = (uint32_t) table_size;
+  detector->hash.sized_for = 0;
+  detector->hash.table_size = 0;
+}
+
+/* Grows detector->field (capacity detector->field_capacity) to n elements (at least 1). */
+#define RESERVE(detector, field, n)                                                         \
+  ((detector)->field = spatial_hash_reserve ((detector)->field, &(detector)->field##_capacity,  \
+                                             MAX ((size_t) (n), 1), sizeof *(detector)->field, \
+                                             &(detector)->stats.growths))
+
+/* ---- Topology cache ---------------------------------------------------------------------- */
+
+/* FNV-1a over the indices: a changed index array under the same pointer and counts is seen. */
+static uint64_t
+triangles_checksum (const uint32_t *triangles, size_t n)
+{
+  uint64_t h = 14695981039346656037ull;
+  for (size_t i = 0; i < 3 * n; i++)
+    {
+      h ^= triangles[i];
+      h *= 1099511628211ull;
+    }
+  return h;
+}
+
+typedef struct EdgeSlot {
+  uint64_t key;                 /* min vertex << 32 | max vertex */
+  uint32_t slot;                /* 3 t + k */
+} EdgeSlot;
+
+static int
+edge_slot_compare (const void *pa, const void *pb)
+{
+  const EdgeSlot *a = pa, *b = pb;
+  if (a->key != b->key)
+    return a->key < b->key ? -1 : 1;
+  return a->slot < b->slot ? -1 : (a->slot > b->slot);
+}
+
+/* Built once per topology (allocates; not part of the steady state). */
+static void
+topology_build (Topology *topology)
+{
+  size_t nt = topology->n_triangles, np = topology->n_points;
+  const uint32_t *tri = topology->triangles;
+  topology->valid = TRUE;
+  for (size_t i = 0; i < 3 * nt; i++)
+    if (tri[i] >= np)
+      {
+        g_critical ("collision detection: triangle %zu has vertex %u of %zu", i / 3, tri[i], np);
+        topology->valid = FALSE;
+        return;
+      }
+
+  /* Edges: sort the 3 nt directed edges by their undirected key; an undirected edge met
+   * exactly twice, in opposite directions, links its two triangles. */
+  g_autofree EdgeSlot *edges = g_new (EdgeSlot, MAX (3 * nt, 1));
+  for (size_t t = 0; t < nt; t++)
+    for (int k = 0; k < 3; k++)
+      {
+        uint64_t u = tri[3 * t + k], v = tri[3 * t + (k + 1) % 3];
+        edges[3 * t + k] = (EdgeSlot) { MIN (u, v) << 32 | MAX (u, v), (uint32_t) (3 * t + k) };
+      }
+  qsort (edges, 3 * nt, sizeof *edges, edge_slot_compare);
+  topology->neighbour = g_new (uint32_t, MAX (3 * nt, 1));
+  for (size_t i = 0; i < 3 * nt; i++)
+    topology->neighbour[i] = NONE;
+  for (size_t i = 0; i < 3 * nt;)
+    {
+      size_t j = i + 1;
+      while (j < 3 * nt && edges[j].key == edges[i].key)
+        j++;
+      if (j == i + 2)
+        {
+          uint32_t s0 = edges[i].slot, s1 = edges[i + 1].slot;
+          uint32_t from0 = tri[s0], from1 = tri[s1];
+          if (from0 != from1)   /* opposite directions: consistently oriented */
+            {
+              topology->neighbour[s0] = s1 / 3;
+              topology->neighbour[s1] = s0 / 3;
+            }
+        }
+      i = j;
+    }
+
+  /* Incident triangles per vertex, in triangle order. */
+  topology->vertex_start = g_new0 (uint32_t, np + 1);
+  topology->vertex_triangles = g_new (uint32_t, MAX (3 * nt, 1));
+  for (size_t i = 0; i < 3 * nt; i++)
+    topology->vertex_start[tri[i] + 1]++;
+  for (size_t v = 0; v < np; v++)
+    topology->vertex_start[v + 1] += topology->vertex_start[v];
+  g_autofree uint32_t *cursor = g_memdup2 (topology->vertex_start, (np + 1) * sizeof (uint32_t));
+  for (size_t i = 0; i < 3 * nt; i++)
+    topology->vertex_triangles[cursor[tri[i]]++] = (uint32_t) (i / 3);
+}
+
+static Topology *
+topology_lookup (CollisionDetector *detector, const CwbGeometry *geometry)
+{
+  uint64_t checksum = triangles_checksum (geometry->triangles, geometry->n_triangles);
+  for (guint i = 0; i < detector->topologies->len; i++)
+    {
+      Topology *topology = g_ptr_array_index (detector->topologies, i);
+      if (topology->triangles == geometry->triangles
+          && topology->n_triangles == geometry->n_triangles
+          && topology->n_points == geometry->n_points && topology->checksum == checksum)
+        {
+          topology->last_run = detector->run;
+          return topology;
+        }
+    }
+  Topology *topology = g_new0 (Topology, 1);
+  topology->triangles = geometry->triangles;
+  topology->n_triangles = geometry->n_triangles;
+  topology->n_points = geometry->n_points;
+  topology->checksum = checksum;
+  topology->last_run = detector->run;
+  topology_build (topology);
+  g_ptr_array_add (detector->topologies, topology);
+  detector->stats.growths++;
+  return topology;
+}
+
+/* Forgets the topologies not seen in this run (geometries that went away). */
+static void
+topology_prune (CollisionDetector *detector)
+{
+  for (guint i = detector->topologies->len; i > 0; i--)
+    {
+      Topology *topology = g_ptr_array_index (detector->topologies, i - 1);
+      if (topology->last_run != detector->run)
+        g_ptr_array_remove_index (detector->topologies, i - 1);
+    }
+}
+
+/* ---- Geometry helpers -------------------------------------------------------------------- */
+
+static gboolean
+finite3 (const double p[3])
+{
+  return isfinite (p[0]) && isfinite (p[1]) && isfinite (p[2]);
+}
+
+static gboolean
+in_box (const double p[3], const double lo[3], const double hi[3])
+{
+  /* Written so that NaN coordinates are outside. */
+  return p[0] >= lo[0] && p[0] <= hi[0] && p[1] >= lo[1] && p[1] <= hi[1] && p[2] >= lo[2]
+         && p[2] <= hi[2];
+}
+
+static gboolean
+boxes_overlap (const double alo[3], const double ahi[3], const double blo[3], const double bhi[3])
+{
+  for (int k = 0; k < 3; k++)
+    if (alo[k] > bhi[k] || blo[k] > ahi[k])
+      return FALSE;
+  return TRUE;
+}
+
+/* Unit normal of triangle t of a geometry into n; returns |(b - a) x (c - a)|, or 0 when the
+ * triangle is degenerate (DEGENERATE_RATIO) or not finite (n is then zero). */
+static double
+triangle_normal (const CwbGeometry *geometry, size_t t, double n[3])
+{
+  const uint32_t *tri = geometry->triangles + 3 * t;
+  const double *a = geometry->positions + 3 * tri[0], *b = geometry->positions + 3 * tri[1],
+               *c = geometry->positions + 3 * tri[2];
+  double ab[3], ac[3], bc[3];
+  cwb_v3_sub (ab, b, a);
+  cwb_v3_sub (ac, c, a);
+  cwb_v3_sub (bc, c, b);
+  cwb_v3_cross (n, ab, ac);
+  double longest2 = MAX (cwb_v3_dot (ab, ab), MAX (cwb_v3_dot (ac, ac), cwb_v3_dot (bc, bc)));
+  double norm = cwb_v3_norm (n);
+  if (!(norm > DEGENERATE_RATIO * longest2) || !isfinite (norm))
+    {
+      cwb_v3_set (n, 0, 0, 0);
+      return 0;
+    }
+  cwb_v3_scale (n, n, 1.0 / norm);
+  return norm;
+}
+
+/* num / den for the ratios of closest_point_on_triangle, whose denominators are positive
+ * squared lengths except through rounding on the tiniest triangles. */
+static double
+safe_ratio (double num, double den)
+{
+  return den > 0 ? num / den : 0;
+}
+
+/* Closest point of triangle (a, b, c) to p by Voronoi regions (Ericson 2005, Real-Time
+ * Collision Detection 5.1.5, ClosestPtPointTriangle): returns the feature holding it and its
+ * barycentric coordinates (>= 0, summing to 1). Rounding can misplace a point that lies on
+ * the border of two regions, where both features' pseudo-normal tests agree unless p is
+ * within rounding of the surface. */
+static int
+closest_point_on_triangle (const double p[3], const double a[3], const double b[3],
+                           const double c[3], double bary[3])
+{
+  double ab[3], ac[3], ap[3], bp[3], cp[3];
+  cwb_v3_sub (ab, b, a);
+  cwb_v3_sub (ac, c, a);
+  cwb_v3_sub (ap, p, a);
+  double d1 = cwb_v3_dot (ab, ap), d2 = cwb_v3_dot (ac, ap);
+  if (d1 <= 0 && d2 <= 0)
+    {
+      cwb_v3_set (bary, 1, 0, 0);
+      return FEATURE_VERTEX + 0;
+    }
+  cwb_v3_sub (bp, p, b);
+  double d3 = cwb_v3_dot (ab, bp), d4 = cwb_v3_dot (ac, bp);
+  if (d3 >= 0 && d4 <= d3)
+    {
+      cwb_v3_set (bary, 0, 1, 0);
+      return FEATURE_VERTEX + 1;
+    }
+  double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0)
+    {
+      double v = safe_ratio (d1, d1 - d3);
+      cwb_v3_set (bary, 1 - v, v, 0);
+      return FEATURE_EDGE + 0;
+    }
+  cwb_v3_sub (cp, p, c);
+  double d5 = cwb_v3_dot (ab, cp), d6 = cwb_v3_dot (ac, cp);
+  if (d6 >= 0 && d5 <= d6)
+    {
+      cwb_v3_set (bary, 0, 0, 1);
+      return FEATURE_VERTEX + 2;
+    }
+  double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0)
+    {
+      double w = safe_ratio (d2, d2 - d6);
+      cwb_v3_set (bary, 1 - w, 0, w);
+      return FEATURE_EDGE + 2;
+    }
+  double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
+    {
+      double w = safe_ratio (d4 - d3, (d4 - d3) + (d5 - d6));
+      cwb_v3_set (bary, 0, 1 - w, w);
+      return FEATURE_EDGE + 1;
+    }
+  double v = safe_ratio (vb, va + vb + vc), w = safe_ratio (vc, va + vb + vc);
+  cwb_v3_set (bary, 1 - v - w, v, w);
+  return FEATURE_FACE;
+}
+
+/* Clamps barycentric coordinates to >= 0 and renormalises them to sum 1. */
+static void
+bary_clamp (double bary[3])
+{
+  double sum = 0;
+  for (int k = 0; k < 3; k++)
+    sum += bary[k] = MAX (bary[k], 0.0);
+  if (sum > 0)
+    cwb_v3_scale (bary, bary, 1.0 / sum);
+  else
+    cwb_v3_set (bary, 1.0 / 3, 1.0 / 3, 1.0 / 3);
+}
+
+/* Angle-weighted pseudo-normal (Baerentzen & Aanaes 2005 eq. 2, unnormalised: only its sign
+ * against p - closest is used) of a feature of triangle t of geometry b: the face normal; the
+ * sum of the two face normals at an edge (each face's angle there is pi); at a vertex, the
+ * sum over incident faces of the face's angle at the vertex times its normal. */
+static void
+pseudo_normal (const CwbGeometry *geometry, const Topology *topology, uint32_t t, int feature,
+               double out[3])
+{
+  double n[3];
+  if (feature < FEATURE_VERTEX)
+    {
+      triangle_normal (geometry, t, out);
+      uint32_t other = feature == FEATURE_FACE
+                         ? NONE : topology->neighbour[3 * t + (feature - FEATURE_EDGE)];
+      if (other != NONE)
+        {
+          triangle_normal (geometry, other, n);
+          cwb_v3_add (out, out, n);
+        }
+      return;
+    }
+  uint32_t vertex = geometry->triangles[3 * t + (feature - FEATURE_VERTEX)];
+  cwb_v3_set (out, 0, 0, 0);
+  for (uint32_t i = topology->vertex_start[vertex]; i < topology->vertex_start[vertex + 1]; i++)
+    {
+      uint32_t u = topology->vertex_triangles[i];
+      if (triangle_normal (geometry, u, n) == 0)
+        continue;
+      const uint32_t *tri = geometry->triangles + 3 * u;
+      int k = tri[0] == vertex ? 0 : (tri[1] == vertex ? 1 : 2);
+      const double *v0 = geometry->positions + 3 * tri[k];
+      double e1[3], e2[3], cross[3];
+      cwb_v3_sub (e1, geometry->positions + 3 * tri[(k + 1) % 3], v0);
+      cwb_v3_sub (e2, geometry->positions + 3 * tri[(k + 2) % 3], v0);
+      cwb_v3_cross (cross, e1, e2);
+      double angle = atan2 (cwb_v3_norm (cross), cwb_v3_dot (e1, e2));
+      cwb_v3_axpy (out, angle, n);
+    }
+}
+
+/* Moeller & Trumbore 1997 ray-triangle intersection of o + t dir, 0 < t <= max_t. */
+static gboolean
+ray_triangle (const double o[3], const double dir[3], const TriangleQuery *tq, double max_t,
+              double *t_out, double bary[3])
+{
+  double e1[3], e2[3], pv[3], tv[3], qv[3];
+  cwb_v3_sub (e1, tq->v[1], tq->v[0]);
+  cwb_v3_sub (e2, tq->v[2], tq->v[0]);
+  cwb_v3_cross (pv, dir, e2);
+  double det = cwb_v3_dot (e1, pv);   /* = -dir . (e1 x e2) */
+  if (!(fabs (det) > PARALLEL_RATIO * tq->cross_norm))
+    return FALSE;
+  double inv = 1.0 / det;
+  cwb_v3_sub (tv, o, tq->v[0]);
+  double u = cwb_v3_dot (tv, pv) * inv;
+  if (u < -BARY_TOLERANCE || u > 1 + BARY_TOLERANCE)
+    return FALSE;
+  cwb_v3_cross (qv, tv, e1);
+  double v = cwb_v3_dot (dir, qv) * inv;
+  if (v < -BARY_TOLERANCE || u + v > 1 + BARY_TOLERANCE)
+    return FALSE;
+  double t = cwb_v3_dot (e2, qv) * inv;
+  if (!(t > 0 && t <= max_t))
+    return FALSE;
+  *t_out = t;
+  cwb_v3_set (bary, 1 - u - v, u, v);
+  bary_clamp (bary);
+  return TRUE;
+}
+
+/* ---- Queries ----------------------------------------------------------------------------- */
+
+static void
+visit_nearest (CollisionDetector *detector, PairQuery *pq, const TriangleQuery *tq,
+               uint32_t point, const double p[3])
+{
+  if (!in_box (p, tq->lo, tq->hi))
+    return;
+  detector->stats.point_triangle_tests++;
+  double ap[3];
+  cwb_v3_sub (ap, p, tq->v[0]);
+  double s = cwb_v3_dot (tq->normal, ap);
+  if (!(fabs (s) <= pq->max_depth))   /* the nearest point of T is at least |s| away */
+    return;
+  double bary[3], depth[3];
+  int feature = closest_point_on_triangle (p, tq->v[0], tq->v[1], tq->v[2], bary);
+  bary_clamp (bary);
+  if (feature == FEATURE_FACE)
+    cwb_v3_scale (depth, tq->normal, -s);   /* inside T's prism: the orthogonal projection */
+  else
+    {
+      for (int k = 0; k < 3; k++)
+        depth[k] = bary[0] * tq->v[0][k] + bary[1] * tq->v[1][k] + bary[2] * tq->v[2][k] - p[k];
+    }
+  double dist2 = cwb_v3_dot (depth, depth);
+  if (dist2 > pq->max_depth * pq->max_depth)
+    return;
+  Nearest *rec = &detector->nearest[detector->info[pq->a].offset + point];
+  if (rec->stamp != pq->stamp)
+    {
+      rec->stamp = pq->stamp;
+      rec->ray_slot = NONE;
+      detector->touched[pq->n_touched++] = (uint32_t) (detector->info[pq->a].offset + point);
+    }
+  else if (!(dist2 < rec->dist2))   /* ties: the lowest triangle index stays */
+    return;
+  rec->dist2 = dist2;
+  rec->s = s;
+  rec->triangle = tq->triangle;
+  rec->feature = (uint32_t) feature;
+  cwb_v3_copy (rec->bary, bary);
+  cwb_v3_copy (rec->depth, depth);
+}
+
+static void
+visit_ray (CollisionDetector *detector, PairQuery *pq, const TriangleQuery *tq, uint32_t point,
+           const double p[3])
+{
+  const Nearest *rec = &detector->nearest[detector->info[pq->a].offset + point];
+  if (rec->stamp != pq->stamp || rec->ray_slot == NONE || !in_box (p, tq->lo, tq->hi))
+    return;
+  detector->stats.point_triangle_tests++;
+  RayHit *hit = &detector->rays[rec->ray_slot];
+  double t, bary[3];
+  if (!ray_triangle (p, pq->ray_dir, tq, pq->max_depth, &t, bary) || !(t < hit->t))
+    return;
+  hit->t = t;
+  hit->triangle = tq->triangle;
+  hit->cos_normal = cwb_v3_dot (tq->normal, pq->ray_dir);
+  cwb_v3_copy (hit->bary, bary);
+}
+
+static void
+visit (CollisionDetector *detector, PairQuery *pq, const TriangleQuery *tq, uint32_t point,
+       const double p[3])
+{
+  if (pq->mode == QUERY_NEAREST)
+    visit_nearest (detector, pq, tq, point, p);
+  else
+    visit_ray (detector, pq, tq, point, p);
+}
+
+/* Visits the points of geometry pq->a in the cells of tq's box clipped to [clip_lo, clip_hi]
+ * (Teschner 2003 section 4.2: the second pass queries the cells of each primitive's box). */
+static void
+query_triangle (CollisionDetector *detector, PairQuery *pq, const CwbGeometry *geometries,
+                const TriangleQuery *tq, const double clip_lo[3], const double clip_hi[3])
+{
+  double lo[3], hi[3];
+  for (int k = 0; k < 3; k++)
+    {
+      lo[k] = MAX (tq->lo[k], clip_lo[k]);
+      hi[k] = MIN (tq->hi[k], clip_hi[k]);
+      if (lo[k] > hi[k])
+        return;
+    }
+  const SpatialHash *hash = &detector->hash;
+  int32_t clo[3], chi[3];
+  spatial_hash_cell (hash, lo, clo);
+  spatial_hash_cell (hash, hi, chi);
+  double n_cells = 1;
+  for (int k = 0; k < 3; k++)
+    n_cells *= (double) chi[k] - (double) clo[k] + 1;
+
+  const GeometryInfo *info = &detector->info[pq->a];
+  if (n_cells > (double) info->n_finite)
+    {
+      /* More cells than points: scanning the points is cheaper and visits the same ones. */
+      detector->stats.direct_scans++;
+      const CwbGeometry *geometry = &geometries[pq->a];
+      for (size_t i = 0; i < geometry->n_points; i++)
+        visit (detector, pq, tq, (uint32_t) i, geometry->positions + 3 * i);
+      return;
+    }
+  int32_t cell[3];
+  for (cell[2] = clo[2]; cell[2] <= chi[2]; cell[2]++)
+    for (cell[1] = clo[1]; cell[1] <= chi[1]; cell[1]++)
+      for (cell[0] = clo[0]; cell[0] <= chi[0]; cell[0]++)
+        {
+          detector->stats.cells_visited++;
+          uint32_t bucket = spatial_hash_bucket (hash, cell);
+          for (uint32_t e = hash->bucket_start[bucket]; e < hash->bucket_start[bucket + 1]; e++)
+            {
+              const SpatialHashEntry *entry = &hash->entries[e];
+              if (!spatial_hash_same_cell (entry->cell, cell))
+                {
+                  detector->stats.hash_collisions++;
+                  continue;
+                }
+              if (entry->geometry == pq->a)
+                visit (detector, pq, tq, entry->point, entry->position);
+            }
+        }
+}
+
+/* Every triangle of surface pq->b against the points of pq->a in [clip_lo, clip_hi]. */
+static void
+query_surface (CollisionDetector *detector, PairQuery *pq, const CwbGeometry *geometries,
+               const double clip_lo[3], const double clip_hi[3])
+{
+  size_t nt = geometries[pq->b].n_triangles;
+  for (size_t t = 0; t < nt; t++)
+    if (detector->tris[t].usable)
+      query_triangle (detector, pq, geometries, &detector->tris[t], clip_lo, clip_hi);
+}
+
+static void
+sift_down (uint32_t *x, size_t root, size_t end)
+{
+  for (size_t child; (child = 2 * root + 1) < end; root = child)
+    {
+      if (child + 1 < end && x[child + 1] > x[child])
+        child++;
+      if (x[root] >= x[child])
+        return;
+      uint32_t tmp = x[root];
+      x[root] = x[child];
+      x[child] = tmp;
+    }
+}
+
+/* In-place heap sort of point ids (no allocation; the ids are unique). */
+static void
+sort_ids (uint32_t *x, size_t n)
+{
+  for (size_t i = n / 2; i-- > 0;)
+    sift_down (x, i, n);
+  for (size_t end = n; end > 1; end--)
+    {
+      uint32_t tmp = x[0];
+      x[0] = x[end - 1];
+      x[end - 1] = tmp;
+      sift_down (x, 0, end - 1);
+    }
+}
+
+/* ---- Consistency pass -------------------------------------------------------------------- */
+
+/* Lazarevych section 3.3 (after Spillmann 2007 eq. 2): the model assumes the depth vectors of
+ * a contact region collinear ("the contacting surfaces are almost flat"). Where a flat face
+ * rests on B near one of B's edges, the points within max_depth of B's side face find that
+ * face nearer and get sideways depth vectors that would push the body off the edge.
+ *
+ * Per (A, B) pair: m0 = the mean of the d_i (= sum of the unit directions weighted by |d_i|).
+ * When at least DOMINANCE_FRACTION of the |d_i| weight lies within 60 degrees of m0, the
+ * region is dominated by one direction m = the normalised sum of those d_i; every d_i more
+ * than 60 degrees from m is recomputed as the penetration along m: the ray p + t m
+ * (0 < t <= max_depth) to its first exit through B's surface, kept if that exit face's normal
+ * is within 60 degrees of m (then d_i = t m, T_i and h_ij those of the exit point).
+ * Remaining failure cases: points deeper than max_depth along m keep their sideways d_i (and
+ * deep penetrations beyond max_depth are not found at all); features of B thinner than
+ * max_depth can be pushed through along m as along any direction; genuinely multi-directional
+ * contacts (a box in a corner of B: two faces sharing the weight) have no dominant direction
+ * and are left as found, as are outliers whose ray leaves B through a face that disagrees. */
+static void
+make_consistent (CollisionDetector *detector, PairQuery *pq, const CwbGeometry *geometries,
+                 size_t first, size_t end)
+{
+  if (end - first < 2)
+    return;
+  PenaltyCandidate *found = detector->found;
+  double m0[3] = { 0, 0, 0 }, m[3] = { 0, 0, 0 }, total = 0, agreeing = 0;
+  for (size_t i = first; i < end; i++)
+    {
+      cwb_v3_add (m0, m0, found[i].depth);
+      total += cwb_v3_norm (found[i].depth);
+    }
+  if (cwb_v3_normalize (m0) == 0)
+    return;
+  for (size_t i = first; i < end; i++)
+    {
+      double len = cwb_v3_norm (found[i].depth);
+      if (cwb_v3_dot (found[i].depth, m0) >= COS_60_DEGREES * len)
+        {
+          cwb_v3_add (m, m, found[i].depth);
+          agreeing += len;
+        }
+    }
+  if (agreeing < DOMINANCE_FRACTION * total || cwb_v3_normalize (m) == 0)
+    return;
+
+  size_t n_rays = 0;
+  double lo[3] = { INFINITY, INFINITY, INFINITY }, hi[3] = { -INFINITY, -INFINITY, -INFINITY };
+  const CwbGeometry *geometry = &geometries[pq->a];
+  for (size_t i = first; i < end; i++)
+    {
+      if (cwb_v3_dot (found[i].depth, m) >= COS_60_DEGREES * cwb_v3_norm (found[i].depth))
+        continue;
+      const double *p = geometry->positions + 3 * found[i].point;
+      detector->nearest[detector->info[pq->a].offset + found[i].point].ray_slot =
+        (uint32_t) n_rays;
+      detector->rays[n_rays++] = (RayHit) { .candidate = (uint32_t) i, .t = INFINITY };
+      for (int k = 0; k < 3; k++)
+        {
+          lo[k] = MIN (lo[k], p[k]);
+          hi[k] = MAX (hi[k], p[k]);
+        }
+    }
+  if (n_rays == 0)
+    return;
+
+  /* The exit point is within max_depth of p, so its triangle's grown box holds p. */
+  pq->mode = QUERY_RAY;
+  cwb_v3_copy (pq->ray_dir, m);
+  query_surface (detector, pq, geometries, lo, hi);
+  pq->mode = QUERY_NEAREST;
+
+  for (size_t r = 0; r < n_rays; r++)
+    {
+      const RayHit *hit = &detector->rays[r];
+      PenaltyCandidate *candidate = &found[hit->candidate];
+      detector->nearest[detector->info[pq->a].offset + candidate->point].ray_slot = NONE;
+      if (!isfinite (hit->t) || hit->cos_normal < COS_60_DEGREES)
+        continue;
+      candidate->triangle = hit->triangle;
+      cwb_v3_copy (candidate->bary, hit->bary);
+      cwb_v3_scale (candidate->depth, m, hit->t);
+      detector->stats.consistency_fixes++;
+    }
+}
+
+/* ---- Run --------------------------------------------------------------------------------- */
+
+/* Element of rank (n - 1) / 2 (the lower median) by quickselect; reorders x. */
+static double
+select_median (double *x, size_t n)
+{
+  ptrdiff_t lo = 0, hi = (ptrdiff_t) n - 1, k = (ptrdiff_t) ((n - 1) / 2);
+  while (lo < hi)
+    {
+      double a = x[lo], b = x[(lo + hi) / 2], c = x[hi];
+      double pivot = MAX (MIN (a, b), MIN (MAX (a, b), c));   /* median of three */
+      ptrdiff_t i = lo, j = hi;
+      while (i <= j)
+        {
+          while (x[i] < pivot)
+            i++;
+          while (x[j] > pivot)
+            j--;
+          if (i <= j)
+            {
+              double tmp = x[i]; x[i] = x[j]; x[j] = tmp;
+              i++;
+              j--;
+            }
+        }
+      if (k <= j)
+        hi = j;
+      else if (k >= i)
+        lo = i;
+      else
+        return x[k];
+    }
+  return x[k];
+}
+
+/* The automatic cell edge: the (lower) median edge length of all surface triangles (Teschner
+ * 2003 section 5 finds cells of about the average edge length fastest; the median ignores the
+ * few huge edges of a ground slab as long as they are not half of all edges, and the lower
+ * median leans to the smaller cells, whose worst case query_triangle bounds by scanning).
+ * Falls back to max_depth when there are no usable edges. */
+static double
+automatic_cell_size (CollisionDetector *detector, const CwbGeometry *geometries,
+                     size_t n_geometries, double max_depth)
+{
+  size_t n_edges = 0;
+  for (size_t g = 0; g < n_geometries; g++)
+    if (detector->info[g].topology != NULL && detector->info[g].topology->valid)
+      n_edges += 3 * geometries[g].n_triangles;
+  RESERVE (detector, edges, n_edges);
+  size_t n = 0;
+  for (size_t g = 0; g < n_geometries; g++)
+    {
+      const CwbGeometry *geometry = &geometries[g];
+      if (detector->info[g].topology == NULL || !detector->info[g].topology->valid)
+        continue;
+      for (size_t i = 0; i < 3 * geometry->n_triangles; i++)
+        {
+          size_t j = i - i % 3 + (i + 1) % 3;
+          double e[3];
+          cwb_v3_sub (e, geometry->positions + 3 * geometry->triangles[i],
+                      geometry->positions + 3 * geometry->triangles[j]);
+          double len = cwb_v3_norm (e);
+          if (isfinite (len) && len > 0)
+            detector->edges[n++] = len;
+        }
+    }
+  return n > 0 ? select_median (detector->edges, n) : max_depth;
+}
+
+/* Per-run geometry table: offsets, boxes of the finite points, topologies. Returns the number
+ * of surface points. */
+static size_t
+prepare_geometries (CollisionDetector *detector, const CwbGeometry *geometries,
+                    size_t n_geometries)
+{
+  RESERVE (detector, info, n_geometries);
+  size_t total = 0;
+  for (size_t g = 0; g < n_geometries; g++)
+    {
+      const CwbGeometry *geometry = &geometries[g];
+      GeometryInfo *info = &detector->info[g];
+      *info = (GeometryInfo) { .offset = total, .lo = { INFINITY, INFINITY, INFINITY },
+                               .hi = { -INFINITY, -INFINITY, -INFINITY } };
+      if (geometry->kind != CWB_GEOMETRY_SURFACE)
+        continue;
+      total += geometry->n_points;
+      for (size_t i = 0; i < geometry->n_points; i++)
+        {
+          const double *p = geometry->positions + 3 * i;
+          if (!finite3 (p))
+            continue;
+          info->n_finite++;
+          for (int k = 0; k < 3; k++)
+            {
+              info->lo[k] = MIN (info->lo[k], p[k]);
+              info->hi[k] = MAX (info->hi[k], p[k]);
+            }
+        }
+      if (geometry->n_triangles > 0)
+        info->topology = topology_lookup (detector, geometry);
+    }
+  return total;
+}
+
+/* The triangles of surface b with their normals and grown boxes, computed once per run. */
+static void
+prepare_triangles (CollisionDetector *detector, const CwbGeometry *geometry, double max_depth)
+{
+  RESERVE (detector, tris, geometry->n_triangles);
+  for (size_t t = 0; t < geometry->n_triangles; t++)
+    {
+      TriangleQuery *tq = &detector->tris[t];
+      tq->triangle = (uint32_t) t;
+      for (int k = 0; k < 3; k++)
+        tq->v[k] = geometry->positions + 3 * geometry->triangles[3 * t + k];
+      tq->cross_norm = triangle_normal (geometry, t, tq->normal);
+      tq->usable = tq->cross_norm > 0;
+      for (int k = 0; k < 3; k++)
+        {
+          tq->lo[k] = MIN (tq->v[0][k], MIN (tq->v[1][k], tq->v[2][k])) - max_depth;
+          tq->hi[k] = MAX (tq->v[0][k], MAX (tq->v[1][k], tq->v[2][k])) + max_depth;
+        }
+    }
+}
+
+static uint32_t
+next_stamp (CollisionDetector *detector, size_t n_points)
+{
+  if (++detector->stamp == 0)
+    {
+      for (size_t i = 0; i < n_points; i++)
+        detector->nearest[i].stamp = 0;
+      detector->stamp = 1;
+    }
+  return detector->stamp;
+}
+
+/* Points of geometry a against closed surface b (its triangles prepared). */
+static void
+detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_t a,
+             uint32_t b, double max_depth, gboolean raw_depths, size_t n_points)
+{
+  const GeometryInfo *ia = &detector->info[a];
+  const CwbGeometry *surface = &geometries[b];
+  const Topology *topology = detector->info[b].topology;
+  PairQuery pq = { .a = a, .b = b, .stamp = next_stamp (detector, n_points),
+                   .mode = QUERY_NEAREST, .max_depth = max_depth };
+  detector->stats.pairs_tested++;
+  query_surface (detector, &pq, geometries, ia->lo, ia->hi);
+
+  sort_ids (detector->touched, pq.n_touched);
+  size_t first = detector->n_found;
+  RESERVE (detector, found, detector->n_found + pq.n_touched);
+  for (size_t i = 0; i < pq.n_touched; i++)
+    {
+      const Nearest *rec = &detector->nearest[detector->touched[i]];
+      if (!(rec->dist2 > 0))   /* on the surface: not inside */
+        continue;
+      double normal[3];
+      pseudo_normal (surface, topology, rec->triangle, (int) rec->feature, normal);
+      /* Inside when p - closest = -d points against the pseudo-normal. */
+      if (!(cwb_v3_dot (rec->depth, normal) > 0))
+        continue;
+      if (rec->feature != FEATURE_FACE)
+        detector->stats.edge_vertex_contacts++;
+      PenaltyCandidate *candidate = &detector->found[detector->n_found++];
+      *candidate = (PenaltyCandidate) {
+        .point_geometry = a,
+        .point = (uint32_t) (detector->touched[i] - ia->offset),
+        .surface_geometry = b,
+        .triangle = rec->triangle,
+      };
+      cwb_v3_copy (candidate->bary, rec->bary);
+      cwb_v3_copy (candidate->depth, rec->depth);
+    }
+  if (!raw_depths)
+    make_consistent (detector, &pq, geometries, first, detector->n_found);
+}
+
+void
+collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometries,
+                        size_t n_geometries, const DetectionParams *params, GArray *candidates)
+{
+  g_return_if_fail (detector != NULL && params != NULL && candidates != NULL);
+  g_return_if_fail (g_array_get_element_size (candidates) == sizeof (PenaltyCandidate));
+  g_array_set_size (candidates, 0);
+  g_return_if_fail (params->max_depth > 0 && isfinite (params->max_depth));
+  g_return_if_fail (geometries != NULL || n_geometries == 0);
+  g_return_if_fail (n_geometries < G_MAXUINT32);
+  for (size_t g = 0; g < n_geometries; g++)
+    g_return_if_fail (geometries[g].kind != CWB_GEOMETRY_SURFACE
+                      || ((geometries[g].positions != NULL || geometries[g].n_points == 0)
+                          && (geometries[g].triangles != NULL || geometries[g].n_triangles == 0)
+                          && geometries[g].n_triangles < G_MAXUINT32 / 3));
+
+  double max_depth = params->max_depth;
+  detector->stats = (DetectionStats) { 0 };
+  detector->run++;
+  detector->n_found = 0;
+
+  size_t n_points = prepare_geometries (detector, geometries, n_geometries);
+  g_return_if_fail (n_points < G_MAXUINT32 / 2);   /* point ids and the table are 32-bit */
+  double cell_size = params->cell_size > 0 && isfinite (params->cell_size)
+                       ? params->cell_size
+                       : automatic_cell_size (detector, geometries, n_geometries, max_depth);
+  spatial_hash_build (&detector->hash, geometries, n_geometries, cell_size);
+  detector->stats.cell_size = cell_size;
+  detector->stats.table_size = detector->hash.table_size;
+  detector->stats.points_hashed = detector->hash.n_entries;
+  detector->stats.growths += detector->hash.growths;
+
+  /* Per-point records; new ones start with stamp 0, which no pair uses. */
+  size_t old_capacity = detector->nearest_capacity;
+  RESERVE (detector, nearest, n_points);
+  if (detector->nearest_capacity > old_capacity)
+    memset (detector->nearest + old_capacity, 0,
+            (detector->nearest_capacity - old_capacity) * sizeof (Nearest));
+  RESERVE (detector, touched, n_points);
+  RESERVE (detector, rays, n_points);
+
+  for (size_t b = 0; b < n_geometries; b++)
+    {
+      const CwbGeometry *surface = &geometries[b];
+      const GeometryInfo *ib = &detector->info[b];
+      if (surface->kind != CWB_GEOMETRY_SURFACE || !surface->closed || ib->topology == NULL
+          || !ib->topology->valid || ib->n_finite == 0)
+        continue;
+      gboolean prepared = FALSE;
+      double lo[3], hi[3];
+      for (int k = 0; k < 3; k++)
+        {
+          lo[k] = ib->lo[k] - max_depth;
+          hi[k] = ib->hi[k] + max_depth;
+        }
+      for (size_t a = 0; a < n_geometries; a++)
+        {
+          const GeometryInfo *ia = &detector->info[a];
+          if (a == b || geometries[a].kind != CWB_GEOMETRY_SURFACE || ia->n_finite == 0
+              || !boxes_overlap (ia->lo, ia->hi, lo, hi))
+            continue;
+          if (!prepared)
+            prepare_triangles (detector, surface, max_depth);
+          prepared = TRUE;
+          detect_pair (detector, geometries, (uint32_t) a, (uint32_t) b, max_depth,
+                       params->raw_depths, n_points);
+        }
+    }
+  topology_prune (detector);
+
+  /* Counting sort by global point id (= by point_geometry, point); stable, and each point's
+   * candidates were found in increasing surface order. */
+  RESERVE (detector, sort_start, n_points + 1);
+  uint32_t *start = detector->sort_start;
+  memset (start, 0, (n_points + 1) * sizeof (uint32_t));
+  for (size_t i = 0; i < detector->n_found; i++)
+    {
+      const PenaltyCandidate *c = &detector->found[i];
+      start[detector->info[c->point_geometry].offset + c->point + 1]++;
+    }
+  for (size_t i = 0; i < n_points; i++)
+    start[i + 1] += start[i];
+  g_array_set_size (candidates, detector->n_found);
+  PenaltyCandidate *out = (PenaltyCandidate *) (void *) candidates->data;
+  for (size_t i = 0; i < detector->n_found; i++)
+    {
+      const PenaltyCandidate *c = &detector->found[i];
+      out[start[detector->info[c->point_geometry].offset + c->point]++] = *c;
+    }
+}

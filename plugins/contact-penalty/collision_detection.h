@@ -1,0 +1,96 @@
+/* Collision detection for the penalty contact model: the collision pairs (point i, triangle
+ * T_i) of Lazarevych et al. section 3.3, with the barycentric coordinates h_ij of the contact
+ * location on T_i and the penetration depth vector d_i, found by optimised spatial hashing
+ * (Teschner et al. 2003) adapted to closed triangle surfaces.
+ *
+ * What it finds: a point i of a surface geometry A is in contact with a closed surface B
+ * (B != A) when it lies inside B and its distance to B's surface is at most max_depth. The
+ * contact location is the closest point of B's surface to i (the paper's "orthogonal
+ * projection of the point i onto the surface of the triangle T_i"), T_i the triangle holding
+ * it, d_i = contact location - point (pointing out of B, |d_i| = penetration depth), then
+ * made consistent across each (A, B) contact region (see collision_detection.c).
+ *
+ * Exact: for a closed, consistently oriented (manifold) surface B and a point within
+ * max_depth of it, the inside test and the closest point are exact up to rounding (signed
+ * distance with angle-weighted pseudo-normals, Baerentzen & Aanaes 2005).
+ * Failure cases (by design of a penetration-depth contact model, documented here once):
+ *  - a point deeper than max_depth inside B is not found at all (it is neither near B's
+ *    surface nor otherwise known to be inside);
+ *  - a point pushed past the middle of a part of B thinner than 2 max_depth is found
+ *    relative to the far side, whose face is now the nearest: it is pushed through;
+ *  - detection is by points (the paper's collisions (i, T_i)): edges crossing faces with no
+ *    vertex inside are not found, and a vertex lying exactly on B's surface (distance 0, e.g.
+ *    the corners of two equal boxes stacked exactly aligned, which sit on each other's
+ *    vertical edges) is not inside;
+ *  - surfaces flagged closed that are not (holes, non-manifold edges) get approximate
+ *    inside tests near the defects;
+ *  - the consistency pass rewrites only depth vectors that disagree with a dominant direction
+ *    (see collision_detection.c); genuinely multi-directional contacts are left as found. */
+#pragma once
+
+#include <cwb/geometry.h>
+
+G_BEGIN_DECLS
+
+typedef struct PenaltyCandidate {
+  uint32_t point_geometry;    /* geometry (= index in the geometries array) of the penetrating point i */
+  uint32_t point;             /* its point index */
+  uint32_t surface_geometry;  /* the closed surface it penetrates */
+  uint32_t triangle;          /* T_i: triangle index in that surface */
+  double bary[3];             /* h_ij: barycentric coordinates of the contact location on T_i */
+  double depth[3];            /* d_i: from the point to the contact location, pointing out of the surface; |d_i| = penetration depth */
+} PenaltyCandidate;
+
+typedef struct CollisionDetector CollisionDetector;
+CollisionDetector *collision_detector_new (void);
+void collision_detector_free (CollisionDetector *detector);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CollisionDetector, collision_detector_free)
+
+typedef struct DetectionParams {
+  /* Hash cell edge (m). <= 0: automatic, the median edge length of all surface geometries'
+   * triangles (Teschner 2003 section 5: cells of about the mean edge length are fastest; the
+   * median ignores outliers such as the ground's 20 m edges), recomputed every run. */
+  double cell_size;
+  /* Deepest penetration searched (m), > 0: points deeper than this inside a surface are not
+   * found (they are neither near the surface nor otherwise known to be inside). */
+  double max_depth;
+  /* FALSE (default): run the consistency pass on the depth vectors (collision_detection.c);
+   * TRUE: return the raw closest-feature depths (tests, inspection). */
+  gboolean raw_depths;
+} DetectionParams;
+
+/* Fills `candidates` (cleared first; GArray of PenaltyCandidate) with one candidate per
+ * (point, closed surface of ANOTHER geometry) where the point lies inside that surface within
+ * max_depth, in a deterministic order (sorted by point_geometry, point, surface_geometry).
+ * Geometries: the CwbGeometry array of geometry.h (kind SURFACE only; PARTICLES are skipped;
+ * open surfaces (closed == FALSE) are never penetrated but their points can penetrate
+ * others). No self-collision. Points with a non-finite coordinate are ignored. Allocates
+ * nothing once the sizes have settled (except growing `candidates` itself). */
+void collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometries,
+                             size_t n_geometries, const DetectionParams *params,
+                             GArray *candidates);
+
+/* Statistics of the last run for the report/inspection/benchmarks. */
+typedef struct DetectionStats {
+  double cell_size;              /* the cell edge used (m) */
+  size_t table_size;             /* hash buckets */
+  size_t points_hashed;          /* points put into the table */
+  size_t pairs_tested;           /* (point geometry, closed surface) pairs whose boxes overlap */
+  size_t cells_visited;          /* triangle-cell queries (hash lookups) */
+  size_t hash_collisions;        /* bucket entries rejected because their cell differs from the queried one */
+  size_t direct_scans;           /* triangle queries answered by scanning the geometry's points
+                                  * instead, because the box held more cells than the geometry has points */
+  size_t point_triangle_tests;   /* exact point-triangle tests (point inside a triangle's query box) */
+  size_t edge_vertex_contacts;   /* candidates whose closest feature is an edge or a vertex
+                                  * (inside decided by a pseudo-normal) */
+  size_t consistency_fixes;      /* candidates rewritten by the consistency pass */
+  size_t growths;                /* internal buffer (re)allocations: 0 in steady state */
+} DetectionStats;
+
+const DetectionStats *collision_detector_get_stats (const CollisionDetector *detector);
+
+/* For tests: forces the hash table to `table_size` buckets (any size >= 1, even 1: every
+ * cell collides); 0 restores the automatic prime. */
+void collision_detector_set_table_size (CollisionDetector *detector, size_t table_size);
+
+G_END_DECLS

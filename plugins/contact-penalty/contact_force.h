@@ -1,0 +1,67 @@
+/* Contact forces of the penalty model (Spillmann et al. 2007, as summarised by Lazarevych et
+ * al. sec. 3.3 and extended in sec. 4.1): one force per collision (point i, triangle T_i)
+ * along its penetration depth vector, sized so that the pair would close its penetration in
+ * one time step, then the post-correction that conserves momentum.
+ *
+ * Masses are effective masses: the mass a point shows along the contact normal given its
+ * body's response over one step (m = dt^2 / (n . J C J^T n)), measured through the host's
+ * point_response. For a lumped-mass deformable node this is its nodal mass m_i, the paper's
+ * setting; for a rigid body it accounts for rotation, so a corner is lighter than the body. */
+#pragma once
+
+#include <cwb/cwb.h>
+
+G_BEGIN_DECLS
+
+/* A (geometry, point) pair packed into one sortable key. */
+static inline guint64
+penalty_point_key (uint32_t geometry, uint32_t point)
+{
+  return ((guint64) geometry << 32) | point;
+}
+
+/* The quantities of one collision (i, T_i) the force needs. Masses are in kg; INFINITY for a
+ * point that cannot move (a fixed body). */
+typedef struct PenaltyPair {
+  uint32_t point_geometry, point;        /* i */
+  uint32_t surface_geometry;             /* the body of T_i */
+  uint32_t vertices[3];                  /* T_i = {q, r, s} */
+  double bary[3];                        /* h_ij (eq. 1) */
+  double depth[3];                       /* d_i(t + dt), out of T_i's surface */
+  double m_point;                        /* m_i along the normal */
+  double m_vertex[3];                    /* m_j, j in T_i, along the normal */
+} PenaltyPair;
+
+/* Normalisation factors c (eq. 5) of every point involved, c_i = 1 / (1 + sum_j h_ji): the
+ * share of a point's mass a collision can use when the point is also a vertex of other
+ * collisions' triangles. */
+typedef struct PenaltyNormalisation PenaltyNormalisation;
+
+PenaltyNormalisation *penalty_normalisation_new (void);
+void penalty_normalisation_free (PenaltyNormalisation *norm);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PenaltyNormalisation, penalty_normalisation_free)
+/* Rebuilds the table from the pairs (O(n log n)). */
+void penalty_normalisation_build (PenaltyNormalisation *norm, const PenaltyPair *pairs, size_t n);
+/* c of a point; 1 for a point no triangle of the set contains. */
+double penalty_normalisation_get (const PenaltyNormalisation *norm, uint32_t geometry,
+                                  uint32_t point);
+
+/* F_i = (m_i / dt^2) eps_i d_i (eq. 3) with eps_i = sum_j c_j h_ij m_j /
+ * (c_i m_i + sum_j c_j h_ij m_j) (eq. 4), written as F_i = d_i / (dt^2 (1 / m_i + c_i / S))
+ * with S = sum_j c_j h_ij m_j, which stays finite when either side cannot move. Zero when
+ * neither can. */
+void penalty_contact_force (const PenaltyPair *pair, const PenaltyNormalisation *norm,
+                            double dt, double force[3]);
+
+/* The post-correction (eq. 6, the appendix's a = b = 1/2): each collision's force F_i acts
+ * as F_i / 2 on point i and -h_ij F_i / 2 on the vertices j of T_i, so that
+ * COR(F_j) = (F_j - sum_i h_ij F_i) / 2 on every point and the forces sum to zero. Appends
+ * the contributions of pair k with force forces[3 k ..] to `out` (CwbPointWeight, w = N);
+ * several contributions may name one point (the host sums them). */
+void penalty_post_correct (const PenaltyPair *pairs, const double *forces, size_t n,
+                           GArray *out);
+
+/* Sums the contributions of `items` per (geometry, point), in place, sorted by key. */
+void penalty_merge_point_forces (GArray *items);
+
+G_END_DECLS

@@ -1,0 +1,119 @@
+/* The predictor-corrector solver `predictor-corrector` (Spillmann et al. 2007; Lazarevych et
+ * al. sec. 3.1) for contact models that return forces:
+ *   1. predictor: every body integrates its internal and external forces without contact,
+ *      (q, v) -> (q_p, v_p), through its body model's free motion;
+ *   2. detection and response at the predicted state (the contact model sizes its forces so
+ *      that the penetrations at t + dt close);
+ *   3. corrector: every body integrates again from (q, v), now with the contact forces
+ *      J^T f as external forces.
+ * Nothing in it knows which contact model runs: it reads the contact set's point forces. A
+ * contact model that returns constraint rows is refused with a message (they need the
+ * constraint solver's MLCP). */
+#include <cwb/cwb.h>
+
+typedef struct PredictorCorrector {
+  GArray *q_predicted, *v_predicted, *r, *q_next, *v_next;   /* double scratch */
+} PredictorCorrector;
+
+static GArray *
+new_doubles (void)
+{
+  return g_array_new (FALSE, TRUE, sizeof (double));
+}
+
+static void *
+pc_create (const CwbSolverCreateInfo *info, const CwbHostServices *host, GError **error)
+{
+  PredictorCorrector *self = g_new0 (PredictorCorrector, 1);
+  self->q_predicted = new_doubles ();
+  self->v_predicted = new_doubles ();
+  self->r = new_doubles ();
+  self->q_next = new_doubles ();
+  self->v_next = new_doubles ();
+  return self;
+}
+
+static void
+pc_destroy (void *data)
+{
+  PredictorCorrector *self = data;
+  g_array_unref (self->q_predicted);
+  g_array_unref (self->v_predicted);
+  g_array_unref (self->r);
+  g_array_unref (self->q_next);
+  g_array_unref (self->v_next);
+  g_free (self);
+}
+
+static double *
+zeroed (GArray *a, size_t n)
+{
+  g_array_set_size (a, MAX (n, 1));
+  memset (a->data, 0, a->len * sizeof (double));
+  return (double *) a->data;
+}
+
+/* Every body from (ctx->q, ctx->v) over one step with generalized forces f (nv, or NULL). */
+static void
+integrate (CwbStepContext *ctx, const double *f, double *q_out, double *v_out)
+{
+  for (uint32_t b = 0; b < ctx->n_bodies; b++)
+    {
+      const CwbBodySlot *s = &ctx->bodies[b];
+      ctx->free_motion (ctx, b, ctx->q + s->q_offset, ctx->v + s->v_offset,
+                        f != NULL ? f + s->v_offset : NULL, NULL, q_out + s->q_offset,
+                        v_out + s->v_offset);
+    }
+}
+
+static gboolean
+pc_step (void *data, CwbStepContext *ctx, GError **error)
+{
+  PredictorCorrector *self = data;
+  double *q_p = zeroed (self->q_predicted, ctx->nq);
+  double *v_p = zeroed (self->v_predicted, ctx->nv);
+  integrate (ctx, NULL, q_p, v_p);
+
+  CwbContactSet *set = ctx->detect (ctx, q_p, v_p, CWB_CONTACT_PASS_VELOCITY, error);
+  if (set == NULL)
+    return FALSE;
+  if (set->rows->len > 0)
+    {
+      g_set_error_literal (error, g_quark_from_static_string ("predictor-corrector"), 0,
+                           "the contact model returns constraint rows, which the "
+                           "predictor-corrector solver cannot solve: use the solver "
+                           "'constraint' with it");
+      return FALSE;
+    }
+  double *r = zeroed (self->r, ctx->nv);
+  ctx->point_forces_to_dofs (ctx, r);
+  double *q_next = zeroed (self->q_next, ctx->nq);
+  double *v_next = zeroed (self->v_next, ctx->nv);
+  integrate (ctx, r, q_next, v_next);
+  memcpy (ctx->q, q_next, ctx->nq * sizeof (double));
+  memcpy (ctx->v, v_next, ctx->nv * sizeof (double));
+  return TRUE;
+}
+
+static const CwbSolverVTable pc_vtable = {
+  .struct_size = sizeof (CwbSolverVTable),
+  .create = pc_create,
+  .destroy = pc_destroy,
+  .step = pc_step,
+};
+
+static const CwbPluginDesc pc_desc = {
+  .struct_size = sizeof (CwbPluginDesc),
+  .abi_major = CWB_ABI_MAJOR,
+  .abi_minor = CWB_ABI_MINOR,
+  .kind = CWB_PLUGIN_SOLVER,
+  .name = "predictor-corrector",
+  .version = "1.0.0",
+  .summary = "Predictor, contact forces at the predicted state, corrector that re-integrates "
+             "with them (Spillmann 2007)",
+  .params = NULL,
+  .n_params = 0,
+  .vtable = &pc_vtable,
+};
+
+CWB_DEFINE_PLUGIN (pc_desc)
