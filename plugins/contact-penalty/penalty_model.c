@@ -76,8 +76,8 @@ typedef struct Penalty {
 
 static const CwbParamSpec penalty_params[] = {
   { "static_friction", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
-    "Time-coherent static friction (Lazarevych sec. 4.2); false gives Spillmann 2007's "
-    "original friction, to compare" },
+    "Static friction with its time-coherent stabilisation (Lazarevych sec. 4.2); false "
+    "gives Spillmann 2007's original, always dynamic friction, to compare" },
   { "iteration", CWB_PARAM_ENUM, "", "fixed_point", 1, 0, "fixed_point|secant",
     "How the per-contact friction scaling is iterated, one step per time step: relaxed "
     "fixed point (eq. 16-18) or secant (eq. 19)" },
@@ -495,6 +495,14 @@ size_friction (Penalty *self, const CwbContactQuery *query, Contact *c, const do
   c->sticks = FALSE;
   if (c->u_tilde <= PENALTY_VELOCITY_EPSILON || c->mu == 0 || f_n == 0)
     return;
+  double f_max = c->mu * f_n;                                                  /* eq. 7 */
+  if (!self->static_friction)
+    {
+      /* Spillmann 2007's friction, to compare: always dynamic, f_max against u~. */
+      cwb_v3_scale (c->tangent, v, 1 / c->u_tilde);
+      c->friction = f_max;
+      return;
+    }
   double t[2][3];
   cwb_v3_scale (t[0], v, 1 / c->u_tilde);
   cwb_v3_cross (t[1], c->normal, t[0]);
@@ -507,7 +515,6 @@ size_friction (Penalty *self, const CwbContactQuery *query, Contact *c, const do
         w[2 * a + b] = cwb_v3_dot (t[a], rel) / query->h;
     }
   /* The force here is the friction itself (on i), so the slip it leaves is u~ + w f. */
-  double f_max = c->mu * f_n;                                                  /* eq. 7 */
   double slip[2] = { c->u_tilde, 0 }, f[2];
   cwb_coulomb_disk_solve (w, slip, f_max, f);
   double magnitude = hypot (f[0], f[1]);
@@ -516,7 +523,7 @@ size_friction (Penalty *self, const CwbContactQuery *query, Contact *c, const do
   c->gamma = magnitude / f_max;                                                /* eq. 13 */
   gboolean sticks = c->gamma < 1 - PENALTY_CONE_TOLERANCE;
   double lambda = 1;
-  if (self->static_friction && sticks)
+  if (sticks)
     {
       /* The pointer is used at once: a later lookup may insert and move the states. */
       FrictionState *state = friction_memory_lookup (
