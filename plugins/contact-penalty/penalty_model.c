@@ -69,6 +69,7 @@ typedef struct Penalty {
   GArray *rel_friction; /* double, 3 per contact: response to the friction decided so far */
   GArray *by_geometry_start, *by_geometry;   /* contacts touching each geometry (CSR) */
   GArray *stamp;        /* guint per contact, to list a contact once */
+  GArray *movable;      /* gboolean per geometry: some contact measured a finite mass on it */
   guint stamp_now;
   GArray *affected;     /* guint: contacts a friction force can move */
   GArray *spread_at, *spread_dp;             /* point_response scratch for them */
@@ -126,6 +127,7 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
   self->by_geometry_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   self->by_geometry = g_array_new (FALSE, FALSE, sizeof (guint));
   self->stamp = g_array_new (FALSE, TRUE, sizeof (guint));
+  self->movable = g_array_new (FALSE, TRUE, sizeof (gboolean));
   self->affected = g_array_new (FALSE, FALSE, sizeof (guint));
   self->spread_at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->spread_dp = g_array_new (FALSE, FALSE, sizeof (double));
@@ -151,6 +153,7 @@ penalty_destroy (void *data)
   g_array_unref (self->by_geometry_start);
   g_array_unref (self->by_geometry);
   g_array_unref (self->stamp);
+  g_array_unref (self->movable);
   g_array_unref (self->affected);
   g_array_unref (self->spread_at);
   g_array_unref (self->spread_dp);
@@ -257,6 +260,9 @@ static void
 build_contacts (Penalty *self, const CwbContactQuery *query)
 {
   g_array_set_size (self->contacts, 0);
+  g_array_set_size (self->movable, query->n_geometries);
+  gboolean *movable = (gboolean *) self->movable->data;
+  memset (movable, 0, query->n_geometries * sizeof (gboolean));
   for (guint k = 0; k < self->candidates->len; k++)
     {
       const PenaltyCandidate *c = &g_array_index (self->candidates, PenaltyCandidate, k);
@@ -283,6 +289,8 @@ build_contacts (Penalty *self, const CwbContactQuery *query)
         }
       if (isinf (contact.pair.m_point) && !surface_moves)
         continue;
+      movable[c->point_geometry] |= !isinf (contact.pair.m_point);
+      movable[c->surface_geometry] |= surface_moves;
       uint32_t body_a = query->geometries[c->point_geometry].body;
       uint32_t body_b = surface->body;
       contact.mu = cwb_friction_combine (query->friction[body_a], query->friction[body_b]);
@@ -368,31 +376,35 @@ pair_response (const CwbContactQuery *query, const Contact *c, const double dire
     cwb_v3_axpy (rel, -c->pair.bary[j], &dp[3 + 3 * j]);
 }
 
-/* The contacts touching each geometry, so that a force's response is evaluated only where
- * it can act: at the contacts that share a body with it. */
+/* The contacts touching each movable geometry, so that a force's response is evaluated
+ * only where it can act: at the contacts that share a moving body with it. A fixed body (the
+ * ground, a basket) carries no list: it would tie every contact on it to every other. */
 static void
 index_contacts (Penalty *self, size_t n_geometries)
 {
   GArray *contacts = self->contacts;
+  const gboolean *movable = (const gboolean *) self->movable->data;
   g_array_set_size (self->by_geometry_start, n_geometries + 1);
   size_t *start = (size_t *) self->by_geometry_start->data;
   memset (start, 0, (n_geometries + 1) * sizeof (size_t));
   for (guint k = 0; k < contacts->len; k++)
     {
       const PenaltyPair *p = &g_array_index (contacts, Contact, k).pair;
-      start[p->point_geometry + 1]++;
-      if (p->surface_geometry != p->point_geometry)
+      if (movable[p->point_geometry])
+        start[p->point_geometry + 1]++;
+      if (p->surface_geometry != p->point_geometry && movable[p->surface_geometry])
         start[p->surface_geometry + 1]++;
     }
   for (size_t g = 0; g < n_geometries; g++)
     start[g + 1] += start[g];
   g_array_set_size (self->by_geometry, start[n_geometries]);
-  g_autofree size_t *fill = g_memdup2 (start, n_geometries * sizeof (size_t));
+  g_autofree size_t *fill = g_memdup2 (start, MAX (n_geometries, 1) * sizeof (size_t));
   for (guint k = 0; k < contacts->len; k++)
     {
       const PenaltyPair *p = &g_array_index (contacts, Contact, k).pair;
-      g_array_index (self->by_geometry, guint, fill[p->point_geometry]++) = k;
-      if (p->surface_geometry != p->point_geometry)
+      if (movable[p->point_geometry])
+        g_array_index (self->by_geometry, guint, fill[p->point_geometry]++) = k;
+      if (p->surface_geometry != p->point_geometry && movable[p->surface_geometry])
         g_array_index (self->by_geometry, guint, fill[p->surface_geometry]++) = k;
     }
   g_array_set_size (self->stamp, contacts->len);

@@ -3,35 +3,35 @@
  * configuration the geometries were last mapped at. Force-based contact models use it to size
  * their forces (the effective m_i / dt^2 of Spillmann 2007 for any body model).
  *
- * Forces and query points are bucketed by geometry with a counting sort, so a call costs
- * O(forces + points + geometries) plus one compliance product per body touched. */
+ * Forces and query points are sorted by geometry, so a call costs O(n log n) in its forces
+ * and points, plus one compliance product per body touched, whatever the world's size. */
 #include "world_private.h"
 
-/* Orders items[0..n) by geometry into sorted (stable), with start[g]..start[g+1) the run of
- * geometry g; index[k] is the position in items of sorted[k]. */
-static void
-bucket_by_geometry (const CwbPointWeight *items, size_t n, size_t n_geometries, GArray *start,
-                    GArray *sorted, GArray *index)
+/* One item with its position in the caller's array, for sorting by geometry. */
+typedef struct Indexed {
+  CwbPointWeight item;
+  size_t index;
+} Indexed;
+
+static int
+compare_indexed (gconstpointer a, gconstpointer b)
 {
-  g_array_set_size (start, n_geometries + 1);
+  const Indexed *x = a, *y = b;
+  if (x->item.geometry != y->item.geometry)
+    return x->item.geometry < y->item.geometry ? -1 : 1;
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+/* items sorted by geometry (stable) into `sorted` (Indexed): O(n log n), independent of the
+ * number of geometries, so that the many small calls a contact model makes stay cheap in a
+ * world of thousands of bodies. */
+static void
+sort_by_geometry (const CwbPointWeight *items, size_t n, GArray *sorted)
+{
   g_array_set_size (sorted, n);
-  g_array_set_size (index, n);
-  size_t *s = (size_t *) start->data;
-  memset (s, 0, (n_geometries + 1) * sizeof (size_t));
   for (size_t k = 0; k < n; k++)
-    s[items[k].geometry + 1]++;
-  for (size_t g = 0; g < n_geometries; g++)
-    s[g + 1] += s[g];
-  for (size_t k = 0; k < n; k++)
-    {
-      size_t slot = s[items[k].geometry]++;
-      g_array_index (sorted, CwbPointWeight, slot) = items[k];
-      g_array_index (index, size_t, slot) = k;
-    }
-  /* The scatter advanced each start to its end: shift back. */
-  for (size_t g = n_geometries; g > 0; g--)
-    s[g] = s[g - 1];
-  s[0] = 0;
+    g_array_index (sorted, Indexed, k) = (Indexed){ items[k], k };
+  g_array_sort (sorted, compare_indexed);
 }
 
 static gboolean
@@ -54,16 +54,30 @@ cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t 
   for (size_t k = 0; k < n_at; k++)
     g_return_if_fail (at[k].geometry < n_geometries);
 
-  bucket_by_geometry (forces, n_forces, n_geometries, s->force_start, s->forces, s->force_index);
-  bucket_by_geometry (at, n_at, n_geometries, s->at_start, s->at, s->at_index);
-  const size_t *fs = (const size_t *) s->force_start->data;
-  const size_t *as = (const size_t *) s->at_start->data;
-
-  for (size_t g = 0; g < n_geometries; g++)
+  sort_by_geometry (forces, n_forces, s->forces);
+  sort_by_geometry (at, n_at, s->at);
+  const Indexed *f = (const Indexed *) s->forces->data;
+  const Indexed *a = (const Indexed *) s->at->data;
+  size_t fi = 0, ai = 0;
+  while (fi < n_forces && ai < n_at)
     {
-      size_t nf = fs[g + 1] - fs[g], na = as[g + 1] - as[g];
+      uint32_t g = f[fi].item.geometry;
+      if (a[ai].item.geometry < g)
+        {
+          ai++;
+          continue;
+        }
+      size_t f_end = fi;
+      while (f_end < n_forces && f[f_end].item.geometry == g)
+        f_end++;
+      size_t a_begin = ai;
+      while (ai < n_at && a[ai].item.geometry == g)
+        ai++;
+      size_t nf = f_end - fi, na = ai - a_begin;
+      size_t f_begin = fi;
+      fi = f_end;
       uint32_t body = world->geometries[g].body;
-      if (nf == 0 || na == 0 || world->slots[body].fixed)
+      if (na == 0 || world->slots[body].fixed)
         continue;
       CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
       const double *q = world->q_detect + b->slot.q_offset;
@@ -71,31 +85,31 @@ cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t 
       g_array_set_size (s->r, 2 * nv);
       double *r = (double *) s->r->data, *dq = r + nv;
       memset (r, 0, nv * sizeof (double));
-      b->mapping->apply_jt (b->mapping_self, q,
-                            &g_array_index (s->forces, CwbPointWeight, fs[g]), nf, r);
+      g_array_set_size (s->weights, nf);
+      for (size_t k = 0; k < nf; k++)
+        g_array_index (s->weights, CwbPointWeight, k) = f[f_begin + k].item;
+      b->mapping->apply_jt (b->mapping_self, q, (const CwbPointWeight *) s->weights->data, nf,
+                            r);
       b->model->compliance_apply (b->model_self, q, world->h, CWB_COMPLIANCE_EXACT, r, dq);
 
       g_array_set_size (s->dp, 3 * MAX (na, world->geometries[g].n_points));
       double *dp = (double *) s->dp->data;
-      const CwbPointWeight *points = &g_array_index (s->at, CwbPointWeight, as[g]);
+      g_array_set_size (s->point_ids, na);
+      uint32_t *ids = (uint32_t *) s->point_ids->data;
+      for (size_t k = 0; k < na; k++)
+        ids[k] = a[a_begin + k].item.point;
       if (has_apply_j_points (b->mapping))
-        {
-          g_array_set_size (s->point_ids, na);
-          uint32_t *ids = (uint32_t *) s->point_ids->data;
-          for (size_t k = 0; k < na; k++)
-            ids[k] = points[k].point;
-          b->mapping->apply_j_points (b->mapping_self, q, dq, ids, na, dp);
-        }
+        b->mapping->apply_j_points (b->mapping_self, q, dq, ids, na, dp);
       else
         {
           /* An ABI 1.0 mapping: J at every point, then pick (O(points) per body). */
           b->mapping->apply_j (b->mapping_self, q, dq, dp);
           for (size_t k = 0; k < na; k++)
-            memmove (&dp[3 * k], &dp[3 * points[k].point], 3 * sizeof (double));
+            memmove (&dp[3 * k], &dp[3 * ids[k]], 3 * sizeof (double));
         }
       for (size_t k = 0; k < na; k++)
         {
-          size_t original = g_array_index (s->at_index, size_t, as[g] + k);
+          size_t original = a[a_begin + k].index;
           cwb_v3_add (&displacements[3 * original], &displacements[3 * original], &dp[3 * k]);
         }
     }
@@ -104,12 +118,9 @@ cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t 
 void
 cwb_response_scratch_init (CwbResponseScratch *s)
 {
-  s->force_start = g_array_new (FALSE, FALSE, sizeof (size_t));
-  s->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  s->force_index = g_array_new (FALSE, FALSE, sizeof (size_t));
-  s->at_start = g_array_new (FALSE, FALSE, sizeof (size_t));
-  s->at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  s->at_index = g_array_new (FALSE, FALSE, sizeof (size_t));
+  s->forces = g_array_new (FALSE, FALSE, sizeof (Indexed));
+  s->at = g_array_new (FALSE, FALSE, sizeof (Indexed));
+  s->weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   s->point_ids = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   s->r = g_array_new (FALSE, FALSE, sizeof (double));
   s->dp = g_array_new (FALSE, FALSE, sizeof (double));
@@ -118,8 +129,7 @@ cwb_response_scratch_init (CwbResponseScratch *s)
 void
 cwb_response_scratch_destroy (CwbResponseScratch *s)
 {
-  GArray **arrays[] = { &s->force_start, &s->forces, &s->force_index, &s->at_start, &s->at,
-                        &s->at_index, &s->point_ids, &s->r, &s->dp };
+  GArray **arrays[] = { &s->forces, &s->at, &s->weights, &s->point_ids, &s->r, &s->dp };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_clear_pointer (arrays[k], g_array_unref);
 }

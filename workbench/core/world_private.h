@@ -22,10 +22,10 @@ typedef struct CwbWorldBody {
 
 /* Scratch of cwb_world_point_response, reused from call to call. */
 typedef struct CwbResponseScratch {
-  GArray *force_start, *forces, *force_index;   /* forces bucketed by geometry */
-  GArray *at_start, *at, *at_index;             /* query points bucketed by geometry */
-  GArray *point_ids;                            /* uint32_t */
-  GArray *r, *dp;                               /* double */
+  GArray *forces, *at;       /* the call's items sorted by geometry, with their positions */
+  GArray *weights;           /* CwbPointWeight: one geometry's forces */
+  GArray *point_ids;         /* uint32_t */
+  GArray *r, *dp;            /* double */
 } CwbResponseScratch;
 
 /* A plugin instance of the contact model or the solver, with its parameters. */
