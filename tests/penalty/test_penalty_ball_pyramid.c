@@ -29,23 +29,20 @@
 static CwbWorld *
 pyramid (CwbRegistry *registry, double mu_balls, double mu_ground)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
-                                            "penalty-ball-pyramid.yaml", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CwbScene) scene = cwb_scene_load (path, &error);
-  g_assert_no_error (error);
   /* Friction combines as sqrt(mu_a mu_b): the ground's own value makes the ground pairs'. */
   const char *bodies[] = { "ball-0", "ball-1", "ball-2", "top", "ground" };
+  char *sets[G_N_ELEMENTS (bodies) + 1] = { NULL };
   for (size_t k = 0; k < G_N_ELEMENTS (bodies); k++)
     {
       char value[G_ASCII_DTOSTR_BUF_SIZE];
       double mu = k == 4 ? mu_ground * mu_ground / mu_balls : mu_balls;
-      g_ascii_dtostr (value, sizeof value, mu);
-      g_autofree char *key = g_strdup_printf ("bodies.%s.friction", bodies[k]);
-      g_assert_true (cwb_scene_apply_set (scene, key, value, &error));
+      sets[k] = g_strdup_printf ("bodies.%s.friction=%s", bodies[k],
+                                 g_ascii_dtostr (value, sizeof value, mu));
     }
-  CwbWorld *world = cwb_world_new (scene, registry, &error);
-  g_assert_no_error (error);
+  CwbWorld *world = fixture_world_from_file (registry, "scenes/penalty-ball-pyramid.yaml",
+                                             (const char *const *) sets);
+  for (size_t k = 0; k < G_N_ELEMENTS (bodies); k++)
+    g_free (sets[k]);
   return world;
 }
 

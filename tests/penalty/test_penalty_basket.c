@@ -15,16 +15,11 @@
 static double
 settled_kinetic_energy (gboolean static_friction)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "tests", "data",
-                                            "penalty-basket-10.yaml", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CwbScene) scene = cwb_scene_load (path, &error);
-  g_assert_no_error (error);
-  g_assert_true (cwb_scene_apply_set (scene, "contact.static_friction",
-                                      static_friction ? "true" : "false", &error));
+  const char *sets[] = { static_friction ? "contact.static_friction=true"
+                                         : "contact.static_friction=false", NULL };
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = cwb_world_new (scene, registry, &error);
-  g_assert_no_error (error);
+  g_autoptr (CwbWorld) world = fixture_world_from_file (
+    registry, "tests/data/penalty-basket-10.yaml", sets);
   g_assert_cmpfloat (cwb_world_dt (world), ==, DT);
   fixture_step (world, SETTLE_STEPS);
   double sum = 0;

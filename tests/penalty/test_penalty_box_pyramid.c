@@ -18,16 +18,11 @@
 static double
 run (gboolean static_friction, double *top_moved)
 {
-  g_autofree char *path = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
-                                            "penalty-box-pyramid-incline.yaml", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CwbScene) scene = cwb_scene_load (path, &error);
-  g_assert_no_error (error);
-  g_assert_true (cwb_scene_apply_set (scene, "contact.static_friction",
-                                      static_friction ? "true" : "false", &error));
+  const char *sets[] = { static_friction ? "contact.static_friction=true"
+                                         : "contact.static_friction=false", NULL };
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = cwb_world_new (scene, registry, &error);
-  g_assert_no_error (error);
+  g_autoptr (CwbWorld) world = fixture_world_from_file (
+    registry, "scenes/penalty-box-pyramid-incline.yaml", sets);
   size_t top = cwb_world_n_bodies (world) - 1;
   g_assert_cmpstr (cwb_world_body_name (world, top), ==, "box-2-0");
   fixture_step (world, 200);

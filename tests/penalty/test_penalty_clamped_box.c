@@ -14,27 +14,15 @@
 /* Drift without the stabilisation: more than a centimetre in 5 s (3 cm/s measured). */
 #define DRIFT_DISPLACEMENT 0.01
 
-static CwbWorld *
-clamped_box (CwbRegistry *registry, gboolean static_friction)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
-                                            "penalty-clamped-box.yaml", NULL);
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CwbScene) scene = cwb_scene_load (path, &error);
-  g_assert_no_error (error);
-  g_assert_true (cwb_scene_apply_set (scene, "contact.static_friction",
-                                      static_friction ? "true" : "false", &error));
-  CwbWorld *world = cwb_world_new (scene, registry, &error);
-  g_assert_no_error (error);
-  return world;
-}
-
 /* Steps 5 s; returns the box's displacement and largest speed over the last 4 s. */
 static double
 run (gboolean static_friction, double *largest_speed)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = clamped_box (registry, static_friction);
+  const char *sets[] = { static_friction ? "contact.static_friction=true"
+                                         : "contact.static_friction=false", NULL };
+  g_autoptr (CwbWorld) world = fixture_world_from_file (registry,
+                                                        "scenes/penalty-clamped-box.yaml", sets);
   CwbBodySummary start, s;
   cwb_world_body_summary (world, 2, &start);
   fixture_step (world, 200);

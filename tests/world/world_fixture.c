@@ -26,6 +26,27 @@ fixture_world (CwbRegistry *registry, const char *yaml)
   return world;
 }
 
+CwbWorld *
+fixture_world_from_file (CwbRegistry *registry, const char *relative_path,
+                         const char *const *sets)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), relative_path, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) scene = cwb_scene_load (path, &error);
+  g_assert_no_error (error);
+  for (const char *const *set = sets; set != NULL && *set != NULL; set++)
+    {
+      const char *eq = strchr (*set, '=');
+      g_assert_nonnull (eq);
+      g_autofree char *key = g_strndup (*set, (gsize) (eq - *set));
+      g_assert_true (cwb_scene_apply_set (scene, key, eq + 1, &error));
+      g_assert_no_error (error);
+    }
+  CwbWorld *world = cwb_world_new (scene, registry, &error);
+  g_assert_no_error (error);
+  return world;
+}
+
 void
 fixture_step (CwbWorld *world, int n)
 {

@@ -12,5 +12,11 @@ CwbRegistry *fixture_registry (void);
 /* A world from YAML text; fails the test with the error's message if it does not build. */
 CwbWorld *fixture_world (CwbRegistry *registry, const char *yaml);
 
+/* A world from a scene file of the source tree (path relative to CWB_SOURCE_DIR) with --set
+ * style overrides ("KEY=VALUE", NULL-terminated, may be NULL); fails the test on an error.
+ * The registry must outlive the world. */
+CwbWorld *fixture_world_from_file (CwbRegistry *registry, const char *relative_path,
+                                   const char *const *sets);
+
 /* Steps n times, failing the test on the first error. */
 void fixture_step (CwbWorld *world, int n);
