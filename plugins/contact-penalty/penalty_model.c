@@ -260,9 +260,9 @@ static void
 build_contacts (Penalty *self, const CwbContactQuery *query)
 {
   g_array_set_size (self->contacts, 0);
-  g_array_set_size (self->movable, query->n_geometries);
+  g_array_set_size (self->movable, MAX (query->n_geometries, 1));
   gboolean *movable = (gboolean *) self->movable->data;
-  memset (movable, 0, query->n_geometries * sizeof (gboolean));
+  memset (movable, 0, self->movable->len * sizeof (gboolean));
   for (guint k = 0; k < self->candidates->len; k++)
     {
       const PenaltyCandidate *c = &g_array_index (self->candidates, PenaltyCandidate, k);
@@ -407,8 +407,8 @@ index_contacts (Penalty *self, size_t n_geometries)
       if (p->surface_geometry != p->point_geometry && movable[p->surface_geometry])
         g_array_index (self->by_geometry, guint, fill[p->surface_geometry]++) = k;
     }
-  g_array_set_size (self->stamp, contacts->len);
-  memset (self->stamp->data, 0, contacts->len * sizeof (guint));
+  g_array_set_size (self->stamp, MAX (contacts->len, 1));
+  memset (self->stamp->data, 0, self->stamp->len * sizeof (guint));
   self->stamp_now = 0;
 }
 

@@ -48,6 +48,8 @@ cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t 
   CwbWorld *world = host_data;
   CwbResponseScratch *s = &world->response;
   size_t n_geometries = world->bodies->len;
+  if (n_at == 0)
+    return;
   memset (displacements, 0, 3 * n_at * sizeof (double));
   for (size_t k = 0; k < n_forces; k++)
     g_return_if_fail (forces[k].geometry < n_geometries);
