@@ -22,15 +22,15 @@
 /* A ground slab and a box resting on it, both turned by `angle` about y: the slab's top face
  * is the plane through the origin with normal (sin a, 0, cos a). */
 static char *
-incline_scene (double angle, double downhill_speed, gboolean static_friction)
+incline_scene (double angle, double downhill_speed, gboolean implicit_contacts)
 {
   char b[8][G_ASCII_DTOSTR_BUF_SIZE];
   double n[3] = { sin (angle), 0, cos (angle) };
   /* Downhill: (cos a, 0, -sin a). */
   return g_strdup_printf (
     "world: { dt: %g, gravity: [0, 0, %g] }\n"
-    "contact: { model: penalty, static_friction: %s }\n"
-    "solver: { name: predictor-corrector }\n"
+    "contact: { model: penalty }\n"
+    "solver: { name: predictor-corrector, implicit_contacts: %s }\n"
     "bodies:\n"
     "  - name: ground\n"
     "    shape: { type: ground, size: [6, 2, 0.5] }\n"
@@ -42,7 +42,7 @@ incline_scene (double angle, double downhill_speed, gboolean static_friction)
     "    pose: { position: [%s, 0, %s], orientation: [%s, 0, %s, 0] }\n"
     "    velocity: { linear: [%s, 0, %s] }\n"
     "    material: { density: 500, friction: %g }\n",
-    DT, -G, static_friction ? "true" : "false",
+    DT, -G, implicit_contacts ? "true" : "false",
     g_ascii_dtostr (b[0], sizeof b[0], cos (angle / 2)),
     g_ascii_dtostr (b[1], sizeof b[1], sin (angle / 2)), MU, BOX, BOX, BOX,
     g_ascii_dtostr (b[2], sizeof b[2], n[0] * BOX / 2),
@@ -70,11 +70,11 @@ speed (CwbWorld *world)
 }
 
 static void
-test_sticks (void)
+check_sticks (gboolean implicit_contacts)
 {
   double angle = atan (0.8 * MU);
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autofree char *yaml = incline_scene (angle, 0, TRUE);
+  g_autofree char *yaml = incline_scene (angle, 0, implicit_contacts);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   fixture_step (world, 200);   /* 1 s to settle onto the plane */
   double worst = 0;
@@ -83,8 +83,15 @@ test_sticks (void)
       fixture_step (world, 1);
       worst = MAX (worst, speed (world));
     }
-  g_test_message ("sticking box: largest speed over the last 2 s %.3g m/s", worst);
+  g_test_message ("sticking box (%s contact forces): largest speed over the last 2 s %.3g m/s",
+                  implicit_contacts ? "implicit" : "explicit", worst);
   g_assert_cmpfloat (worst, <, STICK_VELOCITY);
+}
+
+static void
+test_sticks (void)
+{
+  check_sticks (FALSE);
 }
 
 static void
@@ -93,7 +100,7 @@ test_slides (void)
   double angle = atan (1.3 * MU);
   double expected = G * (sin (angle) - MU * cos (angle));
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autofree char *yaml = incline_scene (angle, 0, TRUE);
+  g_autofree char *yaml = incline_scene (angle, 0, FALSE);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   fixture_step (world, 40);
   double v0 = downhill_velocity (world, angle);
@@ -113,7 +120,7 @@ test_comes_to_rest (void)
   double deceleration = G * (MU * cos (angle) - sin (angle));
   double stop_time = v0 / deceleration;
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autofree char *yaml = incline_scene (angle, v0, TRUE);
+  g_autofree char *yaml = incline_scene (angle, v0, FALSE);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   /* Still sliding at half the stopping time, at about half the speed. */
   fixture_step (world, (int) (0.5 * stop_time / DT));

@@ -42,6 +42,22 @@ has_apply_j_points (const CwbMappingVTable *vt)
 }
 
 void
+cwb_mapping_j_point (const CwbMappingVTable *vt, void *mapping, const double *q,
+                     const double *dq, uint32_t point, double dp[3], GArray *scratch)
+{
+  if (has_apply_j_points (vt))
+    {
+      vt->apply_j_points (mapping, q, dq, &point, 1, dp);
+      return;
+    }
+  CwbGeometryLayout layout = { .struct_size = sizeof layout };
+  vt->get_layout (mapping, &layout);
+  g_array_set_size (scratch, 3 * layout.n_points);
+  vt->apply_j (mapping, q, dq, (double *) scratch->data);
+  memcpy (dp, &g_array_index (scratch, double, 3 * point), 3 * sizeof (double));
+}
+
+void
 cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t n_forces,
                           const CwbPointWeight *at, size_t n_at, double *displacements)
 {

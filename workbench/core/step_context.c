@@ -242,6 +242,36 @@ ctx_report_solve (CwbStepContext *ctx, int iterations, double residual,
     g_array_append_vals (world->residual_history, residual_history, (guint) n_history);
 }
 
+/* df = J^T K J dq for one body: J dq at the blocks' second points, K on it, J^T back from
+ * their first points. */
+static void
+ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *dq, double *df)
+{
+  CwbWorld *world = world_of (ctx);
+  CwbWorldBody *b = body_at (world, body);
+  memset (df, 0, b->slot.nv * sizeof (double));
+  const GArray *blocks = world->contacts.stiffness;
+  const double *q = world->q_detect + b->slot.q_offset;
+  uint32_t g = body;   /* one geometry per body, in body order */
+  g_array_set_size (world->scratch_weights, 0);
+  for (guint k = 0; k < blocks->len; k++)
+    {
+      const CwbPointStiffness *block = &g_array_index (blocks, CwbPointStiffness, k);
+      if (block->geometry_a != g || block->geometry_b != g)
+        continue;
+      double dp[3];
+      cwb_mapping_j_point (b->mapping, b->mapping_self, q, dq, block->point_b, dp,
+                           world->scratch_r);
+      CwbPointWeight f = { .geometry = g, .point = block->point_a };
+      cwb_m3_mul_v3 (f.w, block->k, dp);
+      g_array_append_val (world->scratch_weights, f);
+    }
+  if (world->scratch_weights->len > 0)
+    b->mapping->apply_jt (b->mapping_self, q,
+                          (const CwbPointWeight *) world->scratch_weights->data,
+                          world->scratch_weights->len, df);
+}
+
 void
 cwb_world_init_step_context (CwbWorld *world)
 {
@@ -257,4 +287,5 @@ cwb_world_init_step_context (CwbWorld *world)
   ctx->point_forces_to_dofs = ctx_point_forces_to_dofs;
   ctx->geometries = ctx_geometries;
   ctx->report_solve = ctx_report_solve;
+  ctx->contact_stiffness_apply = ctx_contact_stiffness_apply;
 }

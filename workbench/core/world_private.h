@@ -84,6 +84,10 @@ CwbContactQuery cwb_world_contact_query (CwbWorld *world, CwbContactPass pass);
 void cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t n_forces,
                                const CwbPointWeight *at, size_t n_at, double *displacements);
 void cwb_response_scratch_init (CwbResponseScratch *scratch);
+/* dp = J(q) dq at one point, with apply_j_points when the mapping has it (scratch holds all
+ * points' otherwise). */
+void cwb_mapping_j_point (const CwbMappingVTable *vt, void *mapping, const double *q,
+                          const double *dq, uint32_t point, double dp[3], GArray *scratch);
 void cwb_response_scratch_destroy (CwbResponseScratch *scratch);
 /* Maps every body at (q, v) into its geometry (positions and velocities). */
 void cwb_world_map_geometries (CwbWorld *world, const double *q, const double *v);

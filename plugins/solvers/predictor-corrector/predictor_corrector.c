@@ -5,15 +5,40 @@
  *   2. detection and response at the predicted state (the contact model sizes its forces so
  *      that the penetrations at t + dt close);
  *   3. corrector: every body integrates again from (q, v), now with the contact forces
- *      J^T f as external forces.
+ *      J^T f as external forces; with `implicit_contacts`, also with their stiffness
+ *      K = J^T (df/dp) J as k_ext, so a body model with an implicit step integrates the
+ *      contact forces implicitly. The forces were taken at the predicted state q_p, and the
+ *      body model linearises k_ext about q, so the force handed over is
+ *      f(q_p) - K (q_p - q), with q_p - q = h v_p in velocity space (Saupin 2008 eq. 12):
+ *      f(q_p) + K (q_next - q_p) is then what acts.
  * Nothing in it knows which contact model runs: it reads the contact set's point forces. A
  * contact model that returns constraint rows is refused with a message (they need the
  * constraint solver's MLCP). */
 #include <cwb/cwb.h>
 
 typedef struct PredictorCorrector {
-  GArray *q_predicted, *v_predicted, *r, *q_next, *v_next;   /* double scratch */
+  gboolean implicit_contacts;
+  GArray *q_predicted, *v_predicted, *r, *q_next, *v_next, *dq;   /* double scratch */
 } PredictorCorrector;
+
+static const CwbParamSpec pc_params[] = {
+  { "implicit_contacts", CWB_PARAM_BOOL, "", "false", 1, 0, NULL,
+    "Hand the contact forces' stiffness to the body models' implicit step (k_ext) in the "
+    "corrector; false: the forces act explicitly, as in Spillmann 2007" },
+};
+
+/* k_ext of one body: the host's contact stiffness in that body's DOFs. */
+typedef struct BodyStiffness {
+  CwbStepContext *ctx;
+  uint32_t body;
+} BodyStiffness;
+
+static void
+body_stiffness_apply (void *data, const double *x, double *y)
+{
+  BodyStiffness *k = data;
+  k->ctx->contact_stiffness_apply (k->ctx, k->body, x, y);
+}
 
 static GArray *
 new_doubles (void)
@@ -25,6 +50,8 @@ static void *
 pc_create (const CwbSolverCreateInfo *info, const CwbHostServices *host, GError **error)
 {
   PredictorCorrector *self = g_new0 (PredictorCorrector, 1);
+  self->implicit_contacts = cwb_param_bool (info->params, "implicit_contacts", FALSE);
+  self->dq = new_doubles ();
   self->q_predicted = new_doubles ();
   self->v_predicted = new_doubles ();
   self->r = new_doubles ();
@@ -42,6 +69,7 @@ pc_destroy (void *data)
   g_array_unref (self->r);
   g_array_unref (self->q_next);
   g_array_unref (self->v_next);
+  g_array_unref (self->dq);
   g_free (self);
 }
 
@@ -53,16 +81,43 @@ zeroed (GArray *a, size_t n)
   return (double *) a->data;
 }
 
-/* Every body from (ctx->q, ctx->v) over one step with generalized forces f (nv, or NULL). */
+/* Every body from (ctx->q, ctx->v) over one step with generalized forces f (nv, or NULL)
+ * and, when `stiff`, the contact stiffness as k_ext. */
 static void
-integrate (CwbStepContext *ctx, const double *f, double *q_out, double *v_out)
+integrate (CwbStepContext *ctx, const double *f, gboolean stiff, double *q_out, double *v_out)
 {
   for (uint32_t b = 0; b < ctx->n_bodies; b++)
     {
       const CwbBodySlot *s = &ctx->bodies[b];
+      BodyStiffness k = { ctx, b };
+      CwbLinearOperator k_ext = { body_stiffness_apply, &k };
       ctx->free_motion (ctx, b, ctx->q + s->q_offset, ctx->v + s->v_offset,
-                        f != NULL ? f + s->v_offset : NULL, NULL, q_out + s->q_offset,
-                        v_out + s->v_offset);
+                        f != NULL ? f + s->v_offset : NULL, stiff ? &k_ext : NULL,
+                        q_out + s->q_offset, v_out + s->v_offset);
+    }
+}
+
+static gboolean
+has_contact_stiffness (const CwbStepContext *ctx)
+{
+  return ctx->struct_size >= G_STRUCT_OFFSET (CwbStepContext, contact_stiffness_apply)
+                             + sizeof (void *)
+         && ctx->contact_stiffness_apply != NULL;
+}
+
+/* r -= K (h v_p) per body: the force at q_p seen from the linearisation point q. */
+static void
+shift_linearisation (PredictorCorrector *self, CwbStepContext *ctx, const double *v_p, double *r)
+{
+  for (uint32_t b = 0; b < ctx->n_bodies; b++)
+    {
+      const CwbBodySlot *s = &ctx->bodies[b];
+      double *dq = zeroed (self->dq, 2 * s->nv), *df = dq + s->nv;
+      for (size_t d = 0; d < s->nv; d++)
+        dq[d] = ctx->h * v_p[s->v_offset + d];
+      ctx->contact_stiffness_apply (ctx, b, dq, df);
+      for (size_t d = 0; d < s->nv; d++)
+        r[s->v_offset + d] -= df[d];
     }
 }
 
@@ -72,7 +127,7 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
   PredictorCorrector *self = data;
   double *q_p = zeroed (self->q_predicted, ctx->nq);
   double *v_p = zeroed (self->v_predicted, ctx->nv);
-  integrate (ctx, NULL, q_p, v_p);
+  integrate (ctx, NULL, FALSE, q_p, v_p);
 
   CwbContactSet *set = ctx->detect (ctx, q_p, v_p, CWB_CONTACT_PASS_VELOCITY, error);
   if (set == NULL)
@@ -87,12 +142,28 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
     }
   double *r = zeroed (self->r, ctx->nv);
   ctx->point_forces_to_dofs (ctx, r);
+  gboolean stiff = self->implicit_contacts && set->stiffness->len > 0;
+  if (stiff && !has_contact_stiffness (ctx))
+    {
+      g_set_error_literal (error, g_quark_from_static_string ("predictor-corrector"), 0,
+                           "implicit_contacts needs a host of ABI 1.1 or later");
+      return FALSE;
+    }
+  if (stiff)
+    shift_linearisation (self, ctx, v_p, r);
   double *q_next = zeroed (self->q_next, ctx->nq);
   double *v_next = zeroed (self->v_next, ctx->nv);
-  integrate (ctx, r, q_next, v_next);
+  integrate (ctx, r, stiff, q_next, v_next);
   memcpy (ctx->q, q_next, ctx->nq * sizeof (double));
   memcpy (ctx->v, v_next, ctx->nv * sizeof (double));
   return TRUE;
+}
+
+static void
+pc_params_changed (void *data, const CwbParamSet *params)
+{
+  PredictorCorrector *self = data;
+  self->implicit_contacts = cwb_param_bool (params, "implicit_contacts", FALSE);
 }
 
 static const CwbSolverVTable pc_vtable = {
@@ -100,6 +171,7 @@ static const CwbSolverVTable pc_vtable = {
   .create = pc_create,
   .destroy = pc_destroy,
   .step = pc_step,
+  .params_changed = pc_params_changed,
 };
 
 static const CwbPluginDesc pc_desc = {
@@ -111,8 +183,8 @@ static const CwbPluginDesc pc_desc = {
   .version = "1.0.0",
   .summary = "Predictor, contact forces at the predicted state, corrector that re-integrates "
              "with them (Spillmann 2007)",
-  .params = NULL,
-  .n_params = 0,
+  .params = pc_params,
+  .n_params = G_N_ELEMENTS (pc_params),
   .vtable = &pc_vtable,
 };
 

@@ -18,7 +18,8 @@
 G_BEGIN_DECLS
 
 #define CWB_ABI_MAJOR 1
-/* 1.1: CwbContactQuery.point_response (with host_data), CwbMappingVTable.apply_j_points. */
+/* 1.1: CwbContactQuery.point_response (with host_data), CwbMappingVTable.apply_j_points,
+ * CwbStepContext.contact_stiffness_apply. */
 #define CWB_ABI_MINOR 1
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"

@@ -76,6 +76,14 @@ struct CwbStepContext {
    * solve, and optionally the residual after each iteration. */
   void (*report_solve) (CwbStepContext *ctx, int iterations, double residual,
                         const double *residual_history, size_t n_history);
+
+  /* ABI 1.1 (check struct_size; absent from an older host): df = J_b^T K J_b dq, the
+   * stiffness of the last detected set's penalty forces (its CwbPointStiffness blocks between
+   * points of body b's geometry) in body b's nv space, at the configuration of that
+   * detection. A solver hands it to free_motion as k_ext to integrate the contact forces
+   * implicitly. Blocks between two bodies are not included (k_ext is per body). */
+  void (*contact_stiffness_apply) (CwbStepContext *ctx, uint32_t body, const double *dq,
+                                   double *df);
 };
 
 typedef struct CwbSolverCreateInfo {
