@@ -86,6 +86,29 @@ check_sticks (gboolean implicit_contacts)
   g_test_message ("sticking box (%s contact forces): largest speed over the last 2 s %.3g m/s",
                   implicit_contacts ? "implicit" : "explicit", worst);
   g_assert_cmpfloat (worst, <, STICK_VELOCITY);
+
+  /* What the overlays draw: one frame per contact (the box's four bottom corners), each
+   * sticking, pushing the box out of the plane, its friction inside the cone; and a depth
+   * vector per contact. */
+  const CwbContactSet *set = cwb_world_contacts (world);
+  g_assert_cmpuint (set->frames->len, ==, 4);
+  g_assert_cmpuint (set->rows->len, ==, 0);
+  double normal[3] = { sin (angle), 0, cos (angle) };
+  for (guint f = 0; f < set->frames->len; f++)
+    {
+      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
+      g_assert_cmpint (frame->state, ==, CWB_CONTACT_STICK);
+      g_assert_cmpuint (frame->body_a, ==, 1);
+      g_assert_cmpuint (frame->body_b, ==, 0);
+      g_assert_cmpfloat (cwb_v3_dot (frame->normal, normal), >, 1 - 1e-9);
+      g_assert_cmpfloat (frame->force[0], >, 0);
+      g_assert_cmpfloat (hypot (frame->force[1], frame->force[2]), <=, MU * frame->force[0]);
+    }
+  const CwbInspection *inspection = cwb_world_inspection (world);
+  guint depths = 0;
+  for (guint k = 0; k < inspection->vectors->len; k++)
+    depths += g_array_index (inspection->vectors, CwbInspectVector, k).kind == CWB_VECTOR_DEPTH;
+  g_assert_cmpuint (depths, ==, set->frames->len);
 }
 
 static void
