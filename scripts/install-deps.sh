@@ -7,7 +7,8 @@ packages=(
   build-essential meson ninja-build pkg-config
   libglib2.0-dev libyaml-dev libjson-glib-dev libassimp-dev
   liblapacke-dev libopenblas-dev
-  libgtk-4-dev libepoxy-dev
+  libgtk-4-dev libepoxy-dev libcairo2-dev
+  libegl1 libegl-mesa0 libgl1-mesa-dri
   xvfb xauth
 )
 

@@ -30,6 +30,8 @@ for variant in normal sanitize; do
   rm -f "$dir/meson-logs/testlog.json"
   export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
   export ASAN_OPTIONS=detect_leaks=1
+  # The system's OpenGL stack keeps a few allocations for the process's life (tests/lsan.supp).
+  export LSAN_OPTIONS=suppressions=$top/tests/lsan.supp
   meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
   count "$dir"
 done

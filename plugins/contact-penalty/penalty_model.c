@@ -568,6 +568,26 @@ friction_forces (Penalty *self, const CwbContactQuery *query, const double *rel)
       Contact *c = &g_array_index (self->contacts, Contact, k);
       c->friction = 0;
       c->sticks = FALSE;
+      if (!self->static_friction)
+        continue;
+      /* Warm start: a lasting contact begins from last step's friction (in the current
+       * tangent plane, inside the current cone), so the sweeps refine rather than rebuild
+       * it; a resting stack then converges over the steps instead of within each one. */
+      FrictionState *state = friction_memory_lookup (
+        self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
+        c->pair.surface_geometry);
+      double f[3];
+      cwb_v3_copy (f, state->friction);
+      cwb_v3_axpy (f, -cwb_v3_dot (f, c->normal), c->normal);
+      double magnitude = cwb_v3_norm (f);
+      double cone = c->mu * 0.5 * cwb_v3_norm (c->force);
+      if (!(magnitude > 0) || !(cone > 0))
+        continue;
+      cwb_v3_scale (c->tangent, f, -1 / magnitude);
+      c->friction = MIN (magnitude, cone);
+      CwbPointWeight initial[4];
+      friction_pattern (c, c->tangent, c->friction, initial);
+      spread_forces (self, query, k, initial, 4, rel_friction);
     }
   for (int sweep = 0; sweep < self->friction_sweeps; sweep++)
     for (guint k = 0; k < self->contacts->len; k++)
@@ -632,11 +652,14 @@ finish_contacts (Penalty *self, const CwbContactQuery *query, const double *rel)
       c->contact_state = cwb_v3_norm (c->force) == 0 ? CWB_CONTACT_OPEN
                          : slides                    ? CWB_CONTACT_SLIP
                                                      : CWB_CONTACT_STICK;
-      if (!self->static_friction || c->friction == 0)
+      if (!self->static_friction)
         continue;
       FrictionState *state = friction_memory_lookup (
         self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
         c->pair.surface_geometry);
+      cwb_v3_scale (state->friction, c->tangent, -c->friction);
+      if (c->friction == 0)
+        continue;
       if (c->sticks)
         friction_update (state, cwb_v3_dot (v, c->tangent), self->iteration, self->alpha,
                          1 / c->gamma);

@@ -26,6 +26,7 @@ typedef struct FrictionState {
   double lambda_prev, u_prev; /* the secant method's previous iterate (eq. 19) */
   gboolean has_prev;
   gboolean sticking;
+  double friction[3];         /* last step's friction force on point i (warm start) */
   guint64 seen;               /* the step it was last used in */
 } FrictionState;
 

@@ -5,6 +5,9 @@
 
 #include "registry.h"
 #include "run.h"
+#ifdef CWB_HAVE_RENDER
+#include "offscreen.h"
+#endif
 #include "scene.h"
 #include "version.h"
 #include "world.h"
@@ -12,6 +15,8 @@
 #define EXIT_RUN_FAILED 1
 #define EXIT_BAD_INPUT 2
 #define DEFAULT_STEPS 500
+#define SCREENSHOT_WIDTH 1280
+#define SCREENSHOT_HEIGHT 720
 /* --steps not given (any value a user can type is a real answer, -1 included). */
 #define STEPS_NOT_GIVEN G_MININT64
 
@@ -93,8 +98,10 @@ run (CliOptions *o)
   if (o->steps != STEPS_NOT_GIVEN && o->steps < 0)
     return fail (EXIT_BAD_INPUT, "--steps: expected a count >= 0, got %" G_GINT64_FORMAT,
                  o->steps);
+#ifndef CWB_HAVE_RENDER
   if (o->screenshot != NULL)
-    return fail (EXIT_BAD_INPUT, "--screenshot needs the GUI, which this build does not have");
+    return fail (EXIT_BAD_INPUT, "--screenshot needs the renderer, which this build does not have");
+#endif
 
   g_autoptr (GError) error = NULL;
   g_autoptr (CwbScene) scene = cwb_scene_load (scene_path, &error);
@@ -124,6 +131,16 @@ run (CliOptions *o)
   };
   if (!cwb_run_headless (world, &run_options, &error))
     return fail (EXIT_RUN_FAILED, "%s", error->message);
+#ifdef CWB_HAVE_RENDER
+  if (o->screenshot != NULL)
+    {
+      CwbOverlayOptions overlays;
+      cwb_render_overlay_options_default (&overlays);
+      if (!cwb_render_screenshot (world, &overlays, SCREENSHOT_WIDTH, SCREENSHOT_HEIGHT,
+                                  o->screenshot, &error))
+        return fail (EXIT_RUN_FAILED, "--screenshot: %s", error->message);
+    }
+#endif
   return EXIT_SUCCESS;
 }
 

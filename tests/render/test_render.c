@@ -1,0 +1,194 @@
+/* The renderer: overlay geometry counted against the contact set it draws, headless frames
+ * through EGL surfaceless (software OpenGL is enough), overlays changing the picture where
+ * the contacts are, and --screenshot's PNG. */
+#include <math.h>
+
+#include <cairo.h>
+#include <glib/gstdio.h>
+
+#include "offscreen.h"
+#include "world_fixture.h"
+
+#define WIDTH 320
+#define HEIGHT 240
+
+/* The incline scene after 0.5 s: a box sliding on the plane on four corner contacts. */
+static CwbWorld *
+sliding_box (CwbRegistry *registry)
+{
+  CwbWorld *world = fixture_world_from_file (registry, "scenes/penalty-incline.yaml", NULL);
+  fixture_step (world, 100);
+  g_assert_cmpuint (cwb_world_contacts (world)->frames->len, ==, 4);
+  return world;
+}
+
+static void
+test_overlay_counts (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = sliding_box (registry);
+  CwbOverlayGeometry geometry;
+  cwb_render_overlay_init (&geometry);
+  CwbOverlayOptions options;
+  cwb_render_overlay_options_all (&options);
+  cwb_render_overlay_build (&geometry, world, &options);
+  guint frames = cwb_world_contacts (world)->frames->len;
+  /* One cone and one force arrow per contact frame, one depth vector per penalty contact,
+   * one box per body. */
+  g_assert_cmpuint (geometry.n_cones, ==, frames);
+  g_assert_cmpuint (geometry.n_force_arrows, ==, frames);
+  g_assert_cmpuint (geometry.n_vectors, ==, frames);
+  g_assert_cmpuint (geometry.n_aabbs, ==, cwb_world_n_bodies (world));
+  g_assert_cmpuint (geometry.triangles->len % 3, ==, 0);
+  g_assert_cmpuint (geometry.lines->len % 2, ==, 0);
+  g_assert_cmpuint (geometry.triangles->len, >, 0);
+
+  /* Everything off: nothing drawn. */
+  CwbOverlayOptions none = { .force_scale = 0.01, .vector_scale = 1 };
+  cwb_render_overlay_build (&geometry, world, &none);
+  g_assert_cmpuint (geometry.lines->len + geometry.triangles->len, ==, 0);
+  g_assert_cmpuint (geometry.n_cones + geometry.n_force_arrows, ==, 0);
+  cwb_render_overlay_destroy (&geometry);
+}
+
+static CwbCamera
+framed_camera (CwbWorld *world)
+{
+  CwbCamera camera;
+  cwb_render_camera_default (&camera);
+  double lo[3], hi[3];
+  g_assert_true (cwb_render_world_bounds (world, lo, hi));
+  cwb_render_camera_frame (&camera, lo, hi);
+  return camera;
+}
+
+/* A frame is not blank: many pixels differ from the clear colour's. */
+static size_t
+non_background (const guint8 *rgba)
+{
+  size_t count = 0;
+  for (size_t k = 0; k < (size_t) WIDTH * HEIGHT; k++)
+    count += abs (rgba[4 * k] - rgba[0]) + abs (rgba[4 * k + 1] - rgba[1])
+             + abs (rgba[4 * k + 2] - rgba[2]) > 30;
+  return count;
+}
+
+static void
+test_frame_not_blank (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbOffscreen) offscreen = cwb_render_offscreen_new (WIDTH, HEIGHT, &error);
+  g_assert_no_error (error);
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = sliding_box (registry);
+  CwbCamera camera = framed_camera (world);
+  CwbOverlayOptions options;
+  cwb_render_overlay_options_default (&options);
+  g_autofree guint8 *pixels = cwb_render_offscreen_frame (offscreen, world, &camera, &options);
+  size_t drawn = non_background (pixels);
+  g_test_message ("%zu of %d pixels differ from the corner's", drawn, WIDTH * HEIGHT);
+  /* The framed box alone covers far more than 5 % of the picture. */
+  g_assert_cmpuint (drawn, >, WIDTH * HEIGHT / 20);
+}
+
+/* Projects a world point to pixel coordinates (top row 0). */
+static void
+project (const float vp[16], const float p[3], double *x, double *y)
+{
+  double clip[4];
+  for (int r = 0; r < 4; r++)
+    clip[r] = vp[r] * p[0] + vp[4 + r] * p[1] + vp[8 + r] * p[2] + vp[12 + r];
+  *x = (clip[0] / clip[3] * 0.5 + 0.5) * WIDTH;
+  *y = (1 - (clip[1] / clip[3] * 0.5 + 0.5)) * HEIGHT;
+}
+
+/* Cones and force arrows on against off: the picture changes, and only where the overlay
+ * geometry projects (its screen bounding box, with a 2-pixel margin for rasterisation). */
+static void
+test_overlays_change_expected_region (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbOffscreen) offscreen = cwb_render_offscreen_new (WIDTH, HEIGHT, &error);
+  g_assert_no_error (error);
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = sliding_box (registry);
+  CwbCamera camera = framed_camera (world);
+  CwbOverlayOptions on = { .contacts = TRUE, .cones = TRUE, .force_scale = 0.01,
+                           .vector_scale = 1 };
+  CwbOverlayOptions off = { .force_scale = 0.01, .vector_scale = 1 };
+  g_autofree guint8 *with = cwb_render_offscreen_frame (offscreen, world, &camera, &on);
+  const CwbOverlayGeometry *drawn = cwb_render_last_overlays (
+    cwb_render_offscreen_renderer (offscreen));
+  g_assert_cmpuint (drawn->n_cones, ==, cwb_world_contacts (world)->frames->len);
+
+  float vp[16];
+  double eye[3], lo_x = INFINITY, lo_y = INFINITY, hi_x = -INFINITY, hi_y = -INFINITY;
+  cwb_render_camera_matrices (&camera, (double) WIDTH / HEIGHT, vp, eye);
+  GArray *all[2] = { drawn->lines, drawn->triangles };
+  for (int a = 0; a < 2; a++)
+    for (guint k = 0; k < all[a]->len; k++)
+      {
+        double x, y;
+        project (vp, g_array_index (all[a], CwbOverlayVertex, k).position, &x, &y);
+        lo_x = MIN (lo_x, x);
+        hi_x = MAX (hi_x, x);
+        lo_y = MIN (lo_y, y);
+        hi_y = MAX (hi_y, y);
+      }
+  g_autofree guint8 *without = cwb_render_offscreen_frame (offscreen, world, &camera, &off);
+
+  size_t changed = 0, outside = 0;
+  for (int y = 0; y < HEIGHT; y++)
+    for (int x = 0; x < WIDTH; x++)
+      {
+        size_t k = 4 * ((size_t) y * WIDTH + (size_t) x);
+        if (memcmp (&with[k], &without[k], 4) == 0)
+          continue;
+        changed++;
+        if (x < lo_x - 2 || x > hi_x + 2 || y < lo_y - 2 || y > hi_y + 2)
+          outside++;
+      }
+  g_test_message ("overlays changed %zu pixels, %zu outside their projected box", changed,
+                  outside);
+  g_assert_cmpuint (changed, >, 100);
+  g_assert_cmpuint (outside, ==, 0);
+}
+
+/* --screenshot writes a PNG of the documented size through the same renderer. */
+static void
+test_cli_screenshot (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("cwb-shot-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "shot.png", NULL);
+  g_autofree char *scene = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
+                                             "penalty-incline.yaml", NULL);
+  const char *argv[] = { g_getenv ("CWB_CLI"), "--headless", scene, "--steps", "20",
+                         "--screenshot", png, NULL };
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *err = NULL;
+  g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL, &err,
+                &status, &error);
+  g_assert_no_error (error);
+  g_test_message ("stderr: %s", err);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  cairo_surface_t *image = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (image), ==, CAIRO_STATUS_SUCCESS);
+  g_assert_cmpint (cairo_image_surface_get_width (image), ==, 1280);
+  g_assert_cmpint (cairo_image_surface_get_height (image), ==, 720);
+  cairo_surface_destroy (image);
+  g_unlink (png);
+  g_rmdir (dir);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/render/overlays/counts", test_overlay_counts);
+  g_test_add_func ("/render/offscreen/not-blank", test_frame_not_blank);
+  g_test_add_func ("/render/offscreen/overlay-region", test_overlays_change_expected_region);
+  g_test_add_func ("/render/cli/screenshot", test_cli_screenshot);
+  return g_test_run ();
+}

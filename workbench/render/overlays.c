@@ -1,0 +1,277 @@
+/* Overlay geometry from inspection data (overlays.h). */
+#include <math.h>
+
+#include <cwb/cwb.h>
+
+#include "overlays.h"
+
+/* Cones and rims are drawn with this many segments: smooth at any zoom a user would use. */
+#define CONE_SEGMENTS 24
+/* An open contact carries no normal force; its cone is still shown, this tall (m), so the
+ * admissible directions stay visible. */
+#define OPEN_CONE_HEIGHT 0.02
+#define CONE_ALPHA 0.3f
+
+void
+cwb_render_overlay_options_default (CwbOverlayOptions *options)
+{
+  *options = (CwbOverlayOptions){
+    .grid = TRUE, .contacts = TRUE, .cones = TRUE,
+    .force_scale = 0.01, .vector_scale = 1,
+  };
+}
+
+void
+cwb_render_overlay_options_all (CwbOverlayOptions *options)
+{
+  cwb_render_overlay_options_default (options);
+  options->depth_vectors = options->gradients = options->spans = options->cells = TRUE;
+  options->voxels = options->wireframe = options->aabbs = TRUE;
+}
+
+void
+cwb_render_state_color (CwbContactState state, float rgba[4])
+{
+  static const float colors[3][4] = {
+    { 0.55f, 0.55f, 0.55f, 1 },   /* open */
+    { 0.15f, 0.75f, 0.30f, 1 },   /* stick */
+    { 0.90f, 0.25f, 0.20f, 1 },   /* slip */
+  };
+  memcpy (rgba, colors[state <= CWB_CONTACT_SLIP ? state : 0], 4 * sizeof (float));
+}
+
+void
+cwb_render_overlay_init (CwbOverlayGeometry *geometry)
+{
+  memset (geometry, 0, sizeof *geometry);
+  geometry->lines = g_array_new (FALSE, FALSE, sizeof (CwbOverlayVertex));
+  geometry->triangles = g_array_new (FALSE, FALSE, sizeof (CwbOverlayVertex));
+}
+
+void
+cwb_render_overlay_destroy (CwbOverlayGeometry *geometry)
+{
+  g_clear_pointer (&geometry->lines, g_array_unref);
+  g_clear_pointer (&geometry->triangles, g_array_unref);
+}
+
+static void
+vertex (GArray *to, const double p[3], const float rgba[4])
+{
+  CwbOverlayVertex v = { { (float) p[0], (float) p[1], (float) p[2] },
+                         { rgba[0], rgba[1], rgba[2], rgba[3] } };
+  g_array_append_val (to, v);
+}
+
+static void
+segment (CwbOverlayGeometry *g, const double a[3], const double b[3], const float rgba[4])
+{
+  vertex (g->lines, a, rgba);
+  vertex (g->lines, b, rgba);
+}
+
+/* An arrow from `from` along `vector`, with a small head. */
+static void
+arrow (CwbOverlayGeometry *g, const double from[3], const double vector[3], const float rgba[4])
+{
+  double to[3], length = cwb_v3_norm (vector);
+  cwb_v3_add (to, from, vector);
+  segment (g, from, to, rgba);
+  if (length == 0)
+    return;
+  double dir[3], side[3], other[3];
+  cwb_v3_scale (dir, vector, 1 / length);
+  cwb_v3_tangents (dir, side, other);
+  for (int k = 0; k < 2; k++)
+    {
+      double head[3];
+      cwb_v3_copy (head, to);
+      cwb_v3_axpy (head, -0.2 * length, dir);
+      cwb_v3_axpy (head, (k == 0 ? 0.08 : -0.08) * length, side);
+      segment (g, to, head, rgba);
+    }
+}
+
+static void
+box_edges (CwbOverlayGeometry *g, const double lo[3], const double hi[3], const float rgba[4])
+{
+  for (int axis = 0; axis < 3; axis++)
+    for (int k = 0; k < 4; k++)
+      {
+        double a[3], b[3];
+        int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        a[axis] = lo[axis];
+        b[axis] = hi[axis];
+        a[u] = b[u] = (k & 1) ? hi[u] : lo[u];
+        a[v] = b[v] = (k & 2) ? hi[v] : lo[v];
+        segment (g, a, b, rgba);
+      }
+}
+
+/* The friction cone of a frame: apex at the contact, axis along the normal, half-angle
+ * atan(mu), as tall as the normal force (scaled): the tangential force lies inside it when
+ * the contact sticks and on its surface when it slips. */
+static void
+cone (CwbOverlayGeometry *g, const CwbContactFrame *frame, double height)
+{
+  float rgba[4];
+  cwb_render_state_color (frame->state, rgba);
+  float fill[4] = { rgba[0], rgba[1], rgba[2], CONE_ALPHA };
+  double radius = frame->mu * height;
+  double centre[3], previous[3] = { 0, 0, 0 };
+  cwb_v3_copy (centre, frame->origin);
+  cwb_v3_axpy (centre, height, frame->normal);
+  for (int k = 0; k <= CONE_SEGMENTS; k++)
+    {
+      double angle = 2 * G_PI * k / CONE_SEGMENTS, rim[3];
+      cwb_v3_copy (rim, centre);
+      cwb_v3_axpy (rim, radius * cos (angle), frame->t1);
+      cwb_v3_axpy (rim, radius * sin (angle), frame->t2);
+      if (k > 0)
+        {
+          vertex (g->triangles, frame->origin, fill);
+          vertex (g->triangles, previous, fill);
+          vertex (g->triangles, rim, fill);
+          segment (g, previous, rim, rgba);
+        }
+      cwb_v3_copy (previous, rim);
+    }
+  g->n_cones++;
+}
+
+static void
+add_contacts (CwbOverlayGeometry *g, const CwbContactSet *set, const CwbOverlayOptions *o)
+{
+  for (guint f = 0; f < set->frames->len; f++)
+    {
+      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
+      if (o->cones)
+        cone (g, frame, frame->force[0] > 0 ? o->force_scale * frame->force[0]
+                                            : OPEN_CONE_HEIGHT);
+      if (o->contacts)
+        {
+          float rgba[4];
+          cwb_render_state_color (frame->state, rgba);
+          double force[3] = { 0, 0, 0 };
+          cwb_v3_axpy (force, frame->force[0], frame->normal);
+          cwb_v3_axpy (force, frame->force[1], frame->t1);
+          cwb_v3_axpy (force, frame->force[2], frame->t2);
+          cwb_v3_scale (force, force, o->force_scale);
+          arrow (g, frame->origin, force, rgba);
+          g->n_force_arrows++;
+        }
+    }
+}
+
+static void
+add_inspection (CwbOverlayGeometry *g, const CwbInspection *in, const CwbOverlayOptions *o)
+{
+  static const float depth_color[4] = { 0.85f, 0.2f, 0.85f, 1 };
+  static const float gradient_color[4] = { 1.0f, 0.6f, 0.1f, 1 };
+  static const float span_color[4] = { 0.2f, 0.5f, 1.0f, 1 };
+  static const float cell_color[4] = { 1.0f, 0.85f, 0.2f, 1 };
+  for (guint k = 0; k < in->vectors->len; k++)
+    {
+      const CwbInspectVector *v = &g_array_index (in->vectors, CwbInspectVector, k);
+      gboolean depth = v->kind == CWB_VECTOR_DEPTH;
+      gboolean gradient = v->kind == CWB_VECTOR_VOLUME_GRADIENT
+                          || v->kind == CWB_VECTOR_DENSITY_GRADIENT;
+      if ((depth && !o->depth_vectors) || (gradient && !o->gradients) || (!depth && !gradient))
+        continue;
+      double scaled[3];
+      cwb_v3_scale (scaled, v->vector, o->vector_scale);
+      arrow (g, v->origin, scaled, depth ? depth_color : gradient_color);
+      g->n_vectors++;
+    }
+  for (guint k = 0; o->spans && k < in->spans->len; k++)
+    {
+      const CwbInspectSpan *s = &g_array_index (in->spans, CwbInspectSpan, k);
+      double end[3];
+      cwb_v3_copy (end, s->start);
+      end[s->axis % 3] += s->length;
+      segment (g, s->start, end, span_color);
+      g->n_spans++;
+    }
+  for (guint k = 0; o->cells && k < in->cells->len; k++)
+    {
+      const CwbInspectCell *c = &g_array_index (in->cells, CwbInspectCell, k);
+      box_edges (g, c->min, c->max, cell_color);
+      g->n_cells++;
+    }
+  for (guint k = 0; o->voxels && k < in->voxels->len; k++)
+    {
+      const CwbInspectVoxel *v = &g_array_index (in->voxels, CwbInspectVoxel, k);
+      double lo[3], hi[3];
+      for (int i = 0; i < 3; i++)
+        {
+          lo[i] = v->center[i] - 0.5 * v->size[i];
+          hi[i] = v->center[i] + 0.5 * v->size[i];
+        }
+      float value = (float) CLAMP (v->value, 0, 1);
+      float rgba[4] = { value, 0.3f, 1 - value, 1 };
+      box_edges (g, lo, hi, rgba);
+      g->n_voxels++;
+    }
+}
+
+static void
+add_bodies (CwbOverlayGeometry *g, CwbWorld *world, const CwbOverlayOptions *o)
+{
+  static const float wire_color[4] = { 0.1f, 0.1f, 0.1f, 1 };
+  static const float box_color[4] = { 0.3f, 0.8f, 0.9f, 1 };
+  size_t n;
+  const CwbGeometry *geometries = cwb_world_geometries (world, &n);
+  for (size_t b = 0; b < n; b++)
+    {
+      const CwbGeometry *geom = &geometries[b];
+      if (o->wireframe && geom->kind == CWB_GEOMETRY_SURFACE)
+        for (size_t t = 0; t < geom->n_triangles; t++)
+          for (int e = 0; e < 3; e++)
+            segment (g, &geom->positions[3 * geom->triangles[3 * t + e]],
+                     &geom->positions[3 * geom->triangles[3 * t + (e + 1) % 3]], wire_color);
+      if (o->aabbs && geom->n_points > 0)
+        {
+          double lo[3], hi[3];
+          cwb_v3_copy (lo, geom->positions);
+          cwb_v3_copy (hi, geom->positions);
+          for (size_t p = 1; p < geom->n_points; p++)
+            for (int i = 0; i < 3; i++)
+              {
+                lo[i] = MIN (lo[i], geom->positions[3 * p + i]);
+                hi[i] = MAX (hi[i], geom->positions[3 * p + i]);
+              }
+          box_edges (g, lo, hi, box_color);
+          g->n_aabbs++;
+        }
+    }
+}
+
+/* A 10 m grid of 0.5 m squares at z = 0, under the ground's top face. */
+static void
+add_grid (CwbOverlayGeometry *g)
+{
+  static const float color[4] = { 0.45f, 0.45f, 0.5f, 1 };
+  const double half = 5, step = 0.5, z = 0.0005;
+  for (double x = -half; x <= half + 1e-9; x += step)
+    {
+      double a[3] = { x, -half, z }, b[3] = { x, half, z };
+      segment (g, a, b, color);
+      double c[3] = { -half, x, z }, d[3] = { half, x, z };
+      segment (g, c, d, color);
+    }
+}
+
+void
+cwb_render_overlay_build (CwbOverlayGeometry *geometry, CwbWorld *world,
+                          const CwbOverlayOptions *options)
+{
+  g_array_set_size (geometry->lines, 0);
+  g_array_set_size (geometry->triangles, 0);
+  geometry->n_force_arrows = geometry->n_cones = geometry->n_vectors = 0;
+  geometry->n_spans = geometry->n_cells = geometry->n_voxels = geometry->n_aabbs = 0;
+  if (options->grid)
+    add_grid (geometry);
+  add_contacts (geometry, cwb_world_contacts (world), options);
+  add_inspection (geometry, cwb_world_inspection (world), options);
+  add_bodies (geometry, world, options);
+}

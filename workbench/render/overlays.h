@@ -1,0 +1,52 @@
+/* Overlay geometry: what the viewport draws over the bodies, built on the CPU from the
+ * plugin ABI's inspection structures (contact frames of the contact set, CwbInspection),
+ * whatever contact model produced them. Kept apart from GL so that tests can count what
+ * would be drawn. */
+#pragma once
+
+#include "world.h"
+
+G_BEGIN_DECLS
+
+typedef struct CwbOverlayOptions {
+  gboolean grid;            /* the ground grid at z = 0 */
+  gboolean contacts;        /* contact normals and force arrows, coloured by state */
+  gboolean cones;           /* friction cones at each contact */
+  gboolean depth_vectors;   /* penetration depth vectors (Spillmann 2007) */
+  gboolean gradients;       /* volume and density gradients (Allard 2010, Faure 2007) */
+  gboolean spans;           /* LDI intersection spans */
+  gboolean cells;           /* multi-volume grid cells */
+  gboolean voxels;          /* intersection and density voxels */
+  gboolean wireframe;       /* triangle edges of every body */
+  gboolean aabbs;           /* each body's axis-aligned bounding box */
+  double force_scale;       /* m per N: force arrows and cone heights */
+  double vector_scale;      /* length factor of inspection vectors */
+} CwbOverlayOptions;
+
+/* Grid, contacts and cones on; the rest off; 1 cm per newton. */
+void cwb_render_overlay_options_default (CwbOverlayOptions *options);
+/* Every overlay on. */
+void cwb_render_overlay_options_all (CwbOverlayOptions *options);
+
+typedef struct CwbOverlayVertex {
+  float position[3];
+  float color[4];
+} CwbOverlayVertex;
+
+typedef struct CwbOverlayGeometry {
+  GArray *lines;       /* CwbOverlayVertex, two per segment */
+  GArray *triangles;   /* CwbOverlayVertex, three per triangle, translucent */
+  /* What was drawn, for tests and the status bar. */
+  size_t n_force_arrows, n_cones, n_vectors, n_spans, n_cells, n_voxels, n_aabbs;
+} CwbOverlayGeometry;
+
+void cwb_render_overlay_init (CwbOverlayGeometry *geometry);
+void cwb_render_overlay_destroy (CwbOverlayGeometry *geometry);
+/* Rebuilds the geometry from the world's latest contact set, inspection and geometries. */
+void cwb_render_overlay_build (CwbOverlayGeometry *geometry, CwbWorld *world,
+                               const CwbOverlayOptions *options);
+
+/* Colour of a contact state (RGBA): stick green, slip red, open grey. */
+void cwb_render_state_color (CwbContactState state, float rgba[4]);
+
+G_END_DECLS

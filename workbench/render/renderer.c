@@ -1,0 +1,299 @@
+/* The OpenGL renderer (renderer.h). Bodies are uploaded every frame as flat-shaded triangles
+ * (positions change every step and a few hundred thousand triangles stream in well under a
+ * frame); overlays are lines and translucent triangles. */
+#include <epoxy/gl.h>
+#include <gio/gio.h>
+
+#include <cwb/cwb.h>
+
+#include "cwb-shaders.h"
+#include "renderer.h"
+
+G_DEFINE_QUARK (cwb-render-error-quark, cwb_render_error)
+
+#define SHADER_PREFIX "/org/contactworkbench/shaders/"
+
+typedef struct MeshVertex {
+  float position[3];
+  float normal[3];
+  float color[4];
+} MeshVertex;
+
+struct CwbRenderer {
+  GLuint mesh_program, line_program;
+  GLint mesh_view_projection, mesh_light, line_view_projection;
+  GLuint mesh_vao, mesh_vbo, line_vao, line_vbo, tri_vao, tri_vbo;
+  GArray *mesh;                 /* MeshVertex, three per triangle */
+  CwbOverlayGeometry overlays;
+};
+
+static GLuint
+compile (GLenum type, const char *resource, GError **error)
+{
+  g_autoptr (GBytes) bytes = g_resources_lookup_data (resource, G_RESOURCE_LOOKUP_FLAGS_NONE,
+                                                      error);
+  if (bytes == NULL)
+    return 0;
+  gsize size;
+  const char *source = g_bytes_get_data (bytes, &size);
+  GLint length = (GLint) size;
+  GLuint shader = glCreateShader (type);
+  glShaderSource (shader, 1, &source, &length);
+  glCompileShader (shader);
+  GLint ok = GL_FALSE;
+  glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
+  if (!ok)
+    {
+      char log[2048] = "";
+      glGetShaderInfoLog (shader, sizeof log, NULL, log);
+      g_set_error (error, CWB_RENDER_ERROR, 0, "%s: %s", resource, log);
+      glDeleteShader (shader);
+      return 0;
+    }
+  return shader;
+}
+
+static GLuint
+link_program (const char *vertex, const char *fragment, GError **error)
+{
+  GLuint vs = compile (GL_VERTEX_SHADER, vertex, error);
+  if (vs == 0)
+    return 0;
+  GLuint fs = compile (GL_FRAGMENT_SHADER, fragment, error);
+  if (fs == 0)
+    {
+      glDeleteShader (vs);
+      return 0;
+    }
+  GLuint program = glCreateProgram ();
+  glAttachShader (program, vs);
+  glAttachShader (program, fs);
+  glLinkProgram (program);
+  glDeleteShader (vs);
+  glDeleteShader (fs);
+  GLint ok = GL_FALSE;
+  glGetProgramiv (program, GL_LINK_STATUS, &ok);
+  if (!ok)
+    {
+      char log[2048] = "";
+      glGetProgramInfoLog (program, sizeof log, NULL, log);
+      g_set_error (error, CWB_RENDER_ERROR, 0, "linking %s + %s: %s", vertex, fragment, log);
+      glDeleteProgram (program);
+      return 0;
+    }
+  return program;
+}
+
+/* A VAO over one VBO of interleaved float attributes of the given widths. */
+static void
+make_vertex_array (GLuint *vao, GLuint *vbo, const int *widths, int n_attributes)
+{
+  glGenVertexArrays (1, vao);
+  glGenBuffers (1, vbo);
+  glBindVertexArray (*vao);
+  glBindBuffer (GL_ARRAY_BUFFER, *vbo);
+  int stride = 0;
+  for (int a = 0; a < n_attributes; a++)
+    stride += widths[a];
+  int offset = 0;
+  for (int a = 0; a < n_attributes; a++)
+    {
+      glEnableVertexAttribArray ((GLuint) a);
+      glVertexAttribPointer ((GLuint) a, widths[a], GL_FLOAT, GL_FALSE,
+                             stride * (GLsizei) sizeof (float),
+                             (const void *) (gintptr) (offset * (int) sizeof (float)));
+      offset += widths[a];
+    }
+  glBindVertexArray (0);
+}
+
+CwbRenderer *
+cwb_render_renderer_new (GError **error)
+{
+  /* Referencing the embedded shaders links their object (and its registering constructor)
+   * out of the static library. */
+  (void) cwb_shaders_get_resource ();
+  g_autoptr (CwbRenderer) r = g_new0 (CwbRenderer, 1);
+  r->mesh = g_array_new (FALSE, FALSE, sizeof (MeshVertex));
+  cwb_render_overlay_init (&r->overlays);
+  r->mesh_program = link_program (SHADER_PREFIX "mesh.vert", SHADER_PREFIX "mesh.frag", error);
+  if (r->mesh_program == 0)
+    return NULL;
+  r->line_program = link_program (SHADER_PREFIX "lines.vert", SHADER_PREFIX "lines.frag",
+                                  error);
+  if (r->line_program == 0)
+    return NULL;
+  r->mesh_view_projection = glGetUniformLocation (r->mesh_program, "view_projection");
+  r->mesh_light = glGetUniformLocation (r->mesh_program, "light_direction");
+  r->line_view_projection = glGetUniformLocation (r->line_program, "view_projection");
+  const int mesh_widths[3] = { 3, 3, 4 }, line_widths[2] = { 3, 4 };
+  make_vertex_array (&r->mesh_vao, &r->mesh_vbo, mesh_widths, 3);
+  make_vertex_array (&r->line_vao, &r->line_vbo, line_widths, 2);
+  make_vertex_array (&r->tri_vao, &r->tri_vbo, line_widths, 2);
+  return g_steal_pointer (&r);
+}
+
+void
+cwb_render_renderer_free (CwbRenderer *r)
+{
+  if (r == NULL)
+    return;
+  if (r->mesh_vao != 0)
+    {
+      GLuint vaos[3] = { r->mesh_vao, r->line_vao, r->tri_vao };
+      GLuint vbos[3] = { r->mesh_vbo, r->line_vbo, r->tri_vbo };
+      glDeleteVertexArrays (3, vaos);
+      glDeleteBuffers (3, vbos);
+    }
+  if (r->mesh_program != 0)
+    glDeleteProgram (r->mesh_program);
+  if (r->line_program != 0)
+    glDeleteProgram (r->line_program);
+  g_array_unref (r->mesh);
+  cwb_render_overlay_destroy (&r->overlays);
+  g_free (r);
+}
+
+/* A soft colour per body, the same from run to run; fixed bodies in grey. */
+static void
+body_color (size_t body, gboolean fixed, float rgba[4])
+{
+  static const float palette[6][3] = {
+    { 0.90f, 0.55f, 0.25f }, { 0.35f, 0.60f, 0.90f }, { 0.55f, 0.80f, 0.40f },
+    { 0.85f, 0.45f, 0.70f }, { 0.95f, 0.80f, 0.35f }, { 0.50f, 0.75f, 0.80f },
+  };
+  const float *c = palette[body % 6];
+  float grey[3] = { 0.62f, 0.62f, 0.65f };
+  if (fixed)
+    c = grey;
+  rgba[0] = c[0];
+  rgba[1] = c[1];
+  rgba[2] = c[2];
+  rgba[3] = 1;
+}
+
+static void
+build_meshes (CwbRenderer *r, CwbWorld *world)
+{
+  g_array_set_size (r->mesh, 0);
+  size_t n;
+  const CwbGeometry *geometries = cwb_world_geometries (world, &n);
+  for (size_t b = 0; b < n; b++)
+    {
+      const CwbGeometry *g = &geometries[b];
+      if (g->kind != CWB_GEOMETRY_SURFACE)
+        continue;
+      float rgba[4];
+      body_color (b, cwb_world_body_slot (world, b)->fixed, rgba);
+      for (size_t t = 0; t < g->n_triangles; t++)
+        {
+          const double *p[3];
+          for (int k = 0; k < 3; k++)
+            p[k] = &g->positions[3 * g->triangles[3 * t + k]];
+          double e1[3], e2[3], normal[3];
+          cwb_v3_sub (e1, p[1], p[0]);
+          cwb_v3_sub (e2, p[2], p[0]);
+          cwb_v3_cross (normal, e1, e2);
+          cwb_v3_normalize (normal);
+          for (int k = 0; k < 3; k++)
+            {
+              MeshVertex v;
+              for (int i = 0; i < 3; i++)
+                {
+                  v.position[i] = (float) p[k][i];
+                  v.normal[i] = (float) normal[i];
+                }
+              memcpy (v.color, rgba, sizeof rgba);
+              g_array_append_val (r->mesh, v);
+            }
+        }
+    }
+}
+
+static void
+upload (GLuint vbo, const GArray *data)
+{
+  glBindBuffer (GL_ARRAY_BUFFER, vbo);
+  glBufferData (GL_ARRAY_BUFFER,
+                (GLsizeiptr) data->len * (GLsizeiptr) g_array_get_element_size ((GArray *) data),
+                data->data, GL_STREAM_DRAW);
+}
+
+void
+cwb_render_frame (CwbRenderer *r, CwbWorld *world, const CwbCamera *camera,
+                  const CwbOverlayOptions *options, int width, int height)
+{
+  float view_projection[16];
+  double eye[3];
+  cwb_render_camera_matrices (camera, (double) width / MAX (height, 1), view_projection, eye);
+
+  glViewport (0, 0, width, height);
+  glClearColor (0.93f, 0.94f, 0.96f, 1);
+  glClear (GL_COLOR_BUFFER_BIT | GL_DEPTH_BUFFER_BIT);
+  glEnable (GL_DEPTH_TEST);
+  glDisable (GL_CULL_FACE);
+
+  build_meshes (r, world);
+  glUseProgram (r->mesh_program);
+  glUniformMatrix4fv (r->mesh_view_projection, 1, GL_FALSE, view_projection);
+  /* Light from the eye's side and above, so the faces the user sees are lit. */
+  double light[3];
+  cwb_v3_sub (light, eye, camera->target);
+  light[2] += camera->distance;
+  glUniform3f (r->mesh_light, (float) light[0], (float) light[1], (float) light[2]);
+  upload (r->mesh_vbo, r->mesh);
+  glBindVertexArray (r->mesh_vao);
+  glEnable (GL_POLYGON_OFFSET_FILL);
+  glPolygonOffset (1, 1);   /* wireframe and contact lines win the depth test on faces */
+  glDrawArrays (GL_TRIANGLES, 0, (GLsizei) r->mesh->len);
+  glDisable (GL_POLYGON_OFFSET_FILL);
+
+  cwb_render_overlay_build (&r->overlays, world, options);
+  glUseProgram (r->line_program);
+  glUniformMatrix4fv (r->line_view_projection, 1, GL_FALSE, view_projection);
+  upload (r->line_vbo, r->overlays.lines);
+  glBindVertexArray (r->line_vao);
+  glDrawArrays (GL_LINES, 0, (GLsizei) r->overlays.lines->len);
+  /* Translucent cones last, without writing depth, so that what lies behind shows through. */
+  glEnable (GL_BLEND);
+  glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask (GL_FALSE);
+  upload (r->tri_vbo, r->overlays.triangles);
+  glBindVertexArray (r->tri_vao);
+  glDrawArrays (GL_TRIANGLES, 0, (GLsizei) r->overlays.triangles->len);
+  glDepthMask (GL_TRUE);
+  glDisable (GL_BLEND);
+  glBindVertexArray (0);
+  glUseProgram (0);
+}
+
+const CwbOverlayGeometry *
+cwb_render_last_overlays (const CwbRenderer *renderer)
+{
+  return &renderer->overlays;
+}
+
+gboolean
+cwb_render_world_bounds (CwbWorld *world, double lo[3], double hi[3])
+{
+  size_t n;
+  const CwbGeometry *geometries = cwb_world_geometries (world, &n);
+  gboolean any = FALSE;
+  for (size_t b = 0; b < n; b++)
+    {
+      /* Fixed bodies such as a 20 m ground would dwarf the scene: frame the moving ones. */
+      if (cwb_world_body_slot (world, b)->fixed && n > 1)
+        continue;
+      for (size_t p = 0; p < geometries[b].n_points; p++)
+        {
+          const double *x = &geometries[b].positions[3 * p];
+          for (int i = 0; i < 3; i++)
+            {
+              lo[i] = any ? MIN (lo[i], x[i]) : x[i];
+              hi[i] = any ? MAX (hi[i], x[i]) : x[i];
+            }
+          any = TRUE;
+        }
+    }
+  return any;
+}

@@ -1,0 +1,35 @@
+/* The OpenGL renderer (3.3 core, through libepoxy): shaded bodies with per-body colours and
+ * the overlays of overlays.h. It draws into whatever framebuffer is bound, so the GTK
+ * viewport (GtkGLArea) and headless screenshots (offscreen.h) share it. Every call needs the
+ * GL context the renderer was created in to be current. */
+#pragma once
+
+#include "camera.h"
+#include "overlays.h"
+#include "world.h"
+
+G_BEGIN_DECLS
+
+#define CWB_RENDER_ERROR (cwb_render_error_quark ())
+GQuark cwb_render_error_quark (void);
+
+typedef struct CwbRenderer CwbRenderer;
+
+/* Compiles the shaders (embedded as GResources); fails with the GL driver's log. */
+CwbRenderer *cwb_render_renderer_new (GError **error);
+void cwb_render_renderer_free (CwbRenderer *renderer);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbRenderer, cwb_render_renderer_free)
+
+/* Draws the world (its geometries as last mapped, its latest contacts and inspection) into
+ * the bound framebuffer of width x height pixels. */
+void cwb_render_frame (CwbRenderer *renderer, CwbWorld *world, const CwbCamera *camera,
+                       const CwbOverlayOptions *options, int width, int height);
+
+/* The overlay geometry of the last frame (counts for tests and the status bar). */
+const CwbOverlayGeometry *cwb_render_last_overlays (const CwbRenderer *renderer);
+
+/* The axis-aligned box around every body of the world (for framing the camera); FALSE when
+ * the world has no points. */
+gboolean cwb_render_world_bounds (CwbWorld *world, double lo[3], double hi[3]);
+
+G_END_DECLS
