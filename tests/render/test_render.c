@@ -62,6 +62,33 @@ framed_camera (CwbWorld *world)
   return camera;
 }
 
+/* An offscreen context and the sliding box, framed: what the frame tests draw. */
+typedef struct Scene {
+  CwbOffscreen *offscreen;
+  CwbRegistry *registry;
+  CwbWorld *world;
+  CwbCamera camera;
+} Scene;
+
+static void
+scene_setup (Scene *scene, gconstpointer data)
+{
+  g_autoptr (GError) error = NULL;
+  scene->offscreen = cwb_render_offscreen_new (WIDTH, HEIGHT, &error);
+  g_assert_no_error (error);
+  scene->registry = fixture_registry ();
+  scene->world = sliding_box (scene->registry);
+  scene->camera = framed_camera (scene->world);
+}
+
+static void
+scene_teardown (Scene *scene, gconstpointer data)
+{
+  cwb_world_free (scene->world);
+  cwb_registry_free (scene->registry);
+  cwb_render_offscreen_free (scene->offscreen);
+}
+
 /* A frame is not blank: many pixels differ from the clear colour's. */
 static size_t
 non_background (const guint8 *rgba)
@@ -74,17 +101,12 @@ non_background (const guint8 *rgba)
 }
 
 static void
-test_frame_not_blank (void)
+test_frame_not_blank (Scene *scene, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CwbOffscreen) offscreen = cwb_render_offscreen_new (WIDTH, HEIGHT, &error);
-  g_assert_no_error (error);
-  g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = sliding_box (registry);
-  CwbCamera camera = framed_camera (world);
   CwbOverlayOptions options;
   cwb_render_overlay_options_default (&options);
-  g_autofree guint8 *pixels = cwb_render_offscreen_frame (offscreen, world, &camera, &options);
+  g_autofree guint8 *pixels = cwb_render_offscreen_frame (scene->offscreen, scene->world,
+                                                          &scene->camera, &options);
   size_t drawn = non_background (pixels);
   g_test_message ("%zu of %d pixels differ from the corner's", drawn, WIDTH * HEIGHT);
   /* The framed box alone covers far more than 5 % of the picture. */
@@ -105,14 +127,11 @@ project (const float vp[16], const float p[3], double *x, double *y)
 /* Cones and force arrows on against off: the picture changes, and only where the overlay
  * geometry projects (its screen bounding box, with a 2-pixel margin for rasterisation). */
 static void
-test_overlays_change_expected_region (void)
+test_overlays_change_expected_region (Scene *scene, gconstpointer data)
 {
-  g_autoptr (GError) error = NULL;
-  g_autoptr (CwbOffscreen) offscreen = cwb_render_offscreen_new (WIDTH, HEIGHT, &error);
-  g_assert_no_error (error);
-  g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = sliding_box (registry);
-  CwbCamera camera = framed_camera (world);
+  CwbOffscreen *offscreen = scene->offscreen;
+  CwbWorld *world = scene->world;
+  const CwbCamera camera = scene->camera;
   CwbOverlayOptions on = { .contacts = TRUE, .cones = TRUE, .force_scale = 0.01,
                            .vector_scale = 1 };
   CwbOverlayOptions off = { .force_scale = 0.01, .vector_scale = 1 };
@@ -187,8 +206,10 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/render/overlays/counts", test_overlay_counts);
-  g_test_add_func ("/render/offscreen/not-blank", test_frame_not_blank);
-  g_test_add_func ("/render/offscreen/overlay-region", test_overlays_change_expected_region);
+  g_test_add ("/render/offscreen/not-blank", Scene, NULL, scene_setup, test_frame_not_blank,
+              scene_teardown);
+  g_test_add ("/render/offscreen/overlay-region", Scene, NULL, scene_setup,
+              test_overlays_change_expected_region, scene_teardown);
   g_test_add_func ("/render/cli/screenshot", test_cli_screenshot);
   return g_test_run ();
 }
