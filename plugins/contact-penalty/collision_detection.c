@@ -41,25 +41,13 @@
 #include "collision_detection.h"
 
 #include "spatial_hash.h"
+#include "surface_topology.h"
 
 #include <cwb/vecmath.h>
 #include <math.h>
 
-/* Feature of a triangle holding a closest point: the face, edge k (from vertex k to vertex
- * k + 1 mod 3) or vertex k. */
-enum {
-  FEATURE_FACE = 0,
-  FEATURE_EDGE = 1,    /* + k */
-  FEATURE_VERTEX = 4,  /* + k */
-};
+#define NONE SURFACE_NONE
 
-#define NONE G_MAXUINT32
-
-/* A triangle whose |(b - a) x (c - a)| is below this times its longest edge squared has no
- * usable normal (relative error of the normal ~ 1e-16 / 1e-12 = 1e-4): it is skipped. Its
- * closest points lie within 1e-12 edge lengths of its longest edge, which the neighbouring
- * triangles of a closed surface contain, so nothing is lost but that sliver. */
-#define DEGENERATE_RATIO 1e-12
 /* Ray hits (consistency pass) accept barycentric coordinates down to -1e-12 so that a ray
  * through an edge shared by two triangles hits at least one of them despite rounding
  * (Moeller-Trumbore's u, v carry ~1e-16 relative error for well-shaped triangles); the hit is
@@ -72,22 +60,6 @@ enum {
  * candidates agree with their mean (a box face resting on a face; not a box in a corner). */
 #define COS_60_DEGREES 0.5
 #define DOMINANCE_FRACTION (2.0 / 3.0)
-
-/* Adjacency of one surface's triangles, built when its topology is first seen and kept while
- * it is seen at every run (geometry.h: topology is fixed after the mapping's layout).
- * Pseudo-normals themselves depend on the positions and are computed when needed. */
-typedef struct Topology {
-  const uint32_t *triangles;    /* key: pointer, counts and checksum of the indices */
-  size_t n_triangles;
-  size_t n_points;
-  uint64_t checksum;
-  gboolean valid;               /* every index < n_points */
-  uint32_t *neighbour;          /* 3 n_triangles: the triangle across edge k, NONE if the edge
-                                 * is not shared by exactly two consistently oriented triangles */
-  uint32_t *vertex_start;       /* n_points + 1: incident triangles of each vertex (CSR) */
-  uint32_t *vertex_triangles;   /* 3 n_triangles */
-  uint64_t last_run;
-} Topology;
 
 typedef struct GeometryInfo {
   size_t offset;                /* first global point id (surface geometries only) */
@@ -142,7 +114,7 @@ typedef struct PairQuery {
 
 struct CollisionDetector {
   SpatialHash hash;
-  GPtrArray *topologies;        /* Topology *, the cache */
+  TopologyCache topologies;     /* the adjacency of every surface seen */
   uint64_t run;
   uint32_t stamp;
   GeometryInfo *info;   size_t info_capacity;
@@ -156,22 +128,12 @@ struct CollisionDetector {
   DetectionStats stats;
 };
 
-static void
-topology_free (gpointer data)
-{
-  Topology *topology = data;
-  g_free (topology->neighbour);
-  g_free (topology->vertex_start);
-  g_free (topology->vertex_triangles);
-  g_free (topology);
-}
-
 CollisionDetector *
 collision_detector_new (void)
 {
   CollisionDetector *detector = g_new0 (CollisionDetector, 1);
   spatial_hash_init (&detector->hash);
-  detector->topologies = g_ptr_array_new_with_free_func (topology_free);
+  topology_cache_init (&detector->topologies);
   return detector;
 }
 
@@ -181,7 +143,7 @@ collision_detector_free (CollisionDetector *detector)
   if (detector == NULL)
     return;
   spatial_hash_clear (&detector->hash);
-  g_ptr_array_unref (detector->topologies);
+  topology_cache_clear (&detector->topologies);
   g_free (detector->info);
   g_free (detector->tris);
   g_free (detector->nearest);
@@ -215,132 +177,6 @@ collision_detector_set_table_size (CollisionDetector *detector, size_t table_siz
                                              MAX ((size_t) (n), 1), sizeof *(detector)->field, \
                                              &(detector)->stats.growths))
 
-/* ---- Topology cache ---------------------------------------------------------------------- */
-
-/* FNV-1a over the indices: a changed index array under the same pointer and counts is seen. */
-static uint64_t
-triangles_checksum (const uint32_t *triangles, size_t n)
-{
-  uint64_t h = 14695981039346656037ull;
-  for (size_t i = 0; i < 3 * n; i++)
-    {
-      h ^= triangles[i];
-      h *= 1099511628211ull;
-    }
-  return h;
-}
-
-typedef struct EdgeSlot {
-  uint64_t key;                 /* min vertex << 32 | max vertex */
-  uint32_t slot;                /* 3 t + k */
-} EdgeSlot;
-
-static int
-edge_slot_compare (const void *pa, const void *pb)
-{
-  const EdgeSlot *a = pa, *b = pb;
-  if (a->key != b->key)
-    return a->key < b->key ? -1 : 1;
-  return a->slot < b->slot ? -1 : (a->slot > b->slot);
-}
-
-/* Built once per topology (allocates; not part of the steady state). */
-static void
-topology_build (Topology *topology)
-{
-  size_t nt = topology->n_triangles, np = topology->n_points;
-  const uint32_t *tri = topology->triangles;
-  topology->valid = TRUE;
-  for (size_t i = 0; i < 3 * nt; i++)
-    if (tri[i] >= np)
-      {
-        g_critical ("collision detection: triangle %zu has vertex %u of %zu", i / 3, tri[i], np);
-        topology->valid = FALSE;
-        return;
-      }
-
-  /* Edges: sort the 3 nt directed edges by their undirected key; an undirected edge met
-   * exactly twice, in opposite directions, links its two triangles. */
-  g_autofree EdgeSlot *edges = g_new (EdgeSlot, MAX (3 * nt, 1));
-  for (size_t t = 0; t < nt; t++)
-    for (int k = 0; k < 3; k++)
-      {
-        uint64_t u = tri[3 * t + k], v = tri[3 * t + (k + 1) % 3];
-        edges[3 * t + k] = (EdgeSlot) { MIN (u, v) << 32 | MAX (u, v), (uint32_t) (3 * t + k) };
-      }
-  qsort (edges, 3 * nt, sizeof *edges, edge_slot_compare);
-  topology->neighbour = g_new (uint32_t, MAX (3 * nt, 1));
-  for (size_t i = 0; i < 3 * nt; i++)
-    topology->neighbour[i] = NONE;
-  for (size_t i = 0; i < 3 * nt;)
-    {
-      size_t j = i + 1;
-      while (j < 3 * nt && edges[j].key == edges[i].key)
-        j++;
-      if (j == i + 2)
-        {
-          uint32_t s0 = edges[i].slot, s1 = edges[i + 1].slot;
-          uint32_t from0 = tri[s0], from1 = tri[s1];
-          if (from0 != from1)   /* opposite directions: consistently oriented */
-            {
-              topology->neighbour[s0] = s1 / 3;
-              topology->neighbour[s1] = s0 / 3;
-            }
-        }
-      i = j;
-    }
-
-  /* Incident triangles per vertex, in triangle order. */
-  topology->vertex_start = g_new0 (uint32_t, np + 1);
-  topology->vertex_triangles = g_new (uint32_t, MAX (3 * nt, 1));
-  for (size_t i = 0; i < 3 * nt; i++)
-    topology->vertex_start[tri[i] + 1]++;
-  for (size_t v = 0; v < np; v++)
-    topology->vertex_start[v + 1] += topology->vertex_start[v];
-  g_autofree uint32_t *cursor = g_memdup2 (topology->vertex_start, (np + 1) * sizeof (uint32_t));
-  for (size_t i = 0; i < 3 * nt; i++)
-    topology->vertex_triangles[cursor[tri[i]]++] = (uint32_t) (i / 3);
-}
-
-static Topology *
-topology_lookup (CollisionDetector *detector, const CwbGeometry *geometry)
-{
-  uint64_t checksum = triangles_checksum (geometry->triangles, geometry->n_triangles);
-  for (guint i = 0; i < detector->topologies->len; i++)
-    {
-      Topology *topology = g_ptr_array_index (detector->topologies, i);
-      if (topology->triangles == geometry->triangles
-          && topology->n_triangles == geometry->n_triangles
-          && topology->n_points == geometry->n_points && topology->checksum == checksum)
-        {
-          topology->last_run = detector->run;
-          return topology;
-        }
-    }
-  Topology *topology = g_new0 (Topology, 1);
-  topology->triangles = geometry->triangles;
-  topology->n_triangles = geometry->n_triangles;
-  topology->n_points = geometry->n_points;
-  topology->checksum = checksum;
-  topology->last_run = detector->run;
-  topology_build (topology);
-  g_ptr_array_add (detector->topologies, topology);
-  detector->stats.growths++;
-  return topology;
-}
-
-/* Forgets the topologies not seen in this run (geometries that went away). */
-static void
-topology_prune (CollisionDetector *detector)
-{
-  for (guint i = detector->topologies->len; i > 0; i--)
-    {
-      Topology *topology = g_ptr_array_index (detector->topologies, i - 1);
-      if (topology->last_run != detector->run)
-        g_ptr_array_remove_index (detector->topologies, i - 1);
-    }
-}
-
 /* ---- Geometry helpers -------------------------------------------------------------------- */
 
 static gboolean
@@ -364,30 +200,6 @@ boxes_overlap (const double alo[3], const double ahi[3], const double blo[3], co
     if (alo[k] > bhi[k] || blo[k] > ahi[k])
       return FALSE;
   return TRUE;
-}
-
-/* Unit normal of triangle t of a geometry into n; returns |(b - a) x (c - a)|, or 0 when the
- * triangle is degenerate (DEGENERATE_RATIO) or not finite (n is then zero). */
-static double
-triangle_normal (const CwbGeometry *geometry, size_t t, double n[3])
-{
-  const uint32_t *tri = geometry->triangles + 3 * t;
-  const double *a = geometry->positions + 3 * tri[0], *b = geometry->positions + 3 * tri[1],
-               *c = geometry->positions + 3 * tri[2];
-  double ab[3], ac[3], bc[3];
-  cwb_v3_sub (ab, b, a);
-  cwb_v3_sub (ac, c, a);
-  cwb_v3_sub (bc, c, b);
-  cwb_v3_cross (n, ab, ac);
-  double longest2 = MAX (cwb_v3_dot (ab, ab), MAX (cwb_v3_dot (ac, ac), cwb_v3_dot (bc, bc)));
-  double norm = cwb_v3_norm (n);
-  if (!(norm > DEGENERATE_RATIO * longest2) || !isfinite (norm))
-    {
-      cwb_v3_set (n, 0, 0, 0);
-      return 0;
-    }
-  cwb_v3_scale (n, n, 1.0 / norm);
-  return norm;
 }
 
 /* num / den for the ratios of closest_point_on_triangle, whose denominators are positive
@@ -468,46 +280,6 @@ bary_clamp (double bary[3])
     cwb_v3_scale (bary, bary, 1.0 / sum);
   else
     cwb_v3_set (bary, 1.0 / 3, 1.0 / 3, 1.0 / 3);
-}
-
-/* Angle-weighted pseudo-normal (Baerentzen & Aanaes 2005 eq. 2, unnormalised: only its sign
- * against p - closest is used) of a feature of triangle t of geometry b: the face normal; the
- * sum of the two face normals at an edge (each face's angle there is pi); at a vertex, the
- * sum over incident faces of the face's angle at the vertex times its normal. */
-static void
-pseudo_normal (const CwbGeometry *geometry, const Topology *topology, uint32_t t, int feature,
-               double out[3])
-{
-  double n[3];
-  if (feature < FEATURE_VERTEX)
-    {
-      triangle_normal (geometry, t, out);
-      uint32_t other = feature == FEATURE_FACE
-                         ? NONE : topology->neighbour[3 * t + (feature - FEATURE_EDGE)];
-      if (other != NONE)
-        {
-          triangle_normal (geometry, other, n);
-          cwb_v3_add (out, out, n);
-        }
-      return;
-    }
-  uint32_t vertex = geometry->triangles[3 * t + (feature - FEATURE_VERTEX)];
-  cwb_v3_set (out, 0, 0, 0);
-  for (uint32_t i = topology->vertex_start[vertex]; i < topology->vertex_start[vertex + 1]; i++)
-    {
-      uint32_t u = topology->vertex_triangles[i];
-      if (triangle_normal (geometry, u, n) == 0)
-        continue;
-      const uint32_t *tri = geometry->triangles + 3 * u;
-      int k = tri[0] == vertex ? 0 : (tri[1] == vertex ? 1 : 2);
-      const double *v0 = geometry->positions + 3 * tri[k];
-      double e1[3], e2[3], cross[3];
-      cwb_v3_sub (e1, geometry->positions + 3 * tri[(k + 1) % 3], v0);
-      cwb_v3_sub (e2, geometry->positions + 3 * tri[(k + 2) % 3], v0);
-      cwb_v3_cross (cross, e1, e2);
-      double angle = atan2 (cwb_v3_norm (cross), cwb_v3_dot (e1, e2));
-      cwb_v3_axpy (out, angle, n);
-    }
 }
 
 /* Moeller & Trumbore 1997 ray-triangle intersection of o + t dir, 0 < t <= max_t. */
@@ -890,7 +662,12 @@ prepare_geometries (CollisionDetector *detector, const CwbGeometry *geometries,
             }
         }
       if (geometry->n_triangles > 0)
-        info->topology = topology_lookup (detector, geometry);
+        {
+          gboolean built = FALSE;
+          info->topology = topology_cache_lookup (&detector->topologies, geometry, detector->run,
+                                                  &built);
+          detector->stats.growths += built;
+        }
     }
   return total;
 }
@@ -906,7 +683,7 @@ prepare_triangles (CollisionDetector *detector, const CwbGeometry *geometry, dou
       tq->triangle = (uint32_t) t;
       for (int k = 0; k < 3; k++)
         tq->v[k] = geometry->positions + 3 * geometry->triangles[3 * t + k];
-      tq->cross_norm = triangle_normal (geometry, t, tq->normal);
+      tq->cross_norm = surface_triangle_normal (geometry, t, tq->normal);
       tq->usable = tq->cross_norm > 0;
       for (int k = 0; k < 3; k++)
         {
@@ -950,7 +727,7 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
       if (!(rec->dist2 > 0))   /* on the surface: not inside */
         continue;
       double normal[3];
-      pseudo_normal (surface, topology, rec->triangle, (int) rec->feature, normal);
+      surface_pseudo_normal (surface, topology, rec->triangle, (int) rec->feature, normal);
       /* Inside when p - closest = -d points against the pseudo-normal. */
       if (!(cwb_v3_dot (rec->depth, normal) > 0))
         continue;
@@ -1038,7 +815,7 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
                        params->raw_depths, n_points);
         }
     }
-  topology_prune (detector);
+  topology_cache_prune (&detector->topologies, detector->run);
 
   /* Counting sort by global point id (= by point_geometry, point); stable, and each point's
    * candidates were found in increasing surface order. */
