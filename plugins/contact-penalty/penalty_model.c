@@ -42,7 +42,7 @@ typedef struct Contact {
   double mu;
   double force[3];        /* F_i: the collision's normal force before the post-correction */
   double tangent[3];      /* u~ / |u~| (zero when there is no sliding to oppose) */
-  double u_tilde;         /* |u~| */
+  double base_velocity[3];/* relative velocity with the normal forces applied, no friction */
   double gamma;           /* eq. 13 (1 when sliding) */
   double friction;        /* the friction force's magnitude, opposing `tangent` */
   gboolean sticks;        /* static friction applied: its scaling is iterated after */
@@ -170,8 +170,7 @@ static gboolean
 penalty_attach (void *data, const CwbContactQuery *query, GError **error)
 {
   Penalty *self = data;
-  if (query->struct_size < G_STRUCT_OFFSET (CwbContactQuery, point_response) + sizeof (void *)
-      || query->point_response == NULL)
+  if (!CWB_STRUCT_HAS (query, CwbContactQuery, point_response) || query->point_response == NULL)
     {
       g_set_error_literal (error, g_quark_from_static_string ("penalty"), 0,
                            "the penalty model needs a host of ABI 1.1 or later (point_response)");
@@ -501,22 +500,22 @@ size_friction (Penalty *self, const CwbContactQuery *query, Contact *c, const do
   double v[3];
   cwb_v3_copy (v, u_rest);
   cwb_v3_axpy (v, -cwb_v3_dot (v, c->normal), c->normal);
-  c->u_tilde = cwb_v3_norm (v);
+  double u_tilde = cwb_v3_norm (v);
   c->gamma = 1;
   c->friction = 0;
   c->sticks = FALSE;
-  if (c->u_tilde <= PENALTY_VELOCITY_EPSILON || c->mu == 0 || f_n == 0)
+  if (u_tilde <= PENALTY_VELOCITY_EPSILON || c->mu == 0 || f_n == 0)
     return;
   double f_max = c->mu * f_n;                                                  /* eq. 7 */
   if (!self->static_friction)
     {
       /* Spillmann 2007's friction, to compare: always dynamic, f_max against u~. */
-      cwb_v3_scale (c->tangent, v, 1 / c->u_tilde);
+      cwb_v3_scale (c->tangent, v, 1 / u_tilde);
       c->friction = f_max;
       return;
     }
   double t[2][3];
-  cwb_v3_scale (t[0], v, 1 / c->u_tilde);
+  cwb_v3_scale (t[0], v, 1 / u_tilde);
   cwb_v3_cross (t[1], c->normal, t[0]);
   double w[4];
   for (int b = 0; b < 2; b++)
@@ -527,7 +526,7 @@ size_friction (Penalty *self, const CwbContactQuery *query, Contact *c, const do
         w[2 * a + b] = cwb_v3_dot (t[a], rel) / query->h;
     }
   /* The force here is the friction itself (on i), so the slip it leaves is u~ + w f. */
-  double slip[2] = { c->u_tilde, 0 }, f[2];
+  double slip[2] = { u_tilde, 0 }, f[2];
   cwb_coulomb_disk_solve (w, slip, f_max, f);
   double magnitude = hypot (f[0], f[1]);
   if (!(magnitude > 0))
@@ -568,6 +567,9 @@ friction_forces (Penalty *self, const CwbContactQuery *query, const double *rel)
       Contact *c = &g_array_index (self->contacts, Contact, k);
       c->friction = 0;
       c->sticks = FALSE;
+      /* The same in every sweep: the predicted velocity with the normal forces applied. */
+      predicted_relative_velocity (query, c, c->base_velocity);
+      cwb_v3_axpy (c->base_velocity, 1 / query->h, &rel[3 * k]);
       if (!self->static_friction)
         continue;
       /* Warm start: a lasting contact begins from last step's friction (in the current
@@ -598,8 +600,7 @@ friction_forces (Penalty *self, const CwbContactQuery *query, const double *rel)
         cwb_v3_copy (old_tangent, c->tangent);
         friction_pattern (c, old_tangent, old_friction, old_forces);
         double u[3], own[3] = { 0, 0, 0 };
-        predicted_relative_velocity (query, c, u);
-        cwb_v3_axpy (u, 1 / query->h, &rel[3 * k]);            /* the normal forces */
+        cwb_v3_copy (u, c->base_velocity);
         cwb_v3_axpy (u, 1 / query->h, &rel_friction[3 * k]);   /* every friction so far */
         if (old_friction != 0)
           {

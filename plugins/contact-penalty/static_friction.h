@@ -25,7 +25,6 @@ typedef struct FrictionState {
   double lambda;              /* the time-coherent scaling (eq. 14), 1 at first contact */
   double lambda_prev, u_prev; /* the secant method's previous iterate (eq. 19) */
   gboolean has_prev;
-  gboolean sticking;
   double friction[3];         /* last step's friction force on point i (warm start) */
   guint64 seen;               /* the step it was last used in */
 } FrictionState;

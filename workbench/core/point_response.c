@@ -37,8 +37,7 @@ sort_by_geometry (const CwbPointWeight *items, size_t n, GArray *sorted)
 static gboolean
 has_apply_j_points (const CwbMappingVTable *vt)
 {
-  return vt->struct_size >= G_STRUCT_OFFSET (CwbMappingVTable, apply_j_points) + sizeof (void *)
-         && vt->apply_j_points != NULL;
+  return CWB_STRUCT_HAS (vt, CwbMappingVTable, apply_j_points) && vt->apply_j_points != NULL;
 }
 
 void

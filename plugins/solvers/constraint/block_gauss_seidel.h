@@ -29,9 +29,7 @@ typedef struct BgsProblem {
   size_t n_frames;
   const CwbContactFrame *frames;    /* row blocks and friction coefficients */
   const CwbDofRows *h;              /* H in the flat nv space, fixed bodies left out */
-  size_t n_bodies;
-  const CwbBodySlot *bodies;
-  size_t nv;
+  const CwbBodySlot *bodies;            /* indexed by H's body numbers */
   const double *delta_free;         /* row values before any contact force */
   BgsComplianceFunc compliance;
   void *compliance_data;

@@ -100,8 +100,7 @@ integrate (CwbStepContext *ctx, const double *f, gboolean stiff, double *q_out, 
 static gboolean
 has_contact_stiffness (const CwbStepContext *ctx)
 {
-  return ctx->struct_size >= G_STRUCT_OFFSET (CwbStepContext, contact_stiffness_apply)
-                             + sizeof (void *)
+  return CWB_STRUCT_HAS (ctx, CwbStepContext, contact_stiffness_apply)
          && ctx->contact_stiffness_apply != NULL;
 }
 

@@ -40,6 +40,11 @@ typedef enum CwbPluginKind {
 /* Number of kinds, for iteration: kinds are 1 .. CWB_PLUGIN_KIND_COUNT. */
 #define CWB_PLUGIN_KIND_COUNT 4
 
+/* TRUE when a structure the other side filled (its struct_size says how much) reaches
+ * `member`: how either side tests for a field a later minor version appended. */
+#define CWB_STRUCT_HAS(ptr, type, member)                                                    \
+  ((ptr)->struct_size >= offsetof (type, member) + sizeof (((type *) NULL)->member))
+
 typedef struct CwbParamSpec CwbParamSpec;
 
 /* What the entry symbol returns. Static storage in the plugin; the host never frees it. */

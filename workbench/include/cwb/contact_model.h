@@ -46,8 +46,6 @@ typedef struct CwbContactQuery {
                           const CwbPointWeight *at, size_t n_at, double *displacements);
 } CwbContactQuery;
 
-/* The part of CwbContactQuery every ABI 1.x host fills. */
-#define CWB_CONTACT_QUERY_SIZE_1_0 (offsetof (CwbContactQuery, pass) + sizeof (CwbContactPass))
 
 typedef struct CwbContactModelVTable {
   size_t struct_size;
