@@ -90,4 +90,49 @@ gboolean cwb_world_set_solver (CwbWorld *world, const char *name, GPtrArray *par
  * states, so determinism tests and regression checks can compare runs. */
 guint64 cwb_world_state_hash (const CwbWorld *world);
 
+/* ---- editing, history and the mouse spring (the GUI's needs) ------------------------- */
+
+/* A number unique to each world built in this process, so snapshots can tell worlds apart. */
+guint64 cwb_world_serial (const CwbWorld *world);
+
+/* Puts back a state captured earlier from this world (a snapshot's q, v, time and step
+ * count; the sizes must match). Body states become bit-identical to the captured ones. The
+ * contact model is re-created with its current parameters, so nothing of the contacts of
+ * the state being left survives (as after a swap). */
+gboolean cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, const double *v,
+                                  size_t nv, double time, guint64 steps, GError **error);
+
+/* Copies into `world` the state of each body of `from` that has a body of the same name, the
+ * same body model and the same DOF counts here, except the bodies named in `except`
+ * (NULL-terminated, may be NULL); the time and step count too. When an edit rebuilds the
+ * world during a run, the edited body starts from its new description and the others go on
+ * from where they were. */
+void cwb_world_carry_state (CwbWorld *world, const CwbWorld *from, const char *const *except);
+
+/* A live edit of the contact model's or the solver's parameters (kind is
+ * CWB_PLUGIN_CONTACT_MODEL or CWB_PLUGIN_SOLVER): validated against the schema; the plugin's
+ * params_changed is called when it has one, else the plugin is re-created with the new
+ * values (a contact model then starts from an empty contact state). On error nothing
+ * changes. */
+gboolean cwb_world_set_plugin_params (CwbWorld *world, CwbPluginKind kind, GPtrArray *params,
+                                      GError **error);
+
+/* The mouse spring (as in SOFA and MuJoCo's simulate): pulls a point of a body's geometry,
+ * given by barycentric weights on up to three of its points, towards a world target with
+ * the force f = stiffness (target - p) - damping v_p, evaluated at the start of each step
+ * and applied through the mapping's J^T as an external force of the free motion. */
+typedef struct CwbGrab {
+  uint32_t body;
+  uint32_t points[3];
+  double weights[3];     /* sum to 1; unused points have weight 0 */
+  double target[3];
+  double stiffness;      /* N/m */
+  double damping;        /* N s/m */
+} CwbGrab;
+
+/* Sets (or with NULL releases) the grab; the next step uses it. */
+void cwb_world_set_grab (CwbWorld *world, const CwbGrab *grab);
+/* The grabbed point's position at the current state; FALSE when nothing is grabbed. */
+gboolean cwb_world_grab_point (const CwbWorld *world, double p[3]);
+
 G_END_DECLS

@@ -1,0 +1,1 @@
+#include "plugins_window.h"

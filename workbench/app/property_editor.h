@@ -1,0 +1,36 @@
+/* Property editors generated from parameter schemas (CwbParamSpec): a switch for BOOL, spin
+ * buttons bounded by the schema's range for INT and DOUBLE (three for VEC3), a drop-down for
+ * ENUM and an entry for STRING, each labelled with its name and unit and carrying the
+ * schema's help as its tooltip. The editor never changes the scene itself: a committed value
+ * is emitted as ("KEY", "VALUE") in --set form (KEY is the section's prefix and the
+ * parameter's name, VALUE as a scene file writes it), and the window applies it through the
+ * document, which validates it and makes it undoable. Fixed scene fields (world.dt, a body's
+ * friction ...) are shown the same way, through schemas the window declares for them. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include <cwb/params.h>
+
+#include "scene.h"
+
+G_BEGIN_DECLS
+
+#define CWB_TYPE_PROPERTY_EDITOR (cwb_property_editor_get_type ())
+G_DECLARE_FINAL_TYPE (CwbPropertyEditor, cwb_property_editor, CWB, PROPERTY_EDITOR, GtkWidget)
+
+/* Signal "edited" (const char *key, const char *value): the user committed a value (Enter or
+ * focus leaving an entry, a toggle, a drop-down choice, a spin button's change). */
+GtkWidget *cwb_property_editor_new (void);
+
+void cwb_property_editor_clear (CwbPropertyEditor *editor);
+/* Appends a section titled `title` whose keys are "KEY_PREFIX.NAME" ("contact", "solver",
+ * "world", "bodies.box"). `values` holds the scene's current values (CwbSceneParam*, may be
+ * NULL); a parameter absent from it shows its schema default. */
+void cwb_property_editor_add_section (CwbPropertyEditor *editor, const char *title,
+                                      const char *key_prefix, const CwbParamSpec *specs,
+                                      size_t n_specs, GPtrArray *values);
+/* The widget editing KEY (for tests), or NULL. */
+GtkWidget *cwb_property_editor_find (CwbPropertyEditor *editor, const char *key);
+
+G_END_DECLS

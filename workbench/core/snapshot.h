@@ -1,0 +1,66 @@
+/* A snapshot: an immutable copy of what a completed step left in the world (time, body
+ * states and summaries, mapped geometries, the contact frames with their forces, the
+ * inspection data, the step's statistics and residual history). The simulation worker
+ * captures one after every step; the GUI draws and inspects snapshots, never the world the
+ * worker is stepping, and the history keeps the recent ones so the user can go back to any
+ * of them and resume from it.
+ *
+ * Snapshots are reference counted and never change after capture, so any thread may read
+ * one it holds a reference to. Triangle topology is fixed for the life of a world, so a
+ * snapshot shares it with the previous snapshot of the same world instead of copying it. */
+#pragma once
+
+#include "world.h"
+
+G_BEGIN_DECLS
+
+typedef struct CwbSnapshotBody {
+  char *name;
+  char *model;                  /* body-model plugin name */
+  gboolean fixed;
+  CwbBodySummary summary;
+  /* The mapped geometry, world frame. */
+  CwbGeometryKind kind;
+  size_t n_points;
+  double *positions;            /* 3 * n_points, owned */
+  double *velocities;           /* 3 * n_points, owned */
+  GBytes *triangles;            /* uint32_t, 3 per triangle; shared between snapshots */
+  size_t n_triangles;
+  GBytes *radii;                /* PARTICLES: double per point; NULL otherwise; shared */
+  size_t q_offset, nq, v_offset, nv;   /* the body's slice of q and v */
+} CwbSnapshotBody;
+
+typedef struct CwbSnapshot {
+  guint64 world_serial;         /* which world (build) it came from */
+  double time;
+  guint64 steps;
+  CwbStepStats stats;           /* of the step that produced it (zeros before the first) */
+  GArray *residuals;            /* double: residual after each solver iteration */
+  char *contact_model;          /* NULL when the world has none */
+  char *solver;
+  size_t n_bodies;
+  CwbSnapshotBody *bodies;
+  size_t nq, nv;
+  double *q, *v;                /* the flat state, for resuming */
+  GArray *frames;               /* CwbContactFrame */
+  double intersection_volume;   /* NAN where it does not apply */
+  double max_penetration;
+  CwbInspection inspection;     /* copies of the four arrays */
+} CwbSnapshot;
+
+/* Copies the world's current state. `share` may be a previous snapshot of the same world:
+ * its topology is then shared rather than copied. */
+CwbSnapshot *cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share);
+CwbSnapshot *cwb_snapshot_ref (CwbSnapshot *snapshot);
+void cwb_snapshot_unref (CwbSnapshot *snapshot);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbSnapshot, cwb_snapshot_unref)
+
+/* Bytes the snapshot owns beyond shared topology (for the history's memory bound). */
+size_t cwb_snapshot_bytes (const CwbSnapshot *snapshot);
+
+/* The axis-aligned box around every body's points (fixed bodies left out when there are
+ * moving ones, so a large ground does not dwarf the scene); FALSE when there are no points. */
+gboolean cwb_snapshot_bounds (const CwbSnapshot *snapshot, gboolean moving_only, double lo[3],
+                              double hi[3]);
+
+G_END_DECLS
