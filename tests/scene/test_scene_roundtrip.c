@@ -103,6 +103,42 @@ test_orientation_normalised (void)
   g_assert_cmpfloat (b->orientation[0], ==, 1);
 }
 
+/* cwb_scene_body_copy: every body of the full scene copies to an equal body (a scene of the
+ * copies equals the original), and the copy owns all it holds: changing or freeing it leaves
+ * the original as it was. */
+static void
+test_body_copy (void)
+{
+  g_autofree char *path = source_path ("tests/data/full-scene.yaml");
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) original = cwb_scene_load (path, &error);
+  g_assert_no_error (error);
+  g_autofree char *text_before = cwb_scene_to_yaml (original);
+
+  g_autoptr (CwbScene) copies = cwb_scene_load (path, &error);
+  g_assert_no_error (error);
+  g_ptr_array_set_size (copies->bodies, 0);
+  for (guint i = 0; i < original->bodies->len; i++)
+    g_ptr_array_add (copies->bodies, cwb_scene_body_copy (original->bodies->pdata[i]));
+  g_assert_true (cwb_scene_equal (original, copies));
+
+  CwbBodyDesc *spot = cwb_scene_find_body (copies, "spot");
+  g_free (spot->name);
+  spot->name = g_strdup ("spot copy");
+  g_free (spot->shape.mesh_file);
+  spot->shape.mesh_file = g_strdup ("other.obj");
+  CwbSceneParam *poisson = cwb_scene_params_find (spot->model_params, "poisson");
+  g_free (poisson->value->scalar);
+  poisson->value->scalar = g_strdup ("0.45");
+  cwb_scene_params_set (spot->mapping_params, "added", cwb_scene_node_new_scalar ("1", NULL),
+                        NULL);
+  g_assert_false (cwb_scene_equal (original, copies));
+  g_clear_pointer (&copies, cwb_scene_free);
+
+  g_autofree char *text_after = cwb_scene_to_yaml (original);
+  g_assert_cmpstr (text_before, ==, text_after);
+}
+
 static void
 test_save_missing_folder (void)
 {
@@ -177,6 +213,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scene/roundtrip/full", test_roundtrip_full);
   g_test_add_func ("/scene/roundtrip/defaults", test_defaults);
   g_test_add_func ("/scene/roundtrip/orientation-normalised", test_orientation_normalised);
+  g_test_add_func ("/scene/body/copy", test_body_copy);
   g_test_add_func ("/scene/save/missing-folder", test_save_missing_folder);
   g_test_add_func ("/scene/save/unwritable-keeps-file", test_save_unwritable_keeps_file);
   g_test_add_func ("/scene/save/over-folder", test_save_over_folder_fails_cleanly);

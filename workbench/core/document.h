@@ -14,7 +14,9 @@ G_BEGIN_DECLS
 
 typedef struct CwbDocument CwbDocument;
 
-/* A document over a loaded scene (taken). `path` may be NULL (an unsaved new scene). */
+/* A document over a loaded scene (taken), clean. `path` may be NULL (an unsaved new scene);
+ * scene->path becomes `path`, and follows the document's path from then on (the world
+ * resolves mesh files against its folder). */
 CwbDocument *cwb_document_new (CwbScene *scene, const char *path);
 CwbDocument *cwb_document_open (const char *path, GError **error);
 void cwb_document_free (CwbDocument *document);
@@ -31,6 +33,8 @@ gboolean cwb_document_is_dirty (const CwbDocument *document);
 guint64 cwb_document_revision (const CwbDocument *document);
 
 /* ---- edits: each is one undo step; on error nothing changes --------------------------- */
+/* An edit that leaves the scene as it was records no step. Errors are CWB_SCENE_ERROR and
+ * read "FIELD: what is wrong" ("bodies.box: no body named 'box', expected one of: ..."). */
 
 /* A value by the --set path (world.dt, contact.PARAM, solver.PARAM, bodies.NAME.FIELD, ...):
  * the one way the property editor changes the scene. */
@@ -42,10 +46,12 @@ gboolean cwb_document_set_contact_model (CwbDocument *document, const char *name
                                          GError **error);
 gboolean cwb_document_set_solver (CwbDocument *document, const char *name, GError **error);
 /* Adds a body (taken); a body without a name, or with one already used, gets a unique one
- * from its shape ("box", "box 2", ...). Returns the name it got, owned by the scene. */
+ * from its shape ("box", "box 2", ...). A name with a '.' is refused: the key
+ * bodies.NAME.FIELD could not reach the body. Returns the name it got, owned by the scene. */
 const char *cwb_document_add_body (CwbDocument *document, CwbBodyDesc *body, GError **error);
 gboolean cwb_document_remove_body (CwbDocument *document, const char *name, GError **error);
-/* Copies a body under a new unique name, offset by `offset` (m); returns the new name. */
+/* Copies a body, beside it in the list, under a new unique name after its own ("lid" ->
+ * "lid 2", "box 2" -> "box 3"), offset by `offset` (m; NULL: none); returns the new name. */
 const char *cwb_document_duplicate_body (CwbDocument *document, const char *name,
                                          const double offset[3], GError **error);
 gboolean cwb_document_rename_body (CwbDocument *document, const char *name,
@@ -81,7 +87,8 @@ gboolean cwb_document_save_as (CwbDocument *document, const char *path, GError *
  * so two scenes never share one; `path` NULL stands for unsaved new scenes. */
 char *cwb_document_autosave_path (const char *path);
 /* Writes the scene to its autosave file (atomically) when it has changes not yet saved or
- * autosaved; does nothing otherwise. */
+ * autosaved; does nothing otherwise, except that an autosave this document wrote goes when
+ * the document is back to its saved text (undone), so that no undone work is offered. */
 gboolean cwb_document_autosave (CwbDocument *document, GError **error);
 /* The autosave left for a scene path by a session that did not end cleanly, when it holds
  * changes the file does not (NULL otherwise). */

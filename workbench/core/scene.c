@@ -346,6 +346,38 @@ cwb_scene_body_free (CwbBodyDesc *body)
   g_free (body);
 }
 
+static GPtrArray *
+params_copy (GPtrArray *params)
+{
+  GPtrArray *copy = cwb_scene_params_new ();
+  for (guint i = 0; i < params->len; i++)
+    {
+      const CwbSceneParam *param = params->pdata[i];
+      CwbSceneParam *p = g_new0 (CwbSceneParam, 1);
+      p->name = g_strdup (param->name);
+      p->value = cwb_scene_node_copy (param->value);
+      p->key_loc = param->key_loc;   /* file is interned: shared, not copied */
+      g_ptr_array_add (copy, p);
+    }
+  return copy;
+}
+
+CwbBodyDesc *
+cwb_scene_body_copy (const CwbBodyDesc *body)
+{
+  g_return_val_if_fail (body != NULL, NULL);
+  CwbBodyDesc *copy = g_new (CwbBodyDesc, 1);
+  *copy = *body;   /* numbers and locations; every pointer is replaced below */
+  copy->name = g_strdup (body->name);
+  copy->model = g_strdup (body->model);
+  copy->mapping = g_strdup (body->mapping);
+  copy->shape.mesh_file = g_strdup (body->shape.mesh_file);
+  copy->shape.field = g_strdup (body->shape.field);
+  copy->model_params = params_copy (body->model_params);
+  copy->mapping_params = params_copy (body->mapping_params);
+  return copy;
+}
+
 CwbScene *
 cwb_scene_new (void)
 {

@@ -167,6 +167,8 @@ CwbBodyDesc *cwb_scene_find_body (const CwbScene *scene, const char *name);
  * it and everything it holds. */
 CwbBodyDesc *cwb_scene_body_new (void);
 void cwb_scene_body_free (CwbBodyDesc *body);
+/* A deep copy: its own strings and parameter arrays (nodes copied, locations kept). */
+CwbBodyDesc *cwb_scene_body_copy (const CwbBodyDesc *body);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbBodyDesc, cwb_scene_body_free)
 
 /* TRUE when both scenes describe the same world: every field bit-identical, plugin parameters

@@ -157,6 +157,13 @@ static const char *const shape_types[] = {
   [CWB_SHAPE_MESH] = "mesh", NULL,
 };
 
+const char *
+cwb_scene_shape_type_name (CwbShapeKind kind)
+{
+  g_return_val_if_fail ((size_t) kind < G_N_ELEMENTS (shape_types) - 1, "shape");
+  return shape_types[kind];
+}
+
 static const char *const *
 shape_fields (CwbShapeKind kind)
 {

@@ -1,5 +1,6 @@
-/* Internal interface between the scene files (scene_yaml.c, scene_decode.c, scene_set.c);
- * not for use outside workbench/core. */
+/* Internal interface between the scene files (scene_yaml.c, scene_decode.c, scene_set.c) and
+ * the document (document.c), which checks its edits with the decoder's own rules; not for
+ * use outside workbench/core. */
 #pragma once
 
 #include "scene.h"
@@ -32,6 +33,8 @@ gboolean cwb_scene_decode_body_leaf (CwbBodyDesc *body, const char *leaf,
 gboolean cwb_scene_decode_shape_field (CwbShapeDesc *shape, const char *key,
                                        const CwbSceneNode *value, const char *field,
                                        GError **error);
+/* The word a scene file uses for a shape's type ("box", "sphere", ...). */
+const char *cwb_scene_shape_type_name (CwbShapeKind kind);
 /* Every field the shape's type requires is set (reported at loc as `field`). */
 gboolean cwb_scene_shape_check (const CwbShapeDesc *shape, const CwbSourceLoc *loc,
                                 const char *field, GError **error);
