@@ -110,6 +110,16 @@ cwb_param_binding_new (const CwbParamSpec *specs, size_t n_specs, GPtrArray *par
   return g_steal_pointer (&binding);
 }
 
+CwbParamBinding *
+cwb_param_binding_copy (const CwbParamBinding *binding)
+{
+  CwbParamBinding *copy = g_new0 (CwbParamBinding, 1);
+  copy->values = g_memdup2 (binding->values, MAX (binding->set.n, 1) * sizeof (CwbParamValue));
+  copy->set = binding->set;
+  copy->set.values = copy->values;
+  return copy;
+}
+
 void
 cwb_param_binding_free (CwbParamBinding *binding)
 {

@@ -19,6 +19,8 @@ typedef struct CwbParamBinding {
 CwbParamBinding *cwb_param_binding_new (const CwbParamSpec *specs, size_t n_specs,
                                         GPtrArray *params, const char *field_prefix,
                                         GError **error);
+/* A copy with the same values (ENUM and STRING words are interned, so shared). */
+CwbParamBinding *cwb_param_binding_copy (const CwbParamBinding *binding);
 void cwb_param_binding_free (CwbParamBinding *binding);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbParamBinding, cwb_param_binding_free)
 

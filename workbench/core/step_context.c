@@ -29,7 +29,7 @@ ctx_free_motion (CwbStepContext *ctx, uint32_t body, const double *q, const doub
     .struct_size = sizeof args,
     .h = world->h,
     .q = q, .v = v,
-    .f_ext = f_ext,
+    .f_ext = cwb_world_grab_f_ext (world, body, f_ext),   /* the mouse spring, if any */
     .k_ext = k_ext,
     .q_free = q_free, .v_free = v_free,
   };

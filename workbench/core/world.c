@@ -1,5 +1,8 @@
-/* Building a world from a scene, stepping it, and swapping its contact model or solver. */
+/* Building a world from a scene, stepping it, swapping its contact model or solver, and the
+ * GUI's edits of a running world: restoring and carrying states, live parameter edits and the
+ * mouse spring. */
 #include <errno.h>
+#include <stdatomic.h>
 
 #include <glib/gstdio.h>
 
@@ -270,12 +273,25 @@ body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, Cwb
 
 /* ---- contact model and solver -------------------------------------------------------- */
 
+/* The scene section of a kind's parameters, the prefix of their messages' fields. */
+static const char *
+plugin_section (CwbPluginKind kind)
+{
+  return kind == CWB_PLUGIN_CONTACT_MODEL ? "contact" : "solver";
+}
+
+static CwbWorldPlugin *
+plugin_slot (CwbWorld *world, CwbPluginKind kind)
+{
+  return kind == CWB_PLUGIN_CONTACT_MODEL ? &world->contact : &world->solver;
+}
+
 static void
-plugin_destroy (CwbWorldPlugin *p, gboolean contact)
+plugin_destroy (CwbWorldPlugin *p)
 {
   if (p->self != NULL)
     {
-      if (contact)
+      if (p->desc->kind == CWB_PLUGIN_CONTACT_MODEL)
         ((const CwbContactModelVTable *) p->desc->vtable)->destroy (p->self);
       else
         ((const CwbSolverVTable *) p->desc->vtable)->destroy (p->self);
@@ -284,57 +300,85 @@ plugin_destroy (CwbWorldPlugin *p, gboolean contact)
   memset (p, 0, sizeof *p);
 }
 
-/* Creates (and for a contact model attaches) a plugin instance into `out`; on failure `out`
- * is untouched, so a refused swap leaves the previous plugin in place. */
+/* Nothing of a contact model's contacts outlives it, nor a state left behind: the set and
+ * inspection are cleared and H is rebuilt from the next detection. */
+static void
+contacts_reset (CwbWorld *world)
+{
+  cwb_contact_set_clear (&world->contacts);
+  cwb_inspection_clear (&world->inspection);
+  world->dof_rows_valid = FALSE;
+}
+
+/* Creates (and for a contact model attaches, at the current state) an instance of `desc`
+ * reading `binding`; NULL with the plugin's own reason when it refuses. */
+static void *
+plugin_create (CwbWorld *world, const CwbPluginDesc *desc, const CwbParamBinding *binding,
+               GError **plugin_error)
+{
+  if (desc->kind == CWB_PLUGIN_SOLVER)
+    {
+      const CwbSolverVTable *vt = desc->vtable;
+      CwbSolverCreateInfo info = { .struct_size = sizeof info, .params = &binding->set };
+      return vt->create (&info, &world->services, plugin_error);
+    }
+  const CwbContactModelVTable *vt = desc->vtable;
+  CwbContactModelCreateInfo info = { .struct_size = sizeof info, .params = &binding->set };
+  void *self = vt->create (&info, &world->services, plugin_error);
+  if (self == NULL)
+    return NULL;
+  cwb_world_map_geometries (world, world->q, world->v);
+  memcpy (world->q_detect, world->q, world->nq * sizeof (double));
+  CwbContactQuery query = cwb_world_contact_query (world, CWB_CONTACT_PASS_VELOCITY);
+  if (!vt->attach (self, &query, plugin_error))
+    {
+      vt->destroy (self);
+      return NULL;
+    }
+  return self;
+}
+
+/* Puts a new instance of `desc` over `binding` (taken) in place of the world's contact model
+ * or solver: the one path of loading, swapping, re-creating after a parameter edit and
+ * restoring. When the plugin refuses, the previous instance stays and the error, located at
+ * `loc` and `field`, says why. A new contact model starts from an empty contact set. */
+static gboolean
+plugin_replace (CwbWorld *world, const CwbPluginDesc *desc, CwbParamBinding *binding,
+                const CwbSourceLoc *loc, const char *field, GError **error)
+{
+  g_autoptr (CwbParamBinding) owned = binding;
+  GError *plugin_error = NULL;
+  void *self = plugin_create (world, desc, owned, &plugin_error);
+  if (self == NULL)
+    {
+      prefix_plugin_error (error, loc, field, plugin_error);
+      return FALSE;
+    }
+  CwbWorldPlugin *slot = plugin_slot (world, desc->kind);
+  plugin_destroy (slot);
+  *slot = (CwbWorldPlugin){ .desc = desc, .self = self, .params = g_steal_pointer (&owned) };
+  if (desc->kind == CWB_PLUGIN_CONTACT_MODEL)
+    contacts_reset (world);
+  return TRUE;
+}
+
+/* Finds the plugin `name` of `kind`, binds `params` to its schema and puts an instance in
+ * place (plugin_replace); on any failure the previous plugin stays. */
 static gboolean
 plugin_instantiate (CwbWorld *world, CwbPluginKind kind, const char *name, GPtrArray *params,
-                    const CwbSourceLoc *loc, CwbWorldPlugin *out, GError **error)
+                    const CwbSourceLoc *loc, GError **error)
 {
-  const char *section = kind == CWB_PLUGIN_CONTACT_MODEL ? "contact" : "solver";
+  const char *section = plugin_section (kind);
   g_autofree char *name_field = g_strdup_printf ("%s.%s", section,
                                                  kind == CWB_PLUGIN_CONTACT_MODEL ? "model" : "name");
   const CwbPluginDesc *desc = find_plugin (world->registry, kind, name, loc, name_field, error);
   if (desc == NULL)
     return FALSE;
-  g_autoptr (CwbParamBinding) binding = cwb_param_binding_new (desc->params, desc->n_params,
-                                                               params, section, error);
+  CwbParamBinding *binding = cwb_param_binding_new (desc->params, desc->n_params, params,
+                                                    section, error);
   if (binding == NULL)
     return FALSE;
-
-  GError *plugin_error = NULL;
-  void *self;
-  if (kind == CWB_PLUGIN_CONTACT_MODEL)
-    {
-      const CwbContactModelVTable *vt = desc->vtable;
-      CwbContactModelCreateInfo info = { .struct_size = sizeof info, .params = &binding->set };
-      self = vt->create (&info, &world->services, &plugin_error);
-      if (self != NULL)
-        {
-          cwb_world_map_geometries (world, world->q, world->v);
-          memcpy (world->q_detect, world->q, world->nq * sizeof (double));
-          CwbContactQuery query = cwb_world_contact_query (world, CWB_CONTACT_PASS_VELOCITY);
-          if (!vt->attach (self, &query, &plugin_error))
-            {
-              vt->destroy (self);
-              self = NULL;
-            }
-        }
-    }
-  else
-    {
-      const CwbSolverVTable *vt = desc->vtable;
-      CwbSolverCreateInfo info = { .struct_size = sizeof info, .params = &binding->set };
-      self = vt->create (&info, &world->services, &plugin_error);
-    }
-  if (self == NULL)
-    {
-      prefix_plugin_error (error, loc, name_field, plugin_error);
-      return FALSE;
-    }
-  out->desc = desc;
-  out->self = self;
-  out->params = g_steal_pointer (&binding);
-  return TRUE;
+  return plugin_replace (world, desc, binding, loc, name_field, error);
 }
 
 gboolean
@@ -342,16 +386,10 @@ cwb_world_set_contact_model (CwbWorld *world, const char *name, GPtrArray *param
                              GError **error)
 {
   CwbSourceLoc loc = { g_intern_static_string ("contact model"), 0, 0 };
-  CwbWorldPlugin fresh = { 0 };
-  if (name != NULL
-      && !plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, name, params, &loc, &fresh, error))
-    return FALSE;
-  plugin_destroy (&world->contact, TRUE);
-  world->contact = fresh;
-  /* Nothing of the old model's contacts survives into the new one. */
-  cwb_contact_set_clear (&world->contacts);
-  cwb_inspection_clear (&world->inspection);
-  world->dof_rows_valid = FALSE;
+  if (name != NULL)
+    return plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, name, params, &loc, error);
+  plugin_destroy (&world->contact);
+  contacts_reset (world);
   return TRUE;
 }
 
@@ -359,20 +397,77 @@ gboolean
 cwb_world_set_solver (CwbWorld *world, const char *name, GPtrArray *params, GError **error)
 {
   CwbSourceLoc loc = { g_intern_static_string ("solver"), 0, 0 };
-  CwbWorldPlugin fresh = { 0 };
-  if (!plugin_instantiate (world, CWB_PLUGIN_SOLVER, name, params, &loc, &fresh, error))
+  return plugin_instantiate (world, CWB_PLUGIN_SOLVER, name, params, &loc, error);
+}
+
+gboolean
+cwb_world_renew_contact_model (CwbWorld *world, GError **error)
+{
+  if (world->contact.desc == NULL)
+    {
+      contacts_reset (world);
+      return TRUE;
+    }
+  CwbSourceLoc loc = { g_intern_static_string ("contact model"), 0, 0 };
+  return plugin_replace (world, world->contact.desc,
+                         cwb_param_binding_copy (world->contact.params), &loc, "contact.model",
+                         error);
+}
+
+gboolean
+cwb_world_set_plugin_params (CwbWorld *world, CwbPluginKind kind, GPtrArray *params,
+                             GError **error)
+{
+  g_return_val_if_fail (kind == CWB_PLUGIN_CONTACT_MODEL || kind == CWB_PLUGIN_SOLVER, FALSE);
+  CwbWorldPlugin *slot = plugin_slot (world, kind);
+  if (slot->desc == NULL)
+    {
+      g_set_error_literal (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_EDIT,
+                           "contact parameters: the world has no contact model");
+      return FALSE;
+    }
+  const char *section = plugin_section (kind);
+  CwbParamBinding *binding = cwb_param_binding_new (slot->desc->params, slot->desc->n_params,
+                                                    params, section, error);
+  if (binding == NULL)
     return FALSE;
-  plugin_destroy (&world->solver, FALSE);
-  world->solver = fresh;
+
+  /* params_changed is part of the ABI 1.0 vtables, which the registry checks every loaded
+   * plugin's vtable reaches (registry.c), so it is read without CWB_STRUCT_HAS. */
+  void (*params_changed) (void *self, const CwbParamSet *params)
+    = kind == CWB_PLUGIN_CONTACT_MODEL
+        ? ((const CwbContactModelVTable *) slot->desc->vtable)->params_changed
+        : ((const CwbSolverVTable *) slot->desc->vtable)->params_changed;
+  if (params_changed == NULL)
+    {
+      CwbSourceLoc loc = { g_intern_static_string ("parameter edit"), 0, 0 };
+      return plugin_replace (world, slot->desc, binding, &loc, section, error);
+    }
+  /* The plugin may keep pointers into the set it was given until this call replaces it, so
+   * the old binding is freed only after. */
+  params_changed (slot->self, &binding->set);
+  cwb_param_binding_free (slot->params);
+  slot->params = binding;
   return TRUE;
 }
 
 /* ---- life cycle ---------------------------------------------------------------------- */
 
+/* World serials come from one process-wide counter. It is an id generator, not simulation
+ * state: worlds are built on whichever thread (the GUI's, the simulation worker's), so the
+ * increment is atomic, and a 64-bit count never wraps in practice. */
+static guint64
+next_serial (void)
+{
+  static atomic_uint_fast64_t counter = 0;
+  return (guint64) atomic_fetch_add (&counter, 1) + 1;
+}
+
 CwbWorld *
 cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
 {
   g_autoptr (CwbWorld) world = g_new0 (CwbWorld, 1);
+  world->serial = next_serial ();
   world->registry = registry;
   init_services (world);
   world->h = scene->dt;
@@ -385,6 +480,8 @@ cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
   world->scratch_weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   world->scratch_r = g_array_new (FALSE, FALSE, sizeof (double));
   world->residual_history = g_array_new (FALSE, FALSE, sizeof (double));
+  world->grab_dofs = g_array_new (FALSE, TRUE, sizeof (double));
+  world->grab_f_ext = g_array_new (FALSE, TRUE, sizeof (double));
   cwb_response_scratch_init (&world->response);
 
   size_t n = scene->bodies->len;
@@ -419,12 +516,11 @@ cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
 
   if (scene->contact_model != NULL
       && !plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, scene->contact_model,
-                              scene->contact_params, &scene->contact_model_loc, &world->contact,
-                              error))
+                              scene->contact_params, &scene->contact_model_loc, error))
     return NULL;
   const char *solver = scene->solver != NULL ? scene->solver : CWB_DEFAULT_SOLVER;
   if (!plugin_instantiate (world, CWB_PLUGIN_SOLVER, solver, scene->solver_params,
-                           &scene->solver_loc, &world->solver, error))
+                           &scene->solver_loc, error))
     return NULL;
 
   cwb_world_init_step_context (world);
@@ -441,8 +537,8 @@ cwb_world_free (CwbWorld *world)
 {
   if (world == NULL)
     return;
-  plugin_destroy (&world->solver, FALSE);
-  plugin_destroy (&world->contact, TRUE);
+  plugin_destroy (&world->solver);
+  plugin_destroy (&world->contact);
   for (guint i = 0; world->bodies != NULL && i < world->bodies->len; i++)
     {
       body_destroy (&g_array_index (world->bodies, CwbWorldBody, i));
@@ -457,6 +553,8 @@ cwb_world_free (CwbWorld *world)
   g_clear_pointer (&world->scratch_weights, g_array_unref);
   g_clear_pointer (&world->scratch_r, g_array_unref);
   g_clear_pointer (&world->residual_history, g_array_unref);
+  g_clear_pointer (&world->grab_dofs, g_array_unref);
+  g_clear_pointer (&world->grab_f_ext, g_array_unref);
   cwb_response_scratch_destroy (&world->response);
   g_free (world->geometries);
   g_free (world->friction);
@@ -549,11 +647,13 @@ cwb_world_step (CwbWorld *world, GError **error)
   ctx->q = world->q;
   ctx->v = world->v;
 
+  cwb_world_grab_begin_step (world);
   const CwbSolverVTable *solver = world->solver.desc->vtable;
   GError *solver_error = NULL;
   gint64 t0 = cwb_clock_ns ();
   gboolean ok = solver->step (world->solver.self, ctx, &solver_error);
   gint64 total = cwb_clock_ns () - t0;
+  world->grab_in_step = FALSE;
   if (!ok)
     {
       restore_state (world);
@@ -600,6 +700,7 @@ cwb_world_step (CwbWorld *world, GError **error)
 
 /* ---- accessors ----------------------------------------------------------------------- */
 
+guint64 cwb_world_serial (const CwbWorld *world) { return world->serial; }
 double cwb_world_time (const CwbWorld *world) { return world->time; }
 double cwb_world_dt (const CwbWorld *world) { return world->h; }
 guint64 cwb_world_step_count (const CwbWorld *world) { return world->steps; }

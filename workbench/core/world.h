@@ -21,6 +21,8 @@ GQuark cwb_world_error_quark (void);
 typedef enum CwbWorldError {
   CWB_WORLD_ERROR_STEP_FAILED,   /* the solver failed the step */
   CWB_WORLD_ERROR_BLOW_UP,       /* a non-finite state: the last good state is kept */
+  CWB_WORLD_ERROR_EDIT,          /* an edit that does not fit this world (a state of other
+                                  * sizes, parameters of a contact model it does not have) */
 } CwbWorldError;
 
 typedef enum CwbPhase {
@@ -96,9 +98,10 @@ guint64 cwb_world_state_hash (const CwbWorld *world);
 guint64 cwb_world_serial (const CwbWorld *world);
 
 /* Puts back a state captured earlier from this world (a snapshot's q, v, time and step
- * count; the sizes must match). Body states become bit-identical to the captured ones. The
- * contact model is re-created with its current parameters, so nothing of the contacts of
- * the state being left survives (as after a swap). */
+ * count; the sizes must match, CWB_WORLD_ERROR_EDIT otherwise, and then nothing changes).
+ * Body states become bit-identical to the captured ones. The contact model is re-created
+ * with its current parameters, so nothing of the contacts of the state being left survives
+ * (as after a swap): the contact set stays empty until the next step. A grab stays set. */
 gboolean cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, const double *v,
                                   size_t nv, double time, guint64 steps, GError **error);
 
@@ -106,14 +109,16 @@ gboolean cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, c
  * same body model and the same DOF counts here, except the bodies named in `except`
  * (NULL-terminated, may be NULL); the time and step count too. When an edit rebuilds the
  * world during a run, the edited body starts from its new description and the others go on
- * from where they were. */
+ * from where they were. The geometries are mapped at the result and the contact set is
+ * cleared (its contacts belonged to the state replaced) until the next step. */
 void cwb_world_carry_state (CwbWorld *world, const CwbWorld *from, const char *const *except);
 
 /* A live edit of the contact model's or the solver's parameters (kind is
- * CWB_PLUGIN_CONTACT_MODEL or CWB_PLUGIN_SOLVER): validated against the schema; the plugin's
- * params_changed is called when it has one, else the plugin is re-created with the new
- * values (a contact model then starts from an empty contact state). On error nothing
- * changes. */
+ * CWB_PLUGIN_CONTACT_MODEL or CWB_PLUGIN_SOLVER): `params` (CwbSceneParam*) is the section's
+ * whole list, as the scene holds it (names it lacks take their defaults), validated against
+ * the schema; the plugin's params_changed is called when it has one, else the plugin is
+ * re-created with the new values (a contact model then starts from an empty contact state).
+ * On error (a bad value, no contact model: CWB_WORLD_ERROR_EDIT) nothing changes. */
 gboolean cwb_world_set_plugin_params (CwbWorld *world, CwbPluginKind kind, GPtrArray *params,
                                       GError **error);
 

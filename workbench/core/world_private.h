@@ -1,4 +1,5 @@
-/* The world's internals, shared by world.c, step_context.c and contact_results.c only. */
+/* The world's internals, shared by the world's own files only (world.c, world_edit.c,
+ * step_context.c, point_response.c, contact_set.c, inspection.c). */
 #pragma once
 
 #include "mesh.h"
@@ -36,6 +37,7 @@ typedef struct CwbWorldPlugin {
 } CwbWorldPlugin;
 
 struct CwbWorld {
+  guint64 serial;               /* cwb_world_serial */
   CwbRegistry *registry;        /* borrowed */
   CwbHostServices services;
   char *cache_dir;              /* host service: made on first use; "" when unusable */
@@ -69,11 +71,31 @@ struct CwbWorld {
 
   CwbResponseScratch response;
 
+  /* The mouse spring: what cwb_world_set_grab stored, and during a step the generalized
+   * force J^T f it gives the grabbed body (its nv), computed once at the start of the step. */
+  gboolean grabbing;
+  CwbGrab grab;
+  gboolean grab_in_step;        /* grab_dofs holds this step's force */
+  GArray *grab_dofs;            /* double */
+  GArray *grab_f_ext;           /* double: the solver's f_ext plus grab_dofs */
+
   CwbStepContext ctx;
   gint64 phase_ns[CWB_PHASE_COUNT];
   CwbStepStats stats;
   GArray *residual_history;     /* double */
 };
+
+/* world.c: re-creates the contact model (when there is one) with its current parameter values,
+ * so that nothing of its contacts survives; the contact set and inspection are cleared. On
+ * failure (the plugin refuses) the previous instance stays. */
+gboolean cwb_world_renew_contact_model (CwbWorld *world, GError **error);
+
+/* world_edit.c: the mouse spring's force for the step about to start (once per step, at the
+ * state the step starts from), and the f_ext a free motion of `body` gets: the solver's
+ * (may be NULL) plus that force when `body` is grabbed (a world scratch, valid until the next
+ * call), else the solver's unchanged. */
+void cwb_world_grab_begin_step (CwbWorld *world);
+const double *cwb_world_grab_f_ext (CwbWorld *world, uint32_t body, const double *f_ext);
 
 /* step_context.c */
 void cwb_world_init_step_context (CwbWorld *world);

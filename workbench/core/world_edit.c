@@ -1,0 +1,176 @@
+/* Editing a running world, for the GUI: putting back a state from its history, carrying the
+ * state of unchanged bodies into a rebuilt world, and the mouse spring. */
+#include "world_private.h"
+
+/* After the state arrays were written from outside a step: the state before the step, the
+ * configuration of the last detection and the mapped geometries all describe the new state,
+ * and no contact of the state left behind is shown or used (H is rebuilt at the next
+ * detection). */
+static void
+state_replaced (CwbWorld *world)
+{
+  memcpy (world->q_prev, world->q, world->nq * sizeof (double));
+  memcpy (world->v_prev, world->v, world->nv * sizeof (double));
+  memcpy (world->q_detect, world->q, world->nq * sizeof (double));
+  cwb_contact_set_clear (&world->contacts);
+  cwb_inspection_clear (&world->inspection);
+  world->dof_rows_valid = FALSE;
+  cwb_world_map_geometries (world, world->q, world->v);
+}
+
+gboolean
+cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, const double *v,
+                         size_t nv, double time, guint64 steps, GError **error)
+{
+  if (nq != world->nq || nv != world->nv)
+    {
+      g_set_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_EDIT,
+                   "cannot restore a state of %zu positions and %zu velocities into a world "
+                   "of %zu and %zu (a state of another scene?)", nq, nv, world->nq, world->nv);
+      return FALSE;
+    }
+  /* First, as it is the one part that can fail (the plugin may refuse), so that a failure
+   * leaves the world as it was. */
+  if (!cwb_world_renew_contact_model (world, error))
+    return FALSE;
+  memcpy (world->q, q, nq * sizeof (double));
+  memcpy (world->v, v, nv * sizeof (double));
+  world->time = time;
+  world->steps = steps;
+  state_replaced (world);
+  return TRUE;
+}
+
+void
+cwb_world_carry_state (CwbWorld *world, const CwbWorld *from, const char *const *except)
+{
+  /* By name: the two worlds come from different scenes, so body indices do not match. */
+  g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
+  for (guint j = 0; j < from->bodies->len; j++)
+    g_hash_table_insert (by_name, g_array_index (from->bodies, CwbWorldBody, j).name,
+                         GUINT_TO_POINTER (j + 1));   /* + 1: NULL means absent */
+
+  for (guint i = 0; i < world->bodies->len; i++)
+    {
+      const CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, i);
+      if (except != NULL && g_strv_contains (except, b->name))
+        continue;
+      guint j = GPOINTER_TO_UINT (g_hash_table_lookup (by_name, b->name));
+      if (j == 0)
+        continue;
+      const CwbWorldBody *fb = &g_array_index (from->bodies, CwbWorldBody, j - 1);
+      /* The same model by name, not by description pointer, so worlds of two registries
+       * compare too; then the same DOF counts, since a model's layout may depend on its
+       * description (a deformable body's mesh). */
+      if (strcmp (b->model_desc->name, fb->model_desc->name) != 0 || b->slot.nq != fb->slot.nq
+          || b->slot.nv != fb->slot.nv)
+        continue;
+      memcpy (world->q + b->slot.q_offset, from->q + fb->slot.q_offset,
+              b->slot.nq * sizeof (double));
+      memcpy (world->v + b->slot.v_offset, from->v + fb->slot.v_offset,
+              b->slot.nv * sizeof (double));
+    }
+  world->time = from->time;
+  world->steps = from->steps;
+  state_replaced (world);
+}
+
+/* ---- the mouse spring ---------------------------------------------------------------- */
+
+void
+cwb_world_set_grab (CwbWorld *world, const CwbGrab *grab)
+{
+  if (grab == NULL)
+    {
+      world->grabbing = FALSE;
+      return;
+    }
+  g_return_if_fail (grab->body < world->bodies->len);
+  const CwbGeometry *g = &world->geometries[grab->body];   /* one geometry per body */
+  for (int k = 0; k < 3; k++)
+    g_return_if_fail (grab->weights[k] == 0 || grab->points[k] < g->n_points);
+  world->grab = *grab;
+  world->grabbing = TRUE;
+}
+
+/* Position and velocity of the grabbed point, from the geometries as last mapped. Points of
+ * weight 0 are unused and their indices need not be valid. */
+static void
+grabbed_point (const CwbWorld *world, double p[3], double v_p[3])
+{
+  const CwbGrab *grab = &world->grab;
+  const CwbGeometry *g = &world->geometries[grab->body];
+  cwb_v3_set (p, 0, 0, 0);
+  cwb_v3_set (v_p, 0, 0, 0);
+  for (int k = 0; k < 3; k++)
+    if (grab->weights[k] != 0)
+      {
+        cwb_v3_axpy (p, grab->weights[k], &g->positions[3 * grab->points[k]]);
+        cwb_v3_axpy (v_p, grab->weights[k], &g->velocities[3 * grab->points[k]]);
+      }
+}
+
+/* The geometries are mapped at the current state by everything that changes it through the
+ * world (building, a step, a restore, a carry); a direct write through cwb_world_q shows at
+ * the next step, which maps again before it evaluates the spring. */
+gboolean
+cwb_world_grab_point (const CwbWorld *world, double p[3])
+{
+  if (!world->grabbing)
+    return FALSE;
+  double v_p[3];
+  grabbed_point (world, p, v_p);
+  return TRUE;
+}
+
+void
+cwb_world_grab_begin_step (CwbWorld *world)
+{
+  world->grab_in_step = FALSE;
+  if (!world->grabbing)
+    return;
+  const CwbGrab *grab = &world->grab;
+  const CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, grab->body);
+  if (b->slot.fixed)
+    return;   /* a fixed body never moves: the spring has nothing to pull */
+
+  /* Mapped here rather than trusted: q and v are writable between steps (cwb_world_q). */
+  cwb_world_map_geometries (world, world->q, world->v);
+  double p[3], v_p[3], f[3];
+  grabbed_point (world, p, v_p);
+  /* f = stiffness (target - p) - damping v_p */
+  cwb_v3_sub (f, grab->target, p);
+  cwb_v3_scale (f, f, grab->stiffness);
+  cwb_v3_axpy (f, -grab->damping, v_p);
+
+  /* The point is a barycentric combination of geometry points, so the force splits over them
+   * with the same weights; the mapping's J^T takes it into the body's nv space. */
+  CwbPointWeight items[3];
+  size_t n = 0;
+  for (int k = 0; k < 3; k++)
+    if (grab->weights[k] != 0)
+      {
+        items[n] = (CwbPointWeight){ .geometry = grab->body, .point = grab->points[k] };
+        cwb_v3_scale (items[n].w, f, grab->weights[k]);
+        n++;
+      }
+  g_array_set_size (world->grab_dofs, (guint) b->slot.nv);
+  double *r = (double *) world->grab_dofs->data;
+  memset (r, 0, b->slot.nv * sizeof (double));
+  b->mapping->apply_jt (b->mapping_self, world->q + b->slot.q_offset, items, n, r);
+  world->grab_in_step = TRUE;
+}
+
+const double *
+cwb_world_grab_f_ext (CwbWorld *world, uint32_t body, const double *f_ext)
+{
+  if (!world->grab_in_step || body != world->grab.body)
+    return f_ext;
+  size_t nv = world->slots[body].nv;
+  g_array_set_size (world->grab_f_ext, (guint) nv);
+  double *sum = (double *) world->grab_f_ext->data;
+  const double *grab = (const double *) world->grab_dofs->data;
+  for (size_t d = 0; d < nv; d++)
+    sum[d] = (f_ext != NULL ? f_ext[d] : 0) + grab[d];
+  return sum;
+}
