@@ -1,10 +1,13 @@
-/* Property editors generated from parameter schemas (CwbParamSpec): a switch for BOOL, spin
- * buttons bounded by the schema's range for INT and DOUBLE (three for VEC3), a drop-down for
- * ENUM and an entry for STRING, each labelled with its name and unit and carrying the
- * schema's help as its tooltip. The editor never changes the scene itself: a committed value
- * is emitted as ("KEY", "VALUE") in --set form (KEY is the section's prefix and the
- * parameter's name, VALUE as a scene file writes it), and the window applies it through the
- * document, which validates it and makes it undoable. Fixed scene fields (world.dt, a body's
+/* Property editors generated from parameter schemas (CwbParamSpec): a switch for BOOL, a spin
+ * button bounded by the schema's range for INT, an entry for DOUBLE (three for VEC3) that
+ * holds any magnitude exactly (a stiffness of 1e5 and a tolerance of 1e-9 alike), a drop-down
+ * for ENUM and an entry for STRING, each labelled with its name and unit and carrying the
+ * schema's help, range and default as its tooltip. Typed text is read by the scene's own
+ * parser; refused text is marked (style class "error", the reason as tooltip) and emits
+ * nothing. The editor never changes the scene itself: a committed value is emitted as
+ * ("KEY", "VALUE") in --set form (KEY is the section's prefix and the parameter's name, VALUE
+ * as a scene file writes it), and the window applies it through the document, which
+ * validates it and makes it undoable. Fixed scene fields (world.dt, a body's
  * friction ...) are shown the same way, through schemas the window declares for them. */
 #pragma once
 

@@ -140,15 +140,15 @@ cwb_param_value_to_text (const CwbParamSpec *spec, const CwbParamValue *value)
     case CWB_PARAM_INT:
       return g_strdup_printf ("%" G_GINT64_FORMAT, value->i);
     case CWB_PARAM_DOUBLE:
-      return g_strdup (g_ascii_dtostr (buf[0], sizeof buf[0], value->d));
+      return g_strdup (cwb_scene_format_double (buf[0], value->d));
     case CWB_PARAM_ENUM:
     case CWB_PARAM_STRING:
       return g_strdup (value->s != NULL ? value->s : "");
     case CWB_PARAM_VEC3:
       return g_strdup_printf ("[%s, %s, %s]",
-                              g_ascii_dtostr (buf[0], sizeof buf[0], value->v3[0]),
-                              g_ascii_dtostr (buf[1], sizeof buf[1], value->v3[1]),
-                              g_ascii_dtostr (buf[2], sizeof buf[2], value->v3[2]));
+                              cwb_scene_format_double (buf[0], value->v3[0]),
+                              cwb_scene_format_double (buf[1], value->v3[1]),
+                              cwb_scene_format_double (buf[2], value->v3[2]));
     default:
       return g_strdup ("");
     }

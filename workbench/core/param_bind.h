@@ -28,7 +28,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbParamBinding, cwb_param_binding_free)
 gboolean cwb_param_value_from_node (const CwbParamSpec *spec, const CwbSceneNode *node,
                                     const char *field, CwbParamValue *out, GError **error);
 
-/* Text of a value as a scene file would write it ("0.5", "[0, 0, 1]", "secant"). */
+/* Text of a value as a scene file would write it ("0.5", "[0, 0, 1]", "secant"), numbers in
+ * the shortest form that reads back exactly (cwb_scene_format_double). */
 char *cwb_param_value_to_text (const CwbParamSpec *spec, const CwbParamValue *value);
 
 G_END_DECLS

@@ -70,6 +70,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbSceneNode, cwb_scene_node_free)
  * "true", "secant"); NULL with CWB_SCENE_ERROR_SYNTAX on bad syntax. */
 CwbSceneNode *cwb_scene_node_parse (const char *text, const CwbSourceLoc *loc, GError **error);
 
+/* The shortest decimal text that reads back (g_ascii_strtod) as the same double, as scene
+ * files write numbers ("0.1", "1e-09", "123456.789"); written into buf, which it returns. */
+char *cwb_scene_format_double (char buf[G_ASCII_DTOSTR_BUF_SIZE], double value);
+
 /* Typed reading of nodes, with messages naming loc and field. */
 gboolean cwb_scene_node_get_double (const CwbSceneNode *node, const char *field, double *out,
                                     GError **error);

@@ -295,25 +295,26 @@ emit_string (Emit *e, const char *text)
   emit_scalar_styled (e, text, YAML_ANY_SCALAR_STYLE);
 }
 
-/* The shortest decimal text that reads back as the same double: lossless round trips
- * without printing 0.01 as 0.010000000000000000208. */
-static void
-format_double (char buf[G_ASCII_DTOSTR_BUF_SIZE], double value)
+/* Lossless round trips without printing 0.01 as 0.010000000000000000208: %.17g always reads
+ * back, so the loop ends there at the latest. */
+char *
+cwb_scene_format_double (char buf[G_ASCII_DTOSTR_BUF_SIZE], double value)
 {
   static const char *const formats[] = { "%.15g", "%.16g", "%.17g" };
   for (size_t i = 0; i < G_N_ELEMENTS (formats); i++)
     {
       g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, formats[i], value);
       if (g_ascii_strtod (buf, NULL) == value)   /* "-0" keeps the sign of -0.0 */
-        return;
+        break;
     }
+  return buf;
 }
 
 static void
 emit_double (Emit *e, double value)
 {
   char buf[G_ASCII_DTOSTR_BUF_SIZE];
-  format_double (buf, value);
+  cwb_scene_format_double (buf, value);
   emit_scalar_styled (e, buf, YAML_PLAIN_SCALAR_STYLE);
 }
 
