@@ -1,1 +1,434 @@
-#include "plot_panel.h"
+/* The plot panel (plot_panel.h): a toolbar choosing the strips and exporting CSV, above a
+ * drawing area with stacked time series and the last step's solver residual and phase times.
+ *
+ * The history is a ring of at most CWB_PLOT_PANEL_MAX_STEPS steps, so that a long run keeps a
+ * bounded memory and push() stays O(1). The drawing itself is plot_draw.c's, from a view of
+ * the ring. */
+#include "plot_panel_private.h"
+
+#include <math.h>
+#include <string.h>
+
+/* At most ten redraws a second: fast enough to follow a run, slow enough that plotting never
+ * competes with stepping. */
+#define REDRAW_INTERVAL_MS 100
+/* The first allocation of the ring, doubled up to CWB_PLOT_PANEL_MAX_STEPS as steps come. */
+#define INITIAL_CAPACITY ((size_t) 1024)
+
+/* ---- the widget --------------------------------------------------------------------------- */
+
+struct _CwbPlotPanel {
+  GtkWidget parent_instance;
+
+  GtkWidget *toolbar;
+  GtkWidget *area;
+  GtkWidget *toggles[CWB_PLOT_STRIP_COUNT];
+
+  /* The ring of kept steps, oldest at `head`, `n` of them, in time order. */
+  CwbStepStats *steps;
+  size_t capacity;
+  size_t head;
+  size_t n;
+
+  double *residuals;
+  size_t n_residuals;
+
+  gboolean dirty;        /* data changed since the last queued redraw */
+  guint redraw_source;   /* the pending throttle timeout, 0 when none */
+};
+
+G_DEFINE_FINAL_TYPE (CwbPlotPanel, cwb_plot_panel, GTK_TYPE_WIDGET)
+
+static const CwbStepStats *
+step_at (const CwbPlotPanel *panel, size_t i)
+{
+  return &panel->steps[(panel->head + i) % panel->capacity];
+}
+
+static gboolean
+on_redraw_timeout (gpointer data)
+{
+  CwbPlotPanel *panel = data;
+  panel->redraw_source = 0;
+  if (panel->dirty)
+    {
+      panel->dirty = FALSE;
+      gtk_widget_queue_draw (panel->area);
+    }
+  return G_SOURCE_REMOVE;
+}
+
+/* Marks the plot out of date; the redraw comes with the next throttle tick. The timeout is
+ * armed only while something is dirty, so an idle panel costs no wake-ups. */
+static void
+schedule_redraw (CwbPlotPanel *panel)
+{
+  panel->dirty = TRUE;
+  if (panel->redraw_source == 0)
+    {
+      panel->redraw_source = g_timeout_add (REDRAW_INTERVAL_MS, on_redraw_timeout, panel);
+      g_source_set_name_by_id (panel->redraw_source, "[cwb] plot panel redraw");
+    }
+}
+
+/* Re-allocates the ring to `capacity`, its steps moved to the front in order. */
+static void
+ring_resize (CwbPlotPanel *panel, size_t capacity)
+{
+  CwbStepStats *steps = g_new (CwbStepStats, capacity);
+  size_t first = panel->n > 0 ? MIN (panel->n, panel->capacity - panel->head) : 0;
+  if (first > 0)
+    memcpy (steps, panel->steps + panel->head, first * sizeof *steps);
+  if (panel->n > first)
+    memcpy (steps + first, panel->steps, (panel->n - first) * sizeof *steps);
+  g_free (panel->steps);
+  panel->steps = steps;
+  panel->capacity = capacity;
+  panel->head = 0;
+}
+
+void
+cwb_plot_panel_push (CwbPlotPanel *panel, const CwbStepStats *stats)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  g_return_if_fail (stats != NULL);
+  if (panel->n == panel->capacity && panel->capacity < CWB_PLOT_PANEL_MAX_STEPS)
+    ring_resize (panel, MIN (MAX (2 * panel->capacity, INITIAL_CAPACITY),
+                             CWB_PLOT_PANEL_MAX_STEPS));
+  if (panel->n < panel->capacity)
+    {
+      panel->steps[(panel->head + panel->n) % panel->capacity] = *stats;
+      panel->n++;
+    }
+  else
+    {
+      /* Full: the newest step takes the oldest one's place. */
+      panel->steps[panel->head] = *stats;
+      panel->head = (panel->head + 1) % panel->capacity;
+    }
+  schedule_redraw (panel);
+}
+
+void
+cwb_plot_panel_set_residuals (CwbPlotPanel *panel, const double *residuals, size_t n)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  g_return_if_fail (residuals != NULL || n == 0);
+  g_free (panel->residuals);
+  panel->residuals = n > 0 ? g_memdup2 (residuals, n * sizeof *residuals) : NULL;
+  panel->n_residuals = n;
+  schedule_redraw (panel);
+}
+
+void
+cwb_plot_panel_truncate (CwbPlotPanel *panel, double time)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  /* From the newest: the steps are in time order, so this drops exactly those after `time`
+   * and costs only what it drops. */
+  while (panel->n > 0 && step_at (panel, panel->n - 1)->time > time)
+    panel->n--;
+  schedule_redraw (panel);
+}
+
+void
+cwb_plot_panel_clear (CwbPlotPanel *panel)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  g_clear_pointer (&panel->steps, g_free);
+  panel->capacity = panel->head = panel->n = 0;
+  g_clear_pointer (&panel->residuals, g_free);
+  panel->n_residuals = 0;
+  schedule_redraw (panel);
+}
+
+size_t
+cwb_plot_panel_n_steps (CwbPlotPanel *panel)
+{
+  g_return_val_if_fail (CWB_IS_PLOT_PANEL (panel), 0);
+  return panel->n;
+}
+
+/* ---- CSV ---------------------------------------------------------------------------------- */
+
+static const char csv_header[] =
+  "t,kinetic_energy,contacts,intersection_volume,max_penetration,solver_iterations,"
+  "solver_residual,collision_detection_ms,contact_modeling_ms,mechanical_motion_ms,"
+  "constraint_solver_ms\n";
+
+/* A double as CSV: "%.17g" (which reads back bit-identically), in the C locale whatever the
+ * user's, and an empty cell for NAN. */
+static void
+append_double (GString *out, double value)
+{
+  g_string_append_c (out, ',');
+  if (isnan (value))
+    return;
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.17g", value));
+}
+
+static void
+append_rows (GString *out, const CwbStepStats *stats, size_t n)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  for (size_t i = 0; i < n; i++)
+    {
+      const CwbStepStats *s = &stats[i];
+      if (!isnan (s->time))
+        g_string_append (out, g_ascii_formatd (buf, sizeof buf, "%.17g", s->time));
+      append_double (out, s->kinetic_energy);
+      g_string_append_printf (out, ",%zu", s->contacts);
+      append_double (out, s->intersection_volume);
+      append_double (out, s->max_penetration);
+      /* -1 means no solve happened: an empty cell, like NAN. */
+      if (s->solver_iterations >= 0)
+        g_string_append_printf (out, ",%d", s->solver_iterations);
+      else
+        g_string_append_c (out, ',');
+      append_double (out, s->solver_residual);
+      for (int p = 0; p < CWB_PHASE_COUNT; p++)
+        append_double (out, s->phase_ms[p]);
+      g_string_append_c (out, '\n');
+    }
+}
+
+/* Two runs of steps (the ring's two halves) as one file. CONSISTENT: written to a temporary
+ * file, synced and renamed, so a reader never sees half a file and a failed export leaves any
+ * earlier file at `path` as it was. */
+static gboolean
+write_csv (const CwbStepStats *a, size_t n_a, const CwbStepStats *b, size_t n_b,
+           const char *path, GError **error)
+{
+  /* About 250 characters a row. */
+  g_autoptr (GString) out = g_string_sized_new (sizeof csv_header + 256 * (n_a + n_b));
+  g_string_append (out, csv_header);
+  append_rows (out, a, n_a);
+  append_rows (out, b, n_b);
+  return g_file_set_contents_full (path, out->str, (gssize) out->len,
+                                   G_FILE_SET_CONTENTS_CONSISTENT, 0666, error);
+}
+
+gboolean
+cwb_step_stats_write_csv (const CwbStepStats *stats, size_t n, const char *path,
+                          GError **error)
+{
+  g_return_val_if_fail (stats != NULL || n == 0, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  return write_csv (stats, n, NULL, 0, path, error);
+}
+
+gboolean
+cwb_plot_panel_export_csv (CwbPlotPanel *panel, const char *path, GError **error)
+{
+  g_return_val_if_fail (CWB_IS_PLOT_PANEL (panel), FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
+  size_t first = panel->n > 0 ? MIN (panel->n, panel->capacity - panel->head) : 0;
+  return write_csv (panel->steps + panel->head, first, panel->steps, panel->n - first, path,
+                    error);
+}
+
+static gboolean
+strip_visible (CwbPlotPanel *panel, CwbPlotStrip strip)
+{
+  return gtk_toggle_button_get_active (GTK_TOGGLE_BUTTON (panel->toggles[strip]));
+}
+
+void
+cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int height)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  g_return_if_fail (panel->area != NULL);   /* not after dispose */
+  g_return_if_fail (cr != NULL);
+
+  CwbPlotView view = {
+    .steps = panel->steps, .capacity = panel->capacity, .head = panel->head, .n = panel->n,
+    .residuals = panel->residuals, .n_residuals = panel->n_residuals,
+  };
+  for (int s = 0; s < CWB_PLOT_STRIP_COUNT; s++)
+    view.visible[s] = strip_visible (panel, (CwbPlotStrip) s);
+
+  /* The theme's font (the drawing area's Pango context), a little smaller, so the plots keep
+   * their room. */
+  PangoLayout *layout = gtk_widget_create_pango_layout (panel->area, NULL);
+  PangoFontDescription *font = pango_font_description_copy (
+    pango_context_get_font_description (pango_layout_get_context (layout)));
+  gint size = pango_font_description_get_size (font);
+  if (size > 0)
+    pango_font_description_set_size (font, size * 85 / 100);
+  pango_layout_set_font_description (layout, font);
+  pango_font_description_free (font);
+
+  cwb_plot_view_draw (&view, cr, layout, width, height);
+  g_object_unref (layout);
+}
+
+static void
+draw_area (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  cwb_plot_panel_draw (CWB_PLOT_PANEL (data), cr, width, height);
+}
+
+/* ---- toolbar ------------------------------------------------------------------------------ */
+
+static void
+show_error (GtkWidget *widget, const char *message, const char *detail)
+{
+  GtkRoot *root = gtk_widget_get_root (widget);
+  GtkWidget *dialog = gtk_message_dialog_new (GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+                                              GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                              GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s",
+                                              message);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (dialog), "%s", detail);
+  g_signal_connect (dialog, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+/* The chooser holds a reference to the panel (taken when it was shown), so the panel is alive
+ * here even if its window closed meanwhile. */
+static void
+on_export_response (GtkNativeDialog *native, int response, gpointer data)
+{
+  CwbPlotPanel *panel = data;
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (native));
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+      g_autoptr (GError) error = NULL;
+      if (path == NULL)
+        show_error (GTK_WIDGET (panel), "Could not export the statistics",
+                    "The chosen location is not a local file.");
+      else if (!cwb_plot_panel_export_csv (panel, path, &error))
+        show_error (GTK_WIDGET (panel), "Could not export the statistics", error->message);
+    }
+  g_object_unref (native);
+  g_object_unref (panel);
+}
+
+static void
+on_export_clicked (GtkButton *button, gpointer data)
+{
+  CwbPlotPanel *panel = data;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (panel));
+  GtkFileChooserNative *native = gtk_file_chooser_native_new (
+    "Export Statistics as CSV", GTK_IS_WINDOW (root) ? GTK_WINDOW (root) : NULL,
+    GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "_Cancel");
+  gtk_native_dialog_set_modal (GTK_NATIVE_DIALOG (native), TRUE);
+  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (native), "statistics.csv");
+  g_signal_connect (native, "response", G_CALLBACK (on_export_response), g_object_ref (panel));
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (native));
+}
+
+static void
+on_strip_toggled (GtkToggleButton *toggle, gpointer data)
+{
+  CwbPlotPanel *panel = data;
+  /* The user's own action: redraw now, not at the next throttle tick. */
+  gtk_widget_queue_draw (panel->area);
+}
+
+static GtkWidget *
+build_toolbar (CwbPlotPanel *panel)
+{
+  static const struct {
+    const char *label;
+    const char *tooltip;
+  } strips[CWB_PLOT_STRIP_COUNT] = {
+    [CWB_PLOT_STRIP_KINETIC_ENERGY] = { "Energy", "Kinetic energy over time" },
+    [CWB_PLOT_STRIP_CONTACTS] = { "Contacts", "Number of contacts over time" },
+    [CWB_PLOT_STRIP_PENETRATION] = { "Penetration",
+                                     "Intersection volume, or maximal penetration when the "
+                                     "contact model measures no volume, over time" },
+    [CWB_PLOT_STRIP_ITERATIONS] = { "Iterations", "Solver iterations per step over time" },
+    [CWB_PLOT_STRIP_LAST_STEP] = { "Last step",
+                                   "Residual per solver iteration and time per phase of the "
+                                   "latest step" },
+  };
+  GtkWidget *toolbar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+  gtk_widget_set_margin_start (toolbar, 4);
+  gtk_widget_set_margin_end (toolbar, 4);
+  gtk_widget_set_margin_top (toolbar, 4);
+  GtkWidget *group = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (group, "linked");
+  for (int s = 0; s < CWB_PLOT_STRIP_COUNT; s++)
+    {
+      GtkWidget *toggle = gtk_toggle_button_new_with_label (strips[s].label);
+      gtk_widget_set_tooltip_text (toggle, strips[s].tooltip);
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (toggle), TRUE);
+      g_signal_connect (toggle, "toggled", G_CALLBACK (on_strip_toggled), panel);
+      gtk_box_append (GTK_BOX (group), toggle);
+      panel->toggles[s] = toggle;
+    }
+  gtk_box_append (GTK_BOX (toolbar), group);
+
+  GtkWidget *spacer = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_set_hexpand (spacer, TRUE);
+  gtk_box_append (GTK_BOX (toolbar), spacer);
+
+  GtkWidget *export = gtk_button_new_with_label ("Export CSV\u2026");
+  gtk_widget_set_tooltip_text (export, "Write every kept step's statistics to a CSV file");
+  g_signal_connect (export, "clicked", G_CALLBACK (on_export_clicked), panel);
+  gtk_box_append (GTK_BOX (toolbar), export);
+  return toolbar;
+}
+
+/* ---- life cycle --------------------------------------------------------------------------- */
+
+static void
+cwb_plot_panel_dispose (GObject *object)
+{
+  CwbPlotPanel *panel = CWB_PLOT_PANEL (object);
+  /* The timeout points at the panel: it must not fire after this. */
+  g_clear_handle_id (&panel->redraw_source, g_source_remove);
+  g_clear_pointer (&panel->toolbar, gtk_widget_unparent);
+  g_clear_pointer (&panel->area, gtk_widget_unparent);
+  memset (panel->toggles, 0, sizeof panel->toggles);
+  G_OBJECT_CLASS (cwb_plot_panel_parent_class)->dispose (object);
+}
+
+static void
+cwb_plot_panel_finalize (GObject *object)
+{
+  CwbPlotPanel *panel = CWB_PLOT_PANEL (object);
+  g_free (panel->steps);
+  g_free (panel->residuals);
+  G_OBJECT_CLASS (cwb_plot_panel_parent_class)->finalize (object);
+}
+
+static void
+cwb_plot_panel_class_init (CwbPlotPanelClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  object_class->dispose = cwb_plot_panel_dispose;
+  object_class->finalize = cwb_plot_panel_finalize;
+  gtk_widget_class_set_layout_manager_type (GTK_WIDGET_CLASS (klass), GTK_TYPE_BOX_LAYOUT);
+  gtk_widget_class_set_css_name (GTK_WIDGET_CLASS (klass), "cwb-plot-panel");
+}
+
+static void
+cwb_plot_panel_init (CwbPlotPanel *panel)
+{
+  GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (panel));
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
+  gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 4);
+
+  panel->toolbar = build_toolbar (panel);
+  gtk_widget_set_parent (panel->toolbar, GTK_WIDGET (panel));
+
+  panel->area = gtk_drawing_area_new ();
+  /* Room for five strips of a readable height. */
+  gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (panel->area), 360);
+  gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (panel->area), 400);
+  gtk_widget_set_hexpand (panel->area, TRUE);
+  gtk_widget_set_vexpand (panel->area, TRUE);
+  gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (panel->area), draw_area, panel, NULL);
+  gtk_widget_set_parent (panel->area, GTK_WIDGET (panel));
+}
+
+GtkWidget *
+cwb_plot_panel_new (void)
+{
+  return g_object_new (CWB_TYPE_PLOT_PANEL, NULL);
+}

@@ -616,8 +616,8 @@ cwb_registry_list (const CwbRegistry *registry, CwbPluginKind kind)
 
 /* ---- printing --------------------------------------------------------------------------- */
 
-static const char *
-param_type_name (CwbParamType type)
+const char *
+cwb_param_type_name (CwbParamType type)
 {
   switch (type)
     {
@@ -648,12 +648,12 @@ format_bound (char buf[G_ASCII_DTOSTR_BUF_SIZE], double value)
     g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, "%g", value);
 }
 
-/* "[min, max]" when bounded, the choices for an enum, "-" otherwise. */
-static char *
-param_range_text (const CwbParamSpec *spec)
+char *
+cwb_param_spec_range_text (const CwbParamSpec *spec)
 {
+  g_return_val_if_fail (spec != NULL, NULL);
   if (spec->type == CWB_PARAM_ENUM)
-    return g_strdup (or_dash (spec->choices));
+    return spec->choices != NULL && spec->choices[0] != '\0' ? g_strdup (spec->choices) : NULL;
   if ((spec->type == CWB_PARAM_INT || spec->type == CWB_PARAM_DOUBLE
        || spec->type == CWB_PARAM_VEC3)
       && spec->min <= spec->max)
@@ -664,7 +664,15 @@ param_range_text (const CwbParamSpec *spec)
       return g_strdup_printf ("%s[%s, %s]", spec->type == CWB_PARAM_VEC3 ? "each in " : "", lo,
                               hi);
     }
-  return g_strdup ("-");
+  return NULL;
+}
+
+/* The range column of --list-plugins: "-" where there is no range. */
+static char *
+param_range_cell (const CwbParamSpec *spec)
+{
+  char *range = cwb_param_spec_range_text (spec);
+  return range != NULL ? range : g_strdup ("-");
 }
 
 /* Column widths of one table, at least the header's. */
@@ -695,10 +703,10 @@ print_params (const CwbPluginDesc *desc, FILE *out)
     {
       const CwbParamSpec *spec = &desc->params[k];
       g_ptr_array_add (cells[0], g_strdup (spec->name));
-      g_ptr_array_add (cells[1], g_strdup (param_type_name (spec->type)));
+      g_ptr_array_add (cells[1], g_strdup (cwb_param_type_name (spec->type)));
       g_ptr_array_add (cells[2], g_strdup (or_dash (spec->unit)));
       g_ptr_array_add (cells[3], g_strdup (or_dash (spec->default_value)));
-      g_ptr_array_add (cells[4], param_range_text (spec));
+      g_ptr_array_add (cells[4], param_range_cell (spec));
     }
   int width[N_COLUMNS];
   for (int c = 0; c < N_COLUMNS; c++)

@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <cwb/abi.h>
+#include <cwb/params.h>
 
 G_BEGIN_DECLS
 
@@ -47,6 +48,15 @@ size_t cwb_registry_n_files (const CwbRegistry *registry);
 const CwbPluginFile *cwb_registry_file (const CwbRegistry *registry, size_t index);
 /* The loaded plugins of one kind, in load order (borrowed descriptions). */
 GPtrArray *cwb_registry_list (const CwbRegistry *registry, CwbPluginKind kind);
+
+/* The schema's words for a parameter type ("bool", "int", "double", "enum", "string",
+ * "vec3"; "?" for a value that is no type), as --list-plugins and the plugins window show. */
+const char *cwb_param_type_name (CwbParamType type);
+/* A parameter's admissible values as text: "[min, max]" for a bounded INT or DOUBLE, "each in
+ * [min, max]" for a bounded VEC3 (the largest double, which schemas use for "no bound on this
+ * side", reads "inf"), the '|'-separated choices of an ENUM; NULL when there is no range (min >
+ * max, BOOL, STRING, an ENUM without choices). Free with g_free. */
+char *cwb_param_spec_range_text (const CwbParamSpec *spec);
 
 /* Prints every loaded plugin (name, kind, version, ABI, file, summary, parameter schema)
  * and every refused file with its reason: the output of --list-plugins. */

@@ -1,0 +1,535 @@
+/* Drawing the plot panel's strips with cairo (plot_panel_private.h): stacked time series over
+ * the kept steps, then the last step's residual per iteration and time per phase.
+ *
+ * Each series is reduced to one min/max column per pixel before it is stroked, so that the
+ * cairo path has O(width) segments however long the history is; the scan that builds the
+ * columns is one cheap pass over the kept steps. */
+#include "plot_panel_private.h"
+
+#include <math.h>
+#include <string.h>
+
+#include <pango/pangocairo.h>
+
+/* Layout of the drawing, in pixels. */
+#define MARGIN 8.0          /* around the whole drawing */
+#define AXIS_LABEL_W 70.0   /* left of a plot: its min/max labels ("-1.23e-07") */
+#define TITLE_H 16.0        /* above a plot: its title and current value */
+#define STRIP_GAP 6.0       /* between strips */
+#define TIME_AXIS_H 14.0    /* under the last time strip: the time range */
+#define LAST_STEP_SPLIT 0.6 /* residual plot's share of the last-step strip's width */
+#define MIN_PLOT_SIDE 8.0   /* a plot smaller than this is not drawn */
+
+/* ---- colours ------------------------------------------------------------------------------
+ * The panel paints its own dark neutral background, so the plot reads the same under light
+ * and dark themes; curves are saturated mid-tones that stand out on it. Curve colours are
+ * distinct from every other colour drawn (cwb_plot_strip_rgb promises it to tests). */
+
+typedef struct Rgb {
+  guint8 r, g, b;
+} Rgb;
+
+static const Rgb background_rgb = { 30, 31, 34 };
+static const Rgb plot_rgb = { 40, 42, 46 };        /* inside a plot's frame */
+static const Rgb frame_rgb = { 84, 87, 94 };
+static const Rgb text_rgb = { 222, 222, 222 };
+static const Rgb dim_text_rgb = { 158, 160, 166 };
+
+static const Rgb strip_rgb[CWB_PLOT_STRIP_COUNT] = {
+  [CWB_PLOT_STRIP_KINETIC_ENERGY] = { 250, 153, 51 },   /* orange */
+  [CWB_PLOT_STRIP_CONTACTS] = { 89, 191, 242 },         /* sky blue */
+  [CWB_PLOT_STRIP_PENETRATION] = { 140, 217, 89 },      /* green */
+  [CWB_PLOT_STRIP_ITERATIONS] = { 230, 115, 204 },      /* pink */
+  [CWB_PLOT_STRIP_LAST_STEP] = { 242, 217, 77 },        /* yellow: the residual */
+};
+
+static const Rgb phase_rgb[CWB_PHASE_COUNT] = {
+  { 86, 135, 230 },   /* collision detection */
+  { 224, 112, 72 },   /* contact modeling */
+  { 96, 184, 140 },   /* mechanical motion */
+  { 176, 128, 224 },  /* constraint solver */
+};
+
+static void
+set_rgb (cairo_t *cr, Rgb c)
+{
+  cairo_set_source_rgb (cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+}
+
+void
+cwb_plot_strip_rgb (CwbPlotStrip strip, guint8 rgb[3])
+{
+  g_return_if_fail (strip < CWB_PLOT_STRIP_COUNT);
+  rgb[0] = strip_rgb[strip].r;
+  rgb[1] = strip_rgb[strip].g;
+  rgb[2] = strip_rgb[strip].b;
+}
+
+/* ---- drawing: curves ---------------------------------------------------------------------- */
+
+typedef struct Rect {
+  double x, y, w, h;
+} Rect;
+
+/* What one pixel column of a plot holds: the first and last value that fell in it (to join
+ * it to its neighbours), its min and max (its vertical extent). */
+typedef struct Column {
+  double first, last, min, max;
+  gboolean any;
+  gboolean gap_before;   /* a missing value (NAN) came between this column and the previous */
+} Column;
+
+/* A sequence of points in increasing x; y NAN for a missing value. */
+typedef struct Curve {
+  size_t n;
+  void (*at) (const void *data, size_t i, double *x, double *y);
+  const void *data;
+} Curve;
+
+/* The curve reduced to `n_cols` columns over [x0, x1], and the range of its finite y. One pass
+ * over the points; FALSE when no point is finite. */
+static gboolean
+decimate (const Curve *curve, double x0, double x1, Column *cols, int n_cols, double *y_lo,
+          double *y_hi)
+{
+  memset (cols, 0, (size_t) n_cols * sizeof *cols);
+  double span = x1 - x0;
+  double lo = INFINITY, hi = -INFINITY;
+  gboolean gap = FALSE;
+  for (size_t i = 0; i < curve->n; i++)
+    {
+      double x, y;
+      curve->at (curve->data, i, &x, &y);
+      if (!isfinite (y))
+        {
+          gap = TRUE;
+          continue;
+        }
+      /* Clamped as a double, before the conversion: a point outside [x0, x1] (or at a NAN
+       * time) lands in an end column instead of converting an out-of-range value. */
+      double at = span > 0 && isfinite (x) ? round ((x - x0) / span * (n_cols - 1)) : 0;
+      Column *col = &cols[(int) CLAMP (at, 0, n_cols - 1)];
+      if (!col->any)
+        {
+          col->any = TRUE;
+          col->first = col->min = col->max = y;
+          col->gap_before = gap;
+        }
+      col->min = MIN (col->min, y);
+      col->max = MAX (col->max, y);
+      col->last = y;
+      gap = FALSE;
+      lo = MIN (lo, y);
+      hi = MAX (hi, y);
+    }
+  *y_lo = lo;
+  *y_hi = hi;
+  return lo <= hi;
+}
+
+/* Widens a degenerate range so a constant series draws as a line in the middle. */
+static void
+pad_range (double *lo, double *hi)
+{
+  if (*hi - *lo > 1e-12 * MAX (fabs (*lo), fabs (*hi)))
+    return;
+  double d = *lo != 0 ? 0.1 * fabs (*lo) : 1.0;
+  *lo -= d;
+  *hi += d;
+}
+
+/* Strokes the columns in `plot`, y mapped from [lo, hi]: per column a vertical run through
+ * first, min, max and last, joined to the previous column unless a NAN came between. */
+static void
+stroke_columns (cairo_t *cr, Rect plot, const Column *cols, int n_cols, double lo, double hi,
+                Rgb colour)
+{
+  /* Inset so that the extremes are not hidden under the frame. */
+  const double inset = 2.0;
+  double top = plot.y + inset, height = plot.h - 2 * inset;
+  double scale = height / (hi - lo);
+#define MAP_Y(v) (top + height - ((v) - lo) * scale)
+  gboolean started = FALSE;
+  for (int c = 0; c < n_cols; c++)
+    {
+      const Column *col = &cols[c];
+      if (!col->any)
+        continue;
+      double x = plot.x + c + 0.5;
+      if (!started || col->gap_before)
+        cairo_move_to (cr, x, MAP_Y (col->first));
+      else
+        cairo_line_to (cr, x, MAP_Y (col->first));
+      cairo_line_to (cr, x, MAP_Y (col->min));
+      cairo_line_to (cr, x, MAP_Y (col->max));
+      cairo_line_to (cr, x, MAP_Y (col->last));
+      started = TRUE;
+    }
+#undef MAP_Y
+  set_rgb (cr, colour);
+  cairo_set_line_width (cr, 1.5);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
+  cairo_stroke (cr);
+}
+
+/* ---- drawing: text and frames ------------------------------------------------------------- */
+
+typedef enum Align {
+  ALIGN_LEFT,
+  ALIGN_RIGHT,
+  ALIGN_CENTER,
+} Align;
+
+/* One line of text, its top at `y`, aligned on `x`. */
+static void
+draw_text (cairo_t *cr, PangoLayout *layout, const char *text, double x, double y, Align align,
+           Rgb colour)
+{
+  pango_layout_set_text (layout, text, -1);
+  int w, h;
+  pango_layout_get_pixel_size (layout, &w, &h);
+  double left = align == ALIGN_LEFT ? x : align == ALIGN_RIGHT ? x - w : x - w / 2.0;
+  set_rgb (cr, colour);
+  cairo_move_to (cr, left, y);
+  pango_cairo_show_layout (cr, layout);
+}
+
+/* A value with its unit, short ("1.234e-05 m^3", "12"); an em dash when missing. */
+static char *
+format_value (double value, const char *unit)
+{
+  if (!isfinite (value))
+    return g_strdup ("\u2014");
+  return unit != NULL && unit[0] != '\0' ? g_strdup_printf ("%.4g %s", value, unit)
+                                         : g_strdup_printf ("%.4g", value);
+}
+
+static void
+draw_plot_frame (cairo_t *cr, Rect plot)
+{
+  set_rgb (cr, plot_rgb);
+  cairo_rectangle (cr, plot.x, plot.y, plot.w, plot.h);
+  cairo_fill_preserve (cr);
+  set_rgb (cr, frame_rgb);
+  cairo_set_line_width (cr, 1.0);
+  cairo_stroke (cr);
+}
+
+/* Title on the left from `x`, the current value right-aligned at the strip's end; the title
+ * gives way (ellipsized) when both do not fit, the value being what changes. */
+static void
+draw_title (cairo_t *cr, PangoLayout *layout, Rect strip, double x, const char *title,
+            const char *now)
+{
+  double room = strip.x + strip.w - x;
+  if (now != NULL)
+    {
+      int w;
+      pango_layout_set_text (layout, now, -1);
+      pango_layout_get_pixel_size (layout, &w, NULL);
+      draw_text (cr, layout, now, strip.x + strip.w, strip.y, ALIGN_RIGHT, text_rgb);
+      room -= w + 12;
+    }
+  if (room <= 0)
+    return;
+  pango_layout_set_width (layout, (int) (room * PANGO_SCALE));
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+  draw_text (cr, layout, title, x, strip.y, ALIGN_LEFT, text_rgb);
+  pango_layout_set_width (layout, -1);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_NONE);
+}
+
+/* The y range's labels, right-aligned left of the plot: max at the top, min at the bottom. */
+static void
+draw_y_labels (cairo_t *cr, PangoLayout *layout, Rect plot, const char *max_text,
+               const char *min_text)
+{
+  int h;
+  draw_text (cr, layout, max_text, plot.x - 4, plot.y, ALIGN_RIGHT, dim_text_rgb);
+  pango_layout_set_text (layout, min_text, -1);
+  pango_layout_get_pixel_size (layout, NULL, &h);
+  draw_text (cr, layout, min_text, plot.x - 4, plot.y + plot.h - h, ALIGN_RIGHT, dim_text_rgb);
+}
+
+static void
+draw_no_data (cairo_t *cr, PangoLayout *layout, Rect plot, const char *text)
+{
+  int h;
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_pixel_size (layout, NULL, &h);
+  draw_text (cr, layout, text, plot.x + plot.w / 2, plot.y + (plot.h - h) / 2, ALIGN_CENTER,
+             dim_text_rgb);
+}
+
+/* ---- drawing: strips ---------------------------------------------------------------------- */
+
+typedef enum Quantity {
+  QUANTITY_KINETIC_ENERGY,
+  QUANTITY_CONTACTS,
+  QUANTITY_INTERSECTION_VOLUME,
+  QUANTITY_MAX_PENETRATION,
+  QUANTITY_ITERATIONS,
+} Quantity;
+
+static double
+quantity_value (const CwbStepStats *s, Quantity q)
+{
+  switch (q)
+    {
+    case QUANTITY_KINETIC_ENERGY: return s->kinetic_energy;
+    case QUANTITY_CONTACTS: return (double) s->contacts;
+    case QUANTITY_INTERSECTION_VOLUME: return s->intersection_volume;
+    case QUANTITY_MAX_PENETRATION: return s->max_penetration;
+    case QUANTITY_ITERATIONS: return s->solver_iterations >= 0 ? s->solver_iterations : NAN;
+    default: return NAN;
+    }
+}
+
+typedef struct TimeCurve {
+  const CwbPlotView *view;
+  Quantity quantity;
+} TimeCurve;
+
+static void
+time_curve_at (const void *data, size_t i, double *x, double *y)
+{
+  const TimeCurve *tc = data;
+  const CwbStepStats *s = cwb_plot_view_step (tc->view, i);
+  *x = s->time;
+  *y = quantity_value (s, tc->quantity);
+}
+
+/* The penetration strip shows the intersection volume when the contact model measures one,
+ * else the max penetration. Decided by the newest step that has either, because the contact
+ * model can be swapped during a run. */
+static Quantity
+penetration_quantity (const CwbPlotView *view)
+{
+  for (size_t i = view->n; i > 0; i--)
+    {
+      const CwbStepStats *s = cwb_plot_view_step (view, i - 1);
+      if (!isnan (s->intersection_volume))
+        return QUANTITY_INTERSECTION_VOLUME;
+      if (!isnan (s->max_penetration))
+        return QUANTITY_MAX_PENETRATION;
+    }
+  return QUANTITY_INTERSECTION_VOLUME;
+}
+
+static void
+draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect strip,
+                 CwbPlotStrip which, gboolean time_axis)
+{
+  Quantity q;
+  const char *title, *unit;
+  gboolean count = FALSE;
+  switch (which)
+    {
+    case CWB_PLOT_STRIP_KINETIC_ENERGY:
+      q = QUANTITY_KINETIC_ENERGY, title = "Kinetic energy (J)", unit = "J";
+      break;
+    case CWB_PLOT_STRIP_CONTACTS:
+      q = QUANTITY_CONTACTS, title = "Contacts (count)", unit = "", count = TRUE;
+      break;
+    case CWB_PLOT_STRIP_PENETRATION:
+      q = penetration_quantity (view);
+      if (q == QUANTITY_INTERSECTION_VOLUME)
+        title = "Intersection volume (m^3)", unit = "m^3";
+      else
+        title = "Max penetration (m)", unit = "m";
+      break;
+    default:
+      q = QUANTITY_ITERATIONS, title = "Solver iterations (count)", unit = "", count = TRUE;
+      break;
+    }
+
+  const CwbStepStats *newest = view->n > 0 ? cwb_plot_view_step (view, view->n - 1) : NULL;
+  g_autofree char *now = newest != NULL ? format_value (quantity_value (newest, q), unit) : NULL;
+  draw_title (cr, layout, strip, strip.x + AXIS_LABEL_W, title, now);
+  Rect plot = { strip.x + AXIS_LABEL_W, strip.y + TITLE_H, strip.w - AXIS_LABEL_W,
+                strip.h - TITLE_H - (time_axis ? TIME_AXIS_H : 0) };
+  if (plot.w < MIN_PLOT_SIDE || plot.h < MIN_PLOT_SIDE)
+    return;
+  draw_plot_frame (cr, plot);
+
+  int n_cols = (int) plot.w;
+  g_autofree Column *cols = g_new (Column, n_cols);
+  TimeCurve tc = { view, q };
+  Curve curve = { view->n, time_curve_at, &tc };
+  double t0 = view->n > 0 ? cwb_plot_view_step (view, 0)->time : 0;
+  double t1 = view->n > 0 ? cwb_plot_view_step (view, view->n - 1)->time : 0;
+  double lo, hi;
+  if (!decimate (&curve, t0, t1, cols, n_cols, &lo, &hi))
+    {
+      draw_no_data (cr, layout, plot, "no data");
+    }
+  else
+    {
+      /* Counts start at zero, so a change from 3 to 4 contacts does not fill the strip. */
+      if (count)
+        lo = MIN (lo, 0);
+      pad_range (&lo, &hi);
+      /* Three digits: the labels bound the range, the title's value gives the precision. */
+      g_autofree char *max_text = g_strdup_printf ("%.3g", hi);
+      g_autofree char *min_text = g_strdup_printf ("%.3g", lo);
+      draw_y_labels (cr, layout, plot, max_text, min_text);
+      stroke_columns (cr, plot, cols, n_cols, lo, hi, strip_rgb[which]);
+    }
+  if (time_axis && view->n > 0)
+    {
+      g_autofree char *from = g_strdup_printf ("t = %.4g s", t0);
+      g_autofree char *to = g_strdup_printf ("%.4g s", t1);
+      draw_text (cr, layout, from, plot.x, plot.y + plot.h + 1, ALIGN_LEFT, dim_text_rgb);
+      draw_text (cr, layout, to, plot.x + plot.w, plot.y + plot.h + 1, ALIGN_RIGHT,
+                 dim_text_rgb);
+    }
+}
+
+/* Iteration k (from 1) against log10 of its residual; non-positive residuals are missing. */
+static void
+residual_curve_at (const void *data, size_t i, double *x, double *y)
+{
+  const CwbPlotView *view = data;
+  double r = view->residuals[i];
+  *x = (double) (i + 1);
+  *y = r > 0 ? log10 (r) : NAN;
+}
+
+static void
+draw_residuals (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect strip)
+{
+  size_t n = view->n_residuals;
+  g_autofree char *now = n > 0 ? g_strdup_printf ("%.3g", view->residuals[n - 1]) : NULL;
+  draw_title (cr, layout, strip, strip.x + AXIS_LABEL_W, "Residual per iteration", now);
+  Rect plot = { strip.x + AXIS_LABEL_W, strip.y + TITLE_H, strip.w - AXIS_LABEL_W,
+                strip.h - TITLE_H - TIME_AXIS_H };
+  if (plot.w < MIN_PLOT_SIDE || plot.h < MIN_PLOT_SIDE)
+    return;
+  draw_plot_frame (cr, plot);
+
+  int n_cols = (int) plot.w;
+  g_autofree Column *cols = g_new (Column, n_cols);
+  Curve curve = { view->n_residuals, residual_curve_at, view };
+  double lo, hi;
+  if (!decimate (&curve, 1, (double) view->n_residuals, cols, n_cols, &lo, &hi))
+    {
+      draw_no_data (cr, layout, plot, "no solve");
+      return;
+    }
+  /* Whole decades, so the labels read as powers of ten. */
+  lo = floor (lo);
+  hi = ceil (hi);
+  if (hi <= lo)
+    hi = lo + 1;
+  g_autofree char *max_text = g_strdup_printf ("1e%+.0f", hi);
+  g_autofree char *min_text = g_strdup_printf ("1e%+.0f", lo);
+  draw_y_labels (cr, layout, plot, max_text, min_text);
+  stroke_columns (cr, plot, cols, n_cols, lo, hi, strip_rgb[CWB_PLOT_STRIP_LAST_STEP]);
+  g_autofree char *last = g_strdup_printf ("%zu", view->n_residuals);
+  draw_text (cr, layout, "iteration 1", plot.x, plot.y + plot.h + 1, ALIGN_LEFT, dim_text_rgb);
+  draw_text (cr, layout, last, plot.x + plot.w, plot.y + plot.h + 1, ALIGN_RIGHT, dim_text_rgb);
+}
+
+/* The last step's time per phase as one stacked horizontal bar, with a legend under it. */
+static void
+draw_phases (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect strip)
+{
+  const CwbStepStats *last = view->n > 0 ? cwb_plot_view_step (view, view->n - 1) : NULL;
+  double total = 0;
+  for (int p = 0; last != NULL && p < CWB_PHASE_COUNT; p++)
+    if (isfinite (last->phase_ms[p]) && last->phase_ms[p] > 0)
+      total += last->phase_ms[p];
+  g_autofree char *now = last != NULL ? g_strdup_printf ("%.3g ms", total) : NULL;
+  draw_title (cr, layout, strip, strip.x, "Phase times", now);
+
+  int line_h;
+  pango_layout_set_text (layout, "Xg", -1);
+  pango_layout_get_pixel_size (layout, NULL, &line_h);
+  Rect bar = { strip.x, strip.y + TITLE_H + 2, strip.w, MIN (14.0, strip.h / 5) };
+  if (bar.w < MIN_PLOT_SIDE || bar.h < 4)
+    return;
+  draw_plot_frame (cr, bar);
+  if (total <= 0)
+    {
+      draw_no_data (cr, layout, bar, "no timings");
+      return;
+    }
+  double left = bar.x;
+  for (int p = 0; p < CWB_PHASE_COUNT; p++)
+    {
+      double ms = last->phase_ms[p];
+      if (!isfinite (ms) || ms <= 0)
+        continue;
+      double w = ms / total * bar.w;
+      set_rgb (cr, phase_rgb[p]);
+      cairo_rectangle (cr, left, bar.y, w, bar.h);
+      cairo_fill (cr);
+      left += w;
+    }
+  /* Legend: the phases one per line when the strip is tall enough, else in two columns
+   * (each ellipsized to its column); as many lines as fit. */
+  double legend_top = bar.y + bar.h + 4;
+  int per_row = legend_top + CWB_PHASE_COUNT * line_h <= strip.y + strip.h ? 1 : 2;
+  double col_w = strip.w / per_row;
+  pango_layout_set_width (layout, (int) MAX (1, (col_w - 16) * PANGO_SCALE));
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_END);
+  for (int p = 0; p < CWB_PHASE_COUNT; p++)
+    {
+      double x = strip.x + (p % per_row) * col_w;
+      double y = legend_top + (p / per_row) * line_h;
+      if (y + line_h > strip.y + strip.h)
+        break;
+      set_rgb (cr, phase_rgb[p]);
+      cairo_rectangle (cr, x, y + (line_h - 8) / 2.0, 8, 8);
+      cairo_fill (cr);
+      g_autofree char *ms = format_value (last->phase_ms[p], "ms");
+      g_autofree char *text = g_strdup_printf ("%s %s", cwb_phase_name ((CwbPhase) p), ms);
+      draw_text (cr, layout, text, x + 12, y, ALIGN_LEFT, dim_text_rgb);
+    }
+  pango_layout_set_width (layout, -1);
+  pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_NONE);
+}
+
+void
+cwb_plot_view_draw (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, int width,
+                    int height)
+{
+  g_return_if_fail (view != NULL);
+  g_return_if_fail (view->n == 0 || (view->steps != NULL && view->head < view->capacity
+                                     && view->n <= view->capacity));
+  g_return_if_fail (view->residuals != NULL || view->n_residuals == 0);
+  g_return_if_fail (cr != NULL);
+  g_return_if_fail (PANGO_IS_LAYOUT (layout));
+
+  set_rgb (cr, background_rgb);
+  cairo_paint (cr);
+
+  CwbPlotStrip time_strips[CWB_PLOT_STRIP_COUNT];
+  int n_time = 0;
+  for (int s = 0; s < CWB_PLOT_STRIP_LAST_STEP; s++)
+    if (view->visible[s])
+      time_strips[n_time++] = (CwbPlotStrip) s;
+  gboolean last_step = view->visible[CWB_PLOT_STRIP_LAST_STEP];
+  int n_strips = n_time + (last_step ? 1 : 0);
+
+  Rect all = { MARGIN, MARGIN, width - 2 * MARGIN, height - 2 * MARGIN };
+  if (n_strips == 0)
+    draw_no_data (cr, layout, all, "No series selected");
+  else if (all.w >= MIN_PLOT_SIDE && all.h >= MIN_PLOT_SIDE)
+    {
+      /* Equal heights, the time axis's labels counted in the last time strip. */
+      double h = (all.h - (n_strips - 1) * STRIP_GAP) / n_strips;
+      double y = all.y;
+      for (int k = 0; k < n_time; k++, y += h + STRIP_GAP)
+        draw_time_strip (view, cr, layout, (Rect) { all.x, y, all.w, h }, time_strips[k],
+                         k == n_time - 1);
+      if (last_step)
+        {
+          double left_w = floor (all.w * LAST_STEP_SPLIT);
+          draw_residuals (view, cr, layout, (Rect) { all.x, y, left_w, h });
+          draw_phases (view, cr, layout,
+                       (Rect) { all.x + left_w + 2 * STRIP_GAP, y,
+                                all.w - left_w - 2 * STRIP_GAP, h });
+        }
+    }
+}

@@ -1,0 +1,58 @@
+/* The plot panel's internals, shared by plot_panel.c (the widget and its history) and
+ * plot_draw.c (the cairo drawing), and used by the tests: the history bound, the drawing
+ * function (so that a test can draw on an image surface without a window) and the curve
+ * colours (so that a test can tell a drawn curve from frames and labels). Not for the rest of
+ * the application, which uses plot_panel.h. */
+#pragma once
+
+#include "plot_panel.h"
+
+G_BEGIN_DECLS
+
+/* Steps kept: the oldest are dropped beyond this. 200 000 steps of 88 bytes are about 18 MB,
+ * minutes of a run at dt = 1 ms, and the CSV export of them stays around 50 MB. */
+#define CWB_PLOT_PANEL_MAX_STEPS ((size_t) 200000)
+
+/* The strips a user can show or hide. */
+typedef enum CwbPlotStrip {
+  CWB_PLOT_STRIP_KINETIC_ENERGY,
+  CWB_PLOT_STRIP_CONTACTS,
+  CWB_PLOT_STRIP_PENETRATION,   /* intersection volume, or max penetration when it has none */
+  CWB_PLOT_STRIP_ITERATIONS,
+  CWB_PLOT_STRIP_LAST_STEP,     /* residual per iteration and phase times of the last step */
+  CWB_PLOT_STRIP_COUNT,
+} CwbPlotStrip;
+
+/* What the drawing reads (plot_draw.c), borrowed from the panel for one draw. */
+typedef struct CwbPlotView {
+  const CwbStepStats *steps;   /* a ring of `capacity` slots: `n` steps from `head`, oldest
+                                * first, in time order */
+  size_t capacity;
+  size_t head;
+  size_t n;
+  const double *residuals;     /* the last step's residual per iteration */
+  size_t n_residuals;
+  gboolean visible[CWB_PLOT_STRIP_COUNT];
+} CwbPlotView;
+
+/* The i-th kept step, oldest first. */
+static inline const CwbStepStats *
+cwb_plot_view_step (const CwbPlotView *view, size_t i)
+{
+  return &view->steps[(view->head + i) % view->capacity];
+}
+
+/* Paints the whole plot area, `width` x `height`: its own background, then the visible strips.
+ * Text goes through `layout` (its font is the labels'). */
+void cwb_plot_view_draw (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, int width,
+                         int height);
+
+/* The panel's drawing (what its drawing area shows), on any cairo context: the view of its
+ * history, the theme's font. */
+void cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int height);
+
+/* The colour of a strip's curve (for CWB_PLOT_STRIP_LAST_STEP: the residual's), 0-255 per
+ * channel. No frame, label or background is drawn in these colours. */
+void cwb_plot_strip_rgb (CwbPlotStrip strip, guint8 rgb[3]);
+
+G_END_DECLS
