@@ -31,7 +31,8 @@ test_overlay_counts (void)
   cwb_render_overlay_init (&geometry);
   CwbOverlayOptions options;
   cwb_render_overlay_options_all (&options);
-  cwb_render_overlay_build (&geometry, world, &options);
+  g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
+  cwb_render_overlay_build (&geometry, snapshot, &options);
   guint frames = cwb_world_contacts (world)->frames->len;
   /* One cone and one force arrow per contact frame, one depth vector per penalty contact,
    * one box per body. */
@@ -45,19 +46,19 @@ test_overlay_counts (void)
 
   /* Everything off: nothing drawn. */
   CwbOverlayOptions none = { .force_scale = 0.01, .vector_scale = 1 };
-  cwb_render_overlay_build (&geometry, world, &none);
+  cwb_render_overlay_build (&geometry, snapshot, &none);
   g_assert_cmpuint (geometry.lines->len + geometry.triangles->len, ==, 0);
   g_assert_cmpuint (geometry.n_cones + geometry.n_force_arrows, ==, 0);
   cwb_render_overlay_destroy (&geometry);
 }
 
 static CwbCamera
-framed_camera (CwbWorld *world)
+framed_camera (const CwbSnapshot *snapshot)
 {
   CwbCamera camera;
   cwb_render_camera_default (&camera);
   double lo[3], hi[3];
-  g_assert_true (cwb_render_world_bounds (world, lo, hi));
+  g_assert_true (cwb_snapshot_bounds (snapshot, TRUE, lo, hi));
   cwb_render_camera_frame (&camera, lo, hi);
   return camera;
 }
@@ -67,6 +68,7 @@ typedef struct Scene {
   CwbOffscreen *offscreen;
   CwbRegistry *registry;
   CwbWorld *world;
+  CwbSnapshot *snapshot;
   CwbCamera camera;
 } Scene;
 
@@ -78,12 +80,14 @@ scene_setup (Scene *scene, gconstpointer data)
   g_assert_no_error (error);
   scene->registry = fixture_registry ();
   scene->world = sliding_box (scene->registry);
-  scene->camera = framed_camera (scene->world);
+  scene->snapshot = cwb_snapshot_capture (scene->world, NULL);
+  scene->camera = framed_camera (scene->snapshot);
 }
 
 static void
 scene_teardown (Scene *scene, gconstpointer data)
 {
+  cwb_snapshot_unref (scene->snapshot);
   cwb_world_free (scene->world);
   cwb_registry_free (scene->registry);
   cwb_render_offscreen_free (scene->offscreen);
@@ -105,7 +109,7 @@ test_frame_not_blank (Scene *scene, gconstpointer data)
 {
   CwbOverlayOptions options;
   cwb_render_overlay_options_default (&options);
-  g_autofree guint8 *pixels = cwb_render_offscreen_frame (scene->offscreen, scene->world,
+  g_autofree guint8 *pixels = cwb_render_offscreen_frame (scene->offscreen, scene->snapshot,
                                                           &scene->camera, &options);
   size_t drawn = non_background (pixels);
   g_test_message ("%zu of %d pixels differ from the corner's", drawn, WIDTH * HEIGHT);
@@ -135,7 +139,7 @@ test_overlays_change_expected_region (Scene *scene, gconstpointer data)
   CwbOverlayOptions on = { .contacts = TRUE, .cones = TRUE, .force_scale = 0.01,
                            .vector_scale = 1 };
   CwbOverlayOptions off = { .force_scale = 0.01, .vector_scale = 1 };
-  g_autofree guint8 *with = cwb_render_offscreen_frame (offscreen, world, &camera, &on);
+  g_autofree guint8 *with = cwb_render_offscreen_frame (offscreen, scene->snapshot, &camera, &on);
   const CwbOverlayGeometry *drawn = cwb_render_last_overlays (
     cwb_render_offscreen_renderer (offscreen));
   g_assert_cmpuint (drawn->n_cones, ==, cwb_world_contacts (world)->frames->len);
@@ -154,7 +158,7 @@ test_overlays_change_expected_region (Scene *scene, gconstpointer data)
         lo_y = MIN (lo_y, y);
         hi_y = MAX (hi_y, y);
       }
-  g_autofree guint8 *without = cwb_render_offscreen_frame (offscreen, world, &camera, &off);
+  g_autofree guint8 *without = cwb_render_offscreen_frame (offscreen, scene->snapshot, &camera, &off);
 
   size_t changed = 0, outside = 0;
   for (int y = 0; y < HEIGHT; y++)

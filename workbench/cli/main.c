@@ -8,6 +8,9 @@
 #ifdef CWB_HAVE_RENDER
 #include "offscreen.h"
 #endif
+#ifdef CWB_HAVE_APP
+#include "application.h"
+#endif
 #include "scene.h"
 #include "version.h"
 #include "world.h"
@@ -29,6 +32,8 @@ typedef struct CliOptions {
   char **plugin_paths;
   char *screenshot;
   gboolean version;
+  int self_test;
+  int bench_frames;
   char **rest;
 } CliOptions;
 
@@ -103,6 +108,22 @@ run (CliOptions *o)
     return fail (EXIT_BAD_INPUT, "--screenshot needs the renderer, which this build does not have");
 #endif
 
+#ifdef CWB_HAVE_APP
+  if (!o->headless && o->screenshot == NULL)
+    {
+      CwbAppOptions app = {
+        .scene_path = scene_path,
+        .sets = o->sets,
+        .self_test_frames = o->self_test,
+        .bench_frames = o->bench_frames,
+        .self_test_steps = o->steps != STEPS_NOT_GIVEN ? (int) MIN (o->steps, G_MAXINT) : 0,
+      };
+      return cwb_app_run (g_steal_pointer (&registry), &app);
+    }
+#endif
+  if (o->self_test > 0 || o->bench_frames > 0)
+    return fail (EXIT_BAD_INPUT, "--self-test needs the GUI, which this build does not have");
+
   g_autoptr (GError) error = NULL;
   g_autoptr (CwbScene) scene = cwb_scene_load (scene_path, &error);
   if (scene == NULL)
@@ -121,8 +142,10 @@ run (CliOptions *o)
   if (world == NULL)
     return fail (EXIT_BAD_INPUT, "%s", error->message);
 
-  if (!o->headless)
-    fprintf (stderr, "contact-workbench: this build has no GUI yet; running headless\n");
+#ifndef CWB_HAVE_APP
+  if (!o->headless && o->screenshot == NULL)
+    fprintf (stderr, "contact-workbench: this build has no GUI; running headless\n");
+#endif
   CwbRunOptions run_options = {
     .steps = o->steps != STEPS_NOT_GIVEN ? (guint64) o->steps : DEFAULT_STEPS,
     .scene_path = scene_path,
@@ -161,6 +184,13 @@ main (int argc, char **argv)
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &o.screenshot,
       "Render the scene after the steps to a PNG and exit (GUI build)", "FILE" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o.version, "Print the version and exit", NULL },
+    /* For tests and benchmarks of the GUI: draw FRAMES frames (after --steps N steps as fast
+     * as possible), print what was drawn and quit; exit status 1 when the view is blank. */
+    { "self-test", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &o.self_test,
+      "Open the window, draw FRAMES frames, report and quit", "FRAMES" },
+    /* The GUI benchmark (bench/gui_frames.sh): frame time and input latency. */
+    { "bench-frames", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &o.bench_frames,
+      "Measure FRAMES frames of the window with every overlay on, print, quit", "FRAMES" },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, "[SCENE.yaml]" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };

@@ -33,6 +33,7 @@ typedef struct CwbSnapshotBody {
 typedef struct CwbSnapshot {
   guint64 world_serial;         /* which world (build) it came from */
   double time;
+  double dt;                    /* the world's time step */
   guint64 steps;
   CwbStepStats stats;           /* of the step that produced it (zeros before the first) */
   GArray *residuals;            /* double: residual after each solver iteration */

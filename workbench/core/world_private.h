@@ -37,8 +37,8 @@ typedef struct CwbWorldPlugin {
 } CwbWorldPlugin;
 
 struct CwbWorld {
-  guint64 serial;               /* cwb_world_serial */
   CwbRegistry *registry;        /* borrowed */
+  guint64 serial;               /* cwb_world_serial */
   CwbHostServices services;
   char *cache_dir;              /* host service: made on first use; "" when unusable */
   double h, time, gravity[3];

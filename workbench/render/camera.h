@@ -20,4 +20,19 @@ void cwb_render_camera_frame (CwbCamera *camera, const double lo[3], const doubl
 void cwb_render_camera_matrices (const CwbCamera *camera, double aspect, float view_projection[16],
                                  double eye[3]);
 
+/* A ray through the view at normalized device coordinates x, y in [-1, 1] (y up), from the
+ * eye; direction is unit. */
+void cwb_render_camera_ray (const CwbCamera *camera, double aspect, double x, double y,
+                            double origin[3], double direction[3]);
+/* Turns around the target (radians); pitch stays short of the poles. */
+void cwb_render_camera_orbit (CwbCamera *camera, double dyaw, double dpitch);
+/* Moves the target in the view plane; dx, dy in half view heights (NDC units of y). */
+void cwb_render_camera_pan (CwbCamera *camera, double dx, double dy);
+/* Multiplies the distance (below 1 zooms in). */
+void cwb_render_camera_zoom (CwbCamera *camera, double factor);
+/* Where the ray at (x, y) meets the plane facing the camera through `through` (dragging a
+ * grabbed point in the view plane). */
+void cwb_render_camera_view_plane_point (const CwbCamera *camera, double aspect, double x,
+                                         double y, const double through[3], double point[3]);
+
 G_END_DECLS

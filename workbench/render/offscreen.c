@@ -135,11 +135,11 @@ cwb_render_offscreen_renderer (CwbOffscreen *offscreen)
 }
 
 guint8 *
-cwb_render_offscreen_frame (CwbOffscreen *o, CwbWorld *world, const CwbCamera *camera,
+cwb_render_offscreen_frame (CwbOffscreen *o, const CwbSnapshot *snapshot, const CwbCamera *camera,
                             const CwbOverlayOptions *options)
 {
   glBindFramebuffer (GL_FRAMEBUFFER, o->framebuffer);
-  cwb_render_frame (o->renderer, world, camera, options, o->width, o->height);
+  cwb_render_frame (o->renderer, snapshot, camera, options, o->width, o->height);
   size_t row = 4 * (size_t) o->width;
   guint8 *pixels = g_malloc (row * (size_t) o->height);
   g_autofree guint8 *bottom_up = g_malloc (row * (size_t) o->height);
@@ -204,9 +204,10 @@ cwb_render_screenshot (CwbWorld *world, const CwbOverlayOptions *options, int wi
     return FALSE;
   CwbCamera camera;
   cwb_render_camera_default (&camera);
+  g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
   double lo[3], hi[3];
-  if (cwb_render_world_bounds (world, lo, hi))
+  if (cwb_snapshot_bounds (snapshot, TRUE, lo, hi))
     cwb_render_camera_frame (&camera, lo, hi);
-  g_autofree guint8 *pixels = cwb_render_offscreen_frame (offscreen, world, &camera, options);
+  g_autofree guint8 *pixels = cwb_render_offscreen_frame (offscreen, snapshot, &camera, options);
   return cwb_render_write_png (pixels, width, height, path, error);
 }

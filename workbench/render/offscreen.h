@@ -20,7 +20,7 @@ CwbRenderer *cwb_render_offscreen_renderer (CwbOffscreen *offscreen);
 
 /* Renders one frame of the world and returns its pixels, RGBA, top row first
  * (width * height * 4 bytes, g_free them). */
-guint8 *cwb_render_offscreen_frame (CwbOffscreen *offscreen, CwbWorld *world,
+guint8 *cwb_render_offscreen_frame (CwbOffscreen *offscreen, const CwbSnapshot *snapshot,
                                     const CwbCamera *camera, const CwbOverlayOptions *options);
 
 /* Writes RGBA pixels (top row first) to a PNG file, atomically. */

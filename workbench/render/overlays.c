@@ -10,6 +10,8 @@
 /* An open contact carries no normal force; its cone is still shown, this tall (m), so the
  * admissible directions stay visible. */
 #define OPEN_CONE_HEIGHT 0.02
+/* Half side of the box marking the contact the user picked (m). */
+#define PICKED_MARK_HALF 0.015
 #define CONE_ALPHA 0.3f
 
 void
@@ -140,11 +142,11 @@ cone (CwbOverlayGeometry *g, const CwbContactFrame *frame, double height)
 }
 
 static void
-add_contacts (CwbOverlayGeometry *g, const CwbContactSet *set, const CwbOverlayOptions *o)
+add_contacts (CwbOverlayGeometry *g, const GArray *frames, const CwbOverlayOptions *o)
 {
-  for (guint f = 0; f < set->frames->len; f++)
+  for (guint f = 0; f < frames->len; f++)
     {
-      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
+      const CwbContactFrame *frame = &g_array_index (frames, CwbContactFrame, f);
       if (o->cones)
         cone (g, frame, frame->force[0] > 0 ? o->force_scale * frame->force[0]
                                             : OPEN_CONE_HEIGHT);
@@ -159,6 +161,18 @@ add_contacts (CwbOverlayGeometry *g, const CwbContactSet *set, const CwbOverlayO
           cwb_v3_scale (force, force, o->force_scale);
           arrow (g, frame->origin, force, rgba);
           g->n_force_arrows++;
+        }
+      if (o->highlight_contact && o->picked_contact == f)
+        {
+          /* A box around the picked contact, so the inspector's numbers have a place. */
+          static const float picked[4] = { 1.0f, 0.75f, 0.0f, 1 };
+          double lo[3], hi[3];
+          for (int i = 0; i < 3; i++)
+            {
+              lo[i] = frame->origin[i] - PICKED_MARK_HALF;
+              hi[i] = frame->origin[i] + PICKED_MARK_HALF;
+            }
+          box_edges (g, lo, hi, picked);
         }
     }
 }
@@ -215,20 +229,23 @@ add_inspection (CwbOverlayGeometry *g, const CwbInspection *in, const CwbOverlay
 }
 
 static void
-add_bodies (CwbOverlayGeometry *g, CwbWorld *world, const CwbOverlayOptions *o)
+add_bodies (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverlayOptions *o)
 {
   static const float wire_color[4] = { 0.1f, 0.1f, 0.1f, 1 };
+  static const float selected_color[4] = { 1.0f, 0.75f, 0.0f, 1 };
   static const float box_color[4] = { 0.3f, 0.8f, 0.9f, 1 };
-  size_t n;
-  const CwbGeometry *geometries = cwb_world_geometries (world, &n);
-  for (size_t b = 0; b < n; b++)
+  for (size_t b = 0; b < snapshot->n_bodies; b++)
     {
-      const CwbGeometry *geom = &geometries[b];
-      if (o->wireframe && geom->kind == CWB_GEOMETRY_SURFACE)
+      const CwbSnapshotBody *geom = &snapshot->bodies[b];
+      gboolean selected = o->highlight_body && o->selected_body == b;
+      const uint32_t *triangles = geom->triangles != NULL
+                                    ? g_bytes_get_data (geom->triangles, NULL) : NULL;
+      if ((o->wireframe || selected) && triangles != NULL)
         for (size_t t = 0; t < geom->n_triangles; t++)
           for (int e = 0; e < 3; e++)
-            segment (g, &geom->positions[3 * geom->triangles[3 * t + e]],
-                     &geom->positions[3 * geom->triangles[3 * t + (e + 1) % 3]], wire_color);
+            segment (g, &geom->positions[3 * triangles[3 * t + e]],
+                     &geom->positions[3 * triangles[3 * t + (e + 1) % 3]],
+                     selected ? selected_color : wire_color);
       if (o->aabbs && geom->n_points > 0)
         {
           double lo[3], hi[3];
@@ -261,8 +278,25 @@ add_grid (CwbOverlayGeometry *g)
     }
 }
 
+/* The mouse spring: a line from the grabbed point to its target, with a small cross there. */
+static void
+add_grab (CwbOverlayGeometry *g, const CwbOverlayOptions *o)
+{
+  static const float color[4] = { 0.95f, 0.2f, 0.6f, 1 };
+  segment (g, o->grab_point, o->grab_target, color);
+  for (int axis = 0; axis < 3; axis++)
+    {
+      double a[3], b[3];
+      cwb_v3_copy (a, o->grab_target);
+      cwb_v3_copy (b, o->grab_target);
+      a[axis] -= 0.02;
+      b[axis] += 0.02;
+      segment (g, a, b, color);
+    }
+}
+
 void
-cwb_render_overlay_build (CwbOverlayGeometry *geometry, CwbWorld *world,
+cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snapshot,
                           const CwbOverlayOptions *options)
 {
   g_array_set_size (geometry->lines, 0);
@@ -271,7 +305,9 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, CwbWorld *world,
   geometry->n_spans = geometry->n_cells = geometry->n_voxels = geometry->n_aabbs = 0;
   if (options->grid)
     add_grid (geometry);
-  add_contacts (geometry, cwb_world_contacts (world), options);
-  add_inspection (geometry, cwb_world_inspection (world), options);
-  add_bodies (geometry, world, options);
+  add_contacts (geometry, snapshot->frames, options);
+  add_inspection (geometry, &snapshot->inspection, options);
+  add_bodies (geometry, snapshot, options);
+  if (options->grab)
+    add_grab (geometry, options);
 }

@@ -4,7 +4,7 @@
  * would be drawn. */
 #pragma once
 
-#include "world.h"
+#include "snapshot.h"
 
 G_BEGIN_DECLS
 
@@ -21,6 +21,12 @@ typedef struct CwbOverlayOptions {
   gboolean aabbs;           /* each body's axis-aligned bounding box */
   double force_scale;       /* m per N: force arrows and cone heights */
   double vector_scale;      /* length factor of inspection vectors */
+  /* Highlights the GUI asks for (all off when zeroed): a selected body's outline, a picked
+   * contact, and the mouse spring from the grabbed point to its target. */
+  gboolean highlight_body, highlight_contact;
+  size_t selected_body, picked_contact;
+  gboolean grab;
+  double grab_point[3], grab_target[3];
 } CwbOverlayOptions;
 
 /* Grid, contacts and cones on; the rest off; 1 cm per newton. */
@@ -42,8 +48,8 @@ typedef struct CwbOverlayGeometry {
 
 void cwb_render_overlay_init (CwbOverlayGeometry *geometry);
 void cwb_render_overlay_destroy (CwbOverlayGeometry *geometry);
-/* Rebuilds the geometry from the world's latest contact set, inspection and geometries. */
-void cwb_render_overlay_build (CwbOverlayGeometry *geometry, CwbWorld *world,
+/* Rebuilds the geometry from a snapshot's contact frames, inspection and geometries. */
+void cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snapshot,
                                const CwbOverlayOptions *options);
 
 /* Colour of a contact state (RGBA): stick green, slip red, open grey. */

@@ -173,23 +173,22 @@ body_color (size_t body, gboolean fixed, float rgba[4])
 }
 
 static void
-build_meshes (CwbRenderer *r, CwbWorld *world)
+build_meshes (CwbRenderer *r, const CwbSnapshot *snapshot)
 {
   g_array_set_size (r->mesh, 0);
-  size_t n;
-  const CwbGeometry *geometries = cwb_world_geometries (world, &n);
-  for (size_t b = 0; b < n; b++)
+  for (size_t b = 0; b < snapshot->n_bodies; b++)
     {
-      const CwbGeometry *g = &geometries[b];
-      if (g->kind != CWB_GEOMETRY_SURFACE)
+      const CwbSnapshotBody *g = &snapshot->bodies[b];
+      if (g->kind != CWB_GEOMETRY_SURFACE || g->triangles == NULL)
         continue;
+      const uint32_t *triangles = g_bytes_get_data (g->triangles, NULL);
       float rgba[4];
-      body_color (b, cwb_world_body_slot (world, b)->fixed, rgba);
+      body_color (b, g->fixed, rgba);
       for (size_t t = 0; t < g->n_triangles; t++)
         {
           const double *p[3];
           for (int k = 0; k < 3; k++)
-            p[k] = &g->positions[3 * g->triangles[3 * t + k]];
+            p[k] = &g->positions[3 * triangles[3 * t + k]];
           double e1[3], e2[3], normal[3];
           cwb_v3_sub (e1, p[1], p[0]);
           cwb_v3_sub (e2, p[2], p[0]);
@@ -220,7 +219,7 @@ upload (GLuint vbo, const GArray *data)
 }
 
 void
-cwb_render_frame (CwbRenderer *r, CwbWorld *world, const CwbCamera *camera,
+cwb_render_frame (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbCamera *camera,
                   const CwbOverlayOptions *options, int width, int height)
 {
   float view_projection[16];
@@ -233,7 +232,7 @@ cwb_render_frame (CwbRenderer *r, CwbWorld *world, const CwbCamera *camera,
   glEnable (GL_DEPTH_TEST);
   glDisable (GL_CULL_FACE);
 
-  build_meshes (r, world);
+  build_meshes (r, snapshot);
   glUseProgram (r->mesh_program);
   glUniformMatrix4fv (r->mesh_view_projection, 1, GL_FALSE, view_projection);
   /* Light from the eye's side and above, so the faces the user sees are lit. */
@@ -248,7 +247,7 @@ cwb_render_frame (CwbRenderer *r, CwbWorld *world, const CwbCamera *camera,
   glDrawArrays (GL_TRIANGLES, 0, (GLsizei) r->mesh->len);
   glDisable (GL_POLYGON_OFFSET_FILL);
 
-  cwb_render_overlay_build (&r->overlays, world, options);
+  cwb_render_overlay_build (&r->overlays, snapshot, options);
   glUseProgram (r->line_program);
   glUniformMatrix4fv (r->line_view_projection, 1, GL_FALSE, view_projection);
   upload (r->line_vbo, r->overlays.lines);
@@ -271,29 +270,4 @@ const CwbOverlayGeometry *
 cwb_render_last_overlays (const CwbRenderer *renderer)
 {
   return &renderer->overlays;
-}
-
-gboolean
-cwb_render_world_bounds (CwbWorld *world, double lo[3], double hi[3])
-{
-  size_t n;
-  const CwbGeometry *geometries = cwb_world_geometries (world, &n);
-  gboolean any = FALSE;
-  for (size_t b = 0; b < n; b++)
-    {
-      /* Fixed bodies such as a 20 m ground would dwarf the scene: frame the moving ones. */
-      if (cwb_world_body_slot (world, b)->fixed && n > 1)
-        continue;
-      for (size_t p = 0; p < geometries[b].n_points; p++)
-        {
-          const double *x = &geometries[b].positions[3 * p];
-          for (int i = 0; i < 3; i++)
-            {
-              lo[i] = any ? MIN (lo[i], x[i]) : x[i];
-              hi[i] = any ? MAX (hi[i], x[i]) : x[i];
-            }
-          any = TRUE;
-        }
-    }
-  return any;
 }

@@ -20,16 +20,12 @@ CwbRenderer *cwb_render_renderer_new (GError **error);
 void cwb_render_renderer_free (CwbRenderer *renderer);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbRenderer, cwb_render_renderer_free)
 
-/* Draws the world (its geometries as last mapped, its latest contacts and inspection) into
- * the bound framebuffer of width x height pixels. */
-void cwb_render_frame (CwbRenderer *renderer, CwbWorld *world, const CwbCamera *camera,
+/* Draws a snapshot of the world (its geometries, contacts and inspection) into the bound
+ * framebuffer of width x height pixels. */
+void cwb_render_frame (CwbRenderer *renderer, const CwbSnapshot *snapshot, const CwbCamera *camera,
                        const CwbOverlayOptions *options, int width, int height);
 
 /* The overlay geometry of the last frame (counts for tests and the status bar). */
 const CwbOverlayGeometry *cwb_render_last_overlays (const CwbRenderer *renderer);
-
-/* The axis-aligned box around every body of the world (for framing the camera); FALSE when
- * the world has no points. */
-gboolean cwb_render_world_bounds (CwbWorld *world, double lo[3], double hi[3]);
 
 G_END_DECLS

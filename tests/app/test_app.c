@@ -1,0 +1,456 @@
+/* The application as users drive it, under a display (Xvfb in CI): the program opens every
+ * shipped scene and draws a non-blank view; swapping the contact model and the solver
+ * through the window's actions mid-run keeps the body states bit-identical and changes the
+ * plugin of the next step; undo and redo restore the saved scene exactly; the autosave of a
+ * killed session is recovered; the viewport's overlays match the contact set. */
+#include <signal.h>
+
+#include <glib/gstdio.h>
+
+#include "window.h"
+
+static char *
+source_path (const char *relative)
+{
+  return g_build_filename (g_getenv ("CWB_SOURCE_DIR"), relative, NULL);
+}
+
+static CwbRegistry *
+test_registry (void)
+{
+  CwbRegistry *registry = cwb_registry_new ();
+  cwb_registry_add_default_dirs (registry);
+  cwb_registry_scan (registry);
+  return registry;
+}
+
+/* Runs the main loop until `done` says so or `seconds` pass; FALSE on timeout. */
+static gboolean
+iterate_until (gboolean (*done) (gpointer), gpointer data, double seconds)
+{
+  gint64 end = g_get_monotonic_time () + (gint64) (seconds * 1e6);
+  while (!done (data))
+    {
+      if (g_get_monotonic_time () > end)
+        return FALSE;
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  return TRUE;
+}
+
+typedef struct Fixture {
+  CwbAppApplication *app;
+  CwbAppWindow *window;
+  char *dir;            /* a temporary folder for scene copies */
+} Fixture;
+
+static gboolean
+drawn (gpointer data)
+{
+  return cwb_app_viewport_frames (cwb_app_window_viewport (data)) > 0;
+}
+
+/* A window on a copy of a shipped scene (so that saving does not touch the source tree). */
+static void
+fixture_open (Fixture *f, const char *scene)
+{
+  CwbAppOptions options = { 0 };
+  f->app = cwb_app_application_new (test_registry (), &options);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_application_register (G_APPLICATION (f->app), NULL, &error));
+  g_assert_no_error (error);
+  f->dir = g_dir_make_tmp ("cwb-app-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *from = source_path (scene);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (from, &text, NULL, NULL));
+  g_autofree char *base = g_path_get_basename (scene);
+  g_autofree char *path = g_build_filename (f->dir, base, NULL);
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  f->window = cwb_app_window_new (f->app, path, NULL, &error);
+  g_assert_no_error (error);
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (iterate_until (drawn, f->window, 30));
+}
+
+static gboolean
+no_windows (gpointer data)
+{
+  return gtk_application_get_windows (data) == NULL;
+}
+
+static void
+fixture_close (Fixture *f)
+{
+  cwb_document_discard_autosave (cwb_app_window_document (f->window));
+  cwb_app_window_close_now (f->window);
+  g_assert_true (iterate_until (no_windows, f->app, 10));
+  g_object_unref (f->app);
+  g_autoptr (GDir) dir = g_dir_open (f->dir, 0, NULL);
+  const char *name;
+  while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+    {
+      g_autofree char *p = g_build_filename (f->dir, name, NULL);
+      g_unlink (p);
+    }
+  g_rmdir (f->dir);
+  g_free (f->dir);
+}
+
+static guint64
+snapshot_hash (const CwbSnapshot *s)
+{
+  guint64 hash = G_GUINT64_CONSTANT (0xcbf29ce484222325);
+  const double *arrays[2] = { s->q, s->v };
+  size_t sizes[2] = { s->nq, s->nv };
+  for (int a = 0; a < 2; a++)
+    for (size_t k = 0; k < sizes[a] * sizeof (double); k++)
+      {
+        hash ^= ((const guint8 *) arrays[a])[k];
+        hash *= G_GUINT64_CONSTANT (0x100000001b3);
+      }
+  return hash;
+}
+
+/* ---- every scene through the program --------------------------------------------------- */
+
+static void
+test_every_scene_draws (void)
+{
+  g_autofree char *program = g_build_filename (g_getenv ("CWB_BUILD_DIR"), "workbench", "cli",
+                                               "contact-workbench", NULL);
+  g_autofree char *scenes = source_path ("scenes");
+  g_autoptr (GDir) dir = g_dir_open (scenes, 0, NULL);
+  g_assert_nonnull (dir);
+  const char *name;
+  int count = 0;
+  while ((name = g_dir_read_name (dir)) != NULL)
+    {
+      if (!g_str_has_suffix (name, ".yaml"))
+        continue;
+      g_autofree char *scene = g_build_filename (scenes, name, NULL);
+      /* 20 steps as fast as possible, then three probed frames. */
+      const char *argv[] = { program, scene, "--steps", "20", "--self-test", "3", NULL };
+      g_autofree char *out = NULL, *err = NULL;
+      int status = 0;
+      g_autoptr (GError) error = NULL;
+      /* GLib's own slice allocator, not G_SLICE=always-malloc (which the widget tests use to
+       * see leaked widgets): with always-malloc LeakSanitizer reports one 32-byte block from
+       * inside GLib in every run of the program, with a stack that stops at g_malloc (GLib
+       * has no frame pointers), not reproduced by the slow unwinder: not traced yet (open in
+       * issue 4). */
+      g_auto (GStrv) env = g_environ_unsetenv (g_get_environ (), "G_SLICE");
+      /* The program is checked for leaks even where this process is not (tests/app/meson.build). */
+      env = g_environ_setenv (env, "ASAN_OPTIONS", "detect_leaks=1", TRUE);
+      g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                                   &err, &status, &error));
+      g_assert_no_error (error);
+      g_test_message ("%s: %s%s", name, out, err);
+      if (!g_spawn_check_wait_status (status, NULL))
+        g_error ("%s: the program failed: %s %s", name, out, err);
+      g_assert_nonnull (strstr (out, "self-test:"));
+      g_assert_nonnull (strstr (out, " ok"));
+      count++;
+    }
+  g_assert_cmpint (count, >=, 6);
+}
+
+/* ---- swapping through the actions ----------------------------------------------------- */
+
+static gboolean
+reached_steps (gpointer data)
+{
+  CwbAppWindow *window = data;
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (cwb_app_window_simulation (window));
+  return s->steps >= GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (window), "target"));
+}
+
+static void
+run_until (CwbAppWindow *window, guint steps)
+{
+  g_object_set_data (G_OBJECT (window), "target", GUINT_TO_POINTER (steps));
+  g_assert_true (iterate_until (reached_steps, window, 60));
+}
+
+/* Swaps through the action while running and checks the state across the swap. */
+static void
+swap_and_check (CwbAppWindow *window, const char *action, const char *name)
+{
+  CwbSimulation *sim = cwb_app_window_simulation (window);
+  g_action_group_activate_action (G_ACTION_GROUP (window), action, g_variant_new_string (name));
+  /* The swap ran between two steps and published the state it found: it equals the state
+   * the last step left (the history's newest entry, of the same step count). */
+  g_autoptr (CwbSnapshot) after = cwb_simulation_latest (sim);
+  g_autoptr (CwbSnapshot) before = NULL;
+  for (size_t k = cwb_simulation_history_len (sim); k-- > 0 && before == NULL;)
+    {
+      CwbSnapshot *s = cwb_simulation_history_get (sim, k);
+      if (s->steps == after->steps)
+        before = s;
+      else
+        cwb_snapshot_unref (s);
+    }
+  g_assert_nonnull (before);
+  g_assert_cmpuint (snapshot_hash (after), ==, snapshot_hash (before));
+  g_assert_null (cwb_app_window_last_error (window));
+  /* The next step runs with the new plugin. */
+  run_until (window, (guint) after->steps + 5);
+  g_autoptr (CwbSnapshot) next = cwb_simulation_latest (sim);
+  if (strcmp (action, "contact-model") == 0)
+    g_assert_cmpstr (next->contact_model, ==, name[0] != '\0' ? name : NULL);
+  else
+    g_assert_cmpstr (next->solver, ==, name);
+  g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (window), action);
+  g_assert_cmpstr (g_variant_get_string (state, NULL), ==, name);
+}
+
+static void
+test_swap_through_actions (void)
+{
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  CwbAppWindow *window = f.window;
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "realtime",
+                                      g_variant_new_boolean (FALSE));
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "play",
+                                      g_variant_new_boolean (TRUE));
+  run_until (window, 30);
+  swap_and_check (window, "solver", "predictor-corrector");
+  swap_and_check (window, "contact-model", "");
+  swap_and_check (window, "contact-model", "penalty");
+  swap_and_check (window, "solver", "constraint");
+
+  /* A plugin name no library provides is refused; the previous one stays and the user is
+   * told why. */
+  g_action_group_activate_action (G_ACTION_GROUP (window), "solver",
+                                  g_variant_new_string ("no-such-solver"));
+  g_assert_nonnull (cwb_app_window_last_error (window));
+  g_assert_nonnull (strstr (cwb_app_window_last_error (window), "no-such-solver"));
+  run_until (window, 200);
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (cwb_app_window_simulation (window));
+  g_assert_cmpstr (s->solver, ==, "constraint");
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "play",
+                                      g_variant_new_boolean (FALSE));
+  fixture_close (&f);
+}
+
+/* ---- undo and redo -------------------------------------------------------------------- */
+
+static char *
+saved_text (CwbAppWindow *window, const char *dir, const char *name)
+{
+  g_autofree char *path = g_build_filename (dir, name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_scene_save (cwb_document_scene (cwb_app_window_document (window)), path,
+                                 &error));
+  char *text = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, NULL));
+  return text;
+}
+
+static void
+test_undo_redo (void)
+{
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-ball-pyramid.yaml");
+  CwbAppWindow *window = f.window;
+  CwbDocument *document = cwb_app_window_document (window);
+  g_autofree char *original = saved_text (window, f.dir, "original.yaml");
+  const CwbScene *scene = cwb_document_scene (document);
+  g_assert_cmpuint (scene->bodies->len, >, 1);
+  g_autofree char *first = g_strdup (((CwbBodyDesc *) scene->bodies->pdata[1])->name);
+
+  /* Edits of every kind, through the same paths as the editors and buttons. */
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_app_window_apply (window, "world.dt", "0.002", &error));
+  g_assert_true (cwb_app_window_apply (window, "contact.friction_sweeps", "12", &error));
+  g_autofree char *friction = g_strdup_printf ("bodies.%s.friction", first);
+  g_assert_true (cwb_app_window_apply (window, friction, "0.25", &error));
+  g_autofree char *rotation = g_strdup_printf ("bodies.%s.rotation", first);
+  g_assert_true (cwb_app_window_apply (window, rotation, "[10, 20, 30]", &error));
+  g_assert_no_error (error);
+  cwb_app_window_select_body (window, first);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "duplicate-body", NULL);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "add-body", g_variant_new_string ("torus"));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "delete-body", NULL);
+  g_autofree char *name_key = g_strdup_printf ("bodies.%s.name", first);
+  g_assert_true (cwb_app_window_apply (window, name_key, "renamed", &error));
+  g_assert_no_error (error);
+  g_assert_true (cwb_document_is_dirty (document));
+  g_autofree char *edited = saved_text (window, f.dir, "edited.yaml");
+  g_assert_cmpstr (edited, !=, original);
+
+  /* A value the schema refuses changes nothing. */
+  g_assert_false (cwb_app_window_apply (window, "world.dt", "-1", &error));
+  g_clear_error (&error);
+  g_autofree char *still = saved_text (window, f.dir, "still.yaml");
+  g_assert_cmpstr (still, ==, edited);
+
+  int undos = 0;
+  while (cwb_document_can_undo (document))
+    {
+      g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
+      undos++;
+    }
+  g_assert_cmpint (undos, >=, 7);
+  g_autofree char *undone = saved_text (window, f.dir, "undone.yaml");
+  g_assert_cmpstr (undone, ==, original);
+  g_assert_false (cwb_document_is_dirty (document));
+  while (cwb_document_can_redo (document))
+    g_action_group_activate_action (G_ACTION_GROUP (window), "redo", NULL);
+  g_autofree char *redone = saved_text (window, f.dir, "redone.yaml");
+  g_assert_cmpstr (redone, ==, edited);
+  /* The world follows the document: the renamed body exists and the view draws it. */
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (cwb_app_window_simulation (window));
+  gboolean found = FALSE;
+  for (size_t b = 0; b < s->n_bodies; b++)
+    found |= strcmp (s->bodies[b].name, "renamed") == 0;
+  g_assert_true (found);
+  fixture_close (&f);
+}
+
+/* ---- autosave recovery after a kill ----------------------------------------------------- */
+
+static void
+test_autosave_recovery (void)
+{
+  const char *dir = g_getenv ("CWB_TEST_APP_DIR");
+  g_autofree char *path = g_build_filename (dir, "recover.yaml", NULL);
+  if (g_test_subprocess ())
+    {
+      /* The session that dies: an edit, its autosave, then SIGKILL. */
+      CwbAppOptions options = { 0 };
+      CwbAppApplication *app = cwb_app_application_new (test_registry (), &options);
+      g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+      g_autoptr (GError) error = NULL;
+      CwbAppWindow *window = cwb_app_window_new (app, path, NULL, &error);
+      g_assert_no_error (error);
+      g_assert_true (cwb_app_window_apply (window, "world.gravity", "[0, 0, -1.62]", &error));
+      g_assert_true (cwb_document_autosave (cwb_app_window_document (window), &error));
+      g_assert_no_error (error);
+      raise (SIGKILL);
+    }
+  g_autofree char *source = source_path ("scenes/default.yaml");
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (source, &text, NULL, NULL));
+  g_assert_true (g_file_set_contents (path, text, -1, NULL));
+  g_test_trap_subprocess (NULL, 60 * G_USEC_PER_SEC, G_TEST_SUBPROCESS_INHERIT_STDERR);
+  g_test_trap_assert_failed ();
+
+  /* The next session finds the autosave and offers it. */
+  g_autofree char *autosave = cwb_document_find_recovery (path);
+  g_assert_nonnull (autosave);
+  CwbAppOptions options = { 0 };
+  CwbAppApplication *app = cwb_app_application_new (test_registry (), &options);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, NULL));
+  g_autoptr (GError) error = NULL;
+  CwbAppWindow *window = cwb_app_window_new (app, path, NULL, &error);
+  g_assert_no_error (error);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (iterate_until (drawn, window, 30));
+  GtkWindow *offer = NULL;
+  GListModel *toplevels = gtk_window_get_toplevels ();
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GtkWindow) w = g_list_model_get_item (toplevels, k);
+      if (GTK_IS_MESSAGE_DIALOG (w))
+        offer = w;
+    }
+  g_assert_nonnull (offer);
+  gtk_dialog_response (GTK_DIALOG (offer), GTK_RESPONSE_ACCEPT);
+  const CwbScene *scene = cwb_document_scene (cwb_app_window_document (window));
+  g_assert_cmpfloat (scene->gravity[2], ==, -1.62);
+  g_assert_true (cwb_document_is_dirty (cwb_app_window_document (window)));
+  /* The world follows the recovered scene. */
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (cwb_app_window_simulation (window));
+  g_assert_cmpuint (s->steps, ==, 0);
+  cwb_document_discard_autosave (cwb_app_window_document (window));
+  cwb_app_window_close_now (window);
+  g_assert_true (iterate_until (no_windows, app, 10));
+  g_object_unref (app);
+  g_unlink (path);
+}
+
+/* ---- overlays in the viewport ------------------------------------------------------------ */
+
+/* A frame drawn after the one counted in "frames", showing the simulation's latest state. */
+static gboolean
+frames_after (gpointer data)
+{
+  CwbAppViewport *viewport = data;
+  CwbSnapshot *shown = cwb_app_viewport_snapshot (viewport);
+  g_autoptr (CwbSnapshot) latest = cwb_simulation_latest (
+    g_object_get_data (G_OBJECT (viewport), "simulation"));
+  return cwb_app_viewport_frames (viewport)
+           > GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (viewport), "frames"))
+         && shown != NULL && shown->steps == latest->steps;
+}
+
+static void
+wait_for_frame (CwbAppViewport *viewport, CwbSimulation *sim)
+{
+  g_object_set_data (G_OBJECT (viewport), "simulation", sim);
+  g_object_set_data (G_OBJECT (viewport), "frames",
+                     GUINT_TO_POINTER ((guint) cwb_app_viewport_frames (viewport)));
+  cwb_app_viewport_queue_draw (viewport);
+  g_assert_true (iterate_until (frames_after, viewport, 30));
+}
+
+static void
+test_viewport_overlays (void)
+{
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  CwbAppWindow *window = f.window;
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "realtime",
+                                      g_variant_new_boolean (FALSE));
+  CwbSimulation *sim = cwb_app_window_simulation (window);
+  cwb_simulation_set_stop_at (sim, 100);
+  cwb_simulation_play (sim);
+  cwb_simulation_wait_idle (sim);
+  CwbAppViewport *viewport = cwb_app_window_viewport (window);
+  wait_for_frame (viewport, sim);
+  CwbSnapshot *s = cwb_app_viewport_snapshot (viewport);
+  g_assert_cmpuint (s->steps, ==, 100);
+  const CwbOverlayGeometry *g = cwb_app_viewport_overlay_geometry (viewport);
+  g_assert_nonnull (g);
+  /* One cone and one force arrow per contact of the drawn snapshot (four box corners). */
+  g_assert_cmpuint (s->frames->len, ==, 4);
+  g_assert_cmpuint (g->n_cones, ==, s->frames->len);
+  g_assert_cmpuint (g->n_force_arrows, ==, s->frames->len);
+  /* Cones off through the action: none drawn. */
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "overlay-cones",
+                                      g_variant_new_boolean (FALSE));
+  wait_for_frame (viewport, sim);
+  g_assert_cmpuint (cwb_app_viewport_overlay_geometry (viewport)->n_cones, ==, 0);
+  fixture_close (&f);
+}
+
+int
+main (int argc, char **argv)
+{
+  /* Scene copies and autosaves in a folder of the test's own, shared with the subprocess that
+   * is killed (it inherits the environment). */
+  if (g_getenv ("CWB_TEST_APP_DIR") == NULL)
+    {
+      g_autofree char *dir = g_dir_make_tmp ("cwb-test-app-XXXXXX", NULL);
+      g_setenv ("CWB_TEST_APP_DIR", dir, TRUE);
+      g_autofree char *state = g_build_filename (dir, "state", NULL);
+      g_setenv ("XDG_STATE_HOME", state, TRUE);
+    }
+  g_test_init (&argc, &argv, NULL);
+  if (!gtk_init_check ())
+    {
+      /* CI runs the suite under Xvfb (scripts/test.sh); only a machine with no display at
+       * all gets here. */
+      g_test_message ("no display: the application tests need one (run under xvfb-run)");
+      return 77;
+    }
+  g_test_add_func ("/app/every-scene-draws", test_every_scene_draws);
+  g_test_add_func ("/app/swap-through-actions", test_swap_through_actions);
+  g_test_add_func ("/app/undo-redo", test_undo_redo);
+  g_test_add_func ("/app/autosave-recovery", test_autosave_recovery);
+  g_test_add_func ("/app/viewport-overlays", test_viewport_overlays);
+  return g_test_run ();
+}

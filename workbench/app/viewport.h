@@ -1,0 +1,70 @@
+/* The viewport: a GtkGLArea drawing the latest snapshot through the shared renderer (the one
+ * --screenshot uses), with the orbit camera and the mouse:
+ *   left drag orbits, right or middle drag pans, the wheel zooms;
+ *   a click picks a contact (the nearest within a few pixels) or else a body;
+ *   a double click frames what was clicked;
+ *   ctrl + left drag pulls a body with a spring (the simulation's grab) while it runs;
+ *   alt + left drag (or shift + left drag) moves a body, committed on release. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "camera.h"
+#include "overlays.h"
+#include "simulation.h"
+
+G_BEGIN_DECLS
+
+#define CWB_APP_TYPE_VIEWPORT (cwb_app_viewport_get_type ())
+G_DECLARE_FINAL_TYPE (CwbAppViewport, cwb_app_viewport, CWB_APP, VIEWPORT, GtkGLArea)
+
+/* Signals:
+ *   "picked" (gint64 body, gint64 contact): what a click hit, -1 for nothing;
+ *   "body-moved" (gint64 body, double dx, double dy, double dz): a drag that moved a body;
+ *   "frame-drawn" (): after each frame, for tests and the status bar. */
+GtkWidget *cwb_app_viewport_new (void);
+
+/* The simulation whose snapshots are drawn and whose grab the mouse spring sets (borrowed;
+ * NULL detaches). The viewport follows its latest snapshot on each frame clock tick. */
+void cwb_app_viewport_set_simulation (CwbAppViewport *viewport, CwbSimulation *simulation);
+CwbSnapshot *cwb_app_viewport_snapshot (CwbAppViewport *viewport);   /* borrowed, may be NULL */
+
+/* The overlays drawn; change them, then call cwb_app_viewport_queue_draw. */
+CwbOverlayOptions *cwb_app_viewport_overlays (CwbAppViewport *viewport);
+void cwb_app_viewport_queue_draw (CwbAppViewport *viewport);
+
+void cwb_app_viewport_select (CwbAppViewport *viewport, gssize body, gssize contact);
+/* Frames every moving body, or the selected one. */
+void cwb_app_viewport_frame_all (CwbAppViewport *viewport);
+void cwb_app_viewport_frame_selected (CwbAppViewport *viewport);
+void cwb_app_viewport_reset_camera (CwbAppViewport *viewport);
+CwbCamera *cwb_app_viewport_camera (CwbAppViewport *viewport);
+
+/* Frame statistics: frames drawn, and the drawing time of the last frame (ms; until the GPU
+ * is done when probing or benchmarking, else only the CPU's part). */
+guint64 cwb_app_viewport_frames (CwbAppViewport *viewport);
+double cwb_app_viewport_last_frame_ms (CwbAppViewport *viewport);
+/* When probing, each frame is read back (slow) and the number of pixels that differ from the
+ * background is kept: tests and --self-test check that the view is not blank. */
+void cwb_app_viewport_set_probe (CwbAppViewport *viewport, gboolean probe);
+gint64 cwb_app_viewport_probed_pixels (CwbAppViewport *viewport);   /* -1 before a probe */
+/* Benchmark mode: every frame clock tick turns the camera a little (a synthetic input) and
+ * asks for a frame; each frame then records its drawing time (until the GPU is done) and the
+ * latency from that input to the end of its drawing (ms, CwbAppViewportTiming). */
+typedef struct CwbAppViewportTiming {
+  double render_ms;
+  double latency_ms;
+  double interval_ms;    /* since the previous frame */
+} CwbAppViewportTiming;
+void cwb_app_viewport_set_bench (CwbAppViewport *viewport, gboolean bench);
+/* The timings recorded so far (CwbAppViewportTiming), owned by the viewport. */
+GArray *cwb_app_viewport_timings (CwbAppViewport *viewport);
+
+/* The overlay geometry of the last frame (counts of cones, arrows ...), or NULL before one. */
+const CwbOverlayGeometry *cwb_app_viewport_overlay_geometry (CwbAppViewport *viewport);
+/* The OpenGL renderer string of the context (NULL before realize). */
+const char *cwb_app_viewport_gl_renderer (CwbAppViewport *viewport);
+/* The renderer's error when the GL context or the shaders failed, else NULL. */
+const char *cwb_app_viewport_error (CwbAppViewport *viewport);
+
+G_END_DECLS

@@ -1,0 +1,943 @@
+/* The main window (window.h): layout, actions, and keeping the document and the running
+ * world in step. */
+#include <math.h>
+
+#include <cwb/vecmath.h>
+
+#include "plugins_window.h"
+#include "window_private.h"
+
+/* Unsaved changes are written to the autosave file this often. */
+#define AUTOSAVE_INTERVAL_S 30
+/* A duplicated body appears this far along x from the original, so both stay visible. */
+#define DUPLICATE_OFFSET_M 0.3
+
+G_DEFINE_FINAL_TYPE (CwbAppWindow, cwb_app_window, GTK_TYPE_APPLICATION_WINDOW)
+
+static const char *const overlay_names[] = {
+  "grid", "contacts", "cones", "depth", "gradients", "spans", "cells", "voxels", "wireframe",
+  "aabbs",
+};
+
+static gboolean *
+overlay_flag (CwbOverlayOptions *o, const char *name)
+{
+  gboolean *flags[] = {
+    &o->grid, &o->contacts, &o->cones, &o->depth_vectors, &o->gradients, &o->spans,
+    &o->cells, &o->voxels, &o->wireframe, &o->aabbs,
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (overlay_names); k++)
+    if (strcmp (name, overlay_names[k]) == 0)
+      return flags[k];
+  return NULL;
+}
+
+void
+cwb_app_window_show_error (CwbAppWindow *self, const char *message)
+{
+  g_free (self->last_error);
+  self->last_error = g_strdup (message);
+  g_message ("%s", message);
+  gtk_label_set_text (self->error_label, message);
+  gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
+}
+
+static void
+hide_error (CwbAppWindow *self)
+{
+  gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
+}
+
+/* ---- keeping the world in step with the document ------------------------------------- */
+
+/* Builds a world from the document's scene and hands it to the simulation: with `carry`, the
+ * bodies go on from their current state except those named in `except`. */
+static gboolean
+rebuild_world (CwbAppWindow *self, gboolean carry, const char *const *except, GError **error)
+{
+  CwbWorld *world = cwb_world_new (cwb_document_scene (self->document), self->registry, error);
+  if (world == NULL)
+    return FALSE;
+  cwb_simulation_replace_world (self->simulation, world, carry, except);
+  return TRUE;
+}
+
+typedef struct PluginEdit {
+  CwbPluginKind kind;
+  const char *name;       /* swap: the new plugin; NULL with set_params */
+  GPtrArray *params;
+  gboolean set_params;
+} PluginEdit;
+
+static gboolean
+edit_plugin (CwbWorld *world, gpointer data, GError **error)
+{
+  PluginEdit *edit = data;
+  if (edit->set_params)
+    return cwb_world_set_plugin_params (world, edit->kind, edit->params, error);
+  if (edit->kind == CWB_PLUGIN_CONTACT_MODEL)
+    return cwb_world_set_contact_model (world, edit->name, edit->params, error);
+  return cwb_world_set_solver (world, edit->name, edit->params, error);
+}
+
+/* The document changed by undo, redo or recovery: the world follows, bodies keep going. */
+void
+cwb_app_window_follow_document (CwbAppWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  if (!rebuild_world (self, TRUE, NULL, &error))
+    cwb_app_window_show_error (self, error->message);
+  cwb_app_window_refresh_document (self);
+}
+
+/* Which body a --set key names, and its field ("bodies.box.position" -> box, position). */
+static gboolean
+body_key (const CwbScene *scene, const char *key, char **name, const char **field)
+{
+  if (!g_str_has_prefix (key, "bodies."))
+    return FALSE;
+  const char *rest = key + strlen ("bodies.");
+  /* Body names may hold dots: match the longest scene body name that prefixes the rest. */
+  size_t best = 0;
+  for (guint i = 0; i < scene->bodies->len; i++)
+    {
+      const char *n = ((CwbBodyDesc *) scene->bodies->pdata[i])->name;
+      size_t len = strlen (n);
+      if (len > best && strncmp (rest, n, len) == 0 && rest[len] == '.')
+        best = len;
+    }
+  if (best == 0)
+    return FALSE;
+  *name = g_strndup (rest, best);
+  *field = rest + best + 1;
+  return TRUE;
+}
+
+/* XYZ Euler angles in degrees (the editor's "rotation") to a unit quaternion w, x, y, z:
+ * rotations about x, then y, then z, in the world frame. */
+static void
+euler_to_quaternion (const double degrees[3], double q[4])
+{
+  double h[3];
+  for (int k = 0; k < 3; k++)
+    h[k] = degrees[k] * G_PI / 360;
+  double cx = cos (h[0]), sx = sin (h[0]), cy = cos (h[1]), sy = sin (h[1]);
+  double cz = cos (h[2]), sz = sin (h[2]);
+  q[0] = cz * cy * cx + sz * sy * sx;
+  q[1] = cz * cy * sx - sz * sy * cx;
+  q[2] = cz * sy * cx + sz * cy * sx;
+  q[3] = sz * cy * cx - cz * sy * sx;
+}
+
+static gboolean
+apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const char *key,
+                 const char *value, GError **error)
+{
+  const CwbBodyDesc *body = cwb_scene_find_body (cwb_document_scene (self->document), name);
+  if (strcmp (field, "name") == 0)
+    {
+      if (!cwb_document_rename_body (self->document, name, value, error))
+        return FALSE;
+      if (g_strcmp0 (self->selected_body, name) == 0)
+        {
+          g_free (self->selected_body);
+          self->selected_body = g_strdup (value);
+        }
+      /* The renamed body starts from its description: the world knows it by name. */
+      return rebuild_world (self, TRUE, NULL, error);
+    }
+  if (strcmp (field, "rotation") == 0)
+    {
+      g_autoptr (CwbSceneNode) node = cwb_scene_node_parse (value, NULL, error);
+      double degrees[3], q[4];
+      if (node == NULL || !cwb_scene_node_get_vec (node, key, degrees, 3, error))
+        return FALSE;
+      euler_to_quaternion (degrees, q);
+      if (!cwb_document_set_body_pose (self->document, name, body->position, q, error))
+        return FALSE;
+    }
+  else if (!cwb_document_set (self->document, key, value, error))
+    return FALSE;
+  /* A pose or velocity edit restarts that body from its new description; any other field
+   * rebuilds it with its state carried over when its model keeps the same DOFs. */
+  static const char *const restarting[] = {
+    "position", "orientation", "rotation", "linear_velocity", "angular_velocity", "model",
+    "shape",
+  };
+  gboolean restart = FALSE;
+  for (size_t k = 0; k < G_N_ELEMENTS (restarting); k++)
+    restart |= g_str_has_prefix (field, restarting[k]);
+  const char *except[] = { name, NULL };
+  return rebuild_world (self, TRUE, restart ? except : NULL, error);
+}
+
+gboolean
+cwb_app_window_apply (CwbAppWindow *self, const char *key, const char *value, GError **error)
+{
+  const CwbScene *scene = cwb_document_scene (self->document);
+  gboolean ok;
+  g_autofree char *body = NULL;
+  const char *field = NULL;
+  if (g_str_has_prefix (key, "contact.") || g_str_has_prefix (key, "solver."))
+    {
+      gboolean contact = g_str_has_prefix (key, "contact.");
+      ok = cwb_document_set (self->document, key, value, error);
+      if (ok)
+        {
+          scene = cwb_document_scene (self->document);
+          PluginEdit edit = {
+            .kind = contact ? CWB_PLUGIN_CONTACT_MODEL : CWB_PLUGIN_SOLVER,
+            .params = contact ? scene->contact_params : scene->solver_params,
+            .set_params = TRUE,
+          };
+          ok = cwb_simulation_edit (self->simulation, edit_plugin, &edit, error);
+        }
+    }
+  else if (body_key (scene, key, &body, &field))
+    ok = apply_body_edit (self, body, field, key, value, error);
+  else
+    ok = cwb_document_set (self->document, key, value, error)
+         && rebuild_world (self, TRUE, NULL, error);
+  if (!ok && cwb_document_revision (self->document) != self->shown_revision)
+    {
+      /* The document took the edit but the world refused it: take it back. */
+      cwb_document_undo (self->document, NULL);
+    }
+  cwb_app_window_refresh_document (self);
+  return ok;
+}
+
+static void
+property_edited (CwbPropertyEditor *editor, const char *key, const char *value,
+                 CwbAppWindow *self)
+{
+  g_autoptr (GError) error = NULL;
+  if (cwb_app_window_apply (self, key, value, &error))
+    hide_error (self);
+  else
+    cwb_app_window_show_error (self, error->message);
+}
+
+/* ---- transport ------------------------------------------------------------------------ */
+
+static void
+set_play_state (CwbAppWindow *self, gboolean playing)
+{
+  GAction *play = g_action_map_lookup_action (G_ACTION_MAP (self), "play");
+  g_simple_action_set_state (G_SIMPLE_ACTION (play), g_variant_new_boolean (playing));
+}
+
+static void
+play_changed (GSimpleAction *action, GVariant *state, gpointer data)
+{
+  CwbAppWindow *self = data;
+  if (g_variant_get_boolean (state))
+    cwb_simulation_play (self->simulation);
+  else
+    cwb_simulation_pause (self->simulation);
+  g_simple_action_set_state (action, state);
+}
+
+static void
+step_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  set_play_state (self, FALSE);
+  cwb_simulation_pause (self->simulation);
+  cwb_simulation_step (self->simulation);
+}
+
+static void
+reset_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  g_autoptr (GError) error = NULL;
+  if (!rebuild_world (self, FALSE, NULL, &error))
+    cwb_app_window_show_error (self, error->message);
+  g_array_set_size (self->stats_buffer, 0);
+  cwb_plot_panel_clear (self->plots);
+}
+
+static void
+realtime_changed (GSimpleAction *action, GVariant *state, gpointer data)
+{
+  CwbAppWindow *self = data;
+  cwb_simulation_set_realtime (self->simulation, g_variant_get_boolean (state), 1);
+  g_simple_action_set_state (action, state);
+}
+
+static void
+history_move (CwbAppWindow *self, int direction)
+{
+  size_t len = cwb_simulation_history_len (self->simulation);
+  gssize at = cwb_simulation_history_position (self->simulation);
+  size_t current = at >= 0 ? (size_t) at : len - 1;
+  if ((direction < 0 && current == 0) || (direction > 0 && current + 1 >= len))
+    return;
+  set_play_state (self, FALSE);
+  cwb_simulation_seek (self->simulation, direction < 0 ? current - 1 : current + 1);
+}
+
+static void
+history_back_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  history_move (data, -1);
+}
+
+static void
+history_forward_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  history_move (data, +1);
+}
+
+/* ---- plugins -------------------------------------------------------------------------- */
+
+static void
+swap_plugin (CwbAppWindow *self, CwbPluginKind kind, const char *name)
+{
+  PluginEdit edit = { .kind = kind, .name = name };
+  g_autoptr (GError) error = NULL;
+  const char *what = kind == CWB_PLUGIN_CONTACT_MODEL ? "contact model" : "solver";
+  /* The world first: a plugin that refuses the scene leaves the previous one in place, and
+   * the document is only changed once the swap took. */
+  if (!cwb_simulation_edit (self->simulation, edit_plugin, &edit, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("The %s %s refused the scene: %s", what,
+                                                  name != NULL ? name : "none", error->message);
+      cwb_app_window_show_error (self, message);
+    }
+  else
+    {
+      gboolean ok = kind == CWB_PLUGIN_CONTACT_MODEL
+                      ? cwb_document_set_contact_model (self->document, name, &error)
+                      : cwb_document_set_solver (self->document, name, &error);
+      if (!ok)
+        cwb_app_window_show_error (self, error->message);
+      else
+        hide_error (self);
+    }
+  cwb_app_window_refresh_document (self);
+}
+
+static void
+contact_model_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  const char *name = g_variant_get_string (parameter, NULL);
+  swap_plugin (data, CWB_PLUGIN_CONTACT_MODEL, name[0] != '\0' ? name : NULL);
+}
+
+static void
+solver_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  swap_plugin (data, CWB_PLUGIN_SOLVER, g_variant_get_string (parameter, NULL));
+}
+
+/* ---- overlays and camera -------------------------------------------------------------- */
+
+static void
+overlay_changed (GSimpleAction *action, GVariant *state, gpointer data)
+{
+  CwbAppWindow *self = data;
+  const char *name = g_action_get_name (G_ACTION (action)) + strlen ("overlay-");
+  gboolean *flag = overlay_flag (cwb_app_viewport_overlays (self->viewport), name);
+  if (flag != NULL)
+    *flag = g_variant_get_boolean (state);
+  g_simple_action_set_state (action, state);
+  cwb_app_viewport_queue_draw (self->viewport);
+}
+
+static void
+frame_selected_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  cwb_app_viewport_frame_selected (self->viewport);
+}
+
+static void
+reset_camera_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  cwb_app_viewport_reset_camera (self->viewport);
+}
+
+/* ---- undo ----------------------------------------------------------------------------- */
+
+static void
+undo_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  g_autoptr (GError) error = NULL;
+  if (!cwb_document_can_undo (self->document))
+    return;
+  if (!cwb_document_undo (self->document, &error))
+    cwb_app_window_show_error (self, error->message);
+  cwb_app_window_follow_document (self);
+}
+
+static void
+redo_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  g_autoptr (GError) error = NULL;
+  if (!cwb_document_can_redo (self->document))
+    return;
+  if (!cwb_document_redo (self->document, &error))
+    cwb_app_window_show_error (self, error->message);
+  cwb_app_window_follow_document (self);
+}
+
+/* ---- bodies --------------------------------------------------------------------------- */
+
+void
+cwb_app_window_add_body (CwbAppWindow *self, CwbBodyDesc *body)
+{
+  g_autoptr (GError) error = NULL;
+  const char *name = cwb_document_add_body (self->document, body, &error);
+  if (name == NULL || !rebuild_world (self, TRUE, NULL, &error))
+    {
+      if (name != NULL)
+        cwb_document_undo (self->document, NULL);
+      cwb_app_window_show_error (self, error->message);
+    }
+  else
+    cwb_app_window_select_body (self, name);
+  cwb_app_window_refresh_document (self);
+}
+
+static void
+add_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  const char *kind = g_variant_get_string (parameter, NULL);
+  static const struct { const char *name; CwbShapeKind kind; } shapes[] = {
+    { "box", CWB_SHAPE_BOX }, { "sphere", CWB_SHAPE_SPHERE }, { "cylinder", CWB_SHAPE_CYLINDER },
+    { "capsule", CWB_SHAPE_CAPSULE }, { "torus", CWB_SHAPE_TORUS },
+  };
+  CwbBodyDesc *body = cwb_scene_body_new ();
+  for (size_t k = 0; k < G_N_ELEMENTS (shapes); k++)
+    if (strcmp (kind, shapes[k].name) == 0)
+      body->shape.kind = shapes[k].kind;
+  /* Sizes a hand can hold, dropped from above the scene's origin. */
+  cwb_v3_set (body->shape.size, 0.2, 0.2, 0.2);
+  body->shape.radius = 0.1;
+  body->shape.height = 0.2;
+  body->shape.major_radius = 0.15;
+  body->shape.minor_radius = 0.05;
+  body->shape.resolution = 24;
+  cwb_v3_set (body->position, 0, 0, 1);
+  cwb_app_window_add_body (self, body);
+}
+
+static void
+delete_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  if (self->selected_body == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  if (!cwb_document_remove_body (self->document, self->selected_body, &error)
+      || !rebuild_world (self, TRUE, NULL, &error))
+    cwb_app_window_show_error (self, error->message);
+  g_clear_pointer (&self->selected_body, g_free);
+  cwb_app_viewport_select (self->viewport, -1, -1);
+  cwb_app_window_refresh_document (self);
+}
+
+static void
+duplicate_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  if (self->selected_body == NULL)
+    return;
+  g_autoptr (GError) error = NULL;
+  const double offset[3] = { DUPLICATE_OFFSET_M, 0, 0 };
+  const char *name = cwb_document_duplicate_body (self->document, self->selected_body, offset,
+                                                  &error);
+  if (name == NULL || !rebuild_world (self, TRUE, NULL, &error))
+    cwb_app_window_show_error (self, error->message);
+  else
+    cwb_app_window_select_body (self, name);
+  cwb_app_window_refresh_document (self);
+}
+
+static void
+body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double dz,
+            CwbAppWindow *self)
+{
+  CwbSnapshot *snapshot = cwb_app_viewport_snapshot (viewport);
+  if (snapshot == NULL || body < 0 || (size_t) body >= snapshot->n_bodies)
+    return;
+  const char *name = snapshot->bodies[body].name;
+  const CwbBodyDesc *desc = cwb_scene_find_body (cwb_document_scene (self->document), name);
+  if (desc == NULL)
+    return;
+  /* The body goes where it was seen plus the drag: its current centre of mass moved, with
+   * its current orientation, which become its new description. */
+  double position[3], orientation[4];
+  cwb_v3_copy (position, desc->position);
+  cwb_v3_add (position, position,
+              (double[3]){ snapshot->bodies[body].summary.centroid[0] - desc->position[0] + dx,
+                           snapshot->bodies[body].summary.centroid[1] - desc->position[1] + dy,
+                           snapshot->bodies[body].summary.centroid[2] - desc->position[2] + dz });
+  memcpy (orientation, snapshot->bodies[body].summary.orientation, sizeof orientation);
+  g_autoptr (GError) error = NULL;
+  const char *except[] = { name, NULL };
+  if (!cwb_document_set_body_pose (self->document, name, position, orientation, &error)
+      || !rebuild_world (self, TRUE, except, &error))
+    cwb_app_window_show_error (self, error->message);
+  cwb_app_window_refresh_document (self);
+}
+
+static void
+picked (CwbAppViewport *viewport, gint64 body, gint64 contact, CwbAppWindow *self)
+{
+  CwbSnapshot *snapshot = cwb_app_viewport_snapshot (viewport);
+  self->picked_contact = contact;
+  if (body >= 0 && snapshot != NULL && (size_t) body < snapshot->n_bodies)
+    cwb_app_window_select_body (self, snapshot->bodies[body].name);
+  else if (contact < 0)
+    cwb_app_window_select_body (self, NULL);
+  cwb_app_viewport_select (viewport, body, contact);
+  cwb_app_window_refresh_inspector (self);
+}
+
+/* ---- construction --------------------------------------------------------------------- */
+
+static gboolean
+close_idle (gpointer data)
+{
+  cwb_app_window_close_now (data);
+  return G_SOURCE_REMOVE;
+}
+
+/* Closes once the frame being drawn is done: destroying the window from inside its own
+ * snapshot would pull the widgets from under GTK. */
+static void
+close_after_frame (CwbAppWindow *self)
+{
+  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, close_idle, g_object_ref (self), g_object_unref);
+}
+
+static int
+compare_doubles (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* Median and 95th percentile of one field of the timings (NAN entries left out). */
+static void
+timing_quantiles (GArray *timings, size_t offset, double *median, double *p95)
+{
+  g_autoptr (GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
+  for (guint k = 0; k < timings->len; k++)
+    {
+      double v = *(const double *) (const void *) ((const char *) &g_array_index (
+                                                     timings, CwbAppViewportTiming, k) + offset);
+      if (isfinite (v))
+        g_array_append_val (values, v);
+    }
+  *median = *p95 = NAN;
+  if (values->len == 0)
+    return;
+  qsort (values->data, values->len, sizeof (double), compare_doubles);
+  *median = g_array_index (values, double, values->len / 2);
+  *p95 = g_array_index (values, double, MIN (values->len - 1, (guint) (0.95 * values->len)));
+}
+
+static void
+bench_frame (CwbAppWindow *self, CwbAppViewport *viewport)
+{
+  GArray *timings = cwb_app_viewport_timings (viewport);
+  if (timings->len == 1)
+    {
+      self->bench_start_us = g_get_monotonic_time ();
+      g_autoptr (CwbSnapshot) s = cwb_simulation_latest (self->simulation);
+      self->bench_start_steps = s->steps;
+    }
+  if ((int) timings->len < self->bench_frames)
+    return;
+  double seconds = (double) (g_get_monotonic_time () - self->bench_start_us) * 1e-6;
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (self->simulation);
+  double interval, interval95, render, render95, latency, latency95;
+  timing_quantiles (timings, G_STRUCT_OFFSET (CwbAppViewportTiming, interval_ms), &interval,
+                    &interval95);
+  timing_quantiles (timings, G_STRUCT_OFFSET (CwbAppViewportTiming, render_ms), &render, &render95);
+  timing_quantiles (timings, G_STRUCT_OFFSET (CwbAppViewportTiming, latency_ms), &latency,
+                    &latency95);
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (viewport));
+  printf ("bench-gl: %s\n", cwb_app_viewport_gl_renderer (viewport) != NULL
+                               ? cwb_app_viewport_gl_renderer (viewport) : "unknown");
+  printf ("bench: frames=%u width=%d height=%d bodies=%zu contacts=%u steps_per_s=%.1f "
+          "interval_ms=%.2f interval_p95_ms=%.2f render_ms=%.2f render_p95_ms=%.2f "
+          "latency_ms=%.2f latency_p95_ms=%.2f\n",
+          timings->len, gtk_widget_get_width (GTK_WIDGET (viewport)) * scale,
+          gtk_widget_get_height (GTK_WIDGET (viewport)) * scale, s->n_bodies, s->frames->len,
+          seconds > 0 ? (double) (s->steps - self->bench_start_steps) / seconds : 0.0,
+          interval, interval95, render, render95, latency, latency95);
+  fflush (stdout);
+  self->bench_frames = 0;
+  cwb_simulation_pause (self->simulation);
+  close_after_frame (self);
+}
+
+/* The panels follow the run from the frame clock, never from inside a frame being drawn
+ * (changing labels there would resize widgets in the middle of GTK's snapshot). */
+static gboolean
+window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
+{
+  cwb_app_window_refresh_run (CWB_APP_WINDOW (widget));
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+frame_drawn (CwbAppViewport *viewport, CwbAppWindow *self)
+{
+  if (self->bench_frames > 0)
+    bench_frame (self, viewport);
+  if (self->self_test_frames <= 0)
+    return;
+  self->self_test_best = MAX (self->self_test_best, cwb_app_viewport_probed_pixels (viewport));
+  if (--self->self_test_frames > 0)
+    return;
+  cwb_app_viewport_set_probe (viewport, FALSE);
+  /* --self-test: report and quit; blank means fewer than 1 % of the pixels drawn. */
+  int width = gtk_widget_get_width (GTK_WIDGET (viewport));
+  int height = gtk_widget_get_height (GTK_WIDGET (viewport));
+  const char *error = cwb_app_viewport_error (viewport);
+  g_autoptr (CwbSnapshot) snapshot = cwb_simulation_latest (self->simulation);
+  gboolean blank = self->self_test_best * 100 < (gint64) width * height;
+  printf ("self-test: %s: %d x %d viewport, %" G_GINT64_FORMAT " pixels drawn, %" G_GUINT64_FORMAT
+          " steps, t = %g s, %u contacts, %s%s\n",
+          cwb_document_path (self->document) != NULL ? cwb_document_path (self->document) : "untitled",
+          width, height, self->self_test_best, snapshot->steps, snapshot->time,
+          snapshot->frames->len, blank ? "BLANK" : "ok", error != NULL ? error : "");
+  fflush (stdout);
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  if (blank || error != NULL)
+    cwb_app_application_set_exit_status (CWB_APP_APPLICATION (app), 1);
+  cwb_simulation_pause (self->simulation);
+  close_after_frame (self);
+}
+
+static const GActionEntry window_actions[] = {
+  { "play", NULL, NULL, "false", play_changed, { 0 } },
+  { "step", step_activated, NULL, NULL, NULL, { 0 } },
+  { "reset", reset_activated, NULL, NULL, NULL, { 0 } },
+  { "realtime", NULL, NULL, "true", realtime_changed, { 0 } },
+  { "history-back", history_back_activated, NULL, NULL, NULL, { 0 } },
+  { "history-forward", history_forward_activated, NULL, NULL, NULL, { 0 } },
+  { "undo", undo_activated, NULL, NULL, NULL, { 0 } },
+  { "redo", redo_activated, NULL, NULL, NULL, { 0 } },
+  { "contact-model", contact_model_activated, "s", "''", NULL, { 0 } },
+  { "solver", solver_activated, "s", "''", NULL, { 0 } },
+  { "frame-selected", frame_selected_activated, NULL, NULL, NULL, { 0 } },
+  { "reset-camera", reset_camera_activated, NULL, NULL, NULL, { 0 } },
+  { "add-body", add_body_activated, "s", NULL, NULL, { 0 } },
+  { "delete-body", delete_body_activated, NULL, NULL, NULL, { 0 } },
+  { "duplicate-body", duplicate_body_activated, NULL, NULL, NULL, { 0 } },
+};
+
+static void
+add_overlay_actions (CwbAppWindow *self)
+{
+  CwbOverlayOptions *o = cwb_app_viewport_overlays (self->viewport);
+  for (size_t k = 0; k < G_N_ELEMENTS (overlay_names); k++)
+    {
+      g_autofree char *name = g_strconcat ("overlay-", overlay_names[k], NULL);
+      GSimpleAction *action = g_simple_action_new_stateful (
+        name, NULL, g_variant_new_boolean (*overlay_flag (o, overlay_names[k])));
+      g_signal_connect (action, "change-state", G_CALLBACK (overlay_changed), self);
+      g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (action));
+      g_object_unref (action);
+    }
+}
+
+static GtkWidget *
+header_bar (CwbAppWindow *self)
+{
+  GtkWidget *header = gtk_header_bar_new ();
+  struct { const char *icon, *action, *tip; gboolean toggle; } buttons[] = {
+    { "document-open-symbolic", "win.open", "Open a scene (Ctrl+O)", FALSE },
+    { "document-save-symbolic", "win.save", "Save (Ctrl+S)", FALSE },
+    { "media-playback-start-symbolic", "win.play", "Play / pause (Space)", TRUE },
+    { "media-skip-forward-symbolic", "win.step", "Single step (.)", FALSE },
+    { "view-refresh-symbolic", "win.reset", "Reset to the scene's initial state (Ctrl+R)", FALSE },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (buttons); k++)
+    {
+      GtkWidget *b = buttons[k].toggle ? gtk_toggle_button_new () : gtk_button_new ();
+      gtk_button_set_icon_name (GTK_BUTTON (b), buttons[k].icon);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (b), buttons[k].action);
+      gtk_widget_set_tooltip_text (b, buttons[k].tip);
+      gtk_header_bar_pack_start (GTK_HEADER_BAR (header), b);
+    }
+  GtkWidget *realtime = gtk_toggle_button_new_with_label ("Real time");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (realtime), "win.realtime");
+  gtk_widget_set_tooltip_text (realtime, "Pace the simulation with the wall clock; off: as fast as possible");
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), realtime);
+
+  GtkBuilder *builder = gtk_builder_new_from_resource ("/org/contactworkbench/Workbench/menus.ui");
+  GtkWidget *menu = gtk_menu_button_new ();
+  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (menu), "open-menu-symbolic");
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (menu),
+                                  G_MENU_MODEL (gtk_builder_get_object (builder, "primary-menu")));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), menu);
+  GtkWidget *view = gtk_menu_button_new ();
+  gtk_menu_button_set_icon_name (GTK_MENU_BUTTON (view), "view-reveal-symbolic");
+  gtk_widget_set_tooltip_text (view, "Overlays and camera");
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (view),
+                                  G_MENU_MODEL (gtk_builder_get_object (builder, "view-menu")));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), view);
+  cwb_app_window_fill_recent_menu (G_MENU (gtk_builder_get_object (builder, "recent-menu")));
+  g_object_unref (builder);
+
+  self->solver_chooser = GTK_DROP_DOWN (gtk_drop_down_new (NULL, NULL));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->solver_chooser), "Solver");
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), GTK_WIDGET (self->solver_chooser));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), gtk_label_new ("Solver"));
+  self->contact_chooser = GTK_DROP_DOWN (gtk_drop_down_new (NULL, NULL));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->contact_chooser), "Contact model");
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), GTK_WIDGET (self->contact_chooser));
+  gtk_header_bar_pack_end (GTK_HEADER_BAR (header), gtk_label_new ("Contact"));
+  return header;
+}
+
+static void
+chooser_selected (GtkDropDown *chooser, GParamSpec *pspec, CwbAppWindow *self)
+{
+  if (self->updating)
+    return;
+  gboolean contact = chooser == self->contact_chooser;
+  GPtrArray *names = contact ? self->contact_names : self->solver_names;
+  guint k = gtk_drop_down_get_selected (chooser);
+  if (k >= names->len)
+    return;
+  g_action_group_activate_action (G_ACTION_GROUP (self), contact ? "contact-model" : "solver",
+                                  g_variant_new_string (names->pdata[k]));
+}
+
+static void
+fill_chooser (GtkDropDown *chooser, GPtrArray *names, CwbRegistry *registry, CwbPluginKind kind,
+              gboolean with_none)
+{
+  GtkStringList *labels = gtk_string_list_new (NULL);
+  if (with_none)
+    {
+      g_ptr_array_add (names, g_strdup (""));
+      gtk_string_list_append (labels, "none");
+    }
+  g_autoptr (GPtrArray) plugins = cwb_registry_list (registry, kind);
+  for (guint k = 0; k < plugins->len; k++)
+    {
+      const CwbPluginDesc *desc = plugins->pdata[k];
+      g_ptr_array_add (names, g_strdup (desc->name));
+      gtk_string_list_append (labels, desc->name);
+    }
+  gtk_drop_down_set_model (chooser, G_LIST_MODEL (labels));
+  g_object_unref (labels);
+}
+
+static void
+cwb_app_window_dispose (GObject *object)
+{
+  CwbAppWindow *self = CWB_APP_WINDOW (object);
+  if (self->autosave_source != 0)
+    {
+      g_source_remove (self->autosave_source);
+      self->autosave_source = 0;
+    }
+  if (self->viewport != NULL)
+    cwb_app_viewport_set_simulation (self->viewport, NULL);
+  g_clear_pointer (&self->simulation, cwb_simulation_free);
+  G_OBJECT_CLASS (cwb_app_window_parent_class)->dispose (object);
+}
+
+static void
+cwb_app_window_finalize (GObject *object)
+{
+  CwbAppWindow *self = CWB_APP_WINDOW (object);
+  g_clear_pointer (&self->document, cwb_document_free);
+  g_clear_pointer (&self->contact_names, g_ptr_array_unref);
+  g_clear_pointer (&self->solver_names, g_ptr_array_unref);
+  g_clear_pointer (&self->stats_buffer, g_array_unref);
+  g_free (self->selected_body);
+  g_free (self->last_error);
+  G_OBJECT_CLASS (cwb_app_window_parent_class)->finalize (object);
+}
+
+static void
+cwb_app_window_class_init (CwbAppWindowClass *klass)
+{
+  G_OBJECT_CLASS (klass)->dispose = cwb_app_window_dispose;
+  G_OBJECT_CLASS (klass)->finalize = cwb_app_window_finalize;
+  GTK_WINDOW_CLASS (klass)->close_request = cwb_app_window_close_request;
+}
+
+static void
+cwb_app_window_init (CwbAppWindow *self)
+{
+  self->picked_contact = -1;
+  self->contact_names = g_ptr_array_new_with_free_func (g_free);
+  self->solver_names = g_ptr_array_new_with_free_func (g_free);
+  self->stats_buffer = g_array_new (FALSE, FALSE, sizeof (CwbStepStats));
+}
+
+static void
+build_layout (CwbAppWindow *self)
+{
+  gtk_window_set_titlebar (GTK_WINDOW (self), header_bar (self));
+  gtk_window_set_default_size (GTK_WINDOW (self), 1400, 900);
+
+  GtkWidget *outer = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  self->error_revealer = GTK_REVEALER (gtk_revealer_new ());
+  self->error_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->error_label, TRUE);
+  gtk_label_set_selectable (self->error_label, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->error_label), "cwb-error");
+  gtk_revealer_set_child (self->error_revealer, GTK_WIDGET (self->error_label));
+  gtk_box_append (GTK_BOX (outer), GTK_WIDGET (self->error_revealer));
+
+  GtkWidget *main_paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
+  gtk_widget_set_vexpand (main_paned, TRUE);
+  GtkWidget *view_paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
+  self->viewport = CWB_APP_VIEWPORT (cwb_app_viewport_new ());
+  gtk_paned_set_start_child (GTK_PANED (view_paned), GTK_WIDGET (self->viewport));
+  GtkWidget *bottom = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  gtk_paned_set_end_child (GTK_PANED (view_paned), bottom);
+  gtk_paned_set_resize_end_child (GTK_PANED (view_paned), FALSE);
+  gtk_paned_set_position (GTK_PANED (view_paned), 620);
+  gtk_paned_set_start_child (GTK_PANED (main_paned), view_paned);
+  GtkWidget *sidebar = gtk_notebook_new ();
+  gtk_widget_set_size_request (sidebar, 380, -1);
+  gtk_paned_set_end_child (GTK_PANED (main_paned), sidebar);
+  gtk_paned_set_resize_end_child (GTK_PANED (main_paned), FALSE);
+  gtk_paned_set_shrink_end_child (GTK_PANED (main_paned), FALSE);
+  gtk_box_append (GTK_BOX (outer), main_paned);
+  gtk_window_set_child (GTK_WINDOW (self), outer);
+
+  cwb_app_window_build_panels (self, sidebar, bottom);
+  g_signal_connect (self->properties, "edited", G_CALLBACK (property_edited), self);
+  g_signal_connect (self->viewport, "picked", G_CALLBACK (picked), self);
+  g_signal_connect (self->viewport, "body-moved", G_CALLBACK (body_moved), self);
+  g_signal_connect (self->viewport, "frame-drawn", G_CALLBACK (frame_drawn), self);
+
+  cwb_app_window_accept_drops (self);
+}
+
+CwbAppWindow *
+cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets, GError **error)
+{
+  CwbRegistry *registry = cwb_app_application_registry (app);
+  g_autoptr (CwbDocument) document = NULL;
+  if (path != NULL)
+    document = cwb_document_open (path, error);
+  else
+    document = cwb_document_new (cwb_scene_new (), NULL);
+  if (document == NULL)
+    return NULL;
+  /* --set overrides change the scene as loaded, like a headless run's: not an edit. */
+  if (sets != NULL && *sets != NULL)
+    {
+      g_autoptr (CwbScene) scene = cwb_scene_load (path, error);
+      if (scene == NULL)
+        return NULL;
+      for (char **s = sets; *s != NULL; s++)
+        {
+          const char *eq = strchr (*s, '=');
+          g_autofree char *key = eq != NULL ? g_strndup (*s, (gsize) (eq - *s)) : g_strdup (*s);
+          if (eq == NULL || !cwb_scene_apply_set (scene, key, eq + 1, error))
+            {
+              if (eq == NULL)
+                g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX,
+                             "--set %s: expected KEY=VALUE", *s);
+              return NULL;
+            }
+        }
+      g_clear_pointer (&document, cwb_document_free);
+      document = cwb_document_new (g_steal_pointer (&scene), path);
+    }
+  CwbWorld *world = cwb_world_new (cwb_document_scene (document), registry, error);
+  if (world == NULL)
+    return NULL;
+
+  CwbAppWindow *self = g_object_new (CWB_APP_TYPE_WINDOW, "application", app, NULL);
+  self->registry = registry;
+  self->document = g_steal_pointer (&document);
+  self->simulation = cwb_simulation_new (world, NULL);
+  g_action_map_add_action_entries (G_ACTION_MAP (self), window_actions,
+                                   G_N_ELEMENTS (window_actions), self);
+  cwb_app_window_add_file_actions (self);
+  build_layout (self);
+  add_overlay_actions (self);
+  fill_chooser (self->contact_chooser, self->contact_names, registry, CWB_PLUGIN_CONTACT_MODEL,
+                TRUE);
+  fill_chooser (self->solver_chooser, self->solver_names, registry, CWB_PLUGIN_SOLVER, FALSE);
+  g_signal_connect (self->contact_chooser, "notify::selected", G_CALLBACK (chooser_selected), self);
+  g_signal_connect (self->solver_chooser, "notify::selected", G_CALLBACK (chooser_selected), self);
+  cwb_app_viewport_set_simulation (self->viewport, self->simulation);
+  gtk_widget_add_tick_callback (GTK_WIDGET (self), window_tick, NULL, NULL);
+  self->shown_revision = G_MAXUINT64;
+  cwb_app_window_refresh_document (self);
+  cwb_app_window_remember_recent (path);
+  self->autosave_source = g_timeout_add_seconds (AUTOSAVE_INTERVAL_S, cwb_app_window_autosave_tick,
+                                                 self);
+
+  const CwbAppOptions *options = cwb_app_application_options (app);
+  if (options->bench_frames > 0)
+    {
+      self->bench_frames = options->bench_frames;
+      cwb_render_overlay_options_all (cwb_app_viewport_overlays (self->viewport));
+      cwb_app_viewport_set_bench (self->viewport, TRUE);
+      if (options->self_test_steps > 0)
+        {
+          cwb_simulation_set_realtime (self->simulation, FALSE, 1);
+          cwb_simulation_set_stop_at (self->simulation, (guint64) options->self_test_steps);
+          cwb_simulation_play (self->simulation);
+        }
+    }
+  else if (options->self_test_frames > 0)
+    {
+      self->self_test_frames = options->self_test_frames;
+      cwb_app_viewport_set_probe (self->viewport, TRUE);
+      if (options->self_test_steps > 0)
+        {
+          cwb_simulation_set_realtime (self->simulation, FALSE, 1);
+          cwb_simulation_set_stop_at (self->simulation, (guint64) options->self_test_steps);
+          cwb_simulation_play (self->simulation);
+        }
+    }
+  else
+    cwb_app_window_offer_recovery (self);
+  return self;
+}
+
+CwbDocument *
+cwb_app_window_document (CwbAppWindow *self)
+{
+  return self->document;
+}
+
+CwbSimulation *
+cwb_app_window_simulation (CwbAppWindow *self)
+{
+  return self->simulation;
+}
+
+CwbAppViewport *
+cwb_app_window_viewport (CwbAppWindow *self)
+{
+  return self->viewport;
+}
+
+const char *
+cwb_app_window_selected_body (CwbAppWindow *self)
+{
+  return self->selected_body;
+}
+
+const char *
+cwb_app_window_last_error (CwbAppWindow *self)
+{
+  return self->last_error;
+}

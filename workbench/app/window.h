@@ -1,0 +1,50 @@
+/* The main window: the viewport with its overlay toggles, the scene's bodies, the property
+ * editors, the contact inspector and the plots around it, the transport (play, pause, step,
+ * reset, real time, history scrubber) and the contact-model and solver choosers in the header
+ * bar. It owns the document (what is edited, undoable, saved) and the simulation (the world
+ * stepped by a worker thread) and keeps them in step: every edit changes the document first,
+ * then the world, live.
+ *
+ * Everything a user can do is a window action ("win.NAME"), so that menus, shortcuts, buttons
+ * and tests go through the same code:
+ *   play (stateful bool), step, reset, realtime (stateful bool),
+ *   open, save, save-as, undo, redo, open-recent (s),
+ *   contact-model (s, stateful: the plugin's name, "" for none), solver (s, stateful),
+ *   overlay-NAME (stateful bool: grid, contacts, cones, depth, gradients, spans, cells,
+ *   voxels, wireframe, aabbs), frame-selected, reset-camera,
+ *   add-body (s: box, sphere, cylinder, capsule, torus), add-mesh, delete-body,
+ *   duplicate-body, export-csv, history-back, history-forward. */
+#pragma once
+
+#include "application.h"
+#include "document.h"
+#include "simulation.h"
+#include "viewport.h"
+
+G_BEGIN_DECLS
+
+#define CWB_APP_TYPE_WINDOW (cwb_app_window_get_type ())
+G_DECLARE_FINAL_TYPE (CwbAppWindow, cwb_app_window, CWB_APP, WINDOW, GtkApplicationWindow)
+
+/* Opens a window on a scene file (NULL: an empty new scene); on failure shows nothing and
+ * returns NULL with the error. `sets` are --set overrides (may be NULL). */
+CwbAppWindow *cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets,
+                                  GError **error);
+
+CwbDocument *cwb_app_window_document (CwbAppWindow *window);
+CwbSimulation *cwb_app_window_simulation (CwbAppWindow *window);
+CwbAppViewport *cwb_app_window_viewport (CwbAppWindow *window);
+/* Applies a property edit in --set form, as the property editor does: FALSE with the reason
+ * when the document or the world refuses it (nothing changed then). */
+gboolean cwb_app_window_apply (CwbAppWindow *window, const char *key, const char *value,
+                               GError **error);
+/* The selected body's name (NULL: none) and selecting one. */
+const char *cwb_app_window_selected_body (CwbAppWindow *window);
+void cwb_app_window_select_body (CwbAppWindow *window, const char *name);
+/* The message of the last refusal shown to the user (a plugin refusing the scene, a bad
+ * value), or NULL. */
+const char *cwb_app_window_last_error (CwbAppWindow *window);
+/* Closes without asking (tests; the autosave is kept when there are unsaved changes). */
+void cwb_app_window_close_now (CwbAppWindow *window);
+
+G_END_DECLS

@@ -1,0 +1,522 @@
+/* The window's panels (window_private.h): the bodies of the scene, the property editors
+ * generated from the schemas, the picked contact's values, the history scrubber, the status
+ * line and the plots. */
+#include <math.h>
+
+#include <cwb/vecmath.h>
+
+#include "window_private.h"
+
+/* Panels that follow the run refresh at most this often, so that a fast simulation is never
+ * slowed by its display (the plots throttle their own drawing as well). */
+#define RUN_REFRESH_INTERVAL_US 100000
+
+/* ---- schemas of the scene's fixed fields ---------------------------------------------- *
+ * The property editor knows only parameter schemas; the world's and a body's own fields get
+ * one here, with the ranges the scene format accepts. */
+
+static const CwbParamSpec world_specs[] = {
+  { "dt", CWB_PARAM_DOUBLE, "s", "0.01", 1e-7, 1, NULL,
+    "Time step of the simulation." },
+  { "gravity", CWB_PARAM_VEC3, "m/s^2", "[0, 0, -9.81]", 1, 0, NULL,
+    "Gravitational acceleration, world frame (z up)." },
+};
+
+/* "model" and "mapping" are ENUMs whose choices come from the registry: filled per use. */
+enum { BODY_SPEC_MODEL = 1, BODY_SPEC_MAPPING = 2, N_BODY_SPECS = 11 };
+static const CwbParamSpec body_specs_template[N_BODY_SPECS] = {
+  { "name", CWB_PARAM_STRING, "", "", 1, 0, NULL, "The body's name, unique in the scene." },
+  { "model", CWB_PARAM_ENUM, "", "rigid", 1, 0, NULL, "Body-model plugin: the body's physics." },
+  { "mapping", CWB_PARAM_ENUM, "", "rigid", 1, 0, NULL,
+    "Mapping plugin: how the body's DOFs give the geometry contact models see." },
+  { "fixed", CWB_PARAM_BOOL, "", "false", 1, 0, NULL, "A fixed body never moves." },
+  { "position", CWB_PARAM_VEC3, "m", "[0, 0, 0]", 1, 0, NULL,
+    "Initial position of the body's frame. Editing it during a run restarts this body there." },
+  { "rotation", CWB_PARAM_VEC3, "deg", "[0, 0, 0]", -360, 360, NULL,
+    "Initial orientation as rotations about x, then y, then z (world axes)." },
+  { "linear_velocity", CWB_PARAM_VEC3, "m/s", "[0, 0, 0]", 1, 0, NULL,
+    "Initial velocity of the centre of mass." },
+  { "angular_velocity", CWB_PARAM_VEC3, "rad/s", "[0, 0, 0]", 1, 0, NULL,
+    "Initial angular velocity, world frame." },
+  { "density", CWB_PARAM_DOUBLE, "kg/m^3", "1000", 1e-6, 1e9, NULL, "Mass density." },
+  { "friction", CWB_PARAM_DOUBLE, "1", "0.5", 0, 100, NULL,
+    "Coulomb coefficient of the material; a pair uses the geometric mean." },
+  { "shape.resolution", CWB_PARAM_INT, "", "24", 3, 512, NULL,
+    "Segments around a circle of a round primitive." },
+};
+
+static GPtrArray *
+params_of (const char *const *names, const char *const *texts, size_t n)
+{
+  GPtrArray *params = cwb_scene_params_new ();
+  for (size_t k = 0; k < n; k++)
+    {
+      CwbSceneNode *node = cwb_scene_node_parse (texts[k], NULL, NULL);
+      if (node != NULL)
+        cwb_scene_params_set (params, names[k], node, NULL);
+    }
+  return params;
+}
+
+static char *
+vec_text (const double *v)
+{
+  return g_strdup_printf ("[%.17g, %.17g, %.17g]", v[0], v[1], v[2]);
+}
+
+/* Quaternion w, x, y, z to the rotations about x, y, z (degrees) of euler_to_quaternion. */
+static void
+quaternion_to_euler (const double q[4], double degrees[3])
+{
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+  double rx = atan2 (2 * (w * x + y * z), 1 - 2 * (x * x + y * y));
+  double ry = asin (CLAMP (2 * (w * y - z * x), -1, 1));
+  double rz = atan2 (2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
+  degrees[0] = rx * 180 / G_PI;
+  degrees[1] = ry * 180 / G_PI;
+  degrees[2] = rz * 180 / G_PI;
+}
+
+/* The choices of an ENUM listing every loaded plugin of a kind ("rigid|fem"). */
+static char *
+plugin_choices (CwbRegistry *registry, CwbPluginKind kind)
+{
+  g_autoptr (GPtrArray) plugins = cwb_registry_list (registry, kind);
+  g_autoptr (GString) s = g_string_new (NULL);
+  for (guint k = 0; k < plugins->len; k++)
+    g_string_append_printf (s, "%s%s", k > 0 ? "|" : "",
+                            ((const CwbPluginDesc *) plugins->pdata[k])->name);
+  return g_string_free (g_steal_pointer (&s), FALSE);
+}
+
+static void
+add_plugin_section (CwbAppWindow *self, const char *title, CwbPluginKind kind, const char *name,
+                    const char *prefix, GPtrArray *values)
+{
+  const CwbPluginDesc *desc = name != NULL ? cwb_registry_find (self->registry, kind, name)
+                                           : NULL;
+  if (desc == NULL || desc->n_params == 0)
+    return;
+  g_autofree char *heading = g_strdup_printf ("%s: %s", title, desc->name);
+  cwb_property_editor_add_section (self->properties, heading, prefix, desc->params,
+                                   desc->n_params, values);
+}
+
+static void
+add_body_sections (CwbAppWindow *self, const CwbBodyDesc *body)
+{
+  g_autofree char *models = plugin_choices (self->registry, CWB_PLUGIN_BODY_MODEL);
+  g_autofree char *mappings = plugin_choices (self->registry, CWB_PLUGIN_MAPPING);
+  CwbParamSpec specs[N_BODY_SPECS];
+  memcpy (specs, body_specs_template, sizeof specs);
+  specs[BODY_SPEC_MODEL].choices = models;
+  specs[BODY_SPEC_MAPPING].choices = mappings;
+
+  double degrees[3];
+  quaternion_to_euler (body->orientation, degrees);
+  g_autofree char *position = vec_text (body->position);
+  g_autofree char *rotation = vec_text (degrees);
+  g_autofree char *linear = vec_text (body->linear_velocity);
+  g_autofree char *angular = vec_text (body->angular_velocity);
+  g_autofree char *density = g_strdup_printf ("%.17g", body->density);
+  g_autofree char *friction = g_strdup_printf ("%.17g", body->friction);
+  g_autofree char *resolution = g_strdup_printf ("%d", body->shape.resolution);
+  g_autofree char *quoted_name = g_strdup_printf ("'%s'", body->name);
+  const char *names[] = { "name", "model", "mapping", "fixed", "position", "rotation",
+                          "linear_velocity", "angular_velocity", "density", "friction",
+                          "shape.resolution" };
+  const char *texts[] = { quoted_name, body->model, body->mapping,
+                          body->fixed ? "true" : "false", position, rotation, linear, angular,
+                          density, friction, resolution };
+  G_STATIC_ASSERT (G_N_ELEMENTS (names) == N_BODY_SPECS);
+  /* Only round primitives have a resolution to edit. */
+  gboolean round = body->shape.kind == CWB_SHAPE_SPHERE || body->shape.kind == CWB_SHAPE_CYLINDER
+                   || body->shape.kind == CWB_SHAPE_CAPSULE || body->shape.kind == CWB_SHAPE_TORUS;
+  size_t n = round ? N_BODY_SPECS : N_BODY_SPECS - 1;
+  g_autoptr (GPtrArray) values = params_of (names, texts, n);
+  g_autofree char *prefix = g_strconcat ("bodies.", body->name, NULL);
+  g_autofree char *heading = g_strdup_printf ("Body: %s", body->name);
+  cwb_property_editor_add_section (self->properties, heading, prefix, specs, n, values);
+
+  g_autofree char *model_prefix = g_strconcat (prefix, ".model_params", NULL);
+  g_autofree char *mapping_prefix = g_strconcat (prefix, ".mapping_params", NULL);
+  add_plugin_section (self, "Body model", CWB_PLUGIN_BODY_MODEL, body->model, model_prefix,
+                      body->model_params);
+  add_plugin_section (self, "Mapping", CWB_PLUGIN_MAPPING, body->mapping, mapping_prefix,
+                      body->mapping_params);
+}
+
+static void
+refresh_properties (CwbAppWindow *self)
+{
+  const CwbScene *scene = cwb_document_scene (self->document);
+  cwb_property_editor_clear (self->properties);
+  const CwbBodyDesc *body = self->selected_body != NULL
+                              ? cwb_scene_find_body (scene, self->selected_body)
+                              : NULL;
+  if (body != NULL)
+    add_body_sections (self, body);
+
+  g_autofree char *dt = g_strdup_printf ("%.17g", scene->dt);
+  g_autofree char *gravity = vec_text (scene->gravity);
+  const char *names[] = { "dt", "gravity" };
+  const char *texts[] = { dt, gravity };
+  g_autoptr (GPtrArray) world = params_of (names, texts, 2);
+  cwb_property_editor_add_section (self->properties, "World", "world", world_specs,
+                                   G_N_ELEMENTS (world_specs), world);
+  add_plugin_section (self, "Contact model", CWB_PLUGIN_CONTACT_MODEL, scene->contact_model,
+                      "contact", scene->contact_params);
+  add_plugin_section (self, "Solver", CWB_PLUGIN_SOLVER, scene->solver, "solver",
+                      scene->solver_params);
+}
+
+/* ---- bodies list ---------------------------------------------------------------------- */
+
+static void
+body_row_selected (GtkListBox *list, GtkListBoxRow *row, CwbAppWindow *self)
+{
+  if (self->updating)
+    return;
+  const char *name = row != NULL ? g_object_get_data (G_OBJECT (row), "body") : NULL;
+  cwb_app_window_select_body (self, name);
+}
+
+static void
+refresh_body_list (CwbAppWindow *self)
+{
+  const CwbScene *scene = cwb_document_scene (self->document);
+  GtkWidget *child;
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->body_list))) != NULL)
+    gtk_list_box_remove (self->body_list, child);
+  for (guint i = 0; i < scene->bodies->len; i++)
+    {
+      const CwbBodyDesc *body = scene->bodies->pdata[i];
+      GtkWidget *label = gtk_label_new (NULL);
+      g_autofree char *escaped = g_markup_printf_escaped ("%s", body->name);
+      g_autofree char *markup = g_strdup_printf ("%s  <span alpha='60%%'>%s%s</span>", escaped,
+                                                 body->model, body->fixed ? ", fixed" : "");
+      gtk_label_set_markup (GTK_LABEL (label), markup);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      GtkWidget *row = gtk_list_box_row_new ();
+      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), label);
+      g_object_set_data_full (G_OBJECT (row), "body", g_strdup (body->name), g_free);
+      gtk_list_box_append (self->body_list, row);
+      if (g_strcmp0 (body->name, self->selected_body) == 0)
+        gtk_list_box_select_row (self->body_list, GTK_LIST_BOX_ROW (row));
+    }
+}
+
+/* ---- choosers, title ------------------------------------------------------------------ */
+
+static void
+select_in_chooser (GtkDropDown *chooser, GPtrArray *names, const char *name)
+{
+  for (guint k = 0; k < names->len; k++)
+    if (strcmp (names->pdata[k], name != NULL ? name : "") == 0)
+      gtk_drop_down_set_selected (chooser, k);
+}
+
+static void
+refresh_title (CwbAppWindow *self)
+{
+  g_autofree char *name = cwb_document_display_name (self->document);
+  g_autofree char *title = g_strdup_printf ("%s%s — Contact Workbench",
+                                            cwb_document_is_dirty (self->document) ? "• " : "",
+                                            name);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+}
+
+static void
+refresh_undo_actions (CwbAppWindow *self)
+{
+  GAction *undo = g_action_map_lookup_action (G_ACTION_MAP (self), "undo");
+  GAction *redo = g_action_map_lookup_action (G_ACTION_MAP (self), "redo");
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (undo), cwb_document_can_undo (self->document));
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (redo), cwb_document_can_redo (self->document));
+  GAction *body_actions[] = {
+    g_action_map_lookup_action (G_ACTION_MAP (self), "delete-body"),
+    g_action_map_lookup_action (G_ACTION_MAP (self), "duplicate-body"),
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (body_actions); k++)
+    g_simple_action_set_enabled (G_SIMPLE_ACTION (body_actions[k]), self->selected_body != NULL);
+}
+
+void
+cwb_app_window_refresh_document (CwbAppWindow *self)
+{
+  const CwbScene *scene = cwb_document_scene (self->document);
+  if (self->selected_body != NULL && cwb_scene_find_body (scene, self->selected_body) == NULL)
+    g_clear_pointer (&self->selected_body, g_free);
+  self->updating = TRUE;
+  guint64 revision = cwb_document_revision (self->document);
+  if (revision != self->shown_revision)
+    {
+      refresh_body_list (self);
+      refresh_properties (self);
+      self->shown_revision = revision;
+    }
+  select_in_chooser (self->contact_chooser, self->contact_names, scene->contact_model);
+  select_in_chooser (self->solver_chooser, self->solver_names, scene->solver);
+  GAction *contact = g_action_map_lookup_action (G_ACTION_MAP (self), "contact-model");
+  g_simple_action_set_state (G_SIMPLE_ACTION (contact),
+                             g_variant_new_string (scene->contact_model != NULL
+                                                     ? scene->contact_model : ""));
+  GAction *solver = g_action_map_lookup_action (G_ACTION_MAP (self), "solver");
+  g_simple_action_set_state (G_SIMPLE_ACTION (solver),
+                             g_variant_new_string (scene->solver != NULL ? scene->solver : ""));
+  self->updating = FALSE;
+  refresh_title (self);
+  refresh_undo_actions (self);
+}
+
+void
+cwb_app_window_select_body (CwbAppWindow *self, const char *name)
+{
+  if (g_strcmp0 (name, self->selected_body) == 0)
+    return;
+  g_free (self->selected_body);
+  self->selected_body = g_strdup (name);
+  /* The viewport highlights the body by its index in the world (the scene's order). */
+  const CwbScene *scene = cwb_document_scene (self->document);
+  gssize index = -1;
+  for (guint i = 0; name != NULL && i < scene->bodies->len; i++)
+    if (strcmp (((CwbBodyDesc *) scene->bodies->pdata[i])->name, name) == 0)
+      index = (gssize) i;
+  cwb_app_viewport_select (self->viewport, index, self->picked_contact);
+  self->shown_revision = G_MAXUINT64;   /* the properties show another body */
+  cwb_app_window_refresh_document (self);
+}
+
+/* ---- inspector ------------------------------------------------------------------------ */
+
+static const char *
+state_name (CwbContactState state)
+{
+  switch (state)
+    {
+    case CWB_CONTACT_STICK:
+      return "stick (inside the cone)";
+    case CWB_CONTACT_SLIP:
+      return "slip (on the cone, opposing the slip)";
+    case CWB_CONTACT_OPEN:
+    default:
+      return "open (no force)";
+    }
+}
+
+static void
+inspector_row (GtkGrid *grid, int row, const char *name, const char *value)
+{
+  GtkWidget *label = gtk_label_new (name);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_widget_add_css_class (label, "dim-label");
+  GtkWidget *text = gtk_label_new (value);
+  gtk_label_set_xalign (GTK_LABEL (text), 0);
+  gtk_label_set_selectable (GTK_LABEL (text), TRUE);
+  gtk_grid_attach (grid, label, 0, row, 1, 1);
+  gtk_grid_attach (grid, text, 1, row, 1, 1);
+}
+
+void
+cwb_app_window_refresh_inspector (CwbAppWindow *self)
+{
+  GtkGrid *grid = GTK_GRID (self->inspector);
+  GtkWidget *child;
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (grid))) != NULL)
+    gtk_grid_remove (grid, child);
+  CwbSnapshot *s = cwb_app_viewport_snapshot (self->viewport);
+  if (s == NULL || self->picked_contact < 0 || (guint) self->picked_contact >= s->frames->len)
+    {
+      inspector_row (grid, 0, "Contact", "none picked: click a contact point in the view");
+      return;
+    }
+  const CwbContactFrame *f = &g_array_index (s->frames, CwbContactFrame, self->picked_contact);
+  double ft = hypot (f->force[1], f->force[2]);
+  double fn = f->force[0];
+  const char *a = f->body_a < s->n_bodies ? s->bodies[f->body_a].name : "environment";
+  const char *b = f->body_b < s->n_bodies ? s->bodies[f->body_b].name : "environment";
+  g_autofree char *id = g_strdup_printf ("#%zd of %u", self->picked_contact, s->frames->len);
+  g_autofree char *bodies = g_strdup_printf ("%s on %s", a, b);
+  g_autofree char *normal = g_strdup_printf ("%.6g N", fn);
+  g_autofree char *tangent = g_strdup_printf ("%.6g N", ft);
+  g_autofree char *mu = g_strdup_printf ("%.4g", f->mu);
+  /* |f_t| / (mu f_n): 1 on the cone's boundary (slip), below inside it (stick). */
+  g_autofree char *ratio = fn > 0 && f->mu > 0 ? g_strdup_printf ("%.4f", ft / (f->mu * fn))
+                                               : g_strdup ("—");
+  g_autofree char *gap = g_strdup_printf ("%.6g m", f->gap);
+  g_autofree char *volume = f->volume > 0 ? g_strdup_printf ("%.6g m^3", f->volume)
+                                          : g_strdup ("—");
+  g_autofree char *origin = g_strdup_printf ("[%.4f, %.4f, %.4f]", f->origin[0], f->origin[1],
+                                             f->origin[2]);
+  g_autofree char *n = g_strdup_printf ("[%.4f, %.4f, %.4f]", f->normal[0], f->normal[1],
+                                        f->normal[2]);
+  const char *rows[][2] = {
+    { "Contact", id }, { "Bodies", bodies }, { "Normal force f_n", normal },
+    { "Tangential force |f_t|", tangent }, { "Friction mu", mu },
+    { "|f_t| / (mu f_n)", ratio }, { "State", state_name (f->state) }, { "Gap", gap },
+    { "Volume", volume }, { "Point", origin }, { "Normal", n },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (rows); k++)
+    inspector_row (grid, (int) k, rows[k][0], rows[k][1]);
+}
+
+/* ---- transport and status ------------------------------------------------------------- */
+
+static void
+scrubbed (GtkRange *range, CwbAppWindow *self)
+{
+  if (self->updating)
+    return;
+  double value = gtk_range_get_value (range);
+  GAction *play = g_action_map_lookup_action (G_ACTION_MAP (self), "play");
+  g_simple_action_set_state (G_SIMPLE_ACTION (play), g_variant_new_boolean (FALSE));
+  cwb_simulation_seek (self->simulation, (size_t) MAX (value, 0));
+}
+
+void
+cwb_app_window_refresh_run (CwbAppWindow *self)
+{
+  gint64 now = g_get_monotonic_time ();
+  if (now - self->last_panel_update_us < RUN_REFRESH_INTERVAL_US)
+    return;
+  self->last_panel_update_us = now;
+
+  /* Plots: every step since the last refresh. A resume from the history goes back in time. */
+  g_array_set_size (self->stats_buffer, 0);
+  cwb_simulation_stats_since (self->simulation, &self->stats_cursor, self->stats_buffer);
+  for (guint k = 0; k < self->stats_buffer->len; k++)
+    {
+      const CwbStepStats *st = &g_array_index (self->stats_buffer, CwbStepStats, k);
+      cwb_plot_panel_truncate (self->plots, st->time - 1e-12);
+      cwb_plot_panel_push (self->plots, st);
+    }
+  CwbSnapshot *s = cwb_app_viewport_snapshot (self->viewport);
+  if (s == NULL)
+    return;
+  cwb_plot_panel_set_residuals (self->plots, (const double *) (void *) s->residuals->data,
+                                s->residuals->len);
+
+  self->updating = TRUE;
+  size_t len = cwb_simulation_history_len (self->simulation);
+  gssize at = cwb_simulation_history_position (self->simulation);
+  gtk_range_set_range (GTK_RANGE (self->scrubber), 0, MAX ((double) len - 1, 1));
+  gtk_range_set_value (GTK_RANGE (self->scrubber), at >= 0 ? (double) at : (double) len - 1);
+  self->updating = FALSE;
+
+  g_autofree char *time = g_strdup_printf ("t = %.4f s   step %" G_GUINT64_FORMAT "%s", s->time,
+                                           s->steps, at >= 0 ? "   (history)" : "");
+  gtk_label_set_text (self->time_label, time);
+  g_autofree char *status = g_strdup_printf (
+    "%s   %u contacts   KE %.4g J   %s / %s   frame %.1f ms",
+    cwb_simulation_is_playing (self->simulation) ? "running" : "paused", s->frames->len,
+    s->stats.kinetic_energy, s->contact_model != NULL ? s->contact_model : "no contact model",
+    s->solver, cwb_app_viewport_last_frame_ms (self->viewport));
+  gtk_label_set_text (self->status_label, status);
+
+  g_autofree char *failure = cwb_simulation_take_error (self->simulation);
+  if (failure != NULL)
+    {
+      GAction *play = g_action_map_lookup_action (G_ACTION_MAP (self), "play");
+      g_simple_action_set_state (G_SIMPLE_ACTION (play), g_variant_new_boolean (FALSE));
+      g_autofree char *message = g_strdup_printf (
+        "The step failed and the run stopped; the last good state is kept. %s", failure);
+      cwb_app_window_show_error (self, message);
+    }
+  if (s->steps != self->shown_snapshot_steps)
+    {
+      self->shown_snapshot_steps = s->steps;
+      cwb_app_window_refresh_inspector (self);
+    }
+}
+
+/* ---- construction --------------------------------------------------------------------- */
+
+static GtkWidget *
+scrolled (GtkWidget *child)
+{
+  GtkWidget *sw = gtk_scrolled_window_new ();
+  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), child);
+  gtk_widget_set_vexpand (sw, TRUE);
+  return sw;
+}
+
+static GtkWidget *
+scene_tab (CwbAppWindow *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *buttons = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkWidget *add = gtk_menu_button_new ();
+  gtk_menu_button_set_label (GTK_MENU_BUTTON (add), "Add");
+  GMenu *menu = g_menu_new ();
+  const char *shapes[][2] = { { "Box", "box" }, { "Sphere", "sphere" }, { "Cylinder", "cylinder" },
+                              { "Capsule", "capsule" }, { "Torus", "torus" } };
+  for (size_t k = 0; k < G_N_ELEMENTS (shapes); k++)
+    {
+      g_autofree char *detailed = g_strdup_printf ("win.add-body::%s", shapes[k][1]);
+      g_menu_append (menu, shapes[k][0], detailed);
+    }
+  g_menu_append (menu, "Mesh file…", "win.add-mesh");
+  gtk_menu_button_set_menu_model (GTK_MENU_BUTTON (add), G_MENU_MODEL (menu));
+  g_object_unref (menu);
+  gtk_box_append (GTK_BOX (buttons), add);
+  const char *actions[][2] = { { "Duplicate", "win.duplicate-body" },
+                               { "Delete", "win.delete-body" } };
+  for (size_t k = 0; k < G_N_ELEMENTS (actions); k++)
+    {
+      GtkWidget *b = gtk_button_new_with_label (actions[k][0]);
+      gtk_actionable_set_action_name (GTK_ACTIONABLE (b), actions[k][1]);
+      gtk_box_append (GTK_BOX (buttons), b);
+    }
+  gtk_box_append (GTK_BOX (box), buttons);
+  self->body_list = GTK_LIST_BOX (gtk_list_box_new ());
+  g_signal_connect (self->body_list, "row-selected", G_CALLBACK (body_row_selected), self);
+  gtk_box_append (GTK_BOX (box), scrolled (GTK_WIDGET (self->body_list)));
+  GtkWidget *hint = gtk_label_new ("Click selects · double click frames · ctrl+drag pulls "
+                                   "a body with a spring · shift+drag moves it");
+  gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
+  gtk_widget_add_css_class (hint, "dim-label");
+  gtk_box_append (GTK_BOX (box), hint);
+  return box;
+}
+
+void
+cwb_app_window_build_panels (CwbAppWindow *self, GtkWidget *sidebar, GtkWidget *bottom)
+{
+  GtkNotebook *notebook = GTK_NOTEBOOK (sidebar);
+  gtk_notebook_append_page (notebook, scene_tab (self), gtk_label_new ("Scene"));
+  self->properties = CWB_PROPERTY_EDITOR (cwb_property_editor_new ());
+  gtk_notebook_append_page (notebook, scrolled (GTK_WIDGET (self->properties)),
+                            gtk_label_new ("Properties"));
+  self->inspector = gtk_grid_new ();
+  gtk_grid_set_column_spacing (GTK_GRID (self->inspector), 12);
+  gtk_grid_set_row_spacing (GTK_GRID (self->inspector), 4);
+  gtk_notebook_append_page (notebook, scrolled (self->inspector), gtk_label_new ("Inspector"));
+
+  GtkWidget *transport = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
+  GtkWidget *back = gtk_button_new_from_icon_name ("go-previous-symbolic");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (back), "win.history-back");
+  gtk_widget_set_tooltip_text (back, "One state back in the history (Left)");
+  GtkWidget *forward = gtk_button_new_from_icon_name ("go-next-symbolic");
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (forward), "win.history-forward");
+  gtk_widget_set_tooltip_text (forward, "One state forward in the history (Right)");
+  self->scrubber = GTK_SCALE (gtk_scale_new_with_range (GTK_ORIENTATION_HORIZONTAL, 0, 1, 1));
+  gtk_scale_set_draw_value (self->scrubber, FALSE);
+  gtk_widget_set_hexpand (GTK_WIDGET (self->scrubber), TRUE);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->scrubber),
+                               "History: drag back to see earlier states; play or step resumes "
+                               "from the one shown");
+  g_signal_connect (self->scrubber, "value-changed", G_CALLBACK (scrubbed), self);
+  self->time_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_box_append (GTK_BOX (transport), back);
+  gtk_box_append (GTK_BOX (transport), GTK_WIDGET (self->scrubber));
+  gtk_box_append (GTK_BOX (transport), forward);
+  gtk_box_append (GTK_BOX (transport), GTK_WIDGET (self->time_label));
+  gtk_box_append (GTK_BOX (bottom), transport);
+  self->status_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->status_label, 0);
+  gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->status_label));
+  self->plots = CWB_PLOT_PANEL (cwb_plot_panel_new ());
+  gtk_widget_set_vexpand (GTK_WIDGET (self->plots), TRUE);
+  gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->plots));
+  cwb_app_window_refresh_inspector (self);
+}

@@ -1,0 +1,189 @@
+/* Snapshots of the world after a step: what the GUI draws, inspects and keeps in its
+ * history while the worker steps on (snapshot.h). */
+#include "snapshot.h"
+
+#include <string.h>
+
+#include "world_private.h"
+
+typedef struct SnapshotBox {
+  CwbSnapshot snapshot;
+  gatomicrefcount refs;
+} SnapshotBox;
+
+static GArray *
+array_copy (GArray *from, size_t element_size)
+{
+  GArray *to = g_array_sized_new (FALSE, FALSE, (guint) element_size, from != NULL ? from->len : 0);
+  if (from != NULL && from->len > 0)
+    g_array_append_vals (to, from->data, from->len);
+  return to;
+}
+
+static double *
+doubles_copy (const double *from, size_t n)
+{
+  return n > 0 ? g_memdup2 (from, n * sizeof (double)) : NULL;
+}
+
+/* The topology of body i, shared with `share` when it is of the same world (topology is
+ * fixed after a world's build), copied otherwise. */
+static void
+body_topology (CwbSnapshotBody *body, const CwbGeometry *g, const CwbSnapshot *share, size_t i)
+{
+  if (share != NULL && i < share->n_bodies)
+    {
+      const CwbSnapshotBody *s = &share->bodies[i];
+      body->triangles = s->triangles != NULL ? g_bytes_ref (s->triangles) : NULL;
+      body->radii = s->radii != NULL ? g_bytes_ref (s->radii) : NULL;
+      return;
+    }
+  if (g->kind == CWB_GEOMETRY_SURFACE && g->n_triangles > 0)
+    body->triangles = g_bytes_new (g->triangles, 3 * g->n_triangles * sizeof (uint32_t));
+  if (g->kind == CWB_GEOMETRY_PARTICLES && g->radii != NULL)
+    body->radii = g_bytes_new (g->radii, g->n_points * sizeof (double));
+}
+
+CwbSnapshot *
+cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
+{
+  SnapshotBox *box = g_new0 (SnapshotBox, 1);
+  g_atomic_ref_count_init (&box->refs);
+  CwbSnapshot *s = &box->snapshot;
+  s->world_serial = cwb_world_serial (world);
+  if (share != NULL && share->world_serial != s->world_serial)
+    share = NULL;
+  s->time = world->time;
+  s->dt = world->h;
+  s->steps = world->steps;
+  s->stats = world->stats;
+  s->residuals = array_copy (world->residual_history, sizeof (double));
+  s->contact_model = g_strdup (cwb_world_contact_model_name (world));
+  s->solver = g_strdup (cwb_world_solver_name (world));
+  s->nq = world->nq;
+  s->nv = world->nv;
+  s->q = doubles_copy (world->q, world->nq);
+  s->v = doubles_copy (world->v, world->nv);
+
+  /* The geometries as they stand at the state (a step leaves them where its last detection
+   * mapped them, which is not the final state). */
+  cwb_world_map_geometries (world, world->q, world->v);
+  s->n_bodies = world->bodies->len;
+  s->bodies = g_new0 (CwbSnapshotBody, MAX (s->n_bodies, 1));
+  for (size_t i = 0; i < s->n_bodies; i++)
+    {
+      const CwbWorldBody *wb = &g_array_index (world->bodies, CwbWorldBody, i);
+      const CwbGeometry *g = &world->geometries[i];
+      CwbSnapshotBody *b = &s->bodies[i];
+      b->name = g_strdup (wb->name);
+      b->model = g_strdup (wb->model_desc->name);
+      b->fixed = wb->slot.fixed;
+      cwb_world_body_summary (world, i, &b->summary);
+      b->kind = g->kind;
+      b->n_points = g->n_points;
+      b->positions = doubles_copy (g->positions, 3 * g->n_points);
+      b->velocities = doubles_copy (g->velocities, 3 * g->n_points);
+      b->n_triangles = g->kind == CWB_GEOMETRY_SURFACE ? g->n_triangles : 0;
+      body_topology (b, g, share, i);
+      b->q_offset = wb->slot.q_offset;
+      b->nq = wb->slot.nq;
+      b->v_offset = wb->slot.v_offset;
+      b->nv = wb->slot.nv;
+    }
+
+  const CwbContactSet *contacts = cwb_world_contacts (world);
+  s->frames = array_copy (contacts->frames, sizeof (CwbContactFrame));
+  s->intersection_volume = contacts->intersection_volume;
+  s->max_penetration = contacts->max_penetration;
+  const CwbInspection *in = cwb_world_inspection (world);
+  s->inspection.struct_size = sizeof s->inspection;
+  s->inspection.spans = array_copy (in->spans, sizeof (CwbInspectSpan));
+  s->inspection.voxels = array_copy (in->voxels, sizeof (CwbInspectVoxel));
+  s->inspection.cells = array_copy (in->cells, sizeof (CwbInspectCell));
+  s->inspection.vectors = array_copy (in->vectors, sizeof (CwbInspectVector));
+  return s;
+}
+
+CwbSnapshot *
+cwb_snapshot_ref (CwbSnapshot *snapshot)
+{
+  g_return_val_if_fail (snapshot != NULL, NULL);
+  g_atomic_ref_count_inc (&((SnapshotBox *) snapshot)->refs);
+  return snapshot;
+}
+
+void
+cwb_snapshot_unref (CwbSnapshot *snapshot)
+{
+  if (snapshot == NULL)
+    return;
+  SnapshotBox *box = (SnapshotBox *) snapshot;
+  if (!g_atomic_ref_count_dec (&box->refs))
+    return;
+  for (size_t i = 0; i < snapshot->n_bodies; i++)
+    {
+      CwbSnapshotBody *b = &snapshot->bodies[i];
+      g_free (b->name);
+      g_free (b->model);
+      g_free (b->positions);
+      g_free (b->velocities);
+      g_clear_pointer (&b->triangles, g_bytes_unref);
+      g_clear_pointer (&b->radii, g_bytes_unref);
+    }
+  g_free (snapshot->bodies);
+  g_array_unref (snapshot->residuals);
+  g_free (snapshot->contact_model);
+  g_free (snapshot->solver);
+  g_free (snapshot->q);
+  g_free (snapshot->v);
+  g_array_unref (snapshot->frames);
+  cwb_inspection_destroy (&snapshot->inspection);
+  g_free (box);
+}
+
+static size_t
+array_bytes (const GArray *a)
+{
+  return a != NULL ? a->len * g_array_get_element_size ((GArray *) a) : 0;
+}
+
+size_t
+cwb_snapshot_bytes (const CwbSnapshot *s)
+{
+  size_t bytes = sizeof (SnapshotBox) + (s->nq + s->nv) * sizeof (double)
+                 + s->n_bodies * sizeof (CwbSnapshotBody);
+  for (size_t i = 0; i < s->n_bodies; i++)
+    bytes += 6 * s->bodies[i].n_points * sizeof (double) + 64;
+  bytes += array_bytes (s->residuals) + array_bytes (s->frames);
+  bytes += array_bytes (s->inspection.spans) + array_bytes (s->inspection.voxels)
+           + array_bytes (s->inspection.cells) + array_bytes (s->inspection.vectors);
+  return bytes;
+}
+
+gboolean
+cwb_snapshot_bounds (const CwbSnapshot *s, gboolean moving_only, double lo[3], double hi[3])
+{
+  gboolean any_moving = FALSE;
+  for (size_t i = 0; i < s->n_bodies; i++)
+    any_moving |= !s->bodies[i].fixed && s->bodies[i].n_points > 0;
+  gboolean found = FALSE;
+  for (int k = 0; k < 3; k++)
+    {
+      lo[k] = INFINITY;
+      hi[k] = -INFINITY;
+    }
+  for (size_t i = 0; i < s->n_bodies; i++)
+    {
+      const CwbSnapshotBody *b = &s->bodies[i];
+      if (moving_only && any_moving && b->fixed)
+        continue;
+      for (size_t p = 0; p < b->n_points; p++)
+        for (int k = 0; k < 3; k++)
+          {
+            lo[k] = MIN (lo[k], b->positions[3 * p + k]);
+            hi[k] = MAX (hi[k], b->positions[3 * p + k]);
+            found = TRUE;
+          }
+    }
+  return found;
+}
