@@ -98,21 +98,6 @@ fixture_close (Fixture *f)
   g_free (f->dir);
 }
 
-static guint64
-snapshot_hash (const CwbSnapshot *s)
-{
-  guint64 hash = G_GUINT64_CONSTANT (0xcbf29ce484222325);
-  const double *arrays[2] = { s->q, s->v };
-  size_t sizes[2] = { s->nq, s->nv };
-  for (int a = 0; a < 2; a++)
-    for (size_t k = 0; k < sizes[a] * sizeof (double); k++)
-      {
-        hash ^= ((const guint8 *) arrays[a])[k];
-        hash *= G_GUINT64_CONSTANT (0x100000001b3);
-      }
-  return hash;
-}
-
 /* ---- every scene through the program --------------------------------------------------- */
 
 static void
@@ -192,7 +177,7 @@ swap_and_check (CwbAppWindow *window, const char *action, const char *name)
         cwb_snapshot_unref (s);
     }
   g_assert_nonnull (before);
-  g_assert_cmpuint (snapshot_hash (after), ==, snapshot_hash (before));
+  g_assert_cmpuint (cwb_snapshot_state_hash (after), ==, cwb_snapshot_state_hash (before));
   g_assert_null (cwb_app_window_last_error (window));
   /* The next step runs with the new plugin. */
   run_until (window, (guint) after->steps + 5);
@@ -272,7 +257,8 @@ test_undo_redo (void)
   g_assert_no_error (error);
   cwb_app_window_select_body (window, first);
   g_action_group_activate_action (G_ACTION_GROUP (window), "duplicate-body", NULL);
-  g_action_group_activate_action (G_ACTION_GROUP (window), "add-body", g_variant_new_string ("torus"));
+  g_action_group_activate_action (G_ACTION_GROUP (window), "add-body",
+                                  g_variant_new_string ("torus"));
   g_action_group_activate_action (G_ACTION_GROUP (window), "delete-body", NULL);
   g_autofree char *name_key = g_strdup_printf ("bodies.%s.name", first);
   g_assert_true (cwb_app_window_apply (window, name_key, "renamed", &error));

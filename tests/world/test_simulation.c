@@ -9,49 +9,26 @@
 #include "snapshot.h"
 #include "world_fixture.h"
 
-/* A box resting on the test half-space and one tumbling in flight (as in test_world_edit):
- * contacts and rotation in the state. The half-space keeps no memory from step to step, so
- * a restored state replays exactly. */
-static const char *scene_text =
-  "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
-  "contact: { model: halfspace }\n"
-  "solver: { name: constraint }\n"
-  "bodies:\n"
-  "  - name: resting\n"
-  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
-  "    pose: { position: [0, 0, 0.1] }\n"
-  "  - name: tumbling\n"
-  "    shape: { type: box, size: [0.3, 0.2, 0.1] }\n"
-  "    pose: { position: [1, 0, 2] }\n"
-  "    velocity: { linear: [0.5, 0, 3], angular: [0.1, 5, 0.2] }\n";
-
-static guint64
-snapshot_hash (const CwbSnapshot *s)
+static CwbWorld *
+two_boxes_world (CwbRegistry *registry)
 {
-  /* The world's FNV-1a over q then v, recomputed from the copies. */
-  guint64 hash = G_GUINT64_CONSTANT (0xcbf29ce484222325);
-  const double *arrays[2] = { s->q, s->v };
-  size_t sizes[2] = { s->nq, s->nv };
-  for (int a = 0; a < 2; a++)
-    {
-      const guint8 *bytes = (const guint8 *) arrays[a];
-      for (size_t k = 0; k < sizes[a] * sizeof (double); k++)
-        {
-          hash ^= bytes[k];
-          hash *= G_GUINT64_CONSTANT (0x100000001b3);
-        }
-    }
-  return hash;
+  return fixture_world (registry, fixture_two_boxes_yaml);
+}
+
+static CwbSimulation *
+two_boxes (CwbRegistry *registry)
+{
+  return cwb_simulation_new (two_boxes_world (registry), NULL);
 }
 
 static void
 test_snapshot_frozen (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, scene_text);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (world, 10);
   g_autoptr (CwbSnapshot) first = cwb_snapshot_capture (world, NULL);
-  g_assert_cmpuint (snapshot_hash (first), ==, cwb_world_state_hash (world));
+  g_assert_cmpuint (cwb_snapshot_state_hash (first), ==, cwb_world_state_hash (world));
   g_assert_cmpuint (first->steps, ==, 10);
   g_assert_cmpuint (first->n_bodies, ==, 2);
   g_assert_cmpstr (first->bodies[1].name, ==, "tumbling");
@@ -66,7 +43,7 @@ test_snapshot_frozen (void)
   g_assert_cmpfloat (first->bodies[1].positions[2], ==, x0);
   g_assert_cmpfloat (second->bodies[1].positions[2], !=, x0);
   g_assert_true (second->bodies[0].triangles == first->bodies[0].triangles);
-  g_assert_cmpuint (snapshot_hash (second), ==, cwb_world_state_hash (world));
+  g_assert_cmpuint (cwb_snapshot_state_hash (second), ==, cwb_world_state_hash (world));
 
   /* Mapped at the state: the tumbling box's points average to its centroid (a box's
    * vertices are symmetric about its centre of mass; 1e-12 m of round-off). */
@@ -88,7 +65,7 @@ static void
 test_history_bounds (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, scene_text);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   g_autoptr (CwbHistory) by_count = cwb_history_new (5, G_MAXSIZE);
   g_autoptr (CwbSnapshot) probe = cwb_snapshot_capture (world, NULL);
   size_t one = cwb_snapshot_bytes (probe);
@@ -139,14 +116,13 @@ static void
 test_worker_matches_world (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) direct = fixture_world (registry, scene_text);
+  g_autoptr (CwbWorld) direct = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (direct, 120);
-  g_autoptr (CwbSimulation) sim = cwb_simulation_new (fixture_world (registry, scene_text),
-                                                      NULL);
+  g_autoptr (CwbSimulation) sim = two_boxes (registry);
   run_to (sim, 120);
   g_autoptr (CwbSnapshot) latest = cwb_simulation_latest (sim);
   g_assert_cmpuint (latest->steps, ==, 120);
-  g_assert_cmpuint (snapshot_hash (latest), ==, cwb_world_state_hash (direct));
+  g_assert_cmpuint (cwb_snapshot_state_hash (latest), ==, cwb_world_state_hash (direct));
   /* The initial state and every step are in the history. */
   g_assert_cmpuint (cwb_simulation_history_len (sim), ==, 121);
   g_assert_null (cwb_simulation_take_error (sim));
@@ -187,8 +163,7 @@ static void
 test_swap_between_steps (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbSimulation) sim = cwb_simulation_new (fixture_world (registry, scene_text),
-                                                      NULL);
+  g_autoptr (CwbSimulation) sim = two_boxes (registry);
   run_to (sim, 50);
   g_autoptr (CwbSnapshot) before = cwb_simulation_latest (sim);
   g_autoptr (GError) error = NULL;
@@ -196,7 +171,7 @@ test_swap_between_steps (void)
   g_assert_no_error (error);
   g_autoptr (CwbSnapshot) after = cwb_simulation_latest (sim);
   /* Bodies untouched bit for bit; no contact of the old model survives. */
-  g_assert_cmpuint (snapshot_hash (after), ==, snapshot_hash (before));
+  g_assert_cmpuint (cwb_snapshot_state_hash (after), ==, cwb_snapshot_state_hash (before));
   g_assert_cmpfloat (after->time, ==, before->time);
   g_assert_cmpstr (after->contact_model, ==, "penalty");
   g_assert_cmpuint (after->frames->len, ==, 0);
@@ -216,8 +191,7 @@ static void
 test_resume_from_history (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbSimulation) sim = cwb_simulation_new (fixture_world (registry, scene_text),
-                                                      NULL);
+  g_autoptr (CwbSimulation) sim = two_boxes (registry);
   run_to (sim, 80);
   g_autoptr (CwbSnapshot) original_31 = cwb_simulation_history_get (sim, 31);
   g_autoptr (CwbSnapshot) original_60 = cwb_simulation_history_get (sim, 60);
@@ -237,10 +211,10 @@ test_resume_from_history (void)
   g_assert_cmpint (cwb_simulation_history_position (sim), ==, -1);
   g_assert_cmpuint (cwb_simulation_history_len (sim), ==, 32);
   /* The same step as the first time (the half-space has no memory to lose). */
-  g_assert_cmpuint (snapshot_hash (resumed), ==, snapshot_hash (original_31));
+  g_assert_cmpuint (cwb_snapshot_state_hash (resumed), ==, cwb_snapshot_state_hash (original_31));
   run_to (sim, 60);
   g_autoptr (CwbSnapshot) again_60 = cwb_simulation_latest (sim);
-  g_assert_cmpuint (snapshot_hash (again_60), ==, snapshot_hash (original_60));
+  g_assert_cmpuint (cwb_snapshot_state_hash (again_60), ==, cwb_snapshot_state_hash (original_60));
 
   /* Seeking the newest entry is not going back: no restore, nothing dropped. */
   size_t len = cwb_simulation_history_len (sim);
@@ -252,26 +226,25 @@ static void
 test_replace_world (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbSimulation) sim = cwb_simulation_new (fixture_world (registry, scene_text),
-                                                      NULL);
+  g_autoptr (CwbSimulation) sim = two_boxes (registry);
   run_to (sim, 40);
   g_autoptr (CwbSnapshot) before = cwb_simulation_latest (sim);
   /* A rebuilt world (as after an edit that keeps every body's DOFs): carried over, both
    * bodies go on from where they were. */
-  cwb_simulation_replace_world (sim, fixture_world (registry, scene_text), TRUE, NULL);
+  cwb_simulation_replace_world (sim, two_boxes_world (registry), TRUE, NULL);
   g_autoptr (CwbSnapshot) carried = cwb_simulation_latest (sim);
-  g_assert_cmpuint (snapshot_hash (carried), ==, snapshot_hash (before));
+  g_assert_cmpuint (cwb_snapshot_state_hash (carried), ==, cwb_snapshot_state_hash (before));
   g_assert_cmpfloat (carried->time, ==, before->time);
   g_assert_cmpuint (cwb_simulation_history_len (sim), ==, 1);
   /* Except a named body: it starts from its description. */
   const char *except[] = { "tumbling", NULL };
-  cwb_simulation_replace_world (sim, fixture_world (registry, scene_text), TRUE, except);
+  cwb_simulation_replace_world (sim, two_boxes_world (registry), TRUE, except);
   g_autoptr (CwbSnapshot) restarted = cwb_simulation_latest (sim);
   g_assert_cmpfloat (restarted->bodies[1].summary.centroid[2], ==, 2);
   g_assert_cmpfloat (restarted->bodies[0].summary.centroid[2], ==,
                      before->bodies[0].summary.centroid[2]);
   /* Without carrying, the run starts over. */
-  cwb_simulation_replace_world (sim, fixture_world (registry, scene_text), FALSE, NULL);
+  cwb_simulation_replace_world (sim, two_boxes_world (registry), FALSE, NULL);
   g_autoptr (CwbSnapshot) fresh = cwb_simulation_latest (sim);
   g_assert_cmpuint (fresh->steps, ==, 0);
   g_assert_cmpfloat (fresh->time, ==, 0);
@@ -282,8 +255,7 @@ static void
 test_grab_through_simulation (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbSimulation) sim = cwb_simulation_new (fixture_world (registry, scene_text),
-                                                      NULL);
+  g_autoptr (CwbSimulation) sim = two_boxes (registry);
   g_autoptr (CwbSnapshot) start = cwb_simulation_latest (sim);
   const CwbSnapshotBody *b = &start->bodies[1];
   CwbGrab grab = { .body = 1, .points = { 0, 1, 2 }, .weights = { 1, 0, 0 },

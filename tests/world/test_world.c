@@ -9,25 +9,11 @@
 #include "run.h"
 #include "world_fixture.h"
 
-/* Two boxes: one resting on the half-space, one tumbling in flight: contacts and rotation. */
-static const char *scene_yaml =
-  "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
-  "contact: { model: halfspace }\n"
-  "solver: { name: constraint }\n"
-  "bodies:\n"
-  "  - name: resting\n"
-  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
-  "    pose: { position: [0, 0, 0.1] }\n"
-  "  - name: tumbling\n"
-  "    shape: { type: box, size: [0.3, 0.2, 0.1] }\n"
-  "    pose: { position: [1, 0, 2] }\n"
-  "    velocity: { linear: [0.5, 0, 3], angular: [0.1, 5, 0.2] }\n";
-
 static void
 test_report_fields (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   g_autofree char *dir = g_dir_make_tmp ("cwb-report-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "report.json", NULL);
   CwbRunOptions options = { .steps = 50, .scene_path = "test.yaml", .report_path = path };
@@ -109,14 +95,14 @@ test_determinism (void)
   guint64 hashes[2];
   for (int run = 0; run < 2; run++)
     {
-      g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+      g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
       fixture_step (world, 300);
       hashes[run] = cwb_world_state_hash (world);
     }
   g_assert_cmpuint (hashes[0], ==, hashes[1]);
 
   /* And the hash does see a change of one bit of state. */
-  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (world, 300);
   double *v = cwb_world_v (world, NULL);
   v[0] = nextafter (v[0], INFINITY);
@@ -129,7 +115,7 @@ static void
 check_failed_step_keeps_state (const char *mode, int code)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (world, 10);
 
   g_autoptr (GPtrArray) params = g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_scene_param_free);
@@ -175,7 +161,7 @@ static void
 test_swap (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (world, 5);
   guint64 hash = cwb_world_state_hash (world);
 

@@ -5,21 +5,6 @@
 
 #include "world_fixture.h"
 
-/* Two boxes on the test half-space: one resting (constraint rows with friction every step),
- * one tumbling in flight, so both contact and rotation are in the state. */
-static const char *contact_scene =
-  "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
-  "contact: { model: halfspace }\n"
-  "solver: { name: constraint }\n"
-  "bodies:\n"
-  "  - name: resting\n"
-  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
-  "    pose: { position: [0, 0, 0.1] }\n"
-  "  - name: tumbling\n"
-  "    shape: { type: box, size: [0.3, 0.2, 0.1] }\n"
-  "    pose: { position: [1, 0, 2] }\n"
-  "    velocity: { linear: [0.5, 0, 3], angular: [0.1, 5, 0.2] }\n";
-
 /* A penalty box: pressed 1 mm into the half-space, at rest, no gravity (the scene of
  * /world/penalty-forces, whose closed form the contact-parameter edit is checked against). */
 static const char *penalty_scene =
@@ -78,7 +63,7 @@ test_restore_replays (void)
 {
   enum { K = 40, N = 100 };
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, contact_scene);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (world, K);
   g_assert_cmpuint (cwb_world_contacts (world)->frames->len, >, 0);   /* the box rests */
   size_t nq, nv;
@@ -106,7 +91,7 @@ test_restore_replays (void)
   g_assert_cmpstr (cwb_world_contact_model_name (world), ==, "halfspace");
 
   /* The geometries show the restored state: the resting box's points as at step K. */
-  g_autoptr (CwbWorld) reference = fixture_world (registry, contact_scene);
+  g_autoptr (CwbWorld) reference = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (reference, K);
   const CwbGeometry *g = cwb_world_geometries (world, NULL);
   const CwbGeometry *g_ref = cwb_world_geometries (reference, NULL);
@@ -127,7 +112,7 @@ static void
 test_restore_wrong_sizes (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, contact_scene);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (world, 10);
   size_t nq, nv;
   cwb_world_q (world, &nq);
@@ -284,7 +269,7 @@ static void
 test_params_solver (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, contact_scene);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (world, 5);
   g_assert_cmpint (cwb_world_last_stats (world)->solver_iterations, >, 1);
 
@@ -512,9 +497,9 @@ static void
 test_grab_released_is_inert (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) plain = fixture_world (registry, contact_scene);
+  g_autoptr (CwbWorld) plain = fixture_world (registry, fixture_two_boxes_yaml);
   fixture_step (plain, 100);
-  g_autoptr (CwbWorld) world = fixture_world (registry, contact_scene);
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
   const double x_axis[3] = { 1, 0, 0 };
   CwbGrab grab = grab_point0 (world, 1e3, 10, x_axis, 0.5);
   cwb_world_set_grab (world, &grab);

@@ -1,5 +1,18 @@
 #include "world_fixture.h"
 
+const char *const fixture_two_boxes_yaml =
+  "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+  "contact: { model: halfspace }\n"
+  "solver: { name: constraint }\n"
+  "bodies:\n"
+  "  - name: resting\n"
+  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+  "    pose: { position: [0, 0, 0.1] }\n"
+  "  - name: tumbling\n"
+  "    shape: { type: box, size: [0.3, 0.2, 0.1] }\n"
+  "    pose: { position: [1, 0, 2] }\n"
+  "    velocity: { linear: [0.5, 0, 3], angular: [0.1, 5, 0.2] }\n";
+
 CwbRegistry *
 fixture_registry (void)
 {

@@ -6,6 +6,11 @@
 #include "scene.h"
 #include "world.h"
 
+/* Two boxes on the test half-space: one resting (contact rows with friction every step), one
+ * tumbling in flight (rotation in the state). The half-space keeps no memory between steps,
+ * so a restored state replays exactly. */
+extern const char *const fixture_two_boxes_yaml;
+
 /* A registry with the default folders (the build tree's plugins) and the test plugins. */
 CwbRegistry *fixture_registry (void);
 

@@ -207,10 +207,29 @@ cwb_app_window_apply (CwbAppWindow *self, const char *key, const char *value, GE
   return ok;
 }
 
+/* The view's settings (overlay scales): applied to the viewport, not to the scene. The editor
+ * has already checked the value against the section's schema. */
+static gboolean
+apply_view_setting (CwbAppWindow *self, const char *key, const char *value)
+{
+  CwbOverlayOptions *o = cwb_app_viewport_overlays (self->viewport);
+  double number = g_ascii_strtod (value, NULL);
+  if (strcmp (key, "view.force_scale") == 0)
+    o->force_scale = number;
+  else if (strcmp (key, "view.vector_scale") == 0)
+    o->vector_scale = number;
+  else
+    return FALSE;
+  cwb_app_viewport_queue_draw (self->viewport);
+  return TRUE;
+}
+
 static void
 property_edited (CwbPropertyEditor *editor, const char *key, const char *value,
                  CwbAppWindow *self)
 {
+  if (apply_view_setting (self, key, value))
+    return;
   g_autoptr (GError) error = NULL;
   if (cwb_app_window_apply (self, key, value, &error))
     hide_error (self);
@@ -609,7 +628,8 @@ frame_drawn (CwbAppViewport *viewport, CwbAppWindow *self)
   gboolean blank = self->self_test_best * 100 < (gint64) width * height;
   printf ("self-test: %s: %d x %d viewport, %" G_GINT64_FORMAT " pixels drawn, %" G_GUINT64_FORMAT
           " steps, t = %g s, %u contacts, %s%s\n",
-          cwb_document_path (self->document) != NULL ? cwb_document_path (self->document) : "untitled",
+          cwb_document_path (self->document) != NULL ? cwb_document_path (self->document)
+                                                     : "untitled",
           width, height, self->self_test_best, snapshot->steps, snapshot->time,
           snapshot->frames->len, blank ? "BLANK" : "ok", error != NULL ? error : "");
   fflush (stdout);
@@ -674,7 +694,8 @@ header_bar (CwbAppWindow *self)
     }
   GtkWidget *realtime = gtk_toggle_button_new_with_label ("Real time");
   gtk_actionable_set_action_name (GTK_ACTIONABLE (realtime), "win.realtime");
-  gtk_widget_set_tooltip_text (realtime, "Pace the simulation with the wall clock; off: as fast as possible");
+  gtk_widget_set_tooltip_text (realtime,
+                               "Pace the simulation with the wall clock; off: as fast as possible");
   gtk_header_bar_pack_start (GTK_HEADER_BAR (header), realtime);
 
   GtkBuilder *builder = gtk_builder_new_from_resource ("/org/contactworkbench/Workbench/menus.ui");

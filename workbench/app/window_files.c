@@ -235,8 +235,8 @@ export_csv_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
   CwbAppWindow *self = data;
   static const char *const csv[] = { "*.csv", NULL };
-  GtkFileChooserNative *dialog = file_dialog (self, "Export the plots", GTK_FILE_CHOOSER_ACTION_SAVE,
-                                              "_Export", "CSV", csv);
+  GtkFileChooserNative *dialog = file_dialog (self, "Export the plots",
+                                              GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "CSV", csv);
   gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "run.csv");
   g_signal_connect (dialog, "response", G_CALLBACK (export_chosen), self);
   gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));

@@ -22,6 +22,14 @@ static const CwbParamSpec world_specs[] = {
     "Gravitational acceleration, world frame (z up)." },
 };
 
+/* The view's own settings: not part of the scene, so not saved or undone. */
+static const CwbParamSpec view_specs[] = {
+  { "force_scale", CWB_PARAM_DOUBLE, "m/N", "0.01", 1e-9, 10, NULL,
+    "Length of force arrows and height of friction cones per newton of force." },
+  { "vector_scale", CWB_PARAM_DOUBLE, "1", "1", 1e-6, 1e6, NULL,
+    "Length factor of inspection vectors (penetration depths, volume and density gradients)." },
+};
+
 /* "model" and "mapping" are ENUMs whose choices come from the registry: filled per use. */
 enum { BODY_SPEC_MODEL = 1, BODY_SPEC_MAPPING = 2, N_BODY_SPECS = 11 };
 static const CwbParamSpec body_specs_template[N_BODY_SPECS] = {
@@ -168,6 +176,15 @@ refresh_properties (CwbAppWindow *self)
                       "contact", scene->contact_params);
   add_plugin_section (self, "Solver", CWB_PLUGIN_SOLVER, scene->solver, "solver",
                       scene->solver_params);
+
+  const CwbOverlayOptions *o = cwb_app_viewport_overlays (self->viewport);
+  g_autofree char *force = g_strdup_printf ("%.17g", o->force_scale);
+  g_autofree char *vector = g_strdup_printf ("%.17g", o->vector_scale);
+  const char *view_names[] = { "force_scale", "vector_scale" };
+  const char *view_texts[] = { force, vector };
+  g_autoptr (GPtrArray) view = params_of (view_names, view_texts, 2);
+  cwb_property_editor_add_section (self->properties, "View (overlay scales)", "view", view_specs,
+                                   G_N_ELEMENTS (view_specs), view);
 }
 
 /* ---- bodies list ---------------------------------------------------------------------- */

@@ -187,3 +187,9 @@ cwb_snapshot_bounds (const CwbSnapshot *s, gboolean moving_only, double lo[3], d
     }
   return found;
 }
+
+guint64
+cwb_snapshot_state_hash (const CwbSnapshot *s)
+{
+  return cwb_state_hash (s->q, s->nq, s->v, s->nv);
+}

@@ -56,6 +56,9 @@ CwbSnapshot *cwb_snapshot_ref (CwbSnapshot *snapshot);
 void cwb_snapshot_unref (CwbSnapshot *snapshot);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbSnapshot, cwb_snapshot_unref)
 
+/* cwb_world_state_hash of the world the snapshot was taken from, at that moment. */
+guint64 cwb_snapshot_state_hash (const CwbSnapshot *snapshot);
+
 /* Bytes the snapshot owns beyond shared topology (for the history's memory bound). */
 size_t cwb_snapshot_bytes (const CwbSnapshot *snapshot);
 

@@ -794,9 +794,15 @@ fnv1a (guint64 hash, const void *data, size_t size)
 }
 
 guint64
-cwb_world_state_hash (const CwbWorld *world)
+cwb_state_hash (const double *q, size_t nq, const double *v, size_t nv)
 {
   guint64 hash = G_GUINT64_CONSTANT (0xcbf29ce484222325);
-  hash = fnv1a (hash, world->q, world->nq * sizeof (double));
-  return fnv1a (hash, world->v, world->nv * sizeof (double));
+  hash = fnv1a (hash, q, nq * sizeof (double));
+  return fnv1a (hash, v, nv * sizeof (double));
+}
+
+guint64
+cwb_world_state_hash (const CwbWorld *world)
+{
+  return cwb_state_hash (world->q, world->nq, world->v, world->nv);
 }

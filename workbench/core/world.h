@@ -91,6 +91,8 @@ gboolean cwb_world_set_solver (CwbWorld *world, const char *name, GPtrArray *par
 /* A hash of the exact bits of q and v (FNV-1a, 64 bits): equal hashes mean bit-identical
  * states, so determinism tests and regression checks can compare runs. */
 guint64 cwb_world_state_hash (const CwbWorld *world);
+/* The same hash of any flat state (a snapshot's copies of q and v). */
+guint64 cwb_state_hash (const double *q, size_t nq, const double *v, size_t nv);
 
 /* ---- editing, history and the mouse spring (the GUI's needs) ------------------------- */
 
