@@ -18,17 +18,6 @@ struct _CwbAppApplication {
 
 G_DEFINE_FINAL_TYPE (CwbAppApplication, cwb_app_application, GTK_TYPE_APPLICATION)
 
-/* The default scene: installed, else the source tree's (running from the build tree). */
-static char *
-default_scene (void)
-{
-  const char *candidates[] = { CWB_INSTALLED_DEFAULT_SCENE, CWB_SOURCE_DEFAULT_SCENE };
-  for (size_t k = 0; k < G_N_ELEMENTS (candidates); k++)
-    if (g_file_test (candidates[k], G_FILE_TEST_IS_REGULAR))
-      return g_strdup (candidates[k]);
-  return NULL;
-}
-
 static void
 open_window (CwbAppApplication *self, const char *path, char **sets)
 {
@@ -49,8 +38,7 @@ static void
 application_activate (GApplication *app)
 {
   CwbAppApplication *self = CWB_APP_APPLICATION (app);
-  g_autofree char *path = self->scene_path != NULL ? g_strdup (self->scene_path) : default_scene ();
-  open_window (self, path, self->sets);
+  open_window (self, self->scene_path, self->sets);
 }
 
 static void

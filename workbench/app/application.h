@@ -16,7 +16,7 @@ G_DECLARE_FINAL_TYPE (CwbAppApplication, cwb_app_application, CWB_APP, APPLICATI
                       GtkApplication)
 
 typedef struct CwbAppOptions {
-  const char *scene_path;      /* the scene to open; NULL: the default scene */
+  const char *scene_path;      /* the scene to open; NULL: an empty new scene */
   char **sets;                 /* --set overrides applied to it (NULL-terminated, may be NULL) */
   /* --self-test: draw this many frames (probing each), print what was drawn, run
    * self_test_steps steps meanwhile, and quit; exit status 1 when the view stayed blank. */

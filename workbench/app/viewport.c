@@ -549,19 +549,9 @@ cwb_app_viewport_frame_selected (CwbAppViewport *self)
       cwb_app_viewport_frame_all (self);
       return;
     }
-  const CwbSnapshotBody *b = &s->bodies[self->overlays.selected_body];
-  if (b->n_points == 0)
-    return;
   double lo[3], hi[3];
-  cwb_v3_copy (lo, b->positions);
-  cwb_v3_copy (hi, b->positions);
-  for (size_t p = 1; p < b->n_points; p++)
-    for (int k = 0; k < 3; k++)
-      {
-        lo[k] = MIN (lo[k], b->positions[3 * p + k]);
-        hi[k] = MAX (hi[k], b->positions[3 * p + k]);
-      }
-  frame_box (self, lo, hi);
+  if (cwb_snapshot_body_bounds (&s->bodies[self->overlays.selected_body], lo, hi))
+    frame_box (self, lo, hi);
 }
 
 void

@@ -118,15 +118,16 @@ body_key (const CwbScene *scene, const char *key, char **name, const char **fiel
 static void
 euler_to_quaternion (const double degrees[3], double q[4])
 {
-  double h[3];
+  double about[3][4];
   for (int k = 0; k < 3; k++)
-    h[k] = degrees[k] * G_PI / 360;
-  double cx = cos (h[0]), sx = sin (h[0]), cy = cos (h[1]), sy = sin (h[1]);
-  double cz = cos (h[2]), sz = sin (h[2]);
-  q[0] = cz * cy * cx + sz * sy * sx;
-  q[1] = cz * cy * sx - sz * sy * cx;
-  q[2] = cz * sy * cx + sz * cy * sx;
-  q[3] = sz * cy * cx - cz * sy * sx;
+    {
+      double rotvec[3] = { 0, 0, 0 };
+      rotvec[k] = degrees[k] * G_PI / 180;
+      cwb_quat_from_rotvec (about[k], rotvec);
+    }
+  double zy[4];
+  cwb_quat_mul (zy, about[2], about[1]);
+  cwb_quat_mul (q, zy, about[0]);   /* q = q_z q_y q_x: x first */
 }
 
 static gboolean
@@ -493,11 +494,8 @@ body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double 
   /* The body goes where it was seen plus the drag: its current centre of mass moved, with
    * its current orientation, which become its new description. */
   double position[3], orientation[4];
-  cwb_v3_copy (position, desc->position);
-  cwb_v3_add (position, position,
-              (double[3]){ snapshot->bodies[body].summary.centroid[0] - desc->position[0] + dx,
-                           snapshot->bodies[body].summary.centroid[1] - desc->position[1] + dy,
-                           snapshot->bodies[body].summary.centroid[2] - desc->position[2] + dz });
+  const double drag[3] = { dx, dy, dz };
+  cwb_v3_add (position, snapshot->bodies[body].summary.centroid, drag);
   memcpy (orientation, snapshot->bodies[body].summary.orientation, sizeof orientation);
   g_autoptr (GError) error = NULL;
   const char *except[] = { name, NULL };
@@ -850,34 +848,24 @@ CwbAppWindow *
 cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets, GError **error)
 {
   CwbRegistry *registry = cwb_app_application_registry (app);
-  g_autoptr (CwbDocument) document = NULL;
-  if (path != NULL)
-    document = cwb_document_open (path, error);
-  else
-    document = cwb_document_new (cwb_scene_new (), NULL);
-  if (document == NULL)
+  g_autoptr (CwbScene) scene = path != NULL ? cwb_scene_load (path, error) : cwb_scene_new ();
+  if (scene == NULL)
     return NULL;
   /* --set overrides change the scene as loaded, like a headless run's: not an edit. */
-  if (sets != NULL && *sets != NULL)
+  for (char **s = sets; s != NULL && *s != NULL; s++)
     {
-      g_autoptr (CwbScene) scene = cwb_scene_load (path, error);
-      if (scene == NULL)
-        return NULL;
-      for (char **s = sets; *s != NULL; s++)
+      const char *eq = strchr (*s, '=');
+      if (eq == NULL)
         {
-          const char *eq = strchr (*s, '=');
-          g_autofree char *key = eq != NULL ? g_strndup (*s, (gsize) (eq - *s)) : g_strdup (*s);
-          if (eq == NULL || !cwb_scene_apply_set (scene, key, eq + 1, error))
-            {
-              if (eq == NULL)
-                g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX,
-                             "--set %s: expected KEY=VALUE", *s);
-              return NULL;
-            }
+          g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX,
+                       "--set %s: expected KEY=VALUE", *s);
+          return NULL;
         }
-      g_clear_pointer (&document, cwb_document_free);
-      document = cwb_document_new (g_steal_pointer (&scene), path);
+      g_autofree char *key = g_strndup (*s, (gsize) (eq - *s));
+      if (!cwb_scene_apply_set (scene, key, eq + 1, error))
+        return NULL;
     }
+  g_autoptr (CwbDocument) document = cwb_document_new (g_steal_pointer (&scene), path);
   CwbWorld *world = cwb_world_new (cwb_document_scene (document), registry, error);
   if (world == NULL)
     return NULL;

@@ -7,25 +7,33 @@
 
 #include "window_private.h"
 
+/* What a file chooser does with the path the user accepted. */
+typedef void (*PathChosen) (CwbAppWindow *self, const char *path);
+
+typedef struct FileRequest {
+  CwbAppWindow *self;
+  PathChosen then;
+} FileRequest;
+
 static void
-mesh_chosen (GtkNativeDialog *dialog, int response, CwbAppWindow *self)
+file_chosen (GtkNativeDialog *dialog, int response, FileRequest *request)
 {
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      CwbBodyDesc *body = cwb_scene_body_new ();
-      body->shape.kind = CWB_SHAPE_MESH;
-      body->shape.mesh_file = g_file_get_path (file);
-      body->shape.scale = 1;
-      cwb_v3_set (body->position, 0, 0, 1);
-      cwb_app_window_add_body (self, body);
+      g_autofree char *path = file != NULL ? g_file_get_path (file) : NULL;
+      if (path != NULL)
+        request->then (request->self, path);
     }
   g_object_unref (dialog);
 }
 
-static GtkFileChooserNative *
-file_dialog (CwbAppWindow *self, const char *title, GtkFileChooserAction action,
-             const char *accept, const char *filter_name, const char *const *patterns)
+/* Shows a native file chooser filtered to `patterns`; `then` gets the accepted path.
+ * `name` pre-fills a save dialog (NULL for none). */
+static void
+choose_file (CwbAppWindow *self, const char *title, GtkFileChooserAction action,
+             const char *accept, const char *filter_name, const char *const *patterns,
+             const char *name, PathChosen then)
 {
   GtkFileChooserNative *dialog = gtk_file_chooser_native_new (title, GTK_WINDOW (self), action,
                                                               accept, "_Cancel");
@@ -35,7 +43,25 @@ file_dialog (CwbAppWindow *self, const char *title, GtkFileChooserAction action,
     gtk_file_filter_add_pattern (filter, *p);
   gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
   g_object_unref (filter);
-  return dialog;
+  if (name != NULL)
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
+  FileRequest *request = g_new (FileRequest, 1);
+  *request = (FileRequest){ self, then };
+  g_signal_connect_data (dialog, "response", G_CALLBACK (file_chosen), request,
+                         (GClosureNotify) (void (*) (void)) g_free, 0);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+}
+
+/* A rigid body of a mesh file, dropped from 1 m above the origin. */
+static void
+add_mesh_body (CwbAppWindow *self, const char *path)
+{
+  CwbBodyDesc *body = cwb_scene_body_new ();
+  body->shape.kind = CWB_SHAPE_MESH;
+  body->shape.mesh_file = g_strdup (path);
+  body->shape.scale = 1;
+  cwb_v3_set (body->position, 0, 0, 1);
+  cwb_app_window_add_body (self, body);
 }
 
 static const char *const mesh_patterns[] = { "*.obj", "*.ply", "*.stl", "*.OBJ", "*.PLY",
@@ -45,12 +71,8 @@ static const char *const scene_patterns[] = { "*.yaml", "*.yml", NULL };
 static void
 add_mesh_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
-  CwbAppWindow *self = data;
-  GtkFileChooserNative *dialog = file_dialog (self, "Add a mesh body",
-                                              GTK_FILE_CHOOSER_ACTION_OPEN, "_Add",
-                                              "Meshes (OBJ, PLY, STL)", mesh_patterns);
-  g_signal_connect (dialog, "response", G_CALLBACK (mesh_chosen), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  choose_file (data, "Add a mesh body", GTK_FILE_CHOOSER_ACTION_OPEN, "_Add",
+               "Meshes (OBJ, PLY, STL)", mesh_patterns, NULL, add_mesh_body);
 }
 
 void
@@ -78,27 +100,16 @@ save_to (CwbAppWindow *self, const char *path)
 }
 
 static void
-save_as_chosen (GtkNativeDialog *dialog, int response, CwbAppWindow *self)
+save_as_path (CwbAppWindow *self, const char *path)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (file);
-      save_to (self, path);
-    }
-  g_object_unref (dialog);
+  save_to (self, path);
 }
 
 static void
 save_as_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
-  CwbAppWindow *self = data;
-  GtkFileChooserNative *dialog = file_dialog (self, "Save the scene as",
-                                              GTK_FILE_CHOOSER_ACTION_SAVE, "_Save",
-                                              "Scenes (YAML)", scene_patterns);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "scene.yaml");
-  g_signal_connect (dialog, "response", G_CALLBACK (save_as_chosen), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  choose_file (data, "Save the scene as", GTK_FILE_CHOOSER_ACTION_SAVE, "_Save",
+               "Scenes (YAML)", scene_patterns, "scene.yaml", save_as_path);
 }
 
 static void
@@ -189,25 +200,10 @@ open_path (CwbAppWindow *self, const char *path)
 }
 
 static void
-open_chosen (GtkNativeDialog *dialog, int response, CwbAppWindow *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (file);
-      open_path (self, path);
-    }
-  g_object_unref (dialog);
-}
-
-static void
 open_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
-  CwbAppWindow *self = data;
-  GtkFileChooserNative *dialog = file_dialog (self, "Open a scene", GTK_FILE_CHOOSER_ACTION_OPEN,
-                                              "_Open", "Scenes (YAML)", scene_patterns);
-  g_signal_connect (dialog, "response", G_CALLBACK (open_chosen), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  choose_file (data, "Open a scene", GTK_FILE_CHOOSER_ACTION_OPEN, "_Open", "Scenes (YAML)",
+               scene_patterns, NULL, open_path);
 }
 
 static void
@@ -217,29 +213,19 @@ open_recent_activated (GSimpleAction *action, GVariant *parameter, gpointer data
 }
 
 static void
-export_chosen (GtkNativeDialog *dialog, int response, CwbAppWindow *self)
+export_to (CwbAppWindow *self, const char *path)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (file);
-      g_autoptr (GError) error = NULL;
-      if (!cwb_plot_panel_export_csv (self->plots, path, &error))
-        cwb_app_window_show_error (self, error->message);
-    }
-  g_object_unref (dialog);
+  g_autoptr (GError) error = NULL;
+  if (!cwb_plot_panel_export_csv (self->plots, path, &error))
+    cwb_app_window_show_error (self, error->message);
 }
 
 static void
 export_csv_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
-  CwbAppWindow *self = data;
   static const char *const csv[] = { "*.csv", NULL };
-  GtkFileChooserNative *dialog = file_dialog (self, "Export the plots",
-                                              GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "CSV", csv);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), "run.csv");
-  g_signal_connect (dialog, "response", G_CALLBACK (export_chosen), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+  choose_file (data, "Export the plots", GTK_FILE_CHOOSER_ACTION_SAVE, "_Export", "CSV", csv,
+               "run.csv", export_to);
 }
 
 /* Scenes and meshes dropped on the window: a scene opens, a mesh becomes a body. */
@@ -263,12 +249,7 @@ files_dropped (GtkDropTarget *target, const GValue *value, double x, double y,
       if (g_str_has_suffix (lower, ".obj") || g_str_has_suffix (lower, ".ply")
           || g_str_has_suffix (lower, ".stl"))
         {
-          CwbBodyDesc *body = cwb_scene_body_new ();
-          body->shape.kind = CWB_SHAPE_MESH;
-          body->shape.mesh_file = g_strdup (path);
-          body->shape.scale = 1;
-          cwb_v3_set (body->position, 0, 0, 1);
-          cwb_app_window_add_body (self, body);
+          add_mesh_body (self, path);
         }
     }
   return TRUE;

@@ -65,9 +65,8 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
   s->q = doubles_copy (world->q, world->nq);
   s->v = doubles_copy (world->v, world->nv);
 
-  /* The geometries as they stand at the state (a step leaves them where its last detection
-   * mapped them, which is not the final state). */
-  cwb_world_map_geometries (world, world->q, world->v);
+  /* The geometries are current: a step, a restore or a carried state maps them at the state
+   * it leaves. */
   s->n_bodies = world->bodies->len;
   s->bodies = g_new0 (CwbSnapshotBody, MAX (s->n_bodies, 1));
   for (size_t i = 0; i < s->n_bodies; i++)
@@ -161,6 +160,23 @@ cwb_snapshot_bytes (const CwbSnapshot *s)
 }
 
 gboolean
+cwb_snapshot_body_bounds (const CwbSnapshotBody *b, double lo[3], double hi[3])
+{
+  for (int k = 0; k < 3; k++)
+    {
+      lo[k] = INFINITY;
+      hi[k] = -INFINITY;
+    }
+  for (size_t p = 0; p < b->n_points; p++)
+    for (int k = 0; k < 3; k++)
+      {
+        lo[k] = MIN (lo[k], b->positions[3 * p + k]);
+        hi[k] = MAX (hi[k], b->positions[3 * p + k]);
+      }
+  return b->n_points > 0;
+}
+
+gboolean
 cwb_snapshot_bounds (const CwbSnapshot *s, gboolean moving_only, double lo[3], double hi[3])
 {
   gboolean any_moving = FALSE;
@@ -174,16 +190,16 @@ cwb_snapshot_bounds (const CwbSnapshot *s, gboolean moving_only, double lo[3], d
     }
   for (size_t i = 0; i < s->n_bodies; i++)
     {
-      const CwbSnapshotBody *b = &s->bodies[i];
-      if (moving_only && any_moving && b->fixed)
+      double body_lo[3], body_hi[3];
+      if ((moving_only && any_moving && s->bodies[i].fixed)
+          || !cwb_snapshot_body_bounds (&s->bodies[i], body_lo, body_hi))
         continue;
-      for (size_t p = 0; p < b->n_points; p++)
-        for (int k = 0; k < 3; k++)
-          {
-            lo[k] = MIN (lo[k], b->positions[3 * p + k]);
-            hi[k] = MAX (hi[k], b->positions[3 * p + k]);
-            found = TRUE;
-          }
+      for (int k = 0; k < 3; k++)
+        {
+          lo[k] = MIN (lo[k], body_lo[k]);
+          hi[k] = MAX (hi[k], body_hi[k]);
+        }
+      found = TRUE;
     }
   return found;
 }

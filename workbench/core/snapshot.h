@@ -62,6 +62,9 @@ guint64 cwb_snapshot_state_hash (const CwbSnapshot *snapshot);
 /* Bytes the snapshot owns beyond shared topology (for the history's memory bound). */
 size_t cwb_snapshot_bytes (const CwbSnapshot *snapshot);
 
+/* The axis-aligned box around one body's points; FALSE when it has none. */
+gboolean cwb_snapshot_body_bounds (const CwbSnapshotBody *body, double lo[3], double hi[3]);
+
 /* The axis-aligned box around every body's points (fixed bodies left out when there are
  * moving ones, so a large ground does not dwarf the scene); FALSE when there are no points. */
 gboolean cwb_snapshot_bounds (const CwbSnapshot *snapshot, gboolean moving_only, double lo[3],

@@ -246,17 +246,9 @@ add_bodies (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverlay
             segment (g, &geom->positions[3 * triangles[3 * t + e]],
                      &geom->positions[3 * triangles[3 * t + (e + 1) % 3]],
                      selected ? selected_color : wire_color);
-      if (o->aabbs && geom->n_points > 0)
+      double lo[3], hi[3];
+      if (o->aabbs && cwb_snapshot_body_bounds (geom, lo, hi))
         {
-          double lo[3], hi[3];
-          cwb_v3_copy (lo, geom->positions);
-          cwb_v3_copy (hi, geom->positions);
-          for (size_t p = 1; p < geom->n_points; p++)
-            for (int i = 0; i < 3; i++)
-              {
-                lo[i] = MIN (lo[i], geom->positions[3 * p + i]);
-                hi[i] = MAX (hi[i], geom->positions[3 * p + i]);
-              }
           box_edges (g, lo, hi, box_color);
           g->n_aabbs++;
         }
