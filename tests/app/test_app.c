@@ -126,6 +126,8 @@ test_every_scene_draws (void)
        * has no frame pointers), not reproduced by the slow unwinder: not traced yet (open in
        * issue 4). */
       g_auto (GStrv) env = g_environ_unsetenv (g_get_environ (), "G_SLICE");
+      /* The program picks GTK's widget renderer itself (widget_renderer.h). */
+      env = g_environ_unsetenv (env, "GSK_RENDERER");
       /* The program is checked for leaks even where this process is not (tests/app/meson.build). */
       env = g_environ_setenv (env, "ASAN_OPTIONS", "detect_leaks=1", TRUE);
       g_assert_true (g_spawn_sync (NULL, (char **) argv, env, G_SPAWN_DEFAULT, NULL, NULL, &out,
@@ -136,6 +138,11 @@ test_every_scene_draws (void)
         g_error ("%s: the program failed: %s %s", name, out, err);
       g_assert_nonnull (strstr (out, "self-test:"));
       g_assert_nonnull (strstr (out, " ok"));
+      /* On a software OpenGL the widgets are drawn by cairo, not through the rasterizer. */
+      if (strstr (out, "GL llvmpipe") != NULL || strstr (out, "GL softpipe") != NULL)
+        g_assert_nonnull (strstr (out, "widgets GskCairoRenderer"));
+      else
+        g_assert_null (strstr (out, "widgets GskCairoRenderer"));
       count++;
     }
   g_assert_cmpint (count, >=, 6);
@@ -410,6 +417,27 @@ test_viewport_overlays (void)
                                       g_variant_new_boolean (FALSE));
   wait_for_frame (viewport, sim);
   g_assert_cmpuint (cwb_app_viewport_overlay_geometry (viewport)->n_cones, ==, 0);
+
+  /* The force scale typed into the View section: the arrows (shaft s|f| and two head strokes
+   * of s|f| sqrt(0.2^2 + 0.08^2) each) grow by exactly the change of scale; the grid stays. */
+  const CwbOverlayGeometry *g_before = cwb_app_viewport_overlay_geometry (viewport);
+  double before = cwb_render_overlay_line_length (g_before);
+  GtkWidget *entry = cwb_property_editor_find (cwb_app_window_properties (window),
+                                               "view.force_scale");
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), "0.03");
+  g_signal_emit_by_name (entry, "activate");
+  wait_for_frame (viewport, sim);
+  g_assert_true (cwb_app_viewport_snapshot (viewport) == s);   /* the same state drawn */
+  double force_sum = 0;
+  for (guint k = 0; k < s->frames->len; k++)
+    force_sum += cwb_v3_norm (g_array_index (s->frames, CwbContactFrame, k).force);
+  double grown = cwb_render_overlay_line_length (cwb_app_viewport_overlay_geometry (viewport))
+                 - before;
+  /* Float vertices (about 1e-7 m of rounding per endpoint over a few hundred segments). */
+  g_assert_cmpfloat_with_epsilon (grown, (0.03 - 0.01) * force_sum
+                                           * (1 + 2 * sqrt (0.2 * 0.2 + 0.08 * 0.08)), 1e-4);
+  g_assert_cmpfloat (grown, >, 0.01);
   fixture_close (&f);
 }
 

@@ -52,6 +52,100 @@ test_overlay_counts (void)
   cwb_render_overlay_destroy (&geometry);
 }
 
+/* Overlay vertices are floats: coordinates of order 1 m carry about 1e-7 m of rounding per
+ * endpoint, so a sum over a few hundred segments is good to well under this. */
+#define LINE_LENGTH_TOLERANCE 1e-5
+
+/* The overlay scales against closed forms: an arrow for force f at scale s is a shaft of
+ * length s|f| and two head strokes of length s|f| sqrt(0.2^2 + 0.08^2); a cone for normal
+ * force f_n is s f_n tall with a rim of radius mu s f_n drawn as 24 chords of 2 r sin(pi/24);
+ * an inspection vector v at factor k is an arrow of length k|v|. */
+static void
+test_overlay_scales (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = sliding_box (registry);
+  g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
+  const double head = 1 + 2 * sqrt (0.2 * 0.2 + 0.08 * 0.08);
+  double force_sum = 0, rim_per_scale = 0;
+  for (guint f = 0; f < snapshot->frames->len; f++)
+    {
+      const CwbContactFrame *frame = &g_array_index (snapshot->frames, CwbContactFrame, f);
+      g_assert_cmpfloat (frame->force[0], >, 0);   /* no open contact: every cone scales */
+      force_sum += cwb_v3_norm (frame->force);
+      rim_per_scale += 48 * sin (G_PI / 24) * frame->mu * frame->force[0];
+    }
+  double vector_sum = 0;
+  for (guint k = 0; k < snapshot->inspection.vectors->len; k++)
+    vector_sum += cwb_v3_norm (
+      g_array_index (snapshot->inspection.vectors, CwbInspectVector, k).vector);
+  g_assert_cmpfloat (vector_sum, >, 0);
+
+  CwbOverlayGeometry g;
+  cwb_render_overlay_init (&g);
+  const double scales[] = { 0.004, 0.01, 0.05 };
+  for (size_t k = 0; k < G_N_ELEMENTS (scales); k++)
+    {
+      double s = scales[k];
+      CwbOverlayOptions arrows = { .contacts = TRUE, .force_scale = s, .vector_scale = 1 };
+      cwb_render_overlay_build (&g, snapshot, &arrows);
+      g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g),
+                                      s * force_sum * head, LINE_LENGTH_TOLERANCE);
+      CwbOverlayOptions cones = { .cones = TRUE, .force_scale = s, .vector_scale = 1 };
+      cwb_render_overlay_build (&g, snapshot, &cones);
+      g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g), s * rim_per_scale,
+                                      LINE_LENGTH_TOLERANCE);
+      CwbOverlayOptions depth = { .depth_vectors = TRUE, .force_scale = 0.01,
+                                  .vector_scale = 100 * s };
+      cwb_render_overlay_build (&g, snapshot, &depth);
+      g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g),
+                                      100 * s * vector_sum * head, LINE_LENGTH_TOLERANCE);
+    }
+  cwb_render_overlay_destroy (&g);
+}
+
+/* A body being dragged: its edges drawn at the pose the drag gives, here a quarter turn about
+ * z through its centre of mass and a shift of 0.1 m along x, where (x, y, z) about the
+ * pivot goes to (-y, x, z). */
+static void
+test_overlay_ghost (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = sliding_box (registry);
+  g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
+  size_t box = snapshot->n_bodies;
+  for (size_t b = 0; b < snapshot->n_bodies; b++)
+    if (!snapshot->bodies[b].fixed)
+      box = b;
+  g_assert_cmpuint (box, <, snapshot->n_bodies);
+  const CwbSnapshotBody *body = &snapshot->bodies[box];
+  CwbOverlayOptions options = { .ghost = TRUE, .ghost_body = box, .force_scale = 0.01,
+                                .vector_scale = 1, .ghost_rotation = { 0, 0, G_PI / 2 },
+                                .ghost_translation = { 0.1, 0, 0 } };
+  cwb_v3_copy (options.ghost_pivot, body->summary.centroid);
+  CwbOverlayGeometry g;
+  cwb_render_overlay_init (&g);
+  cwb_render_overlay_build (&g, snapshot, &options);
+  g_assert_cmpuint (g.n_ghost_edges, ==, 3 * body->n_triangles);
+  g_assert_cmpuint (g.lines->len, ==, 2 * g.n_ghost_edges);
+  const uint32_t *triangles = g_bytes_get_data (body->triangles, NULL);
+  for (size_t t = 0; t < body->n_triangles; t++)
+    for (int e = 0; e < 3; e++)
+      {
+        const double *p = &body->positions[3 * triangles[3 * t + e]];
+        const double *c = body->summary.centroid;
+        double expected[3] = { c[0] - (p[1] - c[1]) + 0.1, c[1] + (p[0] - c[0]), p[2] };
+        const CwbOverlayVertex *v = &g_array_index (g.lines, CwbOverlayVertex, 2 * (3 * t + e));
+        for (int i = 0; i < 3; i++)   /* float vertices: see LINE_LENGTH_TOLERANCE */
+          g_assert_cmpfloat_with_epsilon (v->position[i], expected[i], 1e-6);
+      }
+  /* No ghost asked for, or a body that does not exist: nothing drawn. */
+  options.ghost_body = snapshot->n_bodies;
+  cwb_render_overlay_build (&g, snapshot, &options);
+  g_assert_cmpuint (g.lines->len, ==, 0);
+  cwb_render_overlay_destroy (&g);
+}
+
 static CwbCamera
 framed_camera (const CwbSnapshot *snapshot)
 {
@@ -210,6 +304,8 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/render/overlays/counts", test_overlay_counts);
+  g_test_add_func ("/render/overlays/scales", test_overlay_scales);
+  g_test_add_func ("/render/overlays/ghost", test_overlay_ghost);
   g_test_add ("/render/offscreen/not-blank", Scene, NULL, scene_setup, test_frame_not_blank,
               scene_teardown);
   g_test_add ("/render/offscreen/overlay-region", Scene, NULL, scene_setup,

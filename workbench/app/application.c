@@ -5,6 +5,7 @@
 #include "cwb-app-resources.h"
 #include "plugins_window.h"
 #include "version.h"
+#include "widget_renderer.h"
 #include "window.h"
 
 struct _CwbAppApplication {
@@ -134,6 +135,8 @@ application_startup (GApplication *app)
                                               GTK_STYLE_PROVIDER_PRIORITY_APPLICATION);
   g_object_unref (css);
   gtk_window_set_default_icon_name (CWB_APP_ID);
+  /* Before any window exists: GTK picks its renderer once, at the first. */
+  g_free (cwb_app_choose_widget_renderer (gdk_display_get_default ()));
 }
 
 static void

@@ -26,6 +26,9 @@ typedef struct CwbAppOptions {
    * self_test_steps > 0, the camera turned every frame; after this many frames print the
    * median frame interval, drawing time and input latency, and quit (bench/gui_frames.sh). */
   int bench_frames;
+  /* With bench_frames: run the self_test_steps steps first and measure the frames after the
+   * run has stopped (drawing a settled scene with its contacts, nothing stepping). */
+  gboolean bench_paused;
 } CwbAppOptions;
 
 /* Takes the registry. */

@@ -23,7 +23,9 @@
 /* The renderer's clear colour in 8 bits (renderer.c clears to 0.93, 0.94, 0.96). */
 static const int background_rgb[3] = { 237, 240, 245 };
 
-typedef enum DragMode { DRAG_NONE, DRAG_ORBIT, DRAG_PAN, DRAG_GRAB, DRAG_MOVE } DragMode;
+typedef enum DragMode {
+  DRAG_NONE, DRAG_ORBIT, DRAG_PAN, DRAG_GRAB, DRAG_MOVE, DRAG_ROTATE
+} DragMode;
 
 struct _CwbAppViewport {
   GtkGLArea parent;
@@ -41,7 +43,9 @@ struct _CwbAppViewport {
   double drag_last_x, drag_last_y;
   CwbGrab grab;
   double drag_anchor[3];         /* where the drag started on the body */
-  double move_delta[3];
+  double drag_pivot[3];          /* rotating: the body's centre of mass */
+  double move_delta[3];          /* moving: the translation so far */
+  double move_rotation[3];       /* rotating: the rotation vector so far, about drag_pivot */
 
   guint64 frames;
   double last_frame_ms;
@@ -175,10 +179,16 @@ viewport_render (GtkGLArea *area, GdkGLContext *context)
   options.grab = self->drag == DRAG_GRAB && grab_point (self, options.grab_point);
   if (options.grab)
     cwb_v3_copy (options.grab_target, self->grab.target);
-  if (self->drag == DRAG_MOVE)
+  if (self->drag == DRAG_MOVE || self->drag == DRAG_ROTATE)
     {
-      /* Show where the body goes: its outline's anchor follows the cursor. */
-      options.grab = TRUE;
+      /* Show where the body goes: its edges at the new pose, and a line from where the drag
+       * started to the cursor. */
+      options.ghost = TRUE;
+      options.ghost_body = self->grab.body;
+      cwb_v3_copy (options.ghost_pivot, self->drag_pivot);
+      cwb_v3_copy (options.ghost_rotation, self->move_rotation);
+      cwb_v3_copy (options.ghost_translation, self->move_delta);
+      options.grab = self->drag == DRAG_MOVE;
       cwb_v3_copy (options.grab_point, self->drag_anchor);
       cwb_v3_add (options.grab_target, self->drag_anchor, self->move_delta);
     }
@@ -275,11 +285,17 @@ drag_begin (GtkGestureDrag *gesture, double x, double y, CwbAppViewport *self)
   self->drag = DRAG_ORBIT;
   if (button == GDK_BUTTON_MIDDLE || button == GDK_BUTTON_SECONDARY)
     self->drag = DRAG_PAN;
-  if (button != GDK_BUTTON_PRIMARY || self->snapshot == NULL)
+  if (self->snapshot == NULL)
     return;
-  gboolean grab = (state & GDK_CONTROL_MASK) != 0;
-  gboolean move = (state & (GDK_ALT_MASK | GDK_SHIFT_MASK)) != 0;
-  if (!grab && !move)
+  /* Primary: ctrl pulls with the spring, shift moves, alt turns; shift with the secondary
+   * button turns too, for desktops whose window manager takes alt+drag. */
+  gboolean shift = (state & GDK_SHIFT_MASK) != 0;
+  gboolean primary = button == GDK_BUTTON_PRIMARY;
+  gboolean grab = primary && (state & GDK_CONTROL_MASK) != 0;
+  gboolean move = primary && shift;
+  gboolean rotate = (primary && (state & GDK_ALT_MASK) != 0)
+                    || (button == GDK_BUTTON_SECONDARY && shift);
+  if (!grab && !move && !rotate)
     return;
   double origin[3], direction[3];
   ray_at (self, x, y, origin, direction);
@@ -294,12 +310,32 @@ drag_begin (GtkGestureDrag *gesture, double x, double y, CwbAppViewport *self)
     }
   else
     {
-      self->drag = DRAG_MOVE;
+      self->drag = move ? DRAG_MOVE : DRAG_ROTATE;
       self->grab.body = (uint32_t) hit.body;
       cwb_v3_copy (self->drag_anchor, hit.position);
+      cwb_v3_copy (self->drag_pivot, self->snapshot->bodies[hit.body].summary.centroid);
       cwb_v3_set (self->move_delta, 0, 0, 0);
+      cwb_v3_set (self->move_rotation, 0, 0, 0);
     }
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
+}
+
+/* Rotating turns the body about the view axis through its centre of mass by the angle the
+ * cursor sweeps around that centre, as seen on screen: the point under the cursor follows it. */
+static void
+drag_rotation (CwbAppViewport *self, double start_x, double start_y, double nx, double ny)
+{
+  double sx, sy, start[3], now[3], origin[3], forward[3], a[3], b[3], axb[3];
+  to_ndc (self, start_x, start_y, &sx, &sy);
+  cwb_render_camera_view_plane_point (&self->camera, aspect (self), sx, sy, self->drag_pivot,
+                                      start);
+  cwb_render_camera_view_plane_point (&self->camera, aspect (self), nx, ny, self->drag_pivot, now);
+  cwb_render_camera_ray (&self->camera, aspect (self), 0, 0, origin, forward);
+  cwb_v3_sub (a, start, self->drag_pivot);
+  cwb_v3_sub (b, now, self->drag_pivot);
+  cwb_v3_cross (axb, a, b);
+  double angle = atan2 (cwb_v3_dot (forward, axb), cwb_v3_dot (a, b));
+  cwb_v3_scale (self->move_rotation, forward, angle);
 }
 
 static void
@@ -334,6 +370,10 @@ drag_update (GtkGestureDrag *gesture, double dx, double dy, CwbAppViewport *self
                                           self->drag_anchor, point);
       cwb_v3_sub (self->move_delta, point, self->drag_anchor);
       break;
+    case DRAG_ROTATE:
+      to_ndc (self, x, y, &nx, &ny);
+      drag_rotation (self, sx, sy, nx, ny);
+      break;
     case DRAG_NONE:
       break;
     }
@@ -345,9 +385,11 @@ drag_end (GtkGestureDrag *gesture, double dx, double dy, CwbAppViewport *self)
 {
   if (self->drag == DRAG_GRAB && self->simulation != NULL)
     cwb_simulation_set_grab (self->simulation, NULL);
-  if (self->drag == DRAG_MOVE && cwb_v3_norm (self->move_delta) > 0)
+  if ((self->drag == DRAG_MOVE || self->drag == DRAG_ROTATE)
+      && (cwb_v3_norm (self->move_delta) > 0 || cwb_v3_norm (self->move_rotation) > 0))
     g_signal_emit (self, signals[SIGNAL_BODY_MOVED], 0, (gint64) self->grab.body,
-                   self->move_delta[0], self->move_delta[1], self->move_delta[2]);
+                   self->move_delta[0], self->move_delta[1], self->move_delta[2],
+                   self->move_rotation[0], self->move_rotation[1], self->move_rotation[2]);
   self->drag = DRAG_NONE;
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
 }
@@ -428,7 +470,8 @@ cwb_app_viewport_class_init (CwbAppViewportClass *klass)
                                          G_TYPE_INT64);
   signals[SIGNAL_BODY_MOVED] = g_signal_new ("body-moved", G_TYPE_FROM_CLASS (klass),
                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
-                                             G_TYPE_NONE, 4, G_TYPE_INT64, G_TYPE_DOUBLE,
+                                             G_TYPE_NONE, 7, G_TYPE_INT64, G_TYPE_DOUBLE,
+                                             G_TYPE_DOUBLE, G_TYPE_DOUBLE, G_TYPE_DOUBLE,
                                              G_TYPE_DOUBLE, G_TYPE_DOUBLE);
   signals[SIGNAL_FRAME_DRAWN] = g_signal_new ("frame-drawn", G_TYPE_FROM_CLASS (klass),
                                               G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,

@@ -20,7 +20,9 @@ G_DECLARE_FINAL_TYPE (CwbAppViewport, cwb_app_viewport, CWB_APP, VIEWPORT, GtkGL
 
 /* Signals:
  *   "picked" (gint64 body, gint64 contact): what a click hit, -1 for nothing;
- *   "body-moved" (gint64 body, double dx, double dy, double dz): a drag that moved a body;
+ *   "body-moved" (gint64 body, double dx, double dy, double dz, double rx, double ry,
+ *                 double rz): a drag that moved (shift) or turned (alt) a body: rotated by the
+ *                 rotation vector r about its centre of mass, then translated by d;
  *   "frame-drawn" (): after each frame, for tests and the status bar. */
 GtkWidget *cwb_app_viewport_new (void);
 

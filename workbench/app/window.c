@@ -5,6 +5,7 @@
 #include <cwb/vecmath.h>
 
 #include "plugins_window.h"
+#include "widget_renderer.h"
 #include "window_private.h"
 
 /* Unsaved changes are written to the autosave file this often. */
@@ -481,8 +482,8 @@ duplicate_body_activated (GSimpleAction *action, GVariant *parameter, gpointer d
 }
 
 static void
-body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double dz,
-            CwbAppWindow *self)
+body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double dz, double rx,
+            double ry, double rz, CwbAppWindow *self)
 {
   CwbSnapshot *snapshot = cwb_app_viewport_snapshot (viewport);
   if (snapshot == NULL || body < 0 || (size_t) body >= snapshot->n_bodies)
@@ -491,12 +492,13 @@ body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double 
   const CwbBodyDesc *desc = cwb_scene_find_body (cwb_document_scene (self->document), name);
   if (desc == NULL)
     return;
-  /* The body goes where it was seen plus the drag: its current centre of mass moved, with
-   * its current orientation, which become its new description. */
-  double position[3], orientation[4];
-  const double drag[3] = { dx, dy, dz };
+  /* The body goes where it was seen plus the drag: its current centre of mass moved, its
+   * current orientation turned (about that centre), which become its new description. */
+  double position[3], orientation[4], turn[4];
+  const double drag[3] = { dx, dy, dz }, rotation[3] = { rx, ry, rz };
   cwb_v3_add (position, snapshot->bodies[body].summary.centroid, drag);
-  memcpy (orientation, snapshot->bodies[body].summary.orientation, sizeof orientation);
+  cwb_quat_from_rotvec (turn, rotation);
+  cwb_quat_mul (orientation, turn, snapshot->bodies[body].summary.orientation);
   g_autoptr (GError) error = NULL;
   const char *except[] = { name, NULL };
   if (!cwb_document_set_body_pose (self->document, name, position, orientation, &error)
@@ -532,7 +534,9 @@ close_idle (gpointer data)
 static void
 close_after_frame (CwbAppWindow *self)
 {
-  g_idle_add_full (G_PRIORITY_DEFAULT_IDLE, close_idle, g_object_ref (self), g_object_unref);
+  /* At default priority, ahead of the next frame: a redraw every frame (bench or probe mode)
+   * would otherwise starve an idle-priority callback. */
+  g_idle_add_full (G_PRIORITY_DEFAULT, close_idle, g_object_ref (self), g_object_unref);
 }
 
 static int
@@ -585,6 +589,7 @@ bench_frame (CwbAppWindow *self, CwbAppViewport *viewport)
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (viewport));
   printf ("bench-gl: %s\n", cwb_app_viewport_gl_renderer (viewport) != NULL
                                ? cwb_app_viewport_gl_renderer (viewport) : "unknown");
+  printf ("bench-widgets: %s\n", cwb_app_widget_renderer_name (GTK_WIDGET (self)));
   printf ("bench: frames=%u width=%d height=%d bodies=%zu contacts=%u steps_per_s=%.1f "
           "interval_ms=%.2f interval_p95_ms=%.2f render_ms=%.2f render_p95_ms=%.2f "
           "latency_ms=%.2f latency_p95_ms=%.2f\n",
@@ -594,6 +599,9 @@ bench_frame (CwbAppWindow *self, CwbAppViewport *viewport)
           interval, interval95, render, render95, latency, latency95);
   fflush (stdout);
   self->bench_frames = 0;
+  /* Bench mode redraws every frame; left on, the frame clock would keep the main loop busy
+   * and the close below would never get its turn. */
+  cwb_app_viewport_set_bench (viewport, FALSE);
   cwb_simulation_pause (self->simulation);
   close_after_frame (self);
 }
@@ -603,7 +611,13 @@ bench_frame (CwbAppWindow *self, CwbAppViewport *viewport)
 static gboolean
 window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
-  cwb_app_window_refresh_run (CWB_APP_WINDOW (widget));
+  CwbAppWindow *self = CWB_APP_WINDOW (widget);
+  cwb_app_window_refresh_run (self);
+  if (self->bench_waiting && !cwb_simulation_is_playing (self->simulation))
+    {
+      self->bench_waiting = FALSE;
+      cwb_app_viewport_set_bench (self->viewport, TRUE);
+    }
   return G_SOURCE_CONTINUE;
 }
 
@@ -625,11 +639,15 @@ frame_drawn (CwbAppViewport *viewport, CwbAppWindow *self)
   g_autoptr (CwbSnapshot) snapshot = cwb_simulation_latest (self->simulation);
   gboolean blank = self->self_test_best * 100 < (gint64) width * height;
   printf ("self-test: %s: %d x %d viewport, %" G_GINT64_FORMAT " pixels drawn, %" G_GUINT64_FORMAT
-          " steps, t = %g s, %u contacts, %s%s\n",
+          " steps, t = %g s, %u contacts, GL %s, widgets %s, %s%s\n",
           cwb_document_path (self->document) != NULL ? cwb_document_path (self->document)
                                                      : "untitled",
           width, height, self->self_test_best, snapshot->steps, snapshot->time,
-          snapshot->frames->len, blank ? "BLANK" : "ok", error != NULL ? error : "");
+          snapshot->frames->len,
+          cwb_app_viewport_gl_renderer (viewport) != NULL ? cwb_app_viewport_gl_renderer (viewport)
+                                                          : "unknown",
+          cwb_app_widget_renderer_name (GTK_WIDGET (self)), blank ? "BLANK" : "ok",
+          error != NULL ? error : "");
   fflush (stdout);
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
   if (blank || error != NULL)
@@ -897,7 +915,8 @@ cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets, GErro
     {
       self->bench_frames = options->bench_frames;
       cwb_render_overlay_options_all (cwb_app_viewport_overlays (self->viewport));
-      cwb_app_viewport_set_bench (self->viewport, TRUE);
+      self->bench_waiting = options->bench_paused && options->self_test_steps > 0;
+      cwb_app_viewport_set_bench (self->viewport, !self->bench_waiting);
       if (options->self_test_steps > 0)
         {
           cwb_simulation_set_realtime (self->simulation, FALSE, 1);
@@ -937,6 +956,12 @@ CwbAppViewport *
 cwb_app_window_viewport (CwbAppWindow *self)
 {
   return self->viewport;
+}
+
+CwbPropertyEditor *
+cwb_app_window_properties (CwbAppWindow *self)
+{
+  return self->properties;
 }
 
 const char *

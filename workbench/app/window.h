@@ -18,6 +18,7 @@
 
 #include "application.h"
 #include "document.h"
+#include "property_editor.h"
 #include "simulation.h"
 #include "viewport.h"
 
@@ -34,6 +35,7 @@ CwbAppWindow *cwb_app_window_new (CwbAppApplication *app, const char *path, char
 CwbDocument *cwb_app_window_document (CwbAppWindow *window);
 CwbSimulation *cwb_app_window_simulation (CwbAppWindow *window);
 CwbAppViewport *cwb_app_window_viewport (CwbAppWindow *window);
+CwbPropertyEditor *cwb_app_window_properties (CwbAppWindow *window);
 /* Applies a property edit in --set form, as the property editor does: FALSE with the reason
  * when the document or the world refuses it (nothing changed then). */
 gboolean cwb_app_window_apply (CwbAppWindow *window, const char *key, const char *value,

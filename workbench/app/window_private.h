@@ -37,6 +37,7 @@ struct _CwbAppWindow {
 
   int self_test_frames;             /* frames left to draw in --self-test, 0: not testing */
   int bench_frames;                 /* --bench-frames, 0: not benchmarking */
+  gboolean bench_waiting;           /* --bench-paused: measuring starts when the run stops */
   gint64 bench_start_us;
   guint64 bench_start_steps;
   gint64 self_test_best;            /* most pixels drawn in one probed frame */

@@ -34,6 +34,7 @@ typedef struct CliOptions {
   gboolean version;
   int self_test;
   int bench_frames;
+  gboolean bench_paused;
   char **rest;
 } CliOptions;
 
@@ -116,6 +117,7 @@ run (CliOptions *o)
         .sets = o->sets,
         .self_test_frames = o->self_test,
         .bench_frames = o->bench_frames,
+        .bench_paused = o->bench_paused,
         .self_test_steps = o->steps != STEPS_NOT_GIVEN ? (int) MIN (o->steps, G_MAXINT) : 0,
       };
       return cwb_app_run (g_steal_pointer (&registry), &app);
@@ -191,6 +193,8 @@ main (int argc, char **argv)
     /* The GUI benchmark (bench/gui_frames.sh): frame time and input latency. */
     { "bench-frames", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_INT, &o.bench_frames,
       "Measure FRAMES frames of the window with every overlay on, print, quit", "FRAMES" },
+    { "bench-paused", 0, G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_NONE, &o.bench_paused,
+      "With --bench-frames: run the --steps first, then measure with nothing stepping", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.rest, NULL, "[SCENE.yaml]" },
     { NULL, 0, 0, 0, NULL, NULL, NULL },
   };

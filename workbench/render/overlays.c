@@ -255,6 +255,37 @@ add_bodies (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverlay
     }
 }
 
+/* The dragged body's edges at the pose the drag gives it: p -> pivot + R (p - pivot) + t. */
+static void
+add_ghost (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverlayOptions *o)
+{
+  static const float color[4] = { 0.95f, 0.2f, 0.6f, 1 };
+  if (o->ghost_body >= snapshot->n_bodies)
+    return;
+  const CwbSnapshotBody *body = &snapshot->bodies[o->ghost_body];
+  if (body->triangles == NULL)
+    return;
+  const uint32_t *triangles = g_bytes_get_data (body->triangles, NULL);
+  double q[4];
+  cwb_quat_from_rotvec (q, o->ghost_rotation);
+  g_autofree double *moved = g_new (double, 3 * body->n_points);
+  for (size_t p = 0; p < body->n_points; p++)
+    {
+      double arm[3];
+      cwb_v3_sub (arm, &body->positions[3 * p], o->ghost_pivot);
+      cwb_quat_rotate (&moved[3 * p], q, arm);
+      cwb_v3_add (&moved[3 * p], &moved[3 * p], o->ghost_pivot);
+      cwb_v3_add (&moved[3 * p], &moved[3 * p], o->ghost_translation);
+    }
+  for (size_t t = 0; t < body->n_triangles; t++)
+    for (int e = 0; e < 3; e++)
+      {
+        segment (g, &moved[3 * triangles[3 * t + e]], &moved[3 * triangles[3 * t + (e + 1) % 3]],
+                 color);
+        g->n_ghost_edges++;
+      }
+}
+
 /* A 10 m grid of 0.5 m squares at z = 0, under the ground's top face. */
 static void
 add_grid (CwbOverlayGeometry *g)
@@ -287,6 +318,20 @@ add_grab (CwbOverlayGeometry *g, const CwbOverlayOptions *o)
     }
 }
 
+double
+cwb_render_overlay_line_length (const CwbOverlayGeometry *g)
+{
+  double sum = 0;
+  for (guint k = 0; k + 1 < g->lines->len; k += 2)
+    {
+      const CwbOverlayVertex *a = &g_array_index (g->lines, CwbOverlayVertex, k);
+      double d[3] = { a[1].position[0] - a->position[0], a[1].position[1] - a->position[1],
+                      a[1].position[2] - a->position[2] };
+      sum += cwb_v3_norm (d);
+    }
+  return sum;
+}
+
 void
 cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snapshot,
                           const CwbOverlayOptions *options)
@@ -295,6 +340,7 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   g_array_set_size (geometry->triangles, 0);
   geometry->n_force_arrows = geometry->n_cones = geometry->n_vectors = 0;
   geometry->n_spans = geometry->n_cells = geometry->n_voxels = geometry->n_aabbs = 0;
+  geometry->n_ghost_edges = 0;
   if (options->grid)
     add_grid (geometry);
   add_contacts (geometry, snapshot->frames, options);
@@ -302,4 +348,6 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   add_bodies (geometry, snapshot, options);
   if (options->grab)
     add_grab (geometry, options);
+  if (options->ghost)
+    add_ghost (geometry, snapshot, options);
 }

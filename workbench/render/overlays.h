@@ -27,6 +27,11 @@ typedef struct CwbOverlayOptions {
   size_t selected_body, picked_contact;
   gboolean grab;
   double grab_point[3], grab_target[3];
+  /* A body being dragged to a new pose: its edges drawn where the drag puts it, turned by the
+   * rotation vector ghost_rotation about ghost_pivot, then moved by ghost_translation. */
+  gboolean ghost;
+  size_t ghost_body;
+  double ghost_pivot[3], ghost_rotation[3], ghost_translation[3];
 } CwbOverlayOptions;
 
 /* Grid, contacts and cones on; the rest off; 1 cm per newton. */
@@ -43,7 +48,7 @@ typedef struct CwbOverlayGeometry {
   GArray *lines;       /* CwbOverlayVertex, two per segment */
   GArray *triangles;   /* CwbOverlayVertex, three per triangle, translucent */
   /* What was drawn, for tests and the status bar. */
-  size_t n_force_arrows, n_cones, n_vectors, n_spans, n_cells, n_voxels, n_aabbs;
+  size_t n_force_arrows, n_cones, n_vectors, n_spans, n_cells, n_voxels, n_aabbs, n_ghost_edges;
 } CwbOverlayGeometry;
 
 void cwb_render_overlay_init (CwbOverlayGeometry *geometry);
@@ -51,6 +56,9 @@ void cwb_render_overlay_destroy (CwbOverlayGeometry *geometry);
 /* Rebuilds the geometry from a snapshot's contact frames, inspection and geometries. */
 void cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snapshot,
                                const CwbOverlayOptions *options);
+
+/* The summed length of the line segments (m): what the overlay scales act on, for tests. */
+double cwb_render_overlay_line_length (const CwbOverlayGeometry *geometry);
 
 /* Colour of a contact state (RGBA): stick green, slip red, open grey. */
 void cwb_render_state_color (CwbContactState state, float rgba[4]);
