@@ -320,24 +320,6 @@ drag_begin (GtkGestureDrag *gesture, double x, double y, CwbAppViewport *self)
   gtk_gl_area_queue_render (GTK_GL_AREA (self));
 }
 
-/* Rotating turns the body about the view axis through its centre of mass by the angle the
- * cursor sweeps around that centre, as seen on screen: the point under the cursor follows it. */
-static void
-drag_rotation (CwbAppViewport *self, double start_x, double start_y, double nx, double ny)
-{
-  double sx, sy, start[3], now[3], origin[3], forward[3], a[3], b[3], axb[3];
-  to_ndc (self, start_x, start_y, &sx, &sy);
-  cwb_render_camera_view_plane_point (&self->camera, aspect (self), sx, sy, self->drag_pivot,
-                                      start);
-  cwb_render_camera_view_plane_point (&self->camera, aspect (self), nx, ny, self->drag_pivot, now);
-  cwb_render_camera_ray (&self->camera, aspect (self), 0, 0, origin, forward);
-  cwb_v3_sub (a, start, self->drag_pivot);
-  cwb_v3_sub (b, now, self->drag_pivot);
-  cwb_v3_cross (axb, a, b);
-  double angle = atan2 (cwb_v3_dot (forward, axb), cwb_v3_dot (a, b));
-  cwb_v3_scale (self->move_rotation, forward, angle);
-}
-
 static void
 drag_update (GtkGestureDrag *gesture, double dx, double dy, CwbAppViewport *self)
 {
@@ -371,8 +353,14 @@ drag_update (GtkGestureDrag *gesture, double dx, double dy, CwbAppViewport *self
       cwb_v3_sub (self->move_delta, point, self->drag_anchor);
       break;
     case DRAG_ROTATE:
-      to_ndc (self, x, y, &nx, &ny);
-      drag_rotation (self, sx, sy, nx, ny);
+      {
+        /* About the view axis through the centre of mass (camera.h). */
+        double nsx, nsy;
+        to_ndc (self, sx, sy, &nsx, &nsy);
+        to_ndc (self, x, y, &nx, &ny);
+        cwb_render_camera_turn (&self->camera, aspect (self), self->drag_pivot, nsx, nsy, nx, ny,
+                                self->move_rotation);
+      }
       break;
     case DRAG_NONE:
       break;

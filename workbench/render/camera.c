@@ -153,3 +153,19 @@ cwb_render_camera_view_plane_point (const CwbCamera *camera, double aspect, doub
   cwb_v3_copy (point, origin);
   cwb_v3_axpy (point, t, direction);
 }
+
+void
+cwb_render_camera_turn (const CwbCamera *camera, double aspect, const double pivot[3],
+                        double x0, double y0, double x1, double y1, double rotation[3])
+{
+  double start[3], now[3], eye[3], f[3], s[3], u[3], a[3], b[3], axb[3];
+  cwb_render_camera_view_plane_point (camera, aspect, x0, y0, pivot, start);
+  cwb_render_camera_view_plane_point (camera, aspect, x1, y1, pivot, now);
+  basis (camera, eye, f, s, u);
+  cwb_v3_sub (a, start, pivot);
+  cwb_v3_sub (b, now, pivot);
+  cwb_v3_cross (axb, a, b);
+  /* a and b both lie in the plane facing the camera, so a x b is along f: the signed angle
+   * from a to b about f. */
+  cwb_v3_scale (rotation, f, atan2 (cwb_v3_dot (f, axb), cwb_v3_dot (a, b)));
+}

@@ -34,5 +34,10 @@ void cwb_render_camera_zoom (CwbCamera *camera, double factor);
  * grabbed point in the view plane). */
 void cwb_render_camera_view_plane_point (const CwbCamera *camera, double aspect, double x,
                                          double y, const double through[3], double point[3]);
+/* Turning a body with the mouse: the rotation vector about the view axis through `pivot`
+ * that takes the cursor's direction from the pivot at (x0, y0) to that at (x1, y1) (the
+ * angle the cursor swept around the pivot on screen; the point under the cursor follows). */
+void cwb_render_camera_turn (const CwbCamera *camera, double aspect, const double pivot[3],
+                             double x0, double y0, double x1, double y1, double rotation[3]);
 
 G_END_DECLS
