@@ -770,6 +770,22 @@ penalty_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   return TRUE;
 }
 
+/* The model's memory between steps is the static-friction state of each lasting contact
+ * (eq. 14-19): lambda, the secant iterate and the warm-start force. */
+static GBytes *
+penalty_save_state (void *data)
+{
+  Penalty *self = data;
+  return friction_memory_save (self->memory);
+}
+
+static gboolean
+penalty_restore_state (void *data, GBytes *state, GError **error)
+{
+  Penalty *self = data;
+  return friction_memory_restore (self->memory, state, error);
+}
+
 static const CwbContactModelVTable penalty_vtable = {
   .struct_size = sizeof (CwbContactModelVTable),
   .create = penalty_create,
@@ -778,6 +794,8 @@ static const CwbContactModelVTable penalty_vtable = {
   .detect = penalty_detect,
   .model = penalty_model,
   .params_changed = penalty_params_changed,
+  .save_state = penalty_save_state,
+  .restore_state = penalty_restore_state,
 };
 
 static const CwbPluginDesc penalty_desc = {

@@ -92,6 +92,52 @@ friction_memory_clear (FrictionMemory *memory)
   g_array_set_size (memory->states, 0);
 }
 
+typedef struct SavedHeader {
+  guint32 magic;        /* SAVED_MAGIC */
+  guint32 state_size;   /* sizeof (FrictionState) of the build that wrote it */
+  guint64 step;
+} SavedHeader;
+
+#define SAVED_MAGIC 0x50465231u   /* "PFR1" */
+
+GBytes *
+friction_memory_save (const FrictionMemory *memory)
+{
+  SavedHeader header = { .magic = SAVED_MAGIC, .state_size = sizeof (FrictionState),
+                         .step = memory->step };
+  size_t states = memory->states->len * sizeof (FrictionState);
+  guint8 *data = g_malloc (sizeof header + states);
+  memcpy (data, &header, sizeof header);
+  if (states > 0)
+    memcpy (data + sizeof header, memory->states->data, states);
+  return g_bytes_new_take (data, sizeof header + states);
+}
+
+gboolean
+friction_memory_restore (FrictionMemory *memory, GBytes *bytes, GError **error)
+{
+  size_t size = 0;
+  const guint8 *data = g_bytes_get_data (bytes, &size);
+  SavedHeader header;
+  if (size >= sizeof header)
+    memcpy (&header, data, sizeof header);
+  if (size < sizeof header || header.magic != SAVED_MAGIC
+      || header.state_size != sizeof (FrictionState)
+      || (size - sizeof header) % sizeof (FrictionState) != 0)
+    {
+      g_set_error (error, g_quark_from_static_string ("penalty"), 0,
+                   "friction memory: %zu bytes are not a state this build of the penalty "
+                   "model saved", size);
+      return FALSE;
+    }
+  guint n = (guint) ((size - sizeof header) / sizeof (FrictionState));
+  g_array_set_size (memory->states, n);
+  if (n > 0)
+    memcpy (memory->states->data, data + sizeof header, n * sizeof (FrictionState));
+  memory->step = header.step;
+  return TRUE;
+}
+
 double
 friction_gamma (double u_tilde, double u_star)
 {

@@ -44,6 +44,11 @@ FrictionState *friction_memory_lookup (FrictionMemory *memory, guint64 point_key
 void friction_memory_end_step (FrictionMemory *memory);
 size_t friction_memory_size (const FrictionMemory *memory);
 void friction_memory_clear (FrictionMemory *memory);
+/* The memory as bytes for the host's history (the model's save_state), and back. The blob
+ * is only read back in the process that wrote it (the host's rule), so the states are kept
+ * as they lie in memory; a header with the layout's size catches a blob of another build. */
+GBytes *friction_memory_save (const FrictionMemory *memory);
+gboolean friction_memory_restore (FrictionMemory *memory, GBytes *bytes, GError **error);
 
 /* eq. 11-13: given u~ > 0 and u* = u~ - w f_max / dt, the fraction gamma of f_max that
  * brings the relative velocity to zero; 1 (dynamic friction) when u* > 0. */

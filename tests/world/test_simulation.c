@@ -222,6 +222,52 @@ test_resume_from_history (void)
   g_assert_cmpint (cwb_simulation_history_position (sim), ==, -1);
 }
 
+/* The box on the incline (scenes/penalty-incline.yaml) with the penalty model, whose static
+ * friction keeps a per-contact lambda, secant iterate and warm-start force from step to step
+ * (Lazarevych eq. 14-19). Resuming from the history gives that memory back to the re-created
+ * model, so the resumed run is the first one bit for bit; the same restore without the
+ * memory goes another way, which shows the memory matters here and that the test can fail. */
+static void
+test_resume_keeps_contact_memory (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  CwbWorld *world = fixture_world_from_file (registry, "scenes/penalty-incline.yaml", NULL);
+  g_autoptr (CwbSimulation) sim = cwb_simulation_new (world, NULL);
+  run_to (sim, 140);
+  g_autoptr (CwbSnapshot) at_60 = cwb_simulation_history_get (sim, 60);
+  g_autoptr (CwbSnapshot) original_140 = cwb_simulation_history_get (sim, 140);
+  g_assert_cmpuint (at_60->steps, ==, 60);
+  g_assert_cmpuint (at_60->frames->len, >, 0);
+  g_assert_nonnull (at_60->contact_state);
+  /* A 16-byte header, then one record per lasting contact. */
+  g_assert_cmpuint (g_bytes_get_size (at_60->contact_state), >, 16);
+
+  cwb_simulation_seek (sim, 60);
+  run_to (sim, 140);
+  g_autoptr (CwbSnapshot) resumed_140 = cwb_simulation_latest (sim);
+  g_assert_cmpuint (resumed_140->steps, ==, 140);
+  g_assert_cmpuint (cwb_snapshot_state_hash (resumed_140), ==,
+                    cwb_snapshot_state_hash (original_140));
+
+  /* Control: the bodies alone put back, the model starting afresh. */
+  g_autoptr (CwbWorld) fresh = fixture_world_from_file (registry, "scenes/penalty-incline.yaml",
+                                                        NULL);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_world_restore_state (fresh, at_60->q, at_60->nq, at_60->v, at_60->nv,
+                                          at_60->time, at_60->steps, NULL, &error));
+  g_assert_no_error (error);
+  fixture_step (fresh, 80);
+  g_assert_cmpuint (cwb_world_state_hash (fresh), !=, cwb_snapshot_state_hash (original_140));
+  /* And with the memory, the same world gets back onto the first run. */
+  g_autoptr (CwbWorld) again = fixture_world_from_file (registry, "scenes/penalty-incline.yaml",
+                                                        NULL);
+  g_assert_true (cwb_world_restore_state (again, at_60->q, at_60->nq, at_60->v, at_60->nv,
+                                          at_60->time, at_60->steps, at_60->contact_state,
+                                          &error));
+  fixture_step (again, 80);
+  g_assert_cmpuint (cwb_world_state_hash (again), ==, cwb_snapshot_state_hash (original_140));
+}
+
 static void
 test_replace_world (void)
 {
@@ -284,6 +330,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simulation/worker/matches-world", test_worker_matches_world);
   g_test_add_func ("/simulation/swap/between-steps", test_swap_between_steps);
   g_test_add_func ("/simulation/history/resume", test_resume_from_history);
+  g_test_add_func ("/simulation/history/resume-contact-memory", test_resume_keeps_contact_memory);
   g_test_add_func ("/simulation/replace-world", test_replace_world);
   g_test_add_func ("/simulation/grab", test_grab_through_simulation);
   return g_test_run ();

@@ -81,7 +81,7 @@ test_restore_replays (void)
   g_assert_cmpuint (hash_n, !=, hash_k);
 
   g_autoptr (GError) error = NULL;
-  g_assert_true (cwb_world_restore_state (world, q_k, nq, v_k, nv, time_k, steps_k, &error));
+  g_assert_true (cwb_world_restore_state (world, q_k, nq, v_k, nv, time_k, steps_k, NULL, &error));
   g_assert_no_error (error);
   g_assert_cmpuint (cwb_world_state_hash (world), ==, hash_k);
   g_assert_cmpfloat (cwb_world_time (world), ==, time_k);
@@ -125,10 +125,10 @@ test_restore_wrong_sizes (void)
   g_autofree double *q = g_new0 (double, nq + 7);
   g_autofree double *v = g_new0 (double, nv + 6);
   g_autoptr (GError) error = NULL;
-  g_assert_false (cwb_world_restore_state (world, q, nq + 7, v, nv, 0, 0, &error));
+  g_assert_false (cwb_world_restore_state (world, q, nq + 7, v, nv, 0, 0, NULL, &error));
   g_assert_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_EDIT);
   g_clear_error (&error);
-  g_assert_false (cwb_world_restore_state (world, q, nq, v, nv - 6, 0, 0, &error));
+  g_assert_false (cwb_world_restore_state (world, q, nq, v, nv - 6, 0, 0, NULL, &error));
   g_assert_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_EDIT);
 
   g_assert_cmpuint (cwb_world_state_hash (world), ==, hash);

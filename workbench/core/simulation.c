@@ -78,8 +78,14 @@ apply_seek (CwbSimulation *sim, GError **error)
   g_mutex_unlock (&sim->lock);
   if (from == NULL)
     return TRUE;
+  /* The contact model's memory only where it is the same model of the same world (the
+   * history may hold states from before a swap or a rebuild). */
+  const char *model = cwb_world_contact_model_name (sim->world);
+  gboolean same_model = from->world_serial == cwb_world_serial (sim->world) && model != NULL
+                        && g_strcmp0 (from->contact_model, model) == 0;
   gboolean ok = cwb_world_restore_state (sim->world, from->q, from->nq, from->v, from->nv,
-                                         from->time, from->steps, error);
+                                         from->time, from->steps,
+                                         same_model ? from->contact_state : NULL, error);
   cwb_snapshot_unref (from);
   return ok;
 }

@@ -59,6 +59,7 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
   s->stats = world->stats;
   s->residuals = array_copy (world->residual_history, sizeof (double));
   s->contact_model = g_strdup (cwb_world_contact_model_name (world));
+  s->contact_state = cwb_world_save_contact_state (world);
   s->solver = g_strdup (cwb_world_solver_name (world));
   s->nq = world->nq;
   s->nv = world->nv;
@@ -132,6 +133,7 @@ cwb_snapshot_unref (CwbSnapshot *snapshot)
   g_free (snapshot->bodies);
   g_array_unref (snapshot->residuals);
   g_free (snapshot->contact_model);
+  g_clear_pointer (&snapshot->contact_state, g_bytes_unref);
   g_free (snapshot->solver);
   g_free (snapshot->q);
   g_free (snapshot->v);
@@ -154,6 +156,7 @@ cwb_snapshot_bytes (const CwbSnapshot *s)
   for (size_t i = 0; i < s->n_bodies; i++)
     bytes += 6 * s->bodies[i].n_points * sizeof (double) + 64;
   bytes += array_bytes (s->residuals) + array_bytes (s->frames);
+  bytes += s->contact_state != NULL ? g_bytes_get_size (s->contact_state) : 0;
   bytes += array_bytes (s->inspection.spans) + array_bytes (s->inspection.voxels)
            + array_bytes (s->inspection.cells) + array_bytes (s->inspection.vectors);
   return bytes;

@@ -38,6 +38,7 @@ typedef struct CwbSnapshot {
   CwbStepStats stats;           /* of the step that produced it (zeros before the first) */
   GArray *residuals;            /* double: residual after each solver iteration */
   char *contact_model;          /* NULL when the world has none */
+  GBytes *contact_state;        /* the model's memory for resuming (NULL: it keeps none) */
   char *solver;
   size_t n_bodies;
   CwbSnapshotBody *bodies;

@@ -99,13 +99,21 @@ guint64 cwb_state_hash (const double *q, size_t nq, const double *v, size_t nv);
 /* A number unique to each world built in this process, so snapshots can tell worlds apart. */
 guint64 cwb_world_serial (const CwbWorld *world);
 
+/* The contact model's memory between steps (CwbContactModelVTable.save_state), for the
+ * history; NULL when there is no model or it keeps none. */
+GBytes *cwb_world_save_contact_state (CwbWorld *world);
+
 /* Puts back a state captured earlier from this world (a snapshot's q, v, time and step
  * count; the sizes must match, CWB_WORLD_ERROR_EDIT otherwise, and then nothing changes).
  * Body states become bit-identical to the captured ones. The contact model is re-created
  * with its current parameters, so nothing of the contacts of the state being left survives
- * (as after a swap): the contact set stays empty until the next step. A grab stays set. */
+ * (as after a swap): the contact set stays empty until the next step. `contact_state`
+ * (may be NULL) is the memory cwb_world_save_contact_state gave at the captured moment, for
+ * the same contact model of this world: given back to the new model, the run goes on as it
+ * did from there. A grab stays set. */
 gboolean cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, const double *v,
-                                  size_t nv, double time, guint64 steps, GError **error);
+                                  size_t nv, double time, guint64 steps, GBytes *contact_state,
+                                  GError **error);
 
 /* Copies into `world` the state of each body of `from` that has a body of the same name, the
  * same body model and the same DOF counts here, except the bodies named in `except`

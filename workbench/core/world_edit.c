@@ -20,7 +20,8 @@ state_replaced (CwbWorld *world)
 
 gboolean
 cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, const double *v,
-                         size_t nv, double time, guint64 steps, GError **error)
+                         size_t nv, double time, guint64 steps, GBytes *contact_state,
+                         GError **error)
 {
   if (nq != world->nq || nv != world->nv)
     {
@@ -33,12 +34,38 @@ cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, const doub
    * leaves the world as it was. */
   if (!cwb_world_renew_contact_model (world, error))
     return FALSE;
+  if (contact_state != NULL)
+    {
+      const CwbContactModelVTable *vt = world->contact.desc->vtable;
+      g_autoptr (GError) refused = NULL;
+      if (CWB_STRUCT_HAS (vt, CwbContactModelVTable, restore_state) && vt->restore_state != NULL
+          && !vt->restore_state (world->contact.self, contact_state, &refused))
+        {
+          /* The bodies are still put back: the run goes on, only without the old memory, as
+           * after a swap. */
+          g_message ("contact model %s: its saved memory was refused (%s); going on without",
+                     world->contact.desc->name, refused->message);
+          if (!cwb_world_renew_contact_model (world, error))
+            return FALSE;
+        }
+    }
   memcpy (world->q, q, nq * sizeof (double));
   memcpy (world->v, v, nv * sizeof (double));
   world->time = time;
   world->steps = steps;
   state_replaced (world);
   return TRUE;
+}
+
+GBytes *
+cwb_world_save_contact_state (CwbWorld *world)
+{
+  if (world->contact.desc == NULL)
+    return NULL;
+  const CwbContactModelVTable *vt = world->contact.desc->vtable;
+  if (!CWB_STRUCT_HAS (vt, CwbContactModelVTable, save_state) || vt->save_state == NULL)
+    return NULL;
+  return vt->save_state (world->contact.self);
 }
 
 void

@@ -70,6 +70,17 @@ typedef struct CwbContactModelVTable {
    * per-contact state from step to step (time-coherent static friction). */
   void (*feedback) (void *self, const CwbContactSet *solved);
   void (*params_changed) (void *self, const CwbParamSet *params);
+
+  /* ABI 1.2, optional (check struct_size, then NULL): the memory a model keeps from step to
+   * step (time-coherent friction, warm starts), so that a run resumed from the host's
+   * history (the GUI's scrubber) goes on exactly as it went the first time. save_state
+   * returns that memory as an opaque blob (NULL: nothing to keep), taken after a step;
+   * restore_state gets back a blob this model saved in the same process, for the geometries
+   * it is attached to, after re-creation and attach and before the next step. It refuses
+   * (FALSE with a message) what it cannot read; the host then goes on with fresh memory.
+   * A model without memory leaves both NULL. */
+  GBytes *(*save_state) (void *self);
+  gboolean (*restore_state) (void *self, GBytes *state, GError **error);
 } CwbContactModelVTable;
 
 G_END_DECLS
