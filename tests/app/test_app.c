@@ -295,6 +295,54 @@ test_undo_redo (void)
   fixture_close (&f);
 }
 
+/* ---- moving and turning a body by dragging ------------------------------------------------ */
+
+/* What the viewport emits at the end of a shift+drag or alt+drag (the drag's geometry is
+ * tested in tests/render/test_camera.c): the body goes to its centre of mass plus the drag,
+ * turned about that centre; the edit is undoable like any other. Closed forms: a quarter
+ * turn about z is q_z = (c, 0, 0, s) with c = s = sqrt(1/2), and q_z q0 for q0 = (w, x, y, z)
+ * is (c w - s z, c x - s y, c y + s x, c z + s w). */
+static void
+test_drag_edit (void)
+{
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  CwbAppWindow *window = f.window;
+  CwbDocument *document = cwb_app_window_document (window);
+  g_autofree char *original = saved_text (window, f.dir, "original.yaml");
+  g_autoptr (CwbSnapshot) before = cwb_simulation_latest (cwb_app_window_simulation (window));
+  size_t box = before->n_bodies;
+  for (size_t b = 0; b < before->n_bodies; b++)
+    if (strcmp (before->bodies[b].name, "box") == 0)
+      box = b;
+  g_assert_cmpuint (box, <, before->n_bodies);
+  const double *c0 = before->bodies[box].summary.centroid;
+  const double *q0 = before->bodies[box].summary.orientation;
+  const double d[3] = { 0.1, 0, 0.2 };
+  g_signal_emit_by_name (cwb_app_window_viewport (window), "body-moved", (gint64) box, d[0], d[1],
+                         d[2], 0.0, 0.0, G_PI / 2);
+
+  const CwbBodyDesc *desc = cwb_scene_find_body (cwb_document_scene (document), "box");
+  const double c = sqrt (0.5), s = sqrt (0.5);
+  const double expected_q[4] = { c * q0[0] - s * q0[3], c * q0[1] - s * q0[2],
+                                 c * q0[2] + s * q0[1], c * q0[3] + s * q0[0] };
+  /* Double rounding through sin, cos and a quaternion product: 1e-12 is far below any
+   * mistake (a wrong order of the product is off by order 1). */
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat_with_epsilon (desc->position[k], c0[k] + d[k], 1e-12);
+  for (int k = 0; k < 4; k++)
+    g_assert_cmpfloat_with_epsilon (desc->orientation[k], expected_q[k], 1e-12);
+  /* The world was rebuilt with the box there. */
+  g_autoptr (CwbSnapshot) after = cwb_simulation_latest (cwb_app_window_simulation (window));
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat_with_epsilon (after->bodies[box].summary.centroid[k], c0[k] + d[k], 1e-9);
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "undo", NULL);
+  g_autofree char *undone = saved_text (window, f.dir, "undone.yaml");
+  g_assert_cmpstr (undone, ==, original);
+  fixture_close (&f);
+}
+
 /* ---- autosave recovery after a kill ----------------------------------------------------- */
 
 static void
@@ -471,6 +519,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/every-scene-draws", test_every_scene_draws);
   g_test_add_func ("/app/swap-through-actions", test_swap_through_actions);
   g_test_add_func ("/app/undo-redo", test_undo_redo);
+  g_test_add_func ("/app/drag-edit", test_drag_edit);
   g_test_add_func ("/app/autosave-recovery", test_autosave_recovery);
   g_test_add_func ("/app/viewport-overlays", test_viewport_overlays);
   return g_test_run ();
