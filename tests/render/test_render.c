@@ -104,6 +104,75 @@ test_overlay_scales (void)
   cwb_render_overlay_destroy (&g);
 }
 
+/* The volume methods' inspection (Allard 2010 LDI spans and multi-volume cells, Faure 2007
+ * density voxels and gradients), drawn whatever model filled it: no shipped model fills
+ * them yet, so they are put into a snapshot here. Closed forms: a span is one segment of its
+ * length along its axis; a cell or a voxel is a box of 12 edges, 4 along each side; a
+ * gradient is an arrow (shaft and two head strokes). Each overlay draws only when asked. */
+static void
+test_overlay_volume_inspection (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = sliding_box (registry);
+  g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
+  CwbInspection *in = &snapshot->inspection;
+  g_array_set_size (in->spans, 0);
+  g_array_set_size (in->cells, 0);
+  g_array_set_size (in->voxels, 0);
+  g_array_set_size (in->vectors, 0);
+  const CwbInspectSpan spans[] = {
+    { .axis = 0, .start = { 0, 0, 0 }, .length = 0.3, .pixel_size = 0.01 },
+    { .axis = 2, .start = { 1, 1, 0 }, .length = 0.05, .pixel_size = 0.01 },
+  };
+  g_array_append_vals (in->spans, spans, G_N_ELEMENTS (spans));
+  const CwbInspectCell cell = { .min = { 0, 0, 0 }, .max = { 0.1, 0.2, 0.3 }, .volume = 1e-4 };
+  g_array_append_val (in->cells, cell);
+  const CwbInspectVoxel voxels[] = {
+    { .kind = CWB_VOXEL_DENSITY, .center = { 0, 0, 0 }, .size = { 0.02, 0.02, 0.02 },
+      .value = 0.5 },
+    { .kind = CWB_VOXEL_INTERSECTION, .center = { 1, 0, 0 }, .size = { 0.01, 0.02, 0.04 },
+      .value = 1 },
+  };
+  g_array_append_vals (in->voxels, voxels, G_N_ELEMENTS (voxels));
+  const CwbInspectVector gradient = { .kind = CWB_VECTOR_VOLUME_GRADIENT, .origin = { 0, 0, 1 },
+                                      .vector = { 0, 0.3, 0.4 } };
+  g_array_append_val (in->vectors, gradient);
+
+  CwbOverlayGeometry g;
+  cwb_render_overlay_init (&g);
+  CwbOverlayOptions o = { .force_scale = 0.01, .vector_scale = 2 };
+  o.spans = TRUE;
+  cwb_render_overlay_build (&g, snapshot, &o);
+  g_assert_cmpuint (g.n_spans, ==, 2);
+  g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g), 0.35, LINE_LENGTH_TOLERANCE);
+  o.spans = FALSE;
+  o.cells = TRUE;
+  cwb_render_overlay_build (&g, snapshot, &o);
+  g_assert_cmpuint (g.n_cells, ==, 1);
+  g_assert_cmpuint (g.lines->len, ==, 2 * 12);
+  g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g), 4 * (0.1 + 0.2 + 0.3),
+                                  LINE_LENGTH_TOLERANCE);
+  o.cells = FALSE;
+  o.voxels = TRUE;
+  cwb_render_overlay_build (&g, snapshot, &o);
+  g_assert_cmpuint (g.n_voxels, ==, 2);
+  g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g),
+                                  4 * (0.06 + 0.01 + 0.02 + 0.04), LINE_LENGTH_TOLERANCE);
+  o.voxels = FALSE;
+  o.gradients = TRUE;
+  cwb_render_overlay_build (&g, snapshot, &o);
+  g_assert_cmpuint (g.n_vectors, ==, 1);
+  g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g),
+                                  2 * 0.5 * (1 + 2 * sqrt (0.2 * 0.2 + 0.08 * 0.08)),
+                                  LINE_LENGTH_TOLERANCE);
+  /* Depth vectors are another overlay: none of them here. */
+  o.gradients = FALSE;
+  o.depth_vectors = TRUE;
+  cwb_render_overlay_build (&g, snapshot, &o);
+  g_assert_cmpuint (g.n_vectors + g.lines->len, ==, 0);
+  cwb_render_overlay_destroy (&g);
+}
+
 /* A body being dragged: its edges drawn at the pose the drag gives, here a quarter turn about
  * z through its centre of mass and a shift of 0.1 m along x, where (x, y, z) about the
  * pivot goes to (-y, x, z). */
@@ -252,7 +321,8 @@ test_overlays_change_expected_region (Scene *scene, gconstpointer data)
         lo_y = MIN (lo_y, y);
         hi_y = MAX (hi_y, y);
       }
-  g_autofree guint8 *without = cwb_render_offscreen_frame (offscreen, scene->snapshot, &camera, &off);
+  g_autofree guint8 *without = cwb_render_offscreen_frame (offscreen, scene->snapshot, &camera,
+                                                           &off);
 
   size_t changed = 0, outside = 0;
   for (int y = 0; y < HEIGHT; y++)
@@ -306,6 +376,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/overlays/counts", test_overlay_counts);
   g_test_add_func ("/render/overlays/scales", test_overlay_scales);
   g_test_add_func ("/render/overlays/ghost", test_overlay_ghost);
+  g_test_add_func ("/render/overlays/volume-inspection", test_overlay_volume_inspection);
   g_test_add ("/render/offscreen/not-blank", Scene, NULL, scene_setup, test_frame_not_blank,
               scene_teardown);
   g_test_add ("/render/offscreen/overlay-region", Scene, NULL, scene_setup,
