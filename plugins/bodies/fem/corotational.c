@@ -1,0 +1,116 @@
+/* The corotational tetrahedron (corotational.h). */
+#include <math.h>
+#include <string.h>
+
+#include <cwb/vecmath.h>
+#include <lapacke.h>
+
+#include "corotational.h"
+
+void
+fem_lame (double young, double poisson, double *lambda, double *mu)
+{
+  *lambda = young * poisson / ((1 + poisson) * (1 - 2 * poisson));
+  *mu = young / (2 * (1 + poisson));
+}
+
+/* Columns x_1 - x_0, x_2 - x_0, x_3 - x_0, row-major. */
+static void
+edge_matrix (const double x[4][3], double d[9])
+{
+  for (int row = 0; row < 3; row++)
+    for (int col = 0; col < 3; col++)
+      d[3 * row + col] = x[col + 1][row] - x[0][row];
+}
+
+static double
+det3 (const double m[9])
+{
+  return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6])
+         + m[2] * (m[3] * m[7] - m[4] * m[6]);
+}
+
+gboolean
+fem_tet_init (CorotationalTet *tet, const double rest[4][3], double lambda, double mu)
+{
+  memcpy (tet->rest, rest, sizeof tet->rest);
+  double dm[9], inverse[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+  edge_matrix (rest, dm);
+  tet->volume = det3 (dm) / 6;
+  if (!(tet->volume > 0))
+    return FALSE;
+  lapack_int pivots[3];
+  if (LAPACKE_dgesv (LAPACK_ROW_MAJOR, 3, 3, dm, 3, pivots, inverse, 3) != 0)
+    return FALSE;
+  for (int i = 1; i < 4; i++)
+    for (int a = 0; a < 3; a++)
+      tet->gradients[i][a] = inverse[3 * (i - 1) + a];
+  for (int a = 0; a < 3; a++)
+    tet->gradients[0][a] = -(tet->gradients[1][a] + tet->gradients[2][a] + tet->gradients[3][a]);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      {
+        const double *gi = tet->gradients[i], *gj = tet->gradients[j];
+        double dot = cwb_v3_dot (gi, gj);
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 3; b++)
+            tet->k0[3 * i + a][3 * j + b] = tet->volume * (lambda * gi[a] * gj[b]
+                                                           + mu * gj[a] * gi[b]
+                                                           + (a == b ? mu * dot : 0));
+      }
+  return TRUE;
+}
+
+void
+fem_tet_rotation (const CorotationalTet *tet, const double x[4][3], double r[9])
+{
+  /* F = Ds Dm^-1, with Dm^-1 = [g_1 g_2 g_3] as rows: F_ab = sum_i (x_i - x_0)_a g_i,b. */
+  double f[9] = { 0 };
+  for (int i = 1; i < 4; i++)
+    for (int a = 0; a < 3; a++)
+      for (int b = 0; b < 3; b++)
+        f[3 * a + b] += (x[i][a] - x[0][a]) * tet->gradients[i][b];
+  double s[3], u[9], vt[9], superb[2];
+  if (LAPACKE_dgesvd (LAPACK_ROW_MAJOR, 'A', 'A', 3, 3, f, 3, s, u, 3, vt, 3, superb) != 0)
+    {
+      /* No decomposition (non-finite positions): no rotation; the blow-up is caught by the
+       * host's check of the state. */
+      const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+      memcpy (r, identity, sizeof identity);
+      return;
+    }
+  double uvt[9];
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      uvt[3 * a + b] = u[3 * a] * vt[b] + u[3 * a + 1] * vt[3 + b] + u[3 * a + 2] * vt[6 + b];
+  if (det3 (uvt) < 0)
+    {
+      /* A reflection: flip the direction of the smallest singular value (the last). */
+      for (int a = 0; a < 3; a++)
+        u[3 * a + 2] = -u[3 * a + 2];
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+          uvt[3 * a + b] = u[3 * a] * vt[b] + u[3 * a + 1] * vt[3 + b] + u[3 * a + 2] * vt[6 + b];
+    }
+  memcpy (r, uvt, sizeof uvt);
+}
+
+void
+fem_tet_forces (const CorotationalTet *tet, const double x[4][3], const double r[9],
+                double f[4][3])
+{
+  /* The displacement in the element's rest frame: u_j = R^T x_j - X_j. */
+  double u[12];
+  for (int j = 0; j < 4; j++)
+    for (int a = 0; a < 3; a++)
+      u[3 * j + a] = r[a] * x[j][0] + r[3 + a] * x[j][1] + r[6 + a] * x[j][2] - tet->rest[j][a];
+  for (int i = 0; i < 4; i++)
+    {
+      double local[3] = { 0, 0, 0 };
+      for (int a = 0; a < 3; a++)
+        for (int k = 0; k < 12; k++)
+          local[a] -= tet->k0[3 * i + a][k] * u[k];
+      for (int a = 0; a < 3; a++)
+        f[i][a] = r[3 * a] * local[0] + r[3 * a + 1] * local[1] + r[3 * a + 2] * local[2];
+    }
+}
