@@ -136,7 +136,7 @@ application_startup (GApplication *app)
   g_object_unref (css);
   gtk_window_set_default_icon_name (CWB_APP_ID);
   /* Before any window exists: GTK picks its renderer once, at the first. */
-  g_free (cwb_app_choose_widget_renderer (gdk_display_get_default ()));
+  cwb_app_choose_widget_renderer (gdk_display_get_default ());
 }
 
 static void

@@ -650,5 +650,5 @@ cwb_app_viewport_timings (CwbAppViewport *self)
 const char *
 cwb_app_viewport_gl_renderer (CwbAppViewport *self)
 {
-  return self->gl_renderer;
+  return self->gl_renderer != NULL ? self->gl_renderer : "unknown";
 }

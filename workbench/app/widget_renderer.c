@@ -14,20 +14,21 @@ is_software_rasterizer (const char *gl_renderer)
   return FALSE;
 }
 
-char *
+void
 cwb_app_choose_widget_renderer (GdkDisplay *display)
 {
+  if (g_getenv ("GSK_RENDERER") != NULL)
+    return;   /* the user's choice */
   g_autoptr (GError) error = NULL;
   g_autoptr (GdkGLContext) context = gdk_display_create_gl_context (display, &error);
   if (context == NULL || !gdk_gl_context_realize (context, &error))
-    return NULL;
+    return;
   gdk_gl_context_make_current (context);
   const char *name = (const char *) glGetString (GL_RENDERER);
-  char *gl_renderer = g_strdup (name != NULL ? name : "");
+  gboolean software = name != NULL && is_software_rasterizer (name);
   gdk_gl_context_clear_current ();
-  if (g_getenv ("GSK_RENDERER") == NULL && is_software_rasterizer (gl_renderer))
+  if (software)
     g_setenv ("GSK_RENDERER", "cairo", FALSE);
-  return gl_renderer;
 }
 
 const char *

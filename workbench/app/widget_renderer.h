@@ -11,8 +11,8 @@ G_BEGIN_DECLS
 
 /* Sets GSK_RENDERER=cairo when the display's OpenGL is a software rasterizer and the user
  * has not chosen a renderer. Call before the first window is realized (GTK reads the
- * variable once). Returns the display's GL_RENDERER (newly allocated; NULL without GL). */
-char *cwb_app_choose_widget_renderer (GdkDisplay *display);
+ * variable once). Without OpenGL it does nothing. */
+void cwb_app_choose_widget_renderer (GdkDisplay *display);
 
 /* The type name of the renderer drawing a realized window's widgets ("GskCairoRenderer"). */
 const char *cwb_app_widget_renderer_name (GtkWidget *widget);

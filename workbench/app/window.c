@@ -587,8 +587,7 @@ bench_frame (CwbAppWindow *self, CwbAppViewport *viewport)
   timing_quantiles (timings, G_STRUCT_OFFSET (CwbAppViewportTiming, latency_ms), &latency,
                     &latency95);
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (viewport));
-  printf ("bench-gl: %s\n", cwb_app_viewport_gl_renderer (viewport) != NULL
-                               ? cwb_app_viewport_gl_renderer (viewport) : "unknown");
+  printf ("bench-gl: %s\n", cwb_app_viewport_gl_renderer (viewport));
   printf ("bench-widgets: %s\n", cwb_app_widget_renderer_name (GTK_WIDGET (self)));
   printf ("bench: frames=%u width=%d height=%d bodies=%zu contacts=%u steps_per_s=%.1f "
           "interval_ms=%.2f interval_p95_ms=%.2f render_ms=%.2f render_p95_ms=%.2f "
@@ -643,9 +642,7 @@ frame_drawn (CwbAppViewport *viewport, CwbAppWindow *self)
           cwb_document_path (self->document) != NULL ? cwb_document_path (self->document)
                                                      : "untitled",
           width, height, self->self_test_best, snapshot->steps, snapshot->time,
-          snapshot->frames->len,
-          cwb_app_viewport_gl_renderer (viewport) != NULL ? cwb_app_viewport_gl_renderer (viewport)
-                                                          : "unknown",
+          snapshot->frames->len, cwb_app_viewport_gl_renderer (viewport),
           cwb_app_widget_renderer_name (GTK_WIDGET (self)), blank ? "BLANK" : "ok",
           error != NULL ? error : "");
   fflush (stdout);

@@ -489,8 +489,8 @@ scene_tab (CwbAppWindow *self)
   g_signal_connect (self->body_list, "row-selected", G_CALLBACK (body_row_selected), self);
   gtk_box_append (GTK_BOX (box), scrolled (GTK_WIDGET (self->body_list)));
   GtkWidget *hint = gtk_label_new ("Click selects · double click frames · ctrl+drag pulls "
-                                   "a body with a spring · shift+drag moves it · alt+drag (or shift+right-drag) "
-                                   "turns it");
+                                   "a body with a spring · shift+drag moves it · alt+drag "
+                                   "(or shift+right-drag) turns it");
   gtk_label_set_wrap (GTK_LABEL (hint), TRUE);
   gtk_widget_add_css_class (hint, "dim-label");
   gtk_box_append (GTK_BOX (box), hint);

@@ -34,7 +34,7 @@ cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, const doub
    * leaves the world as it was. */
   if (!cwb_world_renew_contact_model (world, error))
     return FALSE;
-  if (contact_state != NULL)
+  if (contact_state != NULL && world->contact.desc != NULL)
     {
       const CwbContactModelVTable *vt = world->contact.desc->vtable;
       g_autoptr (GError) refused = NULL;
