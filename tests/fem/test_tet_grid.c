@@ -115,12 +115,12 @@ shape_mesh (CwbShapeKind kind, double a, double b, double c)
 }
 
 static TetGrid *
-grid_of (const CwbMesh *mesh, int resolution)
+grid_of (const CwbMesh *mesh, int resolution, TetGridFit fit)
 {
   CwbSurfaceMesh surface;
   cwb_mesh_as_surface (mesh, &surface);
   g_autoptr (GError) error = NULL;
-  TetGrid *grid = tet_grid_build (&surface, resolution, &error);
+  TetGrid *grid = tet_grid_build (&surface, resolution, fit, &error);
   g_assert_no_error (error);
   return grid;
 }
@@ -165,7 +165,7 @@ check_mesh (const TetGrid *g)
   const double *x = (const double *) (const void *) g->nodes->data;
   const guint32 *tets = (const guint32 *) (const void *) g->tets->data;
   g_assert_cmpuint (tet_grid_n_tets (g), ==, 6 * g->cells->len);
-  double expected = g->cell * g->cell * g->cell / 6, total = 0;
+  double expected = g->cell[0] * g->cell[1] * g->cell[2] / 6, total = 0;
   g_autoptr (GHashTable) faces = g_hash_table_new_full (face_hash, face_equal, g_free, NULL);
   g_autofree guint32 *used = g_new0 (guint32, tet_grid_n_nodes (g));
   for (size_t t = 0; t < tet_grid_n_tets (g); t++)
@@ -234,11 +234,12 @@ check_mesh (const TetGrid *g)
  * number of cells plus the spare one, (11, 7, 5) cells, all kept (every one is inside or
  * touches a face), 12 x 8 x 6 nodes. */
 static void
-test_box_grid (void)
+test_box_grid_margin (void)
 {
   g_autoptr (CwbMesh) mesh = shape_mesh (CWB_SHAPE_BOX, 1, 0.6, 0.4);
-  g_autoptr (TetGrid) g = grid_of (mesh, 10);
-  g_assert_cmpfloat_with_epsilon (g->cell, 0.1, 1e-15);
+  g_autoptr (TetGrid) g = grid_of (mesh, 10, TET_GRID_FIT_MARGIN);
+  for (int a = 0; a < 3; a++)
+    g_assert_cmpfloat_with_epsilon (g->cell[a], 0.1, 1e-15);
   g_assert_cmpint (g->dims[0], ==, 11);
   g_assert_cmpint (g->dims[1], ==, 7);
   g_assert_cmpint (g->dims[2], ==, 5);
@@ -248,14 +249,40 @@ test_box_grid (void)
   g_assert_cmpfloat_with_epsilon (covered, 1.1 * 0.7 * 0.5, VOLUME_TOLERANCE);
 }
 
+/* The same box fitted to its bounds: (10, 6, 4) cells of exactly 0.1 (the extents are whole
+ * numbers of cells), all kept, 11 x 7 x 5 nodes, and the tetrahedra fill the box exactly:
+ * the volume to round-off (the sum of 1440 terms of 1/6000 each). */
+static void
+test_box_grid_bounds (void)
+{
+  g_autoptr (CwbMesh) mesh = shape_mesh (CWB_SHAPE_BOX, 1, 0.6, 0.4);
+  g_autoptr (TetGrid) g = grid_of (mesh, 10, TET_GRID_FIT_BOUNDS);
+  for (int a = 0; a < 3; a++)
+    g_assert_cmpfloat_with_epsilon (g->cell[a], 0.1, 1e-15);
+  g_assert_cmpint (g->dims[0], ==, 10);
+  g_assert_cmpint (g->dims[1], ==, 6);
+  g_assert_cmpint (g->dims[2], ==, 4);
+  g_assert_cmpuint (g->cells->len, ==, 10 * 6 * 4);
+  g_assert_cmpuint (tet_grid_n_nodes (g), ==, 11 * 7 * 5);
+  double covered = check_mesh (g);
+  g_assert_cmpfloat_with_epsilon (covered, 0.24, VOLUME_TOLERANCE);
+  /* A box whose extents are not whole numbers of h: the cells stretch to fit, 1 x 0.25 at
+   * h = 0.1 gives 3 cells of 0.08333 across. */
+  g_autoptr (CwbMesh) slab = shape_mesh (CWB_SHAPE_BOX, 1, 0.25, 0.25);
+  g_autoptr (TetGrid) s = grid_of (slab, 10, TET_GRID_FIT_BOUNDS);
+  g_assert_cmpint (s->dims[1], ==, 3);
+  g_assert_cmpfloat_with_epsilon (s->cell[1], 0.25 / 3, 1e-15);
+  g_assert_cmpfloat_with_epsilon (check_mesh (s), 0.0625, VOLUME_TOLERANCE);
+}
+
 /* A sphere of radius 0.5 at 8 cells across: every point of the solid covered; every kept
  * cell within reach of the surface (its centre at most R + half a cell diagonal from the
  * sphere's centre); the covered volume at least the solid's. */
 static void
-test_sphere_grid (void)
+test_sphere_grid (gconstpointer fit)
 {
   g_autoptr (CwbMesh) mesh = shape_mesh (CWB_SHAPE_SPHERE, 0.5, 0, 0);
-  g_autoptr (TetGrid) g = grid_of (mesh, 8);
+  g_autoptr (TetGrid) g = grid_of (mesh, 8, GPOINTER_TO_INT (fit));
   double covered = check_mesh (g);
   g_assert_cmpfloat (covered, >=, cwb_mesh_volume (mesh));
   g_autoptr (GRand) rand = g_rand_new_with_seed (7);
@@ -269,7 +296,7 @@ test_sphere_grid (void)
       while (cwb_v3_norm (p) > 0.45);
       g_assert_cmpint (tet_grid_cell_at (g, p), >=, 0);
     }
-  double reach = 0.5 + 0.5 * sqrt (3) * g->cell + 1e-12;
+  double reach = 0.5 + 0.5 * cwb_v3_norm (g->cell) + 1e-12;
   for (guint n = 0; n < g->cells->len; n++)
     {
       guint32 c = g_array_index (g->cells, guint32, n);
@@ -278,7 +305,7 @@ test_sphere_grid (void)
                      (int) (c / (guint32) (g->dims[0] * g->dims[1])) };
       double centre[3];
       for (int a = 0; a < 3; a++)
-        centre[a] = g->origin[a] + (ijk[a] + 0.5) * g->cell;
+        centre[a] = g->origin[a] + (ijk[a] + 0.5) * g->cell[a];
       g_assert_cmpfloat (cwb_v3_norm (centre), <=, reach);
     }
   /* Not every cell of the box around it: the corners are outside. */
@@ -288,10 +315,10 @@ test_sphere_grid (void)
 /* A torus (major radius 1, tube 0.3) at 24 cells across: the hole, open along z, is reached
  * by the flood and stays empty; the tube's core is kept. */
 static void
-test_torus_grid (void)
+test_torus_grid (gconstpointer fit)
 {
   g_autoptr (CwbMesh) mesh = shape_mesh (CWB_SHAPE_TORUS, 1, 0.3, 0);
-  g_autoptr (TetGrid) g = grid_of (mesh, 24);
+  g_autoptr (TetGrid) g = grid_of (mesh, 24, GPOINTER_TO_INT (fit));
   check_mesh (g);
   const double centre[3] = { 0, 0, 0 }, core[3] = { 1, 0, 0 }, other_core[3] = { 0, -1, 0 };
   g_assert_cmpint (tet_grid_cell_at (g, centre), ==, -1);
@@ -309,7 +336,7 @@ test_open_surface_refused (void)
                              .n_vertices = 3, .triangles = triangles, .n_triangles = 1,
                              .closed = FALSE, .source = "flap.obj" };
   g_autoptr (GError) error = NULL;
-  g_assert_null (tet_grid_build (&surface, 4, &error));
+  g_assert_null (tet_grid_build (&surface, 4, TET_GRID_FIT_BOUNDS, &error));
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "flap.obj"));
   g_assert_nonnull (strstr (error->message, "not closed"));
@@ -320,9 +347,16 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/fem/tet-grid/triangle-box", test_triangle_box);
-  g_test_add_func ("/fem/tet-grid/box", test_box_grid);
-  g_test_add_func ("/fem/tet-grid/sphere", test_sphere_grid);
-  g_test_add_func ("/fem/tet-grid/torus", test_torus_grid);
+  g_test_add_func ("/fem/tet-grid/box-margin", test_box_grid_margin);
+  g_test_add_func ("/fem/tet-grid/box-bounds", test_box_grid_bounds);
+  g_test_add_data_func ("/fem/tet-grid/sphere-bounds", GINT_TO_POINTER (TET_GRID_FIT_BOUNDS),
+                        test_sphere_grid);
+  g_test_add_data_func ("/fem/tet-grid/sphere-margin", GINT_TO_POINTER (TET_GRID_FIT_MARGIN),
+                        test_sphere_grid);
+  g_test_add_data_func ("/fem/tet-grid/torus-bounds", GINT_TO_POINTER (TET_GRID_FIT_BOUNDS),
+                        test_torus_grid);
+  g_test_add_data_func ("/fem/tet-grid/torus-margin", GINT_TO_POINTER (TET_GRID_FIT_MARGIN),
+                        test_torus_grid);
   g_test_add_func ("/fem/tet-grid/open-surface", test_open_surface_refused);
   return g_test_run ();
 }

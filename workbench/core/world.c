@@ -219,6 +219,7 @@ body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, Cwb
     .surface = &surface,
     .density = desc->density,
     .fixed = desc->fixed,
+    .dt = world->h,
   };
   memcpy (info.position, desc->position, sizeof info.position);
   memcpy (info.orientation, desc->orientation, sizeof info.orientation);

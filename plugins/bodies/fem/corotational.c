@@ -62,6 +62,35 @@ fem_tet_init (CorotationalTet *tet, const double rest[4][3], double lambda, doub
 }
 
 void
+fem_polar_rotation (const double m[9], double r[9])
+{
+  double a[9], s[3], u[9], vt[9], superb[2];
+  memcpy (a, m, sizeof a);
+  if (LAPACKE_dgesvd (LAPACK_ROW_MAJOR, 'A', 'A', 3, 3, a, 3, s, u, 3, vt, 3, superb) != 0)
+    {
+      /* No decomposition (non-finite input): no rotation; a blow-up is caught by the
+       * host's check of the state. */
+      const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
+      memcpy (r, identity, sizeof identity);
+      return;
+    }
+  double uvt[9];
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      uvt[3 * i + j] = u[3 * i] * vt[j] + u[3 * i + 1] * vt[3 + j] + u[3 * i + 2] * vt[6 + j];
+  if (det3 (uvt) < 0)
+    {
+      /* A reflection: flip the direction of the smallest singular value (the last). */
+      for (int i = 0; i < 3; i++)
+        u[3 * i + 2] = -u[3 * i + 2];
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          uvt[3 * i + j] = u[3 * i] * vt[j] + u[3 * i + 1] * vt[3 + j] + u[3 * i + 2] * vt[6 + j];
+    }
+  memcpy (r, uvt, sizeof uvt);
+}
+
+void
 fem_tet_rotation (const CorotationalTet *tet, const double x[4][3], double r[9])
 {
   /* F = Ds Dm^-1, with Dm^-1 = [g_1 g_2 g_3] as rows: F_ab = sum_i (x_i - x_0)_a g_i,b. */
@@ -70,29 +99,27 @@ fem_tet_rotation (const CorotationalTet *tet, const double x[4][3], double r[9])
     for (int a = 0; a < 3; a++)
       for (int b = 0; b < 3; b++)
         f[3 * a + b] += (x[i][a] - x[0][a]) * tet->gradients[i][b];
-  double s[3], u[9], vt[9], superb[2];
-  if (LAPACKE_dgesvd (LAPACK_ROW_MAJOR, 'A', 'A', 3, 3, f, 3, s, u, 3, vt, 3, superb) != 0)
-    {
-      /* No decomposition (non-finite positions): no rotation; the blow-up is caught by the
-       * host's check of the state. */
-      const double identity[9] = { 1, 0, 0, 0, 1, 0, 0, 0, 1 };
-      memcpy (r, identity, sizeof identity);
-      return;
-    }
-  double uvt[9];
-  for (int a = 0; a < 3; a++)
-    for (int b = 0; b < 3; b++)
-      uvt[3 * a + b] = u[3 * a] * vt[b] + u[3 * a + 1] * vt[3 + b] + u[3 * a + 2] * vt[6 + b];
-  if (det3 (uvt) < 0)
-    {
-      /* A reflection: flip the direction of the smallest singular value (the last). */
-      for (int a = 0; a < 3; a++)
-        u[3 * a + 2] = -u[3 * a + 2];
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-          uvt[3 * a + b] = u[3 * a] * vt[b] + u[3 * a + 1] * vt[3 + b] + u[3 * a + 2] * vt[6 + b];
-    }
-  memcpy (r, uvt, sizeof uvt);
+  fem_polar_rotation (f, r);
+}
+
+/* K_e = R K0 R^T, block by block: (R K0 R^T)_ij = R K0_ij R^T (Saupin 2008 eq. 24). */
+void
+fem_tet_stiffness (const CorotationalTet *tet, const double r[9], double k[12][12])
+{
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 4; j++)
+      {
+        double rk[9];
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 3; b++)
+            rk[3 * a + b] = r[3 * a] * tet->k0[3 * i][3 * j + b]
+                            + r[3 * a + 1] * tet->k0[3 * i + 1][3 * j + b]
+                            + r[3 * a + 2] * tet->k0[3 * i + 2][3 * j + b];
+        for (int a = 0; a < 3; a++)
+          for (int b = 0; b < 3; b++)
+            k[3 * i + a][3 * j + b] = rk[3 * a] * r[3 * b] + rk[3 * a + 1] * r[3 * b + 1]
+                                      + rk[3 * a + 2] * r[3 * b + 2];
+      }
 }
 
 void

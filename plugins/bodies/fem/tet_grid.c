@@ -7,6 +7,10 @@
 
 enum { CELL_EMPTY = 0, CELL_SURFACE = 1, CELL_OUTSIDE = 2 };
 
+/* Relative growth of a cell's box in the surface test: far above the rounding of grid
+ * coordinates (1e-16 relative), far below any feature a grid cell resolves. */
+#define CELL_SLACK 1e-9
+
 void
 tet_grid_free (TetGrid *grid)
 {
@@ -90,8 +94,8 @@ cell_box (const TetGrid *g, int i, int j, int k, double lo[3], double hi[3])
   const int ijk[3] = { i, j, k };
   for (int a = 0; a < 3; a++)
     {
-      lo[a] = g->origin[a] + ijk[a] * g->cell;
-      hi[a] = lo[a] + g->cell;
+      lo[a] = g->origin[a] + ijk[a] * g->cell[a];
+      hi[a] = lo[a] + g->cell[a];
     }
 }
 
@@ -110,8 +114,8 @@ mark_surface_cells (const TetGrid *g, const CwbSurfaceMesh *s, guint8 *state)
         {
           double lo = fmin (p[0][a], fmin (p[1][a], p[2][a]));
           double hi = fmax (p[0][a], fmax (p[1][a], p[2][a]));
-          from[a] = CLAMP ((int) floor ((lo - g->origin[a]) / g->cell) - 1, 0, g->dims[a] - 1);
-          to[a] = CLAMP ((int) floor ((hi - g->origin[a]) / g->cell) + 1, 0, g->dims[a] - 1);
+          from[a] = CLAMP ((int) floor ((lo - g->origin[a]) / g->cell[a]) - 1, 0, g->dims[a] - 1);
+          to[a] = CLAMP ((int) floor ((hi - g->origin[a]) / g->cell[a]) + 1, 0, g->dims[a] - 1);
         }
       for (int k = from[2]; k <= to[2]; k++)
         for (int j = from[1]; j <= to[1]; j++)
@@ -122,6 +126,13 @@ mark_surface_cells (const TetGrid *g, const CwbSurfaceMesh *s, guint8 *state)
                 continue;
               double lo[3], hi[3];
               cell_box (g, i, j, k, lo, hi);
+              /* Grown by a hair, so that a face lying on a cell's face (a box's sides on the
+               * border of a grid fitted to its bounds) touches it despite rounding. */
+              for (int a = 0; a < 3; a++)
+                {
+                  lo[a] -= CELL_SLACK * g->cell[a];
+                  hi[a] += CELL_SLACK * g->cell[a];
+                }
               if (tet_grid_triangle_box_overlap (p[0], p[1], p[2], lo, hi))
                 state[c] = CELL_SURFACE;
             }
@@ -212,8 +223,8 @@ split_cells (TetGrid *g)
           if (node_of[v] == G_MAXUINT32)
             {
               node_of[v] = (guint32) (g->nodes->len / 3);
-              double p[3] = { g->origin[0] + ci * g->cell, g->origin[1] + cj * g->cell,
-                              g->origin[2] + ck * g->cell };
+              double p[3] = { g->origin[0] + ci * g->cell[0], g->origin[1] + cj * g->cell[1],
+                              g->origin[2] + ck * g->cell[2] };
               g_array_append_vals (g->nodes, p, 3);
             }
           corner[bits] = node_of[v];
@@ -241,7 +252,8 @@ split_cells (TetGrid *g)
 }
 
 TetGrid *
-tet_grid_build (const CwbSurfaceMesh *surface, int resolution, GError **error)
+tet_grid_build (const CwbSurfaceMesh *surface, int resolution, TetGridFit fit,
+                GError **error)
 {
   const char *source = surface->source != NULL ? surface->source : "surface";
   if (surface->n_triangles == 0 || surface->n_vertices == 0)
@@ -283,13 +295,26 @@ tet_grid_build (const CwbSurfaceMesh *surface, int resolution, GError **error)
   g->nodes = g_array_new (FALSE, FALSE, sizeof (double));
   g->tets = g_array_new (FALSE, FALSE, sizeof (guint32));
   g->cells = g_array_new (FALSE, FALSE, sizeof (guint32));
-  g->cell = longest / resolution;
+  double h = longest / resolution;
   for (int a = 0; a < 3; a++)
     {
-      /* Whole cells over the extent, plus one: half a cell to spare on each side. The
-       * tolerance keeps an extent of exactly n cells (up to rounding) at n + 1. */
-      g->dims[a] = (int) ceil ((hi[a] - lo[a]) / g->cell - 1e-9) + 1;
-      g->origin[a] = 0.5 * (lo[a] + hi[a]) - 0.5 * g->dims[a] * g->cell;
+      double extent = hi[a] - lo[a];
+      if (fit == TET_GRID_FIT_BOUNDS)
+        {
+          /* Whole cells spanning the bounds exactly, each as close to h as a whole number
+           * allows (a flat axis gets one cell of side h). */
+          g->dims[a] = extent > 0 ? MAX (1, (int) lround (extent / h)) : 1;
+          g->cell[a] = extent > 0 ? extent / g->dims[a] : h;
+        }
+      else
+        {
+          /* Whole cells over the extent, plus one: half a cell to spare on each side. The
+           * tolerance keeps an extent of exactly n cells (up to rounding) at n + 1. */
+          g->cell[a] = h;
+          g->dims[a] = (int) ceil (extent / h - 1e-9) + 1;
+        }
+      g->origin[a] = fit == TET_GRID_FIT_BOUNDS
+                       ? lo[a] : 0.5 * (lo[a] + hi[a]) - 0.5 * g->dims[a] * g->cell[a];
     }
   size_t n_cells = (size_t) g->dims[0] * g->dims[1] * g->dims[2];
   g_autofree guint8 *state = g_new0 (guint8, n_cells);
@@ -311,7 +336,7 @@ tet_grid_cell_at (const TetGrid *g, const double p[3])
   int ijk[3];
   for (int a = 0; a < 3; a++)
     {
-      double x = (p[a] - g->origin[a]) / g->cell;
+      double x = (p[a] - g->origin[a]) / g->cell[a];
       if (!(x >= 0 && x <= g->dims[a]))
         return -1;
       ijk[a] = MIN ((int) floor (x), g->dims[a] - 1);

@@ -2,9 +2,11 @@
  * surface without an external mesher (issue 5; Saupin 2008 and Allard 2010 run their FEM on
  * such grids, with the detailed surface embedded by a barycentric mapping):
  *
- *   1. a regular grid of cubic cells of side h = (longest extent) / resolution covers the
- *      surface's bounds with half a cell to spare on each side, so that no face of the
- *      surface lies on a grid plane by construction;
+ *   1. a regular grid with cells of side about h = (longest extent) / resolution covers the
+ *      surface's bounds: either exactly (TET_GRID_FIT_BOUNDS: whole cells along each axis,
+ *      slightly stretched, so a box is meshed exactly and nothing of the grid lies outside
+ *      the bounds) or with cubic cells and half a cell to spare on each side
+ *      (TET_GRID_FIT_MARGIN: no face of the surface lies on the grid's border);
  *   2. a cell is kept when the surface touches it (triangle-box overlap, closed boxes) or
  *      when it lies inside: the cells the surface does not touch are flooded from the grid's
  *      border through shared faces, and those the flood cannot reach are enclosed. A closed
@@ -23,9 +25,14 @@
 
 G_BEGIN_DECLS
 
+typedef enum TetGridFit {
+  TET_GRID_FIT_BOUNDS = 0,
+  TET_GRID_FIT_MARGIN = 1,
+} TetGridFit;
+
 typedef struct TetGrid {
   double origin[3];    /* corner of cell (0, 0, 0), mesh frame */
-  double cell;         /* side h of a cell */
+  double cell[3];      /* a cell's sides along x, y, z */
   int dims[3];         /* cells along x, y, z */
   GArray *nodes;       /* double, 3 per node: rest positions, mesh frame */
   GArray *tets;        /* uint32_t, 4 per tetrahedron, positively oriented */
@@ -36,7 +43,8 @@ typedef struct TetGrid {
 /* Builds the grid around a closed surface with `resolution` cells along its longest side
  * (at least 1). Fails with a message naming the surface's source when it is not closed or
  * is empty. */
-TetGrid *tet_grid_build (const CwbSurfaceMesh *surface, int resolution, GError **error);
+TetGrid *tet_grid_build (const CwbSurfaceMesh *surface, int resolution, TetGridFit fit,
+                         GError **error);
 void tet_grid_free (TetGrid *grid);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (TetGrid, tet_grid_free)
 

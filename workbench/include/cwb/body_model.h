@@ -40,6 +40,10 @@ typedef struct CwbBodyCreateInfo {
   double orientation[4];          /* unit quaternion w, x, y, z */
   double linear_velocity[3];      /* of the centre of mass, world frame */
   double angular_velocity[3];     /* world frame */
+  /* ABI 1.3 (check struct_size): the world's time step, for models that precompute
+   * operators depending on it (the FEM body's rest compliance C0 = (M/h^2 + D/h + K0)^-1,
+   * Saupin 2008 sec. 3.1). 0 when unknown. */
+  double dt;
 } CwbBodyCreateInfo;
 
 /* What a mapping needs to embed a shape into the body's DOFs. */

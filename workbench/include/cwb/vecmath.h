@@ -159,6 +159,39 @@ cwb_quat_to_m3 (double m[9], const double q[4])
   m[6] = 2 * (x * z - w * y);     m[7] = 2 * (y * z + w * x);     m[8] = 1 - 2 * (x * x + y * y);
 }
 
+/* The unit quaternion (w >= 0) of a rotation matrix, by Shepperd's method: the largest of
+ * the four squared components is taken from the trace, the others from off-diagonal sums,
+ * so no division is by a small number. */
+static inline void
+cwb_quat_from_m3 (double q[4], const double m[9])
+{
+  double t = m[0] + m[4] + m[8];
+  if (t >= m[0] && t >= m[4] && t >= m[8])
+    {
+      double s = 2 * sqrt (1 + t);
+      q[0] = 0.25 * s; q[1] = (m[7] - m[5]) / s; q[2] = (m[2] - m[6]) / s; q[3] = (m[3] - m[1]) / s;
+    }
+  else if (m[0] >= m[4] && m[0] >= m[8])
+    {
+      double s = 2 * sqrt (1 + m[0] - m[4] - m[8]);
+      q[0] = (m[7] - m[5]) / s; q[1] = 0.25 * s; q[2] = (m[1] + m[3]) / s; q[3] = (m[2] + m[6]) / s;
+    }
+  else if (m[4] >= m[8])
+    {
+      double s = 2 * sqrt (1 + m[4] - m[0] - m[8]);
+      q[0] = (m[2] - m[6]) / s; q[1] = (m[1] + m[3]) / s; q[2] = 0.25 * s; q[3] = (m[5] + m[7]) / s;
+    }
+  else
+    {
+      double s = 2 * sqrt (1 + m[8] - m[0] - m[4]);
+      q[0] = (m[3] - m[1]) / s; q[1] = (m[2] + m[6]) / s; q[2] = (m[5] + m[7]) / s; q[3] = 0.25 * s;
+    }
+  if (q[0] < 0)
+    for (int i = 0; i < 4; i++)
+      q[i] = -q[i];
+  cwb_quat_normalize (q);
+}
+
 static inline void
 cwb_quat_rotate (double r[3], const double q[4], const double a[3])
 {

@@ -1,0 +1,165 @@
+/* The block sparse system matrix (block_matrix.h). */
+#include <string.h>
+
+#include "block_matrix.h"
+
+static int
+compare_u32 (gconstpointer a, gconstpointer b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+  return (x > y) - (x < y);
+}
+
+/* The index of block (row, col); the pattern always has it for nodes sharing an element. */
+static size_t
+find_block (const BlockMatrix *m, uint32_t row, uint32_t col)
+{
+  size_t lo = m->row_start[row], hi = m->row_start[row + 1];
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (m->cols[mid] == col)
+        return mid;
+      if (m->cols[mid] < col)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  g_assert_not_reached ();
+}
+
+BlockMatrix *
+block_matrix_new (size_t n_nodes, const uint32_t *tets, size_t n_tets)
+{
+  /* Each node's neighbours (itself included), gathered per row, sorted and made unique. */
+  g_autofree size_t *count = g_new0 (size_t, n_nodes + 1);
+  for (size_t e = 0; e < n_tets; e++)
+    for (int a = 0; a < 4; a++)
+      count[tets[4 * e + a]] += 4;
+  for (size_t i = 0; i < n_nodes; i++)
+    count[i] += 1;   /* the diagonal, also for a node no element uses */
+  g_autofree size_t *start = g_new0 (size_t, n_nodes + 1);
+  for (size_t i = 0; i < n_nodes; i++)
+    start[i + 1] = start[i] + count[i];
+  g_autofree uint32_t *all = g_new (uint32_t, start[n_nodes]);
+  g_autofree size_t *fill = g_memdup2 (start, n_nodes * sizeof (size_t));
+  for (size_t i = 0; i < n_nodes; i++)
+    all[fill[i]++] = (uint32_t) i;
+  for (size_t e = 0; e < n_tets; e++)
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++)
+        {
+          uint32_t row = tets[4 * e + a];
+          all[fill[row]++] = tets[4 * e + b];
+        }
+
+  BlockMatrix *m = g_new0 (BlockMatrix, 1);
+  m->n = n_nodes;
+  m->row_start = g_new0 (size_t, n_nodes + 1);
+  m->diagonal = g_new (size_t, MAX (n_nodes, 1));
+  m->cols = g_new (uint32_t, MAX (start[n_nodes], 1));
+  size_t out = 0;
+  for (size_t i = 0; i < n_nodes; i++)
+    {
+      uint32_t *row = all + start[i];
+      size_t len = start[i + 1] - start[i];
+      qsort (row, len, sizeof *row, compare_u32);
+      for (size_t k = 0; k < len; k++)
+        if (k == 0 || row[k] != row[k - 1])
+          {
+            if (row[k] == i)
+              m->diagonal[i] = out;
+            m->cols[out++] = row[k];
+          }
+      m->row_start[i + 1] = out;
+    }
+  m->n_blocks = out;
+  m->values = g_new0 (double, 9 * MAX (out, 1));
+  m->n_elements = n_tets;
+  m->element_blocks = g_new (size_t, 16 * MAX (n_tets, 1));
+  for (size_t e = 0; e < n_tets; e++)
+    for (int a = 0; a < 4; a++)
+      for (int b = 0; b < 4; b++)
+        m->element_blocks[16 * e + 4 * a + b] = find_block (m, tets[4 * e + a], tets[4 * e + b]);
+  return m;
+}
+
+void
+block_matrix_free (BlockMatrix *m)
+{
+  if (m == NULL)
+    return;
+  g_free (m->row_start);
+  g_free (m->cols);
+  g_free (m->diagonal);
+  g_free (m->values);
+  g_free (m->element_blocks);
+  g_free (m);
+}
+
+void
+block_matrix_zero (BlockMatrix *m)
+{
+  memset (m->values, 0, 9 * m->n_blocks * sizeof (double));
+}
+
+void
+block_matrix_add_element (BlockMatrix *m, size_t element, const double k[12][12],
+                          double scale)
+{
+  const size_t *blocks = &m->element_blocks[16 * element];
+  for (int a = 0; a < 4; a++)
+    for (int b = 0; b < 4; b++)
+      {
+        double *v = &m->values[9 * blocks[4 * a + b]];
+        for (int r = 0; r < 3; r++)
+          for (int c = 0; c < 3; c++)
+            v[3 * r + c] += scale * k[3 * a + r][3 * b + c];
+      }
+}
+
+void
+block_matrix_add_diagonal (BlockMatrix *m, const double *d)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      double *v = &m->values[9 * m->diagonal[i]];
+      v[0] += d[i];
+      v[4] += d[i];
+      v[8] += d[i];
+    }
+}
+
+void
+block_matrix_fix_nodes (BlockMatrix *m, const gboolean *fixed)
+{
+  for (size_t i = 0; i < m->n; i++)
+    for (size_t k = m->row_start[i]; k < m->row_start[i + 1]; k++)
+      if (fixed[i] || fixed[m->cols[k]])
+        {
+          double *v = &m->values[9 * k];
+          memset (v, 0, 9 * sizeof (double));
+          if (m->cols[k] == i)
+            v[0] = v[4] = v[8] = 1;
+        }
+}
+
+void
+block_matrix_apply (const BlockMatrix *m, const double *x, double *y)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      double s0 = 0, s1 = 0, s2 = 0;
+      for (size_t k = m->row_start[i]; k < m->row_start[i + 1]; k++)
+        {
+          const double *v = &m->values[9 * k];
+          const double *xj = &x[3 * m->cols[k]];
+          s0 += v[0] * xj[0] + v[1] * xj[1] + v[2] * xj[2];
+          s1 += v[3] * xj[0] + v[4] * xj[1] + v[5] * xj[2];
+          s2 += v[6] * xj[0] + v[7] * xj[1] + v[8] * xj[2];
+        }
+      y[3 * i] = s0;
+      y[3 * i + 1] = s1;
+      y[3 * i + 2] = s2;
+    }
+}

@@ -1,0 +1,50 @@
+/* The FEM body's assembled system matrix: symmetric, sparse, in 3 x 3 blocks by node (block
+ * compressed rows, both triangles stored), with the pattern of the tetrahedral mesh: node i's
+ * row holds a block for every node sharing a tetrahedron with it. The pattern is built once;
+ * each step refills the values (A = M (1 + h alpha) + K(q) (h^2 + h beta), fem_body.c).
+ *
+ * Fixed nodes are projected out as SOFA's FixedConstraint does: their block rows and columns
+ * are zeroed and the diagonal block set to the identity, so A stays symmetric positive
+ * definite and a right-hand side that is zero on them gives a solution that is zero there. */
+#pragma once
+
+#include <stdint.h>
+
+#include <glib.h>
+
+G_BEGIN_DECLS
+
+typedef struct BlockMatrix {
+  size_t n;              /* block rows (nodes); the matrix is 3n x 3n */
+  size_t *row_start;     /* n + 1 */
+  uint32_t *cols;        /* block column of each block, sorted within a row */
+  size_t *diagonal;      /* index of each row's diagonal block */
+  double *values;        /* 9 per block, row-major */
+  size_t n_blocks;
+  /* For each tetrahedron, the 16 block indices of (node a, node b), a-major: elements add
+   * their 12 x 12 matrices without searching. */
+  size_t *element_blocks;
+  size_t n_elements;
+} BlockMatrix;
+
+/* The pattern of `n_tets` tetrahedra (4 node indices each) on `n_nodes` nodes; values zero. */
+BlockMatrix *block_matrix_new (size_t n_nodes, const uint32_t *tets, size_t n_tets);
+void block_matrix_free (BlockMatrix *m);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (BlockMatrix, block_matrix_free)
+
+void block_matrix_zero (BlockMatrix *m);
+
+/* Adds scale * k (12 x 12, row-major, node-major 3 x 3 blocks) for tetrahedron `element`. */
+void block_matrix_add_element (BlockMatrix *m, size_t element, const double k[12][12],
+                               double scale);
+
+/* Adds d[i] * I to each diagonal block (a lumped mass). */
+void block_matrix_add_diagonal (BlockMatrix *m, const double *d);
+
+/* Projects out the nodes with fixed[i] set (see above). */
+void block_matrix_fix_nodes (BlockMatrix *m, const gboolean *fixed);
+
+/* y = A x (3n each; y may not alias x). */
+void block_matrix_apply (const BlockMatrix *m, const double *x, double *y);
+
+G_END_DECLS

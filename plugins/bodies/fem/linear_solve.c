@@ -1,0 +1,235 @@
+/* Conjugate gradients and the CHOLMOD factorisation (linear_solve.h). */
+#include <math.h>
+#include <string.h>
+
+#include <lapacke.h>
+#include <suitesparse/cholmod.h>
+
+#include "linear_solve.h"
+
+#define FEM_ERROR (g_quark_from_static_string ("fem"))
+
+/* ---- conjugate gradients ---------------------------------------------------------------- */
+
+static void
+operator_apply (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
+                const gboolean *fixed, const double *x, double *y, double *scratch)
+{
+  size_t n = 3 * m->n;
+  block_matrix_apply (m, x, y);
+  for (size_t t = 0; t < n_terms; t++)
+    {
+      memset (scratch, 0, n * sizeof (double));
+      terms[t].apply (terms[t].data, x, scratch);
+      for (size_t k = 0; k < n; k++)
+        y[k] += terms[t].scale * scratch[k];
+    }
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed != NULL && fixed[i])
+      y[3 * i] = y[3 * i + 1] = y[3 * i + 2] = 0;
+}
+
+/* The inverses of the diagonal blocks (block Jacobi), by LAPACK's Cholesky per block; a
+ * block that is not positive definite (an external stiffness can make one so) falls back to
+ * the inverse of its diagonal. */
+static void
+block_jacobi (const BlockMatrix *m, double *inverse)
+{
+  for (size_t i = 0; i < m->n; i++)
+    {
+      double *p = &inverse[9 * i];
+      memcpy (p, &m->values[9 * m->diagonal[i]], 9 * sizeof (double));
+      if (LAPACKE_dpotrf (LAPACK_ROW_MAJOR, 'L', 3, p, 3) != 0
+          || LAPACKE_dpotri (LAPACK_ROW_MAJOR, 'L', 3, p, 3) != 0)
+        {
+          const double *d = &m->values[9 * m->diagonal[i]];
+          memset (p, 0, 9 * sizeof (double));
+          for (int a = 0; a < 3; a++)
+            p[4 * a] = d[4 * a] != 0 ? 1 / d[4 * a] : 1;
+          continue;
+        }
+      p[1] = p[3];   /* dpotri fills the lower triangle only */
+      p[2] = p[6];
+      p[5] = p[7];
+    }
+}
+
+static double
+dot (const double *a, const double *b, size_t n)
+{
+  double s = 0;
+  for (size_t k = 0; k < n; k++)
+    s += a[k] * b[k];
+  return s;
+}
+
+void
+fem_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
+              const gboolean *fixed, const double *b, double *x, int max_iterations,
+              double tolerance, CgResult *result)
+{
+  size_t n = 3 * m->n;
+  g_autofree double *r = g_new (double, n), *z = g_new (double, n), *p = g_new (double, n),
+                    *ap = g_new (double, n), *scratch = g_new (double, n),
+                    *jacobi = g_new (double, 9 * MAX (m->n, 1));
+  block_jacobi (m, jacobi);
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed != NULL && fixed[i])
+      x[3 * i] = x[3 * i + 1] = x[3 * i + 2] = 0;
+
+  double b_norm = 0;
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed == NULL || !fixed[i])
+      b_norm += b[3 * i] * b[3 * i] + b[3 * i + 1] * b[3 * i + 1] + b[3 * i + 2] * b[3 * i + 2];
+  b_norm = sqrt (b_norm);
+  *result = (CgResult) { 0, 0, TRUE };
+  if (b_norm == 0)
+    {
+      memset (x, 0, n * sizeof (double));
+      return;
+    }
+
+  operator_apply (m, terms, n_terms, fixed, x, ap, scratch);
+  for (size_t k = 0; k < n; k++)
+    r[k] = b[k] - ap[k];
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed != NULL && fixed[i])
+      r[3 * i] = r[3 * i + 1] = r[3 * i + 2] = 0;
+
+  double rz = 0;
+  for (int it = 0;; it++)
+    {
+      double r_norm = sqrt (dot (r, r, n));
+      result->iterations = it;
+      result->residual = r_norm / b_norm;
+      if (r_norm <= tolerance * b_norm)
+        return;
+      if (it == max_iterations)
+        {
+          result->converged = FALSE;
+          return;
+        }
+      for (size_t i = 0; i < m->n; i++)
+        {
+          const double *d = &jacobi[9 * i];
+          const double *ri = &r[3 * i];
+          for (int a = 0; a < 3; a++)
+            z[3 * i + a] = d[3 * a] * ri[0] + d[3 * a + 1] * ri[1] + d[3 * a + 2] * ri[2];
+        }
+      double rz_new = dot (r, z, n);
+      if (it == 0)
+        memcpy (p, z, n * sizeof (double));
+      else
+        for (size_t k = 0; k < n; k++)
+          p[k] = z[k] + (rz_new / rz) * p[k];
+      rz = rz_new;
+      operator_apply (m, terms, n_terms, fixed, p, ap, scratch);
+      double pap = dot (p, ap, n);
+      if (!(pap > 0))
+        {
+          /* Not positive definite along p (an unstable external stiffness): stop with what
+           * there is rather than divide by zero; the caller sees converged = FALSE. */
+          result->converged = FALSE;
+          return;
+        }
+      double alpha = rz / pap;
+      for (size_t k = 0; k < n; k++)
+        {
+          x[k] += alpha * p[k];
+          r[k] -= alpha * ap[k];
+        }
+    }
+}
+
+/* ---- CHOLMOD ---------------------------------------------------------------------------- */
+
+struct Cholesky {
+  cholmod_common common;
+  cholmod_sparse *a;        /* the upper triangle, compressed columns (stype 1) */
+  size_t *value_map;        /* a's nonzeros: their index in BlockMatrix.values */
+  cholmod_factor *factor;
+  cholmod_dense *x, *y, *e; /* cholmod_solve2's reused workspace */
+};
+
+Cholesky *
+fem_cholesky_new (const BlockMatrix *m)
+{
+  Cholesky *ch = g_new0 (Cholesky, 1);
+  cholmod_start (&ch->common);
+  size_t n = 3 * m->n;
+  /* Column j of the symmetric matrix is its row j: the entries (3 J + c) <= j of block row
+   * j / 3, in increasing order since the block columns are sorted. */
+  size_t nnz = 0;
+  for (size_t i = 0; i < m->n; i++)
+    for (size_t k = m->row_start[i]; k < m->row_start[i + 1]; k++)
+      for (int r = 0; r < 3; r++)
+        for (int c = 0; c < 3; c++)
+          nnz += 3 * m->cols[k] + c <= 3 * i + r;
+  ch->a = cholmod_allocate_sparse (n, n, nnz, TRUE, TRUE, 1, CHOLMOD_REAL, &ch->common);
+  ch->value_map = g_new (size_t, MAX (nnz, 1));
+  int *cp = ch->a->p, *ci = ch->a->i;
+  size_t out = 0;
+  for (size_t i = 0; i < m->n; i++)
+    for (int r = 0; r < 3; r++)
+      {
+        size_t j = 3 * i + r;
+        cp[j] = (int) out;
+        for (size_t k = m->row_start[i]; k < m->row_start[i + 1]; k++)
+          for (int c = 0; c < 3; c++)
+            if (3 * m->cols[k] + c <= j)
+              {
+                ci[out] = (int) (3 * m->cols[k] + c);
+                ch->value_map[out++] = 9 * k + 3 * r + c;
+              }
+      }
+  cp[n] = (int) out;
+  ch->factor = cholmod_analyze (ch->a, &ch->common);
+  return ch;
+}
+
+void
+fem_cholesky_free (Cholesky *ch)
+{
+  if (ch == NULL)
+    return;
+  cholmod_free_dense (&ch->x, &ch->common);
+  cholmod_free_dense (&ch->y, &ch->common);
+  cholmod_free_dense (&ch->e, &ch->common);
+  cholmod_free_factor (&ch->factor, &ch->common);
+  cholmod_free_sparse (&ch->a, &ch->common);
+  cholmod_finish (&ch->common);
+  g_free (ch->value_map);
+  g_free (ch);
+}
+
+gboolean
+fem_cholesky_factor (Cholesky *ch, const BlockMatrix *m, GError **error)
+{
+  double *ax = ch->a->x;
+  size_t nnz = ((int *) ch->a->p)[ch->a->ncol];
+  for (size_t k = 0; k < nnz; k++)
+    ax[k] = m->values[ch->value_map[k]];
+  cholmod_factorize (ch->a, ch->factor, &ch->common);
+  if (ch->common.status != CHOLMOD_OK || ch->factor->minor < ch->factor->n)
+    {
+      g_set_error (error, FEM_ERROR, 0,
+                   "the system matrix is not positive definite (CHOLMOD status %d, column %zu "
+                   "of %zu): an inverted element or an unstable parameter",
+                   ch->common.status, (size_t) ch->factor->minor, (size_t) ch->factor->n);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+void
+fem_cholesky_solve (Cholesky *ch, const double *b, double *x, size_t n_rhs)
+{
+  size_t n = ch->a->nrow;
+  cholmod_dense rhs = {
+    .nrow = n, .ncol = n_rhs, .nzmax = n * n_rhs, .d = n,
+    .x = (void *) b, .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
+  };
+  cholmod_solve2 (CHOLMOD_A, ch->factor, &rhs, NULL, &ch->x, NULL, &ch->y, &ch->e,
+                  &ch->common);
+  memcpy (x, ch->x->x, n * n_rhs * sizeof (double));
+}
