@@ -202,73 +202,6 @@ boxes_overlap (const double alo[3], const double ahi[3], const double blo[3], co
   return TRUE;
 }
 
-/* num / den for the ratios of closest_point_on_triangle, whose denominators are positive
- * squared lengths except through rounding on the tiniest triangles. */
-static double
-safe_ratio (double num, double den)
-{
-  return den > 0 ? num / den : 0;
-}
-
-/* Closest point of triangle (a, b, c) to p by Voronoi regions (Ericson 2005, Real-Time
- * Collision Detection 5.1.5, ClosestPtPointTriangle): returns the feature holding it and its
- * barycentric coordinates (>= 0, summing to 1). Rounding can misplace a point that lies on
- * the border of two regions, where both features' pseudo-normal tests agree unless p is
- * within rounding of the surface. */
-static int
-closest_point_on_triangle (const double p[3], const double a[3], const double b[3],
-                           const double c[3], double bary[3])
-{
-  double ab[3], ac[3], ap[3], bp[3], cp[3];
-  cwb_v3_sub (ab, b, a);
-  cwb_v3_sub (ac, c, a);
-  cwb_v3_sub (ap, p, a);
-  double d1 = cwb_v3_dot (ab, ap), d2 = cwb_v3_dot (ac, ap);
-  if (d1 <= 0 && d2 <= 0)
-    {
-      cwb_v3_set (bary, 1, 0, 0);
-      return FEATURE_VERTEX + 0;
-    }
-  cwb_v3_sub (bp, p, b);
-  double d3 = cwb_v3_dot (ab, bp), d4 = cwb_v3_dot (ac, bp);
-  if (d3 >= 0 && d4 <= d3)
-    {
-      cwb_v3_set (bary, 0, 1, 0);
-      return FEATURE_VERTEX + 1;
-    }
-  double vc = d1 * d4 - d3 * d2;
-  if (vc <= 0 && d1 >= 0 && d3 <= 0)
-    {
-      double v = safe_ratio (d1, d1 - d3);
-      cwb_v3_set (bary, 1 - v, v, 0);
-      return FEATURE_EDGE + 0;
-    }
-  cwb_v3_sub (cp, p, c);
-  double d5 = cwb_v3_dot (ab, cp), d6 = cwb_v3_dot (ac, cp);
-  if (d6 >= 0 && d5 <= d6)
-    {
-      cwb_v3_set (bary, 0, 0, 1);
-      return FEATURE_VERTEX + 2;
-    }
-  double vb = d5 * d2 - d1 * d6;
-  if (vb <= 0 && d2 >= 0 && d6 <= 0)
-    {
-      double w = safe_ratio (d2, d2 - d6);
-      cwb_v3_set (bary, 1 - w, 0, w);
-      return FEATURE_EDGE + 2;
-    }
-  double va = d3 * d6 - d5 * d4;
-  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
-    {
-      double w = safe_ratio (d4 - d3, (d4 - d3) + (d5 - d6));
-      cwb_v3_set (bary, 0, 1 - w, w);
-      return FEATURE_EDGE + 1;
-    }
-  double v = safe_ratio (vb, va + vb + vc), w = safe_ratio (vc, va + vb + vc);
-  cwb_v3_set (bary, 1 - v - w, v, w);
-  return FEATURE_FACE;
-}
-
 /* Clamps barycentric coordinates to >= 0 and renormalises them to sum 1. */
 static void
 bary_clamp (double bary[3])
@@ -327,7 +260,7 @@ visit_nearest (CollisionDetector *detector, PairQuery *pq, const TriangleQuery *
   if (!(fabs (s) <= pq->max_depth))   /* the nearest point of T is at least |s| away */
     return;
   double bary[3], depth[3];
-  int feature = closest_point_on_triangle (p, tq->v[0], tq->v[1], tq->v[2], bary);
+  int feature = cwb_triangle_closest_point (p, tq->v[0], tq->v[1], tq->v[2], bary);
   bary_clamp (bary);
   if (feature == FEATURE_FACE)
     cwb_v3_scale (depth, tq->normal, -s);   /* inside T's prism: the orthogonal projection */

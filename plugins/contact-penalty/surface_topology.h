@@ -12,12 +12,12 @@ G_BEGIN_DECLS
 /* No neighbour across an edge (a boundary or non-manifold edge). */
 #define SURFACE_NONE G_MAXUINT32
 
-/* Feature of a triangle holding a closest point: the face, edge k (from vertex k to vertex
- * k + 1 mod 3) or vertex k. */
+/* Feature of a triangle holding a closest point (cwb_triangle_closest_point): the face,
+ * edge k (from vertex k to vertex k + 1 mod 3) or vertex k. */
 enum {
-  FEATURE_FACE = 0,
-  FEATURE_EDGE = 1,    /* + k */
-  FEATURE_VERTEX = 4,  /* + k */
+  FEATURE_FACE = CWB_TRIANGLE_FACE,
+  FEATURE_EDGE = CWB_TRIANGLE_EDGE,      /* + k */
+  FEATURE_VERTEX = CWB_TRIANGLE_VERTEX,  /* + k */
 };
 
 /* Adjacency of one surface's triangles, built when its topology is first seen and kept while

@@ -3,7 +3,7 @@
 #include <gmodule.h>
 
 const CwbPluginDesc *
-test_plugin_load (const char *env_var, CwbPluginKind kind)
+test_plugin_load (const char *env_var, CwbPluginKind kind, const char *name)
 {
   const char *path = g_getenv (env_var);
   if (path == NULL)
@@ -21,7 +21,7 @@ test_plugin_load (const char *env_var, CwbPluginKind kind)
   g_assert_nonnull (desc);
   g_assert_cmpuint (desc->abi_major, ==, CWB_ABI_MAJOR);
   g_assert_cmpint (desc->kind, ==, kind);
-  g_assert_cmpstr (desc->name, ==, "rigid");
+  g_assert_cmpstr (desc->name, ==, name);
   g_assert_nonnull (desc->vtable);
   return desc;
 }
@@ -114,7 +114,8 @@ test_body_info (const char *name, const TestShape *shape, double density, gboole
 const CwbBodyModelVTable *
 test_rigid_body_vtable (const CwbPluginDesc **desc)
 {
-  const CwbPluginDesc *d = test_plugin_load ("CWB_RIGID_BODY_PLUGIN", CWB_PLUGIN_BODY_MODEL);
+  const CwbPluginDesc *d = test_plugin_load ("CWB_RIGID_BODY_PLUGIN", CWB_PLUGIN_BODY_MODEL,
+                                            "rigid");
   if (desc != NULL)
     *desc = d;
   return d->vtable;
@@ -123,5 +124,5 @@ test_rigid_body_vtable (const CwbPluginDesc **desc)
 const CwbMappingVTable *
 test_rigid_mapping_vtable (void)
 {
-  return test_plugin_load ("CWB_RIGID_MAPPING_PLUGIN", CWB_PLUGIN_MAPPING)->vtable;
+  return test_plugin_load ("CWB_RIGID_MAPPING_PLUGIN", CWB_PLUGIN_MAPPING, "rigid")->vtable;
 }

@@ -1,5 +1,6 @@
-/* Loading the built rigid plugins the way the host does (GModule, entry symbol), and the
- * small pieces of host a test needs: a parameter set from a schema, a body from a shape. */
+/* Loading built plugins the way the host does (GModule, entry symbol), and the small pieces
+ * of host a test needs: a parameter set from a schema, a body from a shape. The rigid tests
+ * and the barycentric mapping's tests share it. */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -9,8 +10,9 @@
 G_BEGIN_DECLS
 
 /* Opens the library named by environment variable `env_var` (set by meson to the built
- * module), checks its entry symbol, ABI major and kind; aborts the test on failure. */
-const CwbPluginDesc *test_plugin_load (const char *env_var, CwbPluginKind kind);
+ * module), checks its entry symbol, ABI major, kind and name; aborts the test on failure. */
+const CwbPluginDesc *test_plugin_load (const char *env_var, CwbPluginKind kind,
+                                       const char *name);
 
 #define TEST_PARAMS_MAX 16
 
@@ -24,7 +26,7 @@ void test_params_init (TestParams *params, const CwbPluginDesc *desc);
 void test_params_set_double (TestParams *params, const char *name, double value);
 void test_params_set_bool (TestParams *params, const char *name, gboolean value);
 
-/* Host services with no callbacks: the rigid plugins need none. */
+/* Host services with no callbacks: the plugins tested need none. */
 const CwbHostServices *test_host (void);
 
 /* Create info for a body of `shape` at the identity pose, at rest. */

@@ -209,3 +209,79 @@ cwb_m3_rotate_tensor (double r[9], const double rot[9], const double tensor[9])
   cwb_m3_mul (tmp, rot, tensor);
   cwb_m3_mul (r, tmp, rt);
 }
+
+/* Triangles. The feature of a triangle (a, b, c) = vertices 0, 1, 2 that holds a closest
+ * point: the face, edge k (from vertex k to vertex k + 1 mod 3) or vertex k. */
+enum {
+  CWB_TRIANGLE_FACE = 0,
+  CWB_TRIANGLE_EDGE = 1,    /* + k */
+  CWB_TRIANGLE_VERTEX = 4,  /* + k */
+};
+
+/* num / den, or 0 when den is not positive: the ratios of cwb_triangle_closest_point, whose
+ * denominators are positive squared lengths except through rounding on the tiniest
+ * triangles. */
+static inline double
+cwb_ratio_or_zero (double num, double den)
+{
+  return den > 0 ? num / den : 0;
+}
+
+/* Closest point of triangle (a, b, c) to p by Voronoi regions (Ericson 2005, Real-Time
+ * Collision Detection 5.1.5, ClosestPtPointTriangle): returns the feature holding it and its
+ * barycentric coordinates (>= 0, summing to 1). Rounding can misplace a point that lies on
+ * the border of two regions, where both features' pseudo-normal tests agree unless p is
+ * within rounding of the surface. */
+static inline int
+cwb_triangle_closest_point (const double p[3], const double a[3], const double b[3],
+                            const double c[3], double bary[3])
+{
+  double ab[3], ac[3], ap[3], bp[3], cp[3];
+  cwb_v3_sub (ab, b, a);
+  cwb_v3_sub (ac, c, a);
+  cwb_v3_sub (ap, p, a);
+  double d1 = cwb_v3_dot (ab, ap), d2 = cwb_v3_dot (ac, ap);
+  if (d1 <= 0 && d2 <= 0)
+    {
+      cwb_v3_set (bary, 1, 0, 0);
+      return CWB_TRIANGLE_VERTEX + 0;
+    }
+  cwb_v3_sub (bp, p, b);
+  double d3 = cwb_v3_dot (ab, bp), d4 = cwb_v3_dot (ac, bp);
+  if (d3 >= 0 && d4 <= d3)
+    {
+      cwb_v3_set (bary, 0, 1, 0);
+      return CWB_TRIANGLE_VERTEX + 1;
+    }
+  double vc = d1 * d4 - d3 * d2;
+  if (vc <= 0 && d1 >= 0 && d3 <= 0)
+    {
+      double v = cwb_ratio_or_zero (d1, d1 - d3);
+      cwb_v3_set (bary, 1 - v, v, 0);
+      return CWB_TRIANGLE_EDGE + 0;
+    }
+  cwb_v3_sub (cp, p, c);
+  double d5 = cwb_v3_dot (ab, cp), d6 = cwb_v3_dot (ac, cp);
+  if (d6 >= 0 && d5 <= d6)
+    {
+      cwb_v3_set (bary, 0, 0, 1);
+      return CWB_TRIANGLE_VERTEX + 2;
+    }
+  double vb = d5 * d2 - d1 * d6;
+  if (vb <= 0 && d2 >= 0 && d6 <= 0)
+    {
+      double w = cwb_ratio_or_zero (d2, d2 - d6);
+      cwb_v3_set (bary, 1 - w, 0, w);
+      return CWB_TRIANGLE_EDGE + 2;
+    }
+  double va = d3 * d6 - d5 * d4;
+  if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
+    {
+      double w = cwb_ratio_or_zero (d4 - d3, (d4 - d3) + (d5 - d6));
+      cwb_v3_set (bary, 0, 1 - w, w);
+      return CWB_TRIANGLE_EDGE + 1;
+    }
+  double v = cwb_ratio_or_zero (vb, va + vb + vc), w = cwb_ratio_or_zero (vc, va + vb + vc);
+  cwb_v3_set (bary, 1 - v - w, v, w);
+  return CWB_TRIANGLE_FACE;
+}

@@ -1,0 +1,216 @@
+/* The barycentric mapping: a deformable body's detailed surface embedded in its coarse
+ * tetrahedral mesh (SOFA's BarycentricMapping; Saupin 2008 and Allard 2010 run the FEM on a
+ * coarse grid and let the fine surface the contact models see follow it this way).
+ *
+ * At creation each vertex p_j of the reference surface (mesh frame, the frame of the body's
+ * rest nodes X) is located in the rest mesh: the tetrahedron (n_0 .. n_3) holding it and its
+ * barycentric coordinates w_jk, with p_j = sum_k w_jk X_{n_k} and sum_k w_jk = 1
+ * (tet_embedding.c). The body's state is q = the nodes' world positions, v = their
+ * velocities (nq = nv = 3 n_nodes, node-major), and then
+ *
+ *   p_j    = sum_k w_jk q_{n_jk}                 positions
+ *   pdot_j = sum_k w_jk v_{n_jk} = J_j v         velocities, J_j = [w_j0 I3, .., w_j3 I3]
+ *   r_{n_jk} += w_jk f_j         = J_j^T f_j     forces back to the nodes
+ *
+ * J does not depend on q, so the map is linear, J^T f does not change with q and the
+ * geometric stiffness d(J^T f)/dq of Faure 2007 sec. 5 is zero: the vtable leaves it NULL.
+ * Because the weights sum to 1 and reproduce the rest positions, an affine motion of the
+ * nodes, q = A X + b, moves every vertex to A p + b exactly (up to rounding). */
+#include <cwb/mapping.h>
+#include <cwb/vecmath.h>
+
+#include "tet_embedding.h"
+
+/* Errors a user can cause: mapping a body that has no tetrahedra to embed in. */
+#define BARYCENTRIC_MAPPING_ERROR (barycentric_mapping_error_quark ())
+static GQuark barycentric_mapping_error_quark (void);
+G_DEFINE_QUARK (cwb-barycentric-mapping-error-quark, barycentric_mapping_error)
+enum { BARYCENTRIC_MAPPING_ERROR_BODY };
+
+typedef struct BarycentricMapping {
+  TetEmbeddedPoint *points;   /* n_points: 4 node indices and 4 weights per vertex */
+  size_t n_points;
+  uint32_t *triangles;        /* 3 * n_triangles, the reference surface's */
+  size_t n_triangles;
+  gboolean closed;
+} BarycentricMapping;
+
+static void
+barycentric_mapping_free (BarycentricMapping *map)
+{
+  g_free (map->points);
+  g_free (map->triangles);
+  g_free (map);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (BarycentricMapping, barycentric_mapping_free)
+
+static void *
+mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, GError **error)
+{
+  g_return_val_if_fail (info != NULL && info->body != NULL, NULL);
+  const CwbBodyInfo *body = info->body;
+  const char *name = info->name != NULL ? info->name : "(unnamed)";
+  const CwbSurfaceMesh *surface = body->reference_surface;
+  gboolean has_mesh = body->tetrahedra != NULL && body->n_tetrahedra > 0
+                      && body->rest_nodes != NULL && body->n_nodes > 0;
+  if (!has_mesh)
+    {
+      g_set_error (error, BARYCENTRIC_MAPPING_ERROR, BARYCENTRIC_MAPPING_ERROR_BODY,
+                   "body '%s': the barycentric mapping needs a deformable body model (rest "
+                   "nodes and tetrahedra to embed the surface in); this body has none "
+                   "(nq %zu, nv %zu): use the rigid mapping for a rigid body",
+                   name, body->nq, body->nv);
+      return NULL;
+    }
+  if (body->nq != 3 * body->n_nodes || body->nv != 3 * body->n_nodes)
+    {
+      g_set_error (error, BARYCENTRIC_MAPPING_ERROR, BARYCENTRIC_MAPPING_ERROR_BODY,
+                   "body '%s': the barycentric mapping needs the state to be the positions "
+                   "and velocities of the %zu nodes (nq = nv = %zu); this body has nq %zu, "
+                   "nv %zu", name, body->n_nodes, 3 * body->n_nodes, body->nq, body->nv);
+      return NULL;
+    }
+  if (surface == NULL)
+    {
+      g_set_error (error, BARYCENTRIC_MAPPING_ERROR, BARYCENTRIC_MAPPING_ERROR_BODY,
+                   "body '%s': the barycentric mapping needs a reference surface to embed, "
+                   "and the body model gave none", name);
+      return NULL;
+    }
+
+  g_autoptr (BarycentricMapping) map = g_new0 (BarycentricMapping, 1);
+  map->n_points = surface->n_vertices;
+  map->points = g_new (TetEmbeddedPoint, MAX (map->n_points, 1));
+  TetEmbeddingStats stats;
+  g_autoptr (GError) embed_error = NULL;
+  if (!tet_embedding_build (body->rest_nodes, body->n_nodes, body->tetrahedra,
+                            body->n_tetrahedra, surface->vertices, surface->n_vertices,
+                            map->points, NULL, &stats, &embed_error))
+    {
+      g_set_error (error, BARYCENTRIC_MAPPING_ERROR, BARYCENTRIC_MAPPING_ERROR_BODY,
+                   "body '%s': cannot embed surface %s in its tetrahedra: %s", name,
+                   surface->source != NULL ? surface->source : "(unnamed)",
+                   embed_error->message);
+      return NULL;
+    }
+  g_debug ("body '%s': %zu surface vertices embedded in %zu tetrahedra (%zu flat ones "
+           "skipped), %zu outside every tetrahedron", name, map->n_points,
+           body->n_tetrahedra, stats.n_flat, stats.n_outside);
+  if (stats.n_outside > 0)
+    g_message ("body '%s': %zu of %zu surface vertices lie outside every tetrahedron and "
+               "follow the nearest one by extrapolation; the farthest, vertex %zu, is %g m "
+               "from it", name, stats.n_outside, map->n_points, stats.farthest,
+               stats.max_outside_distance);
+
+  map->n_triangles = surface->n_triangles;
+  map->triangles = g_memdup2 (surface->triangles, 3 * surface->n_triangles * sizeof (uint32_t));
+  map->closed = surface->closed;
+  return g_steal_pointer (&map);
+}
+
+static void
+mapping_destroy (void *self)
+{
+  barycentric_mapping_free (self);
+}
+
+static void
+mapping_get_layout (void *self, CwbGeometryLayout *layout)
+{
+  BarycentricMapping *map = self;
+  *layout = (CwbGeometryLayout) {
+    .struct_size = sizeof (CwbGeometryLayout),
+    .kind = CWB_GEOMETRY_SURFACE,
+    .n_points = map->n_points,
+    .triangles = map->triangles,
+    .n_triangles = map->n_triangles,
+    .closed = map->closed,
+  };
+}
+
+/* out = J_j x = sum_k w_jk x_{n_jk}: one vertex of the map, for positions (x = q),
+ * velocities (x = v) and increments (x = dq) alike, the map being linear. */
+static inline void
+point_combine (const TetEmbeddedPoint *point, const double *x, double out[3])
+{
+  cwb_v3_set (out, 0, 0, 0);
+  for (int k = 0; k < 4; k++)
+    cwb_v3_axpy (out, point->weights[k], &x[3 * point->nodes[k]]);
+}
+
+static void
+mapping_apply (void *self, const double *q, const double *v, double *positions,
+               double *velocities)
+{
+  BarycentricMapping *map = self;
+  for (size_t j = 0; j < map->n_points; j++)
+    {
+      if (positions != NULL)
+        point_combine (&map->points[j], q, &positions[3 * j]);
+      if (velocities != NULL && v != NULL)
+        point_combine (&map->points[j], v, &velocities[3 * j]);
+    }
+}
+
+static void
+mapping_apply_j (void *self, const double *q, const double *dq, double *dp)
+{
+  BarycentricMapping *map = self;
+  for (size_t j = 0; j < map->n_points; j++)
+    point_combine (&map->points[j], dq, &dp[3 * j]);
+}
+
+/* J at a few points: the rows of mapping_apply_j, for a contact's response. */
+static void
+mapping_apply_j_points (void *self, const double *q, const double *dq, const uint32_t *points,
+                        size_t n, double *dp)
+{
+  BarycentricMapping *map = self;
+  for (size_t i = 0; i < n; i++)
+    {
+      g_return_if_fail (points[i] < map->n_points);
+      point_combine (&map->points[points[i]], dq, &dp[3 * i]);
+    }
+}
+
+static void
+mapping_apply_jt (void *self, const double *q, const CwbPointWeight *f, size_t n, double *r)
+{
+  BarycentricMapping *map = self;
+  for (size_t i = 0; i < n; i++)
+    {
+      g_return_if_fail (f[i].point < map->n_points);
+      const TetEmbeddedPoint *point = &map->points[f[i].point];
+      for (int k = 0; k < 4; k++)
+        cwb_v3_axpy (&r[3 * point->nodes[k]], point->weights[k], f[i].w);
+    }
+}
+
+static const CwbMappingVTable mapping_vtable = {
+  .struct_size = sizeof (CwbMappingVTable),
+  .create = mapping_create,
+  .destroy = mapping_destroy,
+  .get_layout = mapping_get_layout,
+  .apply = mapping_apply,
+  .apply_j = mapping_apply_j,
+  .apply_j_points = mapping_apply_j_points,
+  .apply_jt = mapping_apply_jt,
+  /* Linear map: no geometric stiffness (see the top of the file). */
+  .geometric_stiffness_apply = NULL,
+};
+
+static const CwbPluginDesc mapping_desc = {
+  .struct_size = sizeof (CwbPluginDesc),
+  .abi_major = CWB_ABI_MAJOR,
+  .abi_minor = CWB_ABI_MINOR,
+  .kind = CWB_PLUGIN_MAPPING,
+  .name = "barycentric",
+  .version = "1.0.0",
+  .summary = "Barycentric mapping: a detailed surface embedded in a deformable body's "
+             "tetrahedra",
+  .params = NULL,
+  .n_params = 0,
+  .vtable = &mapping_vtable,
+};
+
+CWB_DEFINE_PLUGIN (mapping_desc)

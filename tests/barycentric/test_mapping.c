@@ -1,0 +1,410 @@
+/* The barycentric mapping plugin, opened as the host opens it (GModule, entry symbol), on
+ * surfaces embedded in the FEM body's tetrahedral grid (the fem body model's contract:
+ * q = node positions, rest nodes and tetrahedra in the reference surface's frame):
+ * affine reproduction (an affine motion of the nodes moves every vertex by the same affine
+ * map, the defining property of barycentric embedding), J against finite differences of
+ * apply, J^T as the adjoint of J, apply_j_points against apply_j, velocities = J v, the rest
+ * shape of a 20 000-triangle sphere and a torus with weights summing to 1, and the refusal
+ * of a rigid body and of a malformed one with messages naming the body. */
+#include <float.h>
+
+#include "../rigid/test_plugin.h"
+#include "embedded_shape.h"
+
+/* The mapped coordinates are sums of four weight-node products: a few ulps of the largest
+ * magnitude involved (`scale` below), 64 leaving a margin. A wrong weight or node would be
+ * off by a fraction of a cell, ten orders of magnitude more. */
+#define ROUNDOFF_ULPS 64.0
+/* Central differences of a map that is linear in q have no truncation error at all, only
+ * the round-off of the two positions over the step: 64 ulps of |p| (about 5) / 1e-3 is
+ * 7e-11; 1e-9 leaves a margin and is far below a first-order mistake (order 1). */
+#define FD_STEP 1e-3
+#define FD_TOLERANCE 1e-9
+
+typedef struct Fixture {
+  const CwbMappingVTable *vt;
+  EmbeddedShape *shape;
+  void *map;
+  size_t n_points, nq;
+  double *q;   /* a deformed state: the rest nodes moved at random */
+} Fixture;
+
+static const CwbMappingVTable *
+barycentric_vtable (void)
+{
+  return test_plugin_load ("CWB_BARYCENTRIC_MAPPING_PLUGIN", CWB_PLUGIN_MAPPING,
+                           "barycentric")->vtable;
+}
+
+static void *
+map_create (const CwbMappingVTable *vt, const char *name, const CwbBodyInfo *body,
+            GError **error)
+{
+  CwbMappingCreateInfo mi = { .struct_size = sizeof mi, .name = name, .body = body };
+  return vt->create (&mi, test_host (), error);
+}
+
+/* A random vector of n entries in [-1, 1] times `amplitude`. */
+static double *
+random_vector (GRand *rand, size_t n, double amplitude)
+{
+  double *x = g_new (double, n);
+  for (size_t i = 0; i < n; i++)
+    x[i] = amplitude * g_rand_double_range (rand, -1, 1);
+  return x;
+}
+
+static double
+max_abs (const double *x, size_t n)
+{
+  double m = 0;
+  for (size_t i = 0; i < n; i++)
+    m = fmax (m, fabs (x[i]));
+  return m;
+}
+
+static void
+fixture_setup (Fixture *fx, gconstpointer data)
+{
+  fx->vt = barycentric_vtable ();
+  /* A sphere of 32 segments (about 1 000 triangles) in a 5-cell grid: small enough for the
+   * dense identities below, with vertices spread over every kind of element. */
+  CwbShapeDesc sphere = embedded_sphere (0.5, 32);
+  fx->shape = embedded_shape_new (&sphere, 5);
+  g_autoptr (GError) error = NULL;
+  fx->map = map_create (fx->vt, "ball", &fx->shape->info, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (fx->map);
+  fx->nq = fx->shape->info.nq;
+
+  CwbGeometryLayout layout;
+  fx->vt->get_layout (fx->map, &layout);
+  const CwbSurfaceMesh *s = &fx->shape->surface;
+  g_assert_cmpint (layout.kind, ==, CWB_GEOMETRY_SURFACE);
+  g_assert_true (layout.closed);
+  g_assert_cmpuint (layout.n_points, ==, s->n_vertices);
+  g_assert_cmpuint (layout.n_triangles, ==, s->n_triangles);
+  g_assert_cmpmem (layout.triangles, layout.n_triangles * 3 * sizeof (uint32_t), s->triangles,
+                   s->n_triangles * 3 * sizeof (uint32_t));
+  fx->n_points = layout.n_points;
+
+  g_autoptr (GRand) rand = g_rand_new_with_seed (17);
+  fx->q = random_vector (rand, fx->nq, 0.3);
+  for (size_t i = 0; i < fx->nq; i++)
+    fx->q[i] += fx->shape->info.rest_nodes[i];
+}
+
+static void
+fixture_teardown (Fixture *fx, gconstpointer data)
+{
+  fx->vt->destroy (fx->map);
+  embedded_shape_free (fx->shape);
+  g_free (fx->q);
+}
+
+/* q = A X + b and v = A' X + b' for random A, b, A', b': positions A p + b and velocities
+ * A' p + b' for every vertex p of the reference surface. Exact in exact arithmetic since
+ * the weights sum to 1 and reproduce p from the rest nodes X. */
+static void
+test_affine (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (5);
+  size_t n_nodes = fx->shape->info.n_nodes;
+  const double *rest = fx->shape->info.rest_nodes;
+  const double *vertices = fx->shape->surface.vertices;
+  for (int trial = 0; trial < 4; trial++)
+    {
+      g_autofree double *a = random_vector (rand, 9, 2), *b = random_vector (rand, 3, 5);
+      g_autofree double *a_v = random_vector (rand, 9, 3), *b_v = random_vector (rand, 3, 1);
+      g_autofree double *q = g_new (double, fx->nq), *v = g_new (double, fx->nq);
+      for (size_t i = 0; i < n_nodes; i++)
+        {
+          cwb_m3_mul_v3 (&q[3 * i], a, &rest[3 * i]);
+          cwb_v3_add (&q[3 * i], &q[3 * i], b);
+          cwb_m3_mul_v3 (&v[3 * i], a_v, &rest[3 * i]);
+          cwb_v3_add (&v[3 * i], &v[3 * i], b_v);
+        }
+      g_autofree double *p = g_new (double, 3 * fx->n_points);
+      g_autofree double *pdot = g_new (double, 3 * fx->n_points);
+      fx->vt->apply (fx->map, q, v, p, pdot);
+      /* |A X + b| over the nodes bounds every term of the sums. */
+      double scale = fmax (max_abs (q, fx->nq), max_abs (v, fx->nq));
+      double worst = 0;
+      for (size_t j = 0; j < fx->n_points; j++)
+        {
+          double expected[3], expected_v[3];
+          cwb_m3_mul_v3 (expected, a, &vertices[3 * j]);
+          cwb_v3_add (expected, expected, b);
+          cwb_m3_mul_v3 (expected_v, a_v, &vertices[3 * j]);
+          cwb_v3_add (expected_v, expected_v, b_v);
+          for (int i = 0; i < 3; i++)
+            {
+              worst = fmax (worst, fabs (p[3 * j + i] - expected[i]));
+              worst = fmax (worst, fabs (pdot[3 * j + i] - expected_v[i]));
+              g_assert_cmpfloat_with_epsilon (p[3 * j + i], expected[i],
+                                              ROUNDOFF_ULPS * DBL_EPSILON * scale);
+              g_assert_cmpfloat_with_epsilon (pdot[3 * j + i], expected_v[i],
+                                              ROUNDOFF_ULPS * DBL_EPSILON * scale);
+            }
+        }
+      g_test_message ("affine trial %d: largest error %.2g = %.1f ulps of %.3g", trial, worst,
+                      worst / (DBL_EPSILON * scale), scale);
+    }
+}
+
+static void
+positions_at (Fixture *fx, const double *dq, double s, double *p)
+{
+  g_autofree double *qs = g_new (double, fx->nq);
+  for (size_t i = 0; i < fx->nq; i++)
+    qs[i] = fx->q[i] + s * dq[i];
+  fx->vt->apply (fx->map, qs, NULL, p, NULL);
+}
+
+static void
+test_j_finite_differences (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (23);
+  g_autofree double *dq = random_vector (rand, fx->nq, 1);
+  size_t np = 3 * fx->n_points;
+  g_autofree double *plus = g_new (double, np), *minus = g_new (double, np);
+  g_autofree double *jdq = g_new (double, np);
+  positions_at (fx, dq, FD_STEP, plus);
+  positions_at (fx, dq, -FD_STEP, minus);
+  fx->vt->apply_j (fx->map, fx->q, dq, jdq);
+  for (size_t i = 0; i < np; i++)
+    g_assert_cmpfloat_with_epsilon (jdq[i], (plus[i] - minus[i]) / (2 * FD_STEP), FD_TOLERANCE);
+  /* Not vacuous: the increment moves the vertices by order 1. */
+  g_assert_cmpfloat (max_abs (jdq, np), >, 0.1);
+}
+
+/* <J dq, f> = <dq, J^T f> for forces on every vertex; J^T accumulates into r. The two sides
+ * sum the same products in another order: round-off of the sum of |terms| (about n_points
+ * products of order 1). */
+static void
+test_jt_adjoint (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (29);
+  g_autofree double *dq = random_vector (rand, fx->nq, 1);
+  g_autofree CwbPointWeight *f = g_new (CwbPointWeight, fx->n_points);
+  for (size_t j = 0; j < fx->n_points; j++)
+    {
+      f[j] = (CwbPointWeight) { .geometry = 0, .point = (uint32_t) j };
+      for (int i = 0; i < 3; i++)
+        f[j].w[i] = g_rand_double_range (rand, -1, 1);
+    }
+  g_autofree double *jdq = g_new (double, 3 * fx->n_points);
+  g_autofree double *r = g_new0 (double, fx->nq);
+  fx->vt->apply_j (fx->map, fx->q, dq, jdq);
+  fx->vt->apply_jt (fx->map, fx->q, f, fx->n_points, r);
+  double lhs = 0, rhs = 0, magnitude = 0;
+  for (size_t j = 0; j < fx->n_points; j++)
+    for (int i = 0; i < 3; i++)
+      {
+        lhs += jdq[3 * j + i] * f[j].w[i];
+        magnitude += fabs (jdq[3 * j + i] * f[j].w[i]);
+      }
+  for (size_t i = 0; i < fx->nq; i++)
+    rhs += dq[i] * r[i];
+  g_assert_cmpfloat_with_epsilon (lhs, rhs, ROUNDOFF_ULPS * DBL_EPSILON * magnitude);
+  g_assert_cmpfloat (magnitude, >, 1);
+
+  /* Accumulates rather than overwrites; forces on a few points only reach their nodes. */
+  g_autofree double *r2 = g_new (double, fx->nq);
+  for (size_t i = 0; i < fx->nq; i++)
+    r2[i] = 1;
+  fx->vt->apply_jt (fx->map, fx->q, f, fx->n_points, r2);
+  for (size_t i = 0; i < fx->nq; i++)
+    g_assert_cmpfloat_with_epsilon (r2[i], r[i] + 1,
+                                    ROUNDOFF_ULPS * DBL_EPSILON * (1 + fabs (r[i])));
+
+  /* One unit force on one vertex: the nodes receive its weights, which sum to 1 (the force
+   * is conserved: sum over nodes of J^T f = f). */
+  CwbPointWeight one = { .geometry = 0, .point = (uint32_t) (fx->n_points / 3),
+                         .w = { 0, 0, 1 } };
+  g_autofree double *r1 = g_new0 (double, fx->nq);
+  fx->vt->apply_jt (fx->map, fx->q, &one, 1, r1);
+  double total[3] = { 0, 0, 0 };
+  size_t touched = 0;
+  for (size_t n = 0; n < fx->shape->info.n_nodes; n++)
+    {
+      cwb_v3_add (total, total, &r1[3 * n]);
+      touched += r1[3 * n + 2] != 0;
+    }
+  g_assert_cmpfloat (total[0], ==, 0);
+  g_assert_cmpfloat (total[1], ==, 0);
+  g_assert_cmpfloat_with_epsilon (total[2], 1, ROUNDOFF_ULPS * DBL_EPSILON);
+  g_assert_cmpuint (touched, <=, 4);
+  g_assert_cmpuint (touched, >=, 1);
+}
+
+/* apply_j_points is apply_j's rows: the same arithmetic, so equal to the bit. */
+static void
+test_j_points (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (31);
+  g_autofree double *dq = random_vector (rand, fx->nq, 1);
+  g_autofree double *jdq = g_new (double, 3 * fx->n_points);
+  fx->vt->apply_j (fx->map, fx->q, dq, jdq);
+  g_assert_nonnull (fx->vt->apply_j_points);
+  enum { N = 40 };
+  uint32_t points[N];
+  double dp[3 * N];
+  for (int i = 0; i < N; i++)
+    points[i] = (uint32_t) g_rand_int_range (rand, 0, (gint32) fx->n_points);
+  points[0] = 0;
+  points[N - 1] = (uint32_t) fx->n_points - 1;
+  fx->vt->apply_j_points (fx->map, fx->q, dq, points, N, dp);
+  for (int i = 0; i < N; i++)
+    for (int a = 0; a < 3; a++)
+      g_assert_cmpfloat (dp[3 * i + a], ==, jdq[3 * points[i] + a]);
+}
+
+/* velocities = J v (the same combination of node velocities), and the map is linear: no
+ * geometric stiffness. */
+static void
+test_velocities (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (37);
+  g_autofree double *v = random_vector (rand, fx->nq, 2);
+  size_t np = 3 * fx->n_points;
+  g_autofree double *p = g_new (double, np), *pdot = g_new (double, np);
+  g_autofree double *jv = g_new (double, np), *p_only = g_new (double, np);
+  fx->vt->apply (fx->map, fx->q, v, p, pdot);
+  fx->vt->apply_j (fx->map, fx->q, v, jv);
+  fx->vt->apply (fx->map, fx->q, NULL, p_only, NULL);
+  for (size_t i = 0; i < np; i++)
+    {
+      g_assert_cmpfloat (pdot[i], ==, jv[i]);
+      g_assert_cmpfloat (p[i], ==, p_only[i]);
+    }
+  g_assert_null (fx->vt->geometric_stiffness_apply);
+}
+
+/* ---- real shapes through the plugin --------------------------------------------------- */
+
+/* At q = the rest nodes the mapping gives back the reference surface; with every node at
+ * (1, 0, 0) each vertex's x is the sum of its weights, 1. */
+static void
+check_rest_shape (const CwbShapeDesc *desc, int cells, size_t min_triangles)
+{
+  const CwbMappingVTable *vt = barycentric_vtable ();
+  g_autoptr (EmbeddedShape) shape = embedded_shape_new (desc, cells);
+  const CwbSurfaceMesh *s = &shape->surface;
+  g_assert_cmpuint (s->n_triangles, >=, min_triangles);
+  g_autoptr (GError) error = NULL;
+  void *map = map_create (vt, "embedded", &shape->info, &error);
+  g_assert_no_error (error);
+  size_t np = 3 * s->n_vertices, nq = shape->info.nq;
+  g_autofree double *p = g_new (double, np);
+  vt->apply (map, shape->info.rest_nodes, NULL, p, NULL);
+  /* The largest rest coordinate bounds every term of the sums (weights in [0, 1]). */
+  double scale = max_abs (shape->info.rest_nodes, nq), worst = 0;
+  for (size_t i = 0; i < np; i++)
+    {
+      worst = fmax (worst, fabs (p[i] - s->vertices[i]));
+      g_assert_cmpfloat_with_epsilon (p[i], s->vertices[i],
+                                      ROUNDOFF_ULPS * DBL_EPSILON * scale);
+    }
+  g_autofree double *ones = g_new0 (double, nq);
+  for (size_t n = 0; n < shape->info.n_nodes; n++)
+    ones[3 * n] = 1;
+  vt->apply (map, ones, NULL, p, NULL);
+  for (size_t j = 0; j < s->n_vertices; j++)
+    {
+      g_assert_cmpfloat_with_epsilon (p[3 * j], 1, ROUNDOFF_ULPS * DBL_EPSILON);
+      g_assert_cmpfloat (p[3 * j + 1], ==, 0);
+      g_assert_cmpfloat (p[3 * j + 2], ==, 0);
+    }
+  g_test_message ("%s: %zu triangles on %zu nodes, rest shape to %.2g (%.1f ulps of %g)",
+                  s->source, s->n_triangles, shape->info.n_nodes, worst,
+                  worst / (DBL_EPSILON * scale), scale);
+  vt->destroy (map);
+}
+
+static void
+test_sphere_rest_shape (void)
+{
+  CwbShapeDesc sphere = embedded_sphere (0.5, 142);
+  check_rest_shape (&sphere, 6, 19000);
+}
+
+static void
+test_torus_rest_shape (void)
+{
+  CwbShapeDesc torus = embedded_torus (1, 0.3, 100);
+  check_rest_shape (&torus, 16, 19000);
+}
+
+/* ---- refusals ------------------------------------------------------------------------- */
+
+/* A rigid body (the real rigid body model) has no tetrahedra: refused, naming the body and
+ * saying what the mapping needs. */
+static void
+test_rigid_refused (void)
+{
+  const CwbBodyModelVTable *body_vt = test_rigid_body_vtable (NULL);
+  const CwbMappingVTable *vt = barycentric_vtable ();
+  g_autoptr (TestShape) box = test_shape_box (1, 2, 3);
+  CwbBodyCreateInfo info = test_body_info ("crate", box, 500, FALSE, NULL);
+  g_autoptr (GError) error = NULL;
+  void *body = body_vt->create (&info, test_host (), &error);
+  g_assert_no_error (error);
+  CwbBodyInfo bi;
+  body_vt->get_info (body, &bi);
+  g_assert_null (map_create (vt, "crate", &bi, &error));
+  g_assert_nonnull (error);
+  g_assert_cmpstr (g_quark_to_string (error->domain), ==,
+                   "cwb-barycentric-mapping-error-quark");
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "body 'crate'"));
+  g_assert_nonnull (strstr (error->message, "needs a deformable body model"));
+  body_vt->destroy (body);
+}
+
+/* A body whose state is not its nodes, or whose tetrahedra name missing nodes. */
+static void
+test_malformed_refused (void)
+{
+  const CwbMappingVTable *vt = barycentric_vtable ();
+  CwbShapeDesc sphere = embedded_sphere (0.5, 16);
+  g_autoptr (EmbeddedShape) shape = embedded_shape_new (&sphere, 3);
+  g_autoptr (GError) error = NULL;
+
+  CwbBodyInfo bad_state = shape->info;
+  bad_state.nv = bad_state.nq - 1;
+  g_assert_null (map_create (vt, "odd", &bad_state, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "body 'odd'"));
+  g_assert_nonnull (strstr (error->message, "nq = nv ="));
+  g_clear_error (&error);
+
+  g_autofree uint32_t *tets = g_memdup2 (shape->info.tetrahedra,
+                                         4 * shape->info.n_tetrahedra * sizeof (uint32_t));
+  tets[4 * shape->info.n_tetrahedra - 1] = (uint32_t) shape->info.n_nodes;
+  CwbBodyInfo bad_index = shape->info;
+  bad_index.tetrahedra = tets;
+  g_assert_null (map_create (vt, "torn", &bad_index, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "body 'torn'"));
+  g_assert_nonnull (strstr (error->message, "names node"));
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+#define ADD(path, fn) g_test_add ("/barycentric/mapping/" path, Fixture, NULL, fixture_setup, \
+                                  fn, fixture_teardown)
+  ADD ("affine", test_affine);
+  ADD ("j-finite-differences", test_j_finite_differences);
+  ADD ("jt-adjoint", test_jt_adjoint);
+  ADD ("j-points", test_j_points);
+  ADD ("velocities", test_velocities);
+  g_test_add_func ("/barycentric/mapping/sphere-rest-shape", test_sphere_rest_shape);
+  g_test_add_func ("/barycentric/mapping/torus-rest-shape", test_torus_rest_shape);
+  g_test_add_func ("/barycentric/mapping/rigid-refused", test_rigid_refused);
+  g_test_add_func ("/barycentric/mapping/malformed-refused", test_malformed_refused);
+  return g_test_run ();
+}
