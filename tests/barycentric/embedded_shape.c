@@ -9,7 +9,7 @@ embedded_shape_new (const CwbShapeDesc *desc, int cells)
   g_assert_no_error (error);
   g_assert_true (shape->mesh->closed);
   cwb_mesh_as_surface (shape->mesh, &shape->surface);
-  shape->grid = tet_grid_build (&shape->surface, cells, &error);
+  shape->grid = tet_grid_build (&shape->surface, cells, TET_GRID_FIT_MARGIN, &error);
   g_assert_no_error (error);
   size_t n_nodes = tet_grid_n_nodes (shape->grid);
   shape->info = (CwbBodyInfo) {

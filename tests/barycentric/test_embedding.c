@@ -102,7 +102,7 @@ jittered_nodes (const EmbeddedShape *shape, double jitter, guint32 seed)
   double *nodes = g_memdup2 (embedded_shape_nodes (shape), 3 * n * sizeof (double));
   g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
   for (size_t i = 0; i < 3 * n; i++)
-    nodes[i] += g_rand_double_range (rand, -jitter, jitter) * g->cell;
+    nodes[i] += g_rand_double_range (rand, -jitter, jitter) * g->cell[0];
   const uint32_t *tets = shape->info.tetrahedra;
   for (size_t t = 0; t < shape->info.n_tetrahedra; t++)
     {
@@ -112,7 +112,7 @@ jittered_nodes (const EmbeddedShape *shape, double jitter, guint32 seed)
       cwb_v3_sub (e2, &nodes[3 * tets[4 * t + 2]], x0);
       cwb_v3_sub (e3, &nodes[3 * tets[4 * t + 3]], x0);
       cwb_v3_cross (c, e2, e3);
-      g_assert_cmpfloat (cwb_v3_dot (e1, c), >, 0.1 * g->cell * g->cell * g->cell);
+      g_assert_cmpfloat (cwb_v3_dot (e1, c), >, 0.1 * g->cell[0] * g->cell[0] * g->cell[0]);
     }
   return nodes;
 }
@@ -221,7 +221,7 @@ test_brute_force (void)
   enum { N_NEAR = 2000, N_FAR = 6, N = N_NEAR + N_FAR };
   double points[3 * N];
   g_autoptr (GRand) rand = g_rand_new_with_seed (3);
-  random_points (rand, lo, hi, shape->grid->cell, points, N_NEAR);
+  random_points (rand, lo, hi, shape->grid->cell[0], points, N_NEAR);
   const double far_lo[3] = { -20, -20, -20 }, far_hi[3] = { 20, 20, 20 };
   random_points (rand, far_lo, far_hi, 0, points + 3 * N_NEAR, N_FAR);
   size_t outside = check_against_brute_force (nodes, n_nodes, shape->info.tetrahedra,
@@ -254,7 +254,7 @@ test_brute_force_mixed_sizes (void)
   double points[3 * N], lo[3], hi[3];
   g_autoptr (GRand) rand = g_rand_new_with_seed (19);
   node_bounds (grid_nodes, n_grid, lo, hi);
-  random_points (rand, lo, hi, shape->grid->cell, points, N_GRID);
+  random_points (rand, lo, hi, shape->grid->cell[0], points, N_GRID);
   node_bounds (nodes + 3 * n_grid, 4, lo, hi);
   random_points (rand, lo, hi, 1, points + 3 * N_GRID, N_BIG);
   const double far_lo[3] = { -20, -20, -20 }, far_hi[3] = { 30, 30, 30 };
