@@ -64,9 +64,13 @@ fem_tet_init (CorotationalTet *tet, const double rest[4][3], double lambda, doub
 void
 fem_polar_rotation (const double m[9], double r[9])
 {
-  double a[9], s[3], u[9], vt[9], superb[2];
+  /* LAPACK's SVD called through the _work interface in column-major order: no workspace
+   * query, allocation or transposition per call (this runs for every element every step).
+   * The column-major matrix of m is m^T = V S U^T, so the roles of U and V^T swap. */
+  double a[9], s[3], u[9], vt[9], work[64];
   memcpy (a, m, sizeof a);
-  if (LAPACKE_dgesvd (LAPACK_ROW_MAJOR, 'A', 'A', 3, 3, a, 3, s, u, 3, vt, 3, superb) != 0)
+  if (LAPACKE_dgesvd_work (LAPACK_COL_MAJOR, 'A', 'A', 3, 3, a, 3, s, vt, 3, u, 3, work,
+                           (lapack_int) G_N_ELEMENTS (work)) != 0)
     {
       /* No decomposition (non-finite input): no rotation; a blow-up is caught by the
        * host's check of the state. */
@@ -74,6 +78,8 @@ fem_polar_rotation (const double m[9], double r[9])
       memcpy (r, identity, sizeof identity);
       return;
     }
+  /* Now, read row-major: m = u diag(s) vt with u and vt as written by LAPACK's column-major
+   * V^T and U of m^T. */
   double uvt[9];
   for (int i = 0; i < 3; i++)
     for (int j = 0; j < 3; j++)

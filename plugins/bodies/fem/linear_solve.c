@@ -156,6 +156,10 @@ fem_cholesky_new (const BlockMatrix *m)
 {
   Cholesky *ch = g_new0 (Cholesky, 1);
   cholmod_start (&ch->common);
+  /* The simplicial factorisation: for the FEM grids here (up to some 10^4 unknowns) it is
+   * faster than the supernodal one, whose OpenMP regions and BLAS calls per supernode cost
+   * more in thread wake-ups than they save (measured: docs/benchmarks.md). */
+  ch->common.supernodal = CHOLMOD_SIMPLICIAL;
   size_t n = 3 * m->n;
   /* Column j of the symmetric matrix is its row j: the entries (3 J + c) <= j of block row
    * j / 3, in increasing order since the block columns are sorted. */
