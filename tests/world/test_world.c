@@ -43,11 +43,17 @@ test_report_fields (void)
       g_assert_true (isfinite (v));
       g_assert_cmpfloat (v, >=, 0);
     }
+  /* Beyond the contract: the compliance time, within the constraint solver's. The two boxes
+   * rest with contacts every step, so the solver asks for compliance columns. */
+  double compliance = json_object_get_double_member (root, "compliance_ms");
+  g_assert_cmpfloat (compliance, >, 0);
+  g_assert_cmpfloat (compliance, <=, json_object_get_double_member (phases, "constraint_solver"));
 
   JsonArray *steps = json_object_get_array_member (root, "per_step");
   g_assert_cmpint (json_array_get_length (steps), ==, 50);
   const char *step_fields[] = { "t", "kinetic_energy", "contacts", "intersection_volume",
-                                "max_penetration", "solver_iterations", "solver_residual" };
+                                "max_penetration", "solver_iterations", "solver_residual",
+                                "compliance_ms" };
   for (guint s = 0; s < json_array_get_length (steps); s++)
     {
       JsonObject *st = json_array_get_object_element (steps, s);

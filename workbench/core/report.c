@@ -84,6 +84,13 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
                           report->steps->len > 0 ? sum / report->steps->len : NAN);
     }
   json_builder_end_object (b);
+  /* Beyond the contract's phases (additive): the mean time per step inside the bodies'
+   * compliance operators, within constraint_solver (Saupin 2008 Table 2). */
+  double compliance_sum = 0;
+  for (guint s = 0; s < report->steps->len; s++)
+    compliance_sum += g_array_index (report->steps, CwbStepStats, s).compliance_ms;
+  add_number_or_null (b, "compliance_ms",
+                      report->steps->len > 0 ? compliance_sum / report->steps->len : NAN);
 
   json_builder_set_member_name (b, "per_step");
   json_builder_begin_array (b);
@@ -103,6 +110,7 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
       else
         json_builder_add_null_value (b);
       add_number_or_null (b, "solver_residual", st->solver_residual);
+      add_number_or_null (b, "compliance_ms", st->compliance_ms);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -53,7 +53,9 @@ ctx_compliance_apply (CwbStepContext *ctx, uint32_t body, const double *q, CwbCo
 {
   CwbWorld *world = world_of (ctx);
   CwbWorldBody *b = body_at (world, body);
+  gint64 t0 = cwb_clock_ns ();
   b->model->compliance_apply (b->model_self, q, world->h, kind, r, dq);
+  world->compliance_ns += cwb_clock_ns () - t0;
 }
 
 void

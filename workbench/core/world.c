@@ -613,6 +613,7 @@ update_stats (CwbWorld *world, gint64 total_ns)
   world->phase_ns[CWB_PHASE_CONSTRAINT_SOLVER] = MAX (total_ns - others, 0);
   for (int p = 0; p < CWB_PHASE_COUNT; p++)
     s->phase_ms[p] = world->phase_ns[p] * 1e-6;
+  s->compliance_ms = world->compliance_ns * 1e-6;
   s->time = world->time;
   s->contacts = world->contacts.frames->len;
   s->intersection_volume = world->contacts.intersection_volume;
@@ -632,6 +633,7 @@ cwb_world_step (CwbWorld *world, GError **error)
   memcpy (world->q_prev, world->q, world->nq * sizeof (double));
   memcpy (world->v_prev, world->v, world->nv * sizeof (double));
   memset (world->phase_ns, 0, sizeof world->phase_ns);
+  world->compliance_ns = 0;
   world->stats.solver_iterations = -1;
   world->stats.solver_residual = NAN;
   g_array_set_size (world->residual_history, 0);

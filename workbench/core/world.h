@@ -46,6 +46,10 @@ typedef struct CwbStepStats {
   int solver_iterations;        /* -1 when no solve happened */
   double solver_residual;       /* NAN when no solve happened */
   double phase_ms[CWB_PHASE_COUNT];
+  /* Time inside the body models' compliance_apply (part of constraint_solver): building
+   * the contact-space operator W = H C H^T column by column and the corrective motion,
+   * Saupin 2008 Table 2's "compliance computation". */
+  double compliance_ms;
 } CwbStepStats;
 
 typedef struct CwbWorld CwbWorld;

@@ -81,6 +81,7 @@ struct CwbWorld {
 
   CwbStepContext ctx;
   gint64 phase_ns[CWB_PHASE_COUNT];
+  gint64 compliance_ns;            /* inside compliance_apply this step */
   CwbStepStats stats;
   GArray *residual_history;     /* double */
 };
