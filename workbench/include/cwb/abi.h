@@ -20,8 +20,9 @@ G_BEGIN_DECLS
 #define CWB_ABI_MAJOR 1
 /* 1.1: CwbContactQuery.point_response (with host_data), CwbMappingVTable.apply_j_points,
  * CwbStepContext.contact_stiffness_apply.
- * 1.2: CwbContactModelVTable.save_state and restore_state. */
-#define CWB_ABI_MINOR 2
+ * 1.2: CwbContactModelVTable.save_state and restore_state.
+ * 1.3: CwbContactSet.friction_law. */
+#define CWB_ABI_MINOR 3
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 
