@@ -1,5 +1,6 @@
 /* The command-line contract (ARCHITECTURE.md): options, exit status 0 / 1 / 2, messages that
- * name file, line and column, the report written even when a run fails. */
+ * name file, line and column, the report written even when a run fails; and the additive
+ * --residuals CSV export. */
 #include <errno.h>
 #include <pty.h>
 #include <sys/wait.h>
@@ -78,6 +79,17 @@ static const char *good_scene =
   "  - name: box\n"
   "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
   "    pose: { position: [0, 0, 0.5] }\n";
+
+/* A box resting on the half-space (within its margin): contact rows, so a solve, every step. */
+static const char *resting_scene =
+  "world: { dt: 0.005 }\n"
+  "contact: { model: halfspace, margin: 0.001 }\n"
+  "solver: { name: constraint, tolerance: 1.0e-12 }\n"
+  "bodies:\n"
+  "  - name: box\n"
+  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+  "    pose: { position: [0, 0, 0.1] }\n"
+  "    material: { friction: 0.5 }\n";
 
 static void
 test_version (void)
@@ -217,16 +229,121 @@ test_bad_scenes (void)
     }
 }
 
+/* One row of a --residuals file. */
+typedef struct ResidualRow {
+  guint64 step, iteration;
+  double residual;
+} ResidualRow;
+
+/* The rows of a --residuals file, checked for form: the header, then "step,iteration,residual"
+ * with iterations counting 1, 2, ... within each step and steps increasing. */
+static GArray *
+read_residuals (const char *path)
+{
+  g_autofree char *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (g_file_get_contents (path, &text, NULL, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_str_has_suffix (text, "\n"));
+  g_auto (GStrv) lines = g_strsplit (text, "\n", -1);
+  g_assert_cmpstr (lines[0], ==, "step,iteration,residual");
+  GArray *rows = g_array_new (FALSE, FALSE, sizeof (ResidualRow));
+  ResidualRow previous = { 0, 0, 0 };
+  for (char **line = lines + 1; *line != NULL && **line != '\0'; line++)
+    {
+      g_auto (GStrv) cells = g_strsplit (*line, ",", -1);
+      g_assert_cmpuint (g_strv_length (cells), ==, 3);
+      char *end = NULL;
+      ResidualRow row;
+      row.step = g_ascii_strtoull (cells[0], &end, 10);
+      g_assert_true (*end == '\0');
+      row.iteration = g_ascii_strtoull (cells[1], &end, 10);
+      g_assert_true (*end == '\0');
+      row.residual = g_ascii_strtod (cells[2], &end);
+      g_assert_true (*end == '\0');
+      g_assert_cmpfloat (row.residual, >=, 0);
+      if (row.step == previous.step)
+        g_assert_cmpuint (row.iteration, ==, previous.iteration + 1);
+      else
+        {
+          g_assert_cmpuint (row.step, >, previous.step);
+          g_assert_cmpuint (row.iteration, ==, 1);
+        }
+      g_array_append_val (rows, row);
+      previous = row;
+    }
+  return rows;
+}
+
+/* --residuals writes every iteration of every step: against the report of the same run, each
+ * step has solver_iterations rows and its last row's residual is the step's solver_residual,
+ * bit for bit (the text reads back exactly). Also with the pyramid (--set
+ * solver.friction=pyramid); a friction set outside the choices is refused with exit 2. */
+static void
+test_residuals (void)
+{
+  g_autofree char *scene = write_scene ("resting.yaml", resting_scene);
+  const char *laws[] = { "cone", "pyramid" };
+  for (size_t l = 0; l < G_N_ELEMENTS (laws); l++)
+    {
+      g_autofree char *csv = g_strdup_printf ("%s/residuals-%s.csv", tmp_dir, laws[l]);
+      g_autofree char *report = g_strdup_printf ("%s/residuals-%s.json", tmp_dir, laws[l]);
+      g_autofree char *set = g_strdup_printf ("solver.friction=%s", laws[l]);
+      g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "30", "--set", set,
+                                    "--report", report, "--residuals", csv, NULL);
+      g_test_message ("stderr: %s", o.err);
+      g_assert_cmpint (o.status, ==, 0);
+      g_autoptr (GArray) rows = read_residuals (csv);
+
+      g_autoptr (JsonParser) parser = json_parser_new ();
+      g_assert_true (json_parser_load_from_file (parser, report, NULL));
+      JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+      JsonArray *per_step = json_object_get_array_member (root, "per_step");
+      g_assert_cmpuint (json_array_get_length (per_step), ==, 30);
+      guint r = 0;
+      for (guint step = 1; step <= 30; step++)
+        {
+          JsonObject *st = json_array_get_object_element (per_step, step - 1);
+          gint64 iterations = json_object_get_int_member (st, "solver_iterations");
+          g_assert_cmpint (iterations, >, 0);
+          for (gint64 k = 1; k <= iterations; k++, r++)
+            {
+              g_assert_cmpuint (r, <, rows->len);
+              const ResidualRow *row = &g_array_index (rows, ResidualRow, r);
+              g_assert_cmpuint (row->step, ==, step);
+              g_assert_cmpuint (row->iteration, ==, k);
+              if (k == iterations)
+                g_assert_cmpfloat (row->residual, ==,
+                                   json_object_get_double_member (st, "solver_residual"));
+            }
+        }
+      g_assert_cmpuint (r, ==, rows->len);
+    }
+  check_bad_input ("solver.friction", "--headless", scene, "--set", "solver.friction=square",
+                   NULL);
+
+  /* A file that cannot be written fails the run (exit 1) with a message naming it. */
+  g_autofree char *nowhere = g_build_filename (tmp_dir, "no-such-dir", "r.csv", NULL);
+  g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "2", "--residuals", nowhere,
+                                NULL);
+  g_assert_cmpint (o.status, ==, 1);
+  g_assert_nonnull (strstr (o.err, "no-such-dir"));
+}
+
 /* A failing run exits 1, says why, and still writes the report with the last good state. */
 static void
 test_failed_run (void)
 {
   g_autofree char *scene = write_scene ("faulty.yaml", good_scene);
   g_autofree char *report = g_build_filename (tmp_dir, "faulty.json", NULL);
+  g_autofree char *residuals = g_build_filename (tmp_dir, "faulty.csv", NULL);
   g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "5", "--report", report,
-                                "--set", "solver.name=faulty", NULL);
+                                "--residuals", residuals, "--set", "solver.name=faulty", NULL);
   g_assert_cmpint (o.status, ==, 1);
   g_assert_nonnull (strstr (o.err, "blow-up"));
+  /* The residuals of the steps done: none, so the header alone. */
+  g_autoptr (GArray) rows = read_residuals (residuals);
+  g_assert_cmpuint (rows->len, ==, 0);
   g_autoptr (JsonParser) parser = json_parser_new ();
   g_assert_true (json_parser_load_from_file (parser, report, NULL));
   JsonObject *root = json_node_get_object (json_parser_get_root (parser));
@@ -246,6 +363,7 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/bad-arguments", test_bad_arguments);
   g_test_add_func ("/cli/bad-scenes", test_bad_scenes);
   g_test_add_func ("/cli/failed-run", test_failed_run);
+  g_test_add_func ("/cli/residuals", test_residuals);
   int status = g_test_run ();
   g_autofree char *cmd = NULL;
   GDir *dir = g_dir_open (tmp_dir, 0, NULL);

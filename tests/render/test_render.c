@@ -59,7 +59,9 @@ test_overlay_counts (void)
 /* The overlay scales against closed forms: an arrow for force f at scale s is a shaft of
  * length s|f| and two head strokes of length s|f| sqrt(0.2^2 + 0.08^2); a cone for normal
  * force f_n is s f_n tall with a rim of radius mu s f_n drawn as 24 chords of 2 r sin(pi/24);
- * an inspection vector v at factor k is an arrow of length k|v|. */
+ * the pyramid's rim (drawn when the solve used friction: pyramid) is the square through
+ * +-r t1, +-r t2, 4 sides of r sqrt 2; an inspection vector v at factor k is an arrow of
+ * length k|v|. */
 static void
 test_overlay_scales (void)
 {
@@ -67,13 +69,14 @@ test_overlay_scales (void)
   g_autoptr (CwbWorld) world = sliding_box (registry);
   g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
   const double head = 1 + 2 * sqrt (0.2 * 0.2 + 0.08 * 0.08);
-  double force_sum = 0, rim_per_scale = 0;
+  double force_sum = 0, rim_per_scale = 0, square_per_scale = 0;
   for (guint f = 0; f < snapshot->frames->len; f++)
     {
       const CwbContactFrame *frame = &g_array_index (snapshot->frames, CwbContactFrame, f);
       g_assert_cmpfloat (frame->force[0], >, 0);   /* no open contact: every cone scales */
       force_sum += cwb_v3_norm (frame->force);
       rim_per_scale += 48 * sin (G_PI / 24) * frame->mu * frame->force[0];
+      square_per_scale += 4 * G_SQRT2 * frame->mu * frame->force[0];
     }
   double vector_sum = 0;
   for (guint k = 0; k < snapshot->inspection.vectors->len; k++)
@@ -95,6 +98,11 @@ test_overlay_scales (void)
       cwb_render_overlay_build (&g, snapshot, &cones);
       g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g), s * rim_per_scale,
                                       LINE_LENGTH_TOLERANCE);
+      snapshot->friction_law = CWB_FRICTION_PYRAMID;
+      cwb_render_overlay_build (&g, snapshot, &cones);
+      snapshot->friction_law = CWB_FRICTION_CONE;
+      g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g),
+                                      s * square_per_scale, LINE_LENGTH_TOLERANCE);
       CwbOverlayOptions depth = { .depth_vectors = TRUE, .force_scale = 0.01,
                                   .vector_scale = 100 * s };
       cwb_render_overlay_build (&g, snapshot, &depth);

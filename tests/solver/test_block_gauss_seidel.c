@@ -1,7 +1,9 @@
 /* The constraint solver's MLCP core (plugins/solvers/constraint/block_gauss_seidel.c) on
  * problems whose solutions are known: the local Coulomb disk against its closed form and its
  * optimality conditions, a frictionless LCP against the exact solution found by enumerating
- * active sets, and a sliding and a sticking particle against Coulomb's law. */
+ * active sets, a sliding and a sticking particle against Coulomb's law, both friction sets
+ * (cone and Allard 2010 eq. 9-10's pyramid) against closed forms where they differ, and every
+ * contact of a coupled frictional problem against Signorini's and Coulomb's laws. */
 #include <math.h>
 
 #include "block_gauss_seidel.h"
@@ -83,6 +85,7 @@ typedef struct Fixture {
   CwbBodySlot bodies[4];
   size_t n_bodies;
   double compliance[4];
+  double axis_scale[4][3];   /* C = c_k diag(axis_scale): 1 unless a test makes it anisotropic */
   GArray *row_start;   /* size_t */
   GArray *entries;     /* CwbDofEntry */
   GArray *rows;        /* CwbConstraintRow */
@@ -100,6 +103,8 @@ fixture_init (Fixture *fx, size_t n_bodies, const double *compliance)
       fx->bodies[b] = (CwbBodySlot){ .nq = 3, .nv = 3, .q_offset = 3 * b, .v_offset = 3 * b,
                                      .mass = 1 };
       fx->compliance[b] = compliance[b];
+      for (int k = 0; k < 3; k++)
+        fx->axis_scale[b][k] = 1;
     }
   fx->row_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   fx->entries = g_array_new (FALSE, FALSE, sizeof (CwbDofEntry));
@@ -145,11 +150,12 @@ particle_compliance (void *data, uint32_t body, const double *r, double *dq)
 {
   Fixture *fx = data;
   for (int k = 0; k < 3; k++)
-    dq[k] = fx->compliance[body] * r[k];
+    dq[k] = fx->compliance[body] * fx->axis_scale[body][k] * r[k];
 }
 
 static BgsProblem
-fixture_problem (Fixture *fx, const double *delta_free, gboolean friction)
+fixture_problem_law (Fixture *fx, const double *delta_free, gboolean friction,
+                     CwbFrictionLaw law)
 {
   fx->h = (CwbDofRows){ .n_rows = fx->rows->len,
                         .row_start = (const size_t *) fx->row_start->data,
@@ -165,9 +171,16 @@ fixture_problem (Fixture *fx, const double *delta_free, gboolean friction)
     .compliance = particle_compliance,
     .compliance_data = fx,
     .friction = friction,
+    .friction_law = law,
     .max_iterations = 10000,
     .tolerance = 1e-15,
   };
+}
+
+static BgsProblem
+fixture_problem (Fixture *fx, const double *delta_free, gboolean friction)
+{
+  return fixture_problem_law (fx, delta_free, friction, CWB_FRICTION_CONE);
 }
 
 static void
@@ -198,7 +211,8 @@ dense_w (const Fixture *fx, double *w)
       {
         double sum = 0;
         for (size_t d = 0; d < nv; d++)
-          sum += hd[i * nv + d] * fx->compliance[d / 3] * hd[j * nv + d];
+          sum += hd[i * nv + d] * fx->compliance[d / 3] * fx->axis_scale[d / 3][d % 3]
+                 * hd[j * nv + d];
         w[i * m + j] = sum;
       }
 }
@@ -385,6 +399,284 @@ test_pair_conserves_momentum (void)
   fixture_clear (&fx);
 }
 
+/* ---- the laws after a solve, for both friction sets ---------------------------------- */
+
+/* Absolute round-off of a row value W f + delta_free: entries of W, forces and free
+ * displacements of order 1 or below give a few 1e-17; 1e-14 leaves a factor of ~100. */
+#define ROW_ROUNDOFF 1e-14
+
+/* A frame with friction: its normal row, then t1 and t2 (rows stay consecutive). */
+static void
+add_friction_frame (Fixture *fx, int a, int b, double mu, const double n[3],
+                    const double t1[3], const double t2[3])
+{
+  CwbContactFrame frame = { .first_row = fx->rows->len, .n_rows = 3, .mu = mu,
+                            .body_a = (uint32_t) a,
+                            .body_b = b < 0 ? CWB_NO_BODY : (uint32_t) b };
+  uint32_t index = fx->frames->len;
+  fixture_row (fx, CWB_ROW_NORMAL, index, a, b, n);
+  fixture_row (fx, CWB_ROW_TANGENT, index, a, b, t1);
+  fixture_row (fx, CWB_ROW_TANGENT, index, a, b, t2);
+  g_array_append_val (fx->frames, frame);
+}
+
+/* How far each row's final value may lie from one at which the laws hold exactly. When the
+ * last sweep solved a frame, its rows met the laws exactly against the others' forces (the
+ * normal's projection; the disk solve, to 1e-14; the pyramid's clamps); every row j solved
+ * after that moved row i by W_ij df_j, and the sweep that stopped the solve changed no row by
+ * more than |df_j| W_jj <= residual. Summing over all j != i over-counts the rows solved
+ * before i. A pyramid frame solves its two face coordinates one after the other, so the
+ * first is off by (P W_tt P)_12 du_2, with |du_2| <= (|df_1| + |df_2|) / sqrt 2; that adds
+ * |(P W_tt P)_12| residual (1 / W_11 + 1 / W_22) / 2 to each of its tangent rows. */
+static void
+drift_bounds (const Fixture *fx, const double *w, double residual, CwbFrictionLaw law,
+              double *bound)
+{
+  size_t m = fx->rows->len;
+  for (size_t i = 0; i < m; i++)
+    {
+      bound[i] = ROW_ROUNDOFF;
+      for (size_t j = 0; j < m; j++)
+        if (j != i && w[j * m + j] > 0)
+          bound[i] += fabs (w[i * m + j]) * residual / w[j * m + j];
+    }
+  if (law != CWB_FRICTION_PYRAMID)
+    return;
+  for (guint f = 0; f < fx->frames->len; f++)
+    {
+      const CwbContactFrame *frame = &g_array_index (fx->frames, CwbContactFrame, f);
+      if (frame->n_rows < 3)
+        continue;
+      size_t t = frame->first_row + 1;
+      double w11 = w[t * m + t], w12 = w[t * m + t + 1], w21 = w[(t + 1) * m + t];
+      double w22 = w[(t + 1) * m + t + 1];
+      double face_coupling = fabs (0.5 * (w11 - w12 + w21 - w22));
+      double extra = face_coupling * residual * (1 / w11 + 1 / w22) / 2;
+      bound[t] += extra;
+      bound[t + 1] += extra;
+    }
+}
+
+/* Counts of what the laws allowed, for the coverage asserts. */
+typedef struct LawCounts {
+  int open, stick, slip;
+} LawCounts;
+
+/* Every frame of a solved fixture against Signorini and the friction law
+ * (cwb_contact_law_check), with the row values delta = W f + delta_free from the dense W, not
+ * from the solver, and the tolerances of drift_bounds. Also checks the solver's own
+ * post-solve check (bgs_check) stays within the same bounds. */
+static LawCounts
+check_laws (const Fixture *fx, const BgsSolver *solver, const BgsProblem *problem,
+            const double *f, const double *dq, const BgsResult *result)
+{
+  size_t m = fx->rows->len;
+  g_autofree double *w = g_new (double, m * m);
+  g_autofree double *delta = g_new (double, m);
+  g_autofree double *bound = g_new (double, m);
+  dense_w (fx, w);
+  for (size_t i = 0; i < m; i++)
+    {
+      delta[i] = problem->delta_free[i];
+      for (size_t j = 0; j < m; j++)
+        delta[i] += w[i * m + j] * f[j];
+    }
+  g_assert_cmpfloat (result->residual, <=, problem->tolerance);
+  drift_bounds (fx, w, result->residual, problem->friction_law, bound);
+
+  LawCounts counts = { 0 };
+  double worst_gap = 0, worst_slip = 0;
+  for (guint k = 0; k < fx->frames->len; k++)
+    {
+      const CwbContactFrame *frame = &g_array_index (fx->frames, CwbContactFrame, k);
+      size_t n = frame->first_row;
+      g_assert_cmpuint (frame->n_rows, ==, 3);
+      const double f_t[2] = { f[n + 1], f[n + 2] }, slip[2] = { delta[n + 1], delta[n + 2] };
+      double slip_tolerance = hypot (bound[n + 1], bound[n + 2]);
+      unsigned broken = cwb_contact_law_check (problem->friction_law, frame->mu, delta[n], f[n],
+                                               f_t, slip, bound[n], slip_tolerance);
+      g_test_message ("frame %u: gap %.3g f_n %.6g f_t (%.6g, %.6g) slip (%.3g, %.3g), "
+                      "tolerances %.2g %.2g: broken 0x%x", k, delta[n], f[n], f_t[0], f_t[1],
+                      slip[0], slip[1], bound[n], slip_tolerance, broken);
+      g_assert_cmpuint (broken, ==, 0);
+      worst_gap = MAX (worst_gap, bound[n]);
+      worst_slip = MAX (worst_slip, slip_tolerance);
+      if (f[n] <= 0)
+        counts.open++;
+      else if (cwb_friction_dual (problem->friction_law, slip) > slip_tolerance)
+        counts.slip++;
+      else
+        counts.stick++;
+    }
+
+  /* bgs_check measures the same laws from the solver's side: penetration and gap under force
+   * within the gap bound; the slip error (dissipation gap / mu f_n) at most 2 x the slip
+   * bound (f . ds + r dual(ds) <= 2 r |ds|); no force outside its set beyond round-off. */
+  BgsCheck check;
+  bgs_check (solver, problem, f, dq, &check);
+  g_assert_cmpuint (check.contacts, ==, fx->frames->len);
+  g_assert_cmpfloat (check.penetration, <=, worst_gap);
+  g_assert_cmpfloat (check.complementarity, <=, worst_gap);
+  g_assert_cmpfloat (check.slip_error, <=, 2 * worst_slip);
+  g_assert_cmpfloat (check.friction_excess, <=, CWB_CONTACT_LAW_RELATIVE_TOLERANCE);
+  return counts;
+}
+
+/* One particle (compliance c = 0.25) on the floor, pressed p = 0.02 in (f_n = p / c = 0.08,
+ * mu = 0.5: radius r = 0.04) with a free tangential displacement s. The tangential block is
+ * W_tt = c I, so the answer is the Euclidean projection of the stick force -s / c onto the
+ * set: the disk for the cone, the square |f_1| + |f_2| <= r for the pyramid (Allard 2010
+ * eq. 9-10). Along the diagonal the pyramid holds only r / sqrt 2 = 0.0283: s = 0.006 (1, 1)
+ * needs |s| / c = 0.0339, which the cone holds (stick, f = -s / c) and the pyramid does not
+ * (slip on its face, f = -(r / 2) (1, 1)). Along t1 the two agree (the pyramid's corner is
+ * on the cone). For s = 0.01 (3, 1) the pyramid's answer is its corner (-r, 0), with the slip
+ * left, s + c f = (0.02, 0.01), not parallel to the force: it pushes against both faces
+ * that meet there, componentwise, while the cone's force is -r s / |s|. */
+typedef struct LawCase {
+  const char *name;
+  double s[2];
+  double cone[2], pyramid[2];
+} LawCase;
+
+static void
+solve_particle (CwbFrictionLaw law, const double s[2], double f_out[3])
+{
+  const double c = 0.25, p = 0.02, mu = 0.5;
+  Fixture fx;
+  fixture_init (&fx, 1, &c);
+  const double n[3] = { 0, 0, 1 }, t1[3] = { 1, 0, 0 }, t2[3] = { 0, 1, 0 };
+  add_friction_frame (&fx, 0, -1, mu, n, t1, t2);
+  const double delta_free[3] = { -p, s[0], s[1] };
+  BgsProblem problem = fixture_problem_law (&fx, delta_free, TRUE, law);
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  double dq[3] = { 0 };
+  BgsResult result;
+  memset (f_out, 0, 3 * sizeof (double));
+  bgs_solve (solver, &problem, f_out, dq, &result);
+  check_laws (&fx, solver, &problem, f_out, dq, &result);
+  fixture_clear (&fx);
+}
+
+static void
+test_cone_and_pyramid_closed_forms (void)
+{
+  const double r = 0.04, fn = 0.08, root = sqrt (10);
+  const LawCase cases[] = {
+    { "diagonal", { 0.006, 0.006 }, { -0.024, -0.024 }, { -r / 2, -r / 2 } },
+    { "along t1", { 0.03, 0 }, { -r, 0 }, { -r, 0 } },
+    { "corner", { 0.03, 0.01 }, { -r * 3 / root, -r * 1 / root }, { -r, 0 } },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      double cone[3], pyramid[3];
+      solve_particle (CWB_FRICTION_CONE, cases[k].s, cone);
+      solve_particle (CWB_FRICTION_PYRAMID, cases[k].s, pyramid);
+      g_test_message ("%s: cone (%.6g, %.6g), pyramid (%.6g, %.6g)", cases[k].name, cone[1],
+                      cone[2], pyramid[1], pyramid[2]);
+      for (int a = 0; a < 2; a++)
+        {
+          g_assert_cmpfloat (fabs (cone[1 + a] - cases[k].cone[a]), <, BGS_FORCE_TOLERANCE * fn);
+          g_assert_cmpfloat (fabs (pyramid[1 + a] - cases[k].pyramid[a]), <,
+                             BGS_FORCE_TOLERANCE * fn);
+        }
+      g_assert_cmpfloat (fabs (cone[0] - fn), <, BGS_FORCE_TOLERANCE * fn);
+      g_assert_cmpfloat (fabs (pyramid[0] - fn), <, BGS_FORCE_TOLERANCE * fn);
+    }
+
+  /* The check tells the laws apart: on the diagonal the cone's sticking force lies outside
+   * the pyramid, and the pyramid's sliding force, inside the cone, does not oppose the slip
+   * it leaves (0.001, 0.001) the way the cone demands. The forces and slips are exact here;
+   * a 1e-9 tolerance only has to stay far below their 1e-3 differences. */
+  const double c = 0.25, tolerance = 1e-9;
+  const double stick[2] = { -0.024, -0.024 }, no_slip[2] = { 0, 0 };
+  g_assert_cmpuint (cwb_contact_law_check (CWB_FRICTION_PYRAMID, 0.5, 0, fn, stick, no_slip,
+                                           tolerance, tolerance),
+                    &, CWB_CONTACT_LAW_FRICTION_SET);
+  const double face[2] = { -r / 2, -r / 2 };
+  const double left[2] = { 0.006 + c * face[0], 0.006 + c * face[1] };
+  g_assert_cmpuint (cwb_contact_law_check (CWB_FRICTION_CONE, 0.5, 0, fn, face, left,
+                                           tolerance, tolerance), ==, CWB_CONTACT_LAW_SLIP);
+  g_assert_cmpuint (cwb_contact_law_check (CWB_FRICTION_PYRAMID, 0.5, 0, fn, face, left,
+                                           tolerance, tolerance), ==, 0);
+}
+
+/* Five frictional contacts between three particles of anisotropic compliance and the floor,
+ * coupled through the particles they share: no closed form, but each contact must satisfy
+ * the laws of its friction set, and the free displacements are chosen so that each set
+ * leaves some contacts open, some sticking and some sliding. */
+static void
+check_coupled (CwbFrictionLaw law)
+{
+  const double compliance[3] = { 1.0, 0.5, 2.0 };
+  Fixture fx;
+  fixture_init (&fx, 3, compliance);
+  const double scale[3][3] = { { 1, 0.3, 1 }, { 0.5, 1, 2 }, { 1, 1.5, 0.7 } };
+  memcpy (fx.axis_scale, scale, sizeof scale);
+  const double x[3] = { 1, 0, 0 }, y[3] = { 0, 1, 0 }, z[3] = { 0, 0, 1 };
+  const double oblique[3] = { 0.6, 0.8, 0 }, across[3] = { -0.8, 0.6, 0 };
+  add_friction_frame (&fx, 0, -1, 0.5, z, x, y);          /* 0 on the floor */
+  add_friction_frame (&fx, 1, -1, 0.8, z, x, y);          /* 1 on the floor */
+  add_friction_frame (&fx, 1, 0, 0.3, x, y, z);           /* 1 against 0 */
+  add_friction_frame (&fx, 2, -1, 0.5, z, x, y);          /* 2 above the floor */
+  add_friction_frame (&fx, 2, 1, 0.6, oblique, across, z);   /* 2 against 1, oblique */
+  const double delta_free[15] = { -0.05, 0.02, -0.01,
+                                  -0.08, 0.001, 0.002,
+                                  -0.02, 0.03, 0.0,
+                                  0.01, 0.05, 0.05,
+                                  -0.03, -0.01, 0.02 };
+  BgsProblem problem = fixture_problem_law (&fx, delta_free, TRUE, law);
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  double f[15] = { 0 }, dq[9] = { 0 };
+  BgsResult result;
+  bgs_solve (solver, &problem, f, dq, &result);
+  g_test_message ("%s: %d sweeps, residual %.3g", law == CWB_FRICTION_PYRAMID ? "pyramid" : "cone",
+                  result.iterations, result.residual);
+  LawCounts counts = check_laws (&fx, solver, &problem, f, dq, &result);
+  g_test_message ("open %d, stick %d, slip %d", counts.open, counts.stick, counts.slip);
+  g_assert_cmpint (counts.open, >, 0);
+  g_assert_cmpint (counts.stick, >, 0);
+  g_assert_cmpint (counts.slip, >, 0);
+  fixture_clear (&fx);
+}
+
+static void
+test_coupled_cone (void)
+{
+  check_coupled (CWB_FRICTION_CONE);
+}
+
+static void
+test_coupled_pyramid (void)
+{
+  check_coupled (CWB_FRICTION_PYRAMID);
+}
+
+/* The post-solve check tells a wrong answer: the cone's solution of the diagonal case,
+ * measured as if the pyramid had been asked for, lies outside the pyramid by
+ * 2 x 0.024 - 0.04 = 0.008 N, and misses maximal dissipation by its distance. */
+static void
+test_check_reports_violations (void)
+{
+  const double c = 0.25;
+  Fixture fx;
+  fixture_init (&fx, 1, &c);
+  const double n[3] = { 0, 0, 1 }, t1[3] = { 1, 0, 0 }, t2[3] = { 0, 1, 0 };
+  add_friction_frame (&fx, 0, -1, 0.5, n, t1, t2);
+  const double delta_free[3] = { -0.02, 0.006, 0.006 };
+  BgsProblem problem = fixture_problem_law (&fx, delta_free, TRUE, CWB_FRICTION_CONE);
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  double f[3] = { 0 }, dq[3] = { 0 };
+  BgsResult result;
+  bgs_solve (solver, &problem, f, dq, &result);
+  BgsCheck check;
+  bgs_check (solver, &problem, f, dq, &check);
+  g_assert_cmpfloat (check.friction_excess, <=, CWB_CONTACT_LAW_RELATIVE_TOLERANCE);
+  problem.friction_law = CWB_FRICTION_PYRAMID;
+  bgs_check (solver, &problem, f, dq, &check);
+  g_assert_cmpfloat (fabs (check.friction_excess - 0.008), <, BGS_FORCE_TOLERANCE);
+  fixture_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -397,5 +689,9 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/particle-sticks", test_particle_sticks);
   g_test_add_func ("/solver/bgs/particle-slides", test_particle_slides);
   g_test_add_func ("/solver/bgs/pair-momentum", test_pair_conserves_momentum);
+  g_test_add_func ("/solver/bgs/laws/cone-and-pyramid", test_cone_and_pyramid_closed_forms);
+  g_test_add_func ("/solver/bgs/laws/coupled-cone", test_coupled_cone);
+  g_test_add_func ("/solver/bgs/laws/coupled-pyramid", test_coupled_pyramid);
+  g_test_add_func ("/solver/bgs/laws/check-reports", test_check_reports_violations);
   return g_test_run ();
 }

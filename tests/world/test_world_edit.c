@@ -25,19 +25,6 @@ static const char *free_scene =
   "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
   "    pose: { position: [0, 0, 5] }\n";
 
-/* A parameter list as the scene holds one: NAME = TEXT, parsed as a scene value. */
-static GPtrArray *
-params_of (const char *name, const char *text)
-{
-  GPtrArray *params = g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_scene_param_free);
-  CwbSourceLoc loc = { "test", 1, 1 };
-  g_autoptr (GError) error = NULL;
-  CwbSceneNode *node = cwb_scene_node_parse (text, &loc, &error);
-  g_assert_no_error (error);
-  cwb_scene_params_set (params, name, node, &loc);
-  return params;
-}
-
 /* ---- serial -------------------------------------------------------------------------- */
 
 static void
@@ -274,17 +261,18 @@ test_params_solver (void)
   g_assert_cmpint (cwb_world_last_stats (world)->solver_iterations, >, 1);
 
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) one = params_of ("iterations", "1");
+  g_autoptr (GPtrArray) one = fixture_params ("iterations", "1", NULL);
   g_assert_true (cwb_world_set_plugin_params (world, CWB_PLUGIN_SOLVER, one, &error));
   g_assert_no_error (error);
   fixture_step (world, 1);
   g_assert_cmpint (cwb_world_last_stats (world)->solver_iterations, ==, 1);
 
-  g_autoptr (GPtrArray) zero = params_of ("iterations", "0");   /* below the minimum 1 */
+  /* Below the minimum 1. */
+  g_autoptr (GPtrArray) zero = fixture_params ("iterations", "0", NULL);
   g_assert_false (cwb_world_set_plugin_params (world, CWB_PLUGIN_SOLVER, zero, &error));
   g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_RANGE);
   g_clear_error (&error);
-  g_autoptr (GPtrArray) unknown = params_of ("no_such_parameter", "3");
+  g_autoptr (GPtrArray) unknown = fixture_params ("no_such_parameter", "3", NULL);
   g_assert_false (cwb_world_set_plugin_params (world, CWB_PLUGIN_SOLVER, unknown, &error));
   g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_UNKNOWN_FIELD);
   g_clear_error (&error);
@@ -324,12 +312,12 @@ test_params_contact (void)
   g_autoptr (GError) error = NULL;
   {
     g_autoptr (CwbWorld) world = fixture_world (registry, penalty_scene);
-    g_autoptr (GPtrArray) negative = params_of ("stiffness", "-1");
+    g_autoptr (GPtrArray) negative = fixture_params ("stiffness", "-1", NULL);
     g_assert_false (cwb_world_set_plugin_params (world, CWB_PLUGIN_CONTACT_MODEL, negative,
                                                  &error));
     g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_RANGE);
     g_clear_error (&error);
-    g_autoptr (GPtrArray) unknown = params_of ("stifness", "2e4");
+    g_autoptr (GPtrArray) unknown = fixture_params ("stifness", "2e4", NULL);
     g_assert_false (cwb_world_set_plugin_params (world, CWB_PLUGIN_CONTACT_MODEL, unknown,
                                                  &error));
     g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_UNKNOWN_FIELD);
@@ -338,7 +326,7 @@ test_params_contact (void)
   }
   {
     g_autoptr (CwbWorld) world = fixture_world (registry, penalty_scene);
-    g_autoptr (GPtrArray) doubled = params_of ("stiffness", "2e4");
+    g_autoptr (GPtrArray) doubled = fixture_params ("stiffness", "2e4", NULL);
     g_assert_true (cwb_world_set_plugin_params (world, CWB_PLUGIN_CONTACT_MODEL, doubled,
                                                 &error));
     g_assert_no_error (error);
@@ -347,7 +335,7 @@ test_params_contact (void)
   {
     /* A world without a contact model has no contact parameters to edit. */
     g_autoptr (CwbWorld) world = fixture_world (registry, free_scene);
-    g_autoptr (GPtrArray) doubled = params_of ("stiffness", "2e4");
+    g_autoptr (GPtrArray) doubled = fixture_params ("stiffness", "2e4", NULL);
     g_assert_false (cwb_world_set_plugin_params (world, CWB_PLUGIN_CONTACT_MODEL, doubled,
                                                  &error));
     g_assert_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_EDIT);
@@ -363,11 +351,11 @@ test_params_recreate (void)
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   g_autoptr (CwbWorld) world = fixture_world (registry, free_scene);
   g_autoptr (GError) error = NULL;
-  g_autoptr (GPtrArray) nan_mode = params_of ("mode", "nan");
+  g_autoptr (GPtrArray) nan_mode = fixture_params ("mode", "nan", NULL);
   g_assert_true (cwb_world_set_solver (world, "faulty", nan_mode, &error));
   g_assert_no_error (error);
 
-  g_autoptr (GPtrArray) bad = params_of ("mode", "explode");
+  g_autoptr (GPtrArray) bad = fixture_params ("mode", "explode", NULL);
   g_assert_false (cwb_world_set_plugin_params (world, CWB_PLUGIN_SOLVER, bad, &error));
   g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_TYPE);
   g_clear_error (&error);
@@ -375,7 +363,7 @@ test_params_recreate (void)
   g_assert_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_BLOW_UP);
   g_clear_error (&error);
 
-  g_autoptr (GPtrArray) error_mode = params_of ("mode", "error");
+  g_autoptr (GPtrArray) error_mode = fixture_params ("mode", "error", NULL);
   g_assert_true (cwb_world_set_plugin_params (world, CWB_PLUGIN_SOLVER, error_mode, &error));
   g_assert_no_error (error);
   g_assert_cmpstr (cwb_world_solver_name (world), ==, "faulty");

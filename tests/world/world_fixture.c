@@ -60,6 +60,25 @@ fixture_world_from_file (CwbRegistry *registry, const char *relative_path,
   return world;
 }
 
+GPtrArray *
+fixture_params (const char *first_name, ...)
+{
+  GPtrArray *params = g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_scene_param_free);
+  va_list args;
+  va_start (args, first_name);
+  for (const char *name = first_name; name != NULL; name = va_arg (args, const char *))
+    {
+      const char *text = va_arg (args, const char *);
+      CwbSourceLoc loc = { "test", 1, 1 };
+      g_autoptr (GError) error = NULL;
+      CwbSceneNode *node = cwb_scene_node_parse (text, &loc, &error);
+      g_assert_no_error (error);
+      cwb_scene_params_set (params, name, node, &loc);
+    }
+  va_end (args);
+  return params;
+}
+
 void
 fixture_step (CwbWorld *world, int n)
 {

@@ -23,5 +23,9 @@ CwbWorld *fixture_world (CwbRegistry *registry, const char *yaml);
 CwbWorld *fixture_world_from_file (CwbRegistry *registry, const char *relative_path,
                                    const char *const *sets);
 
+/* A parameter list as a scene section holds one (for cwb_world_set_plugin_params): NAME,
+ * TEXT pairs, each TEXT parsed as a scene value, NULL-terminated. */
+GPtrArray *fixture_params (const char *first_name, ...) G_GNUC_NULL_TERMINATED;
+
 /* Steps n times, failing the test on the first error. */
 void fixture_step (CwbWorld *world, int n);

@@ -357,8 +357,11 @@ cwb_app_window_refresh_inspector (CwbAppWindow *self)
   g_autofree char *normal = g_strdup_printf ("%.6g N", fn);
   g_autofree char *tangent = g_strdup_printf ("%.6g N", ft);
   g_autofree char *mu = g_strdup_printf ("%.4g", f->mu);
-  /* |f_t| / (mu f_n): 1 on the cone's boundary (slip), below inside it (stick). */
-  g_autofree char *ratio = fn > 0 && f->mu > 0 ? g_strdup_printf ("%.4f", ft / (f->mu * fn))
+  /* The friction set's gauge over mu f_n (|f_t| for the cone, |f_t1| + |f_t2| for the
+   * pyramid, cwb/coulomb.h): 1 on its boundary (slip), below inside it (stick). */
+  gboolean pyramid = s->friction_law == CWB_FRICTION_PYRAMID;
+  double gauge = cwb_friction_gauge (s->friction_law, &f->force[1]);
+  g_autofree char *ratio = fn > 0 && f->mu > 0 ? g_strdup_printf ("%.4f", gauge / (f->mu * fn))
                                                : g_strdup ("—");
   g_autofree char *gap = g_strdup_printf ("%.6g m", f->gap);
   g_autofree char *volume = f->volume > 0 ? g_strdup_printf ("%.6g m^3", f->volume)
@@ -370,7 +373,8 @@ cwb_app_window_refresh_inspector (CwbAppWindow *self)
   const char *rows[][2] = {
     { "Contact", id }, { "Bodies", bodies }, { "Normal force f_n", normal },
     { "Tangential force |f_t|", tangent }, { "Friction mu", mu },
-    { "|f_t| / (mu f_n)", ratio }, { "State", state_name (f->state) }, { "Gap", gap },
+    { pyramid ? "(|f_t1| + |f_t2|) / (mu f_n)" : "|f_t| / (mu f_n)", ratio },
+    { "State", state_name (f->state) }, { "Gap", gap },
     { "Volume", volume }, { "Point", origin }, { "Normal", n },
   };
   for (size_t k = 0; k < G_N_ELEMENTS (rows); k++)

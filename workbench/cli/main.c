@@ -28,6 +28,7 @@ typedef struct CliOptions {
   gint64 steps;
   char **sets;
   char *report;
+  char *residuals;
   gboolean list_plugins;
   char **plugin_paths;
   char *screenshot;
@@ -43,6 +44,7 @@ cli_options_clear (CliOptions *o)
 {
   g_strfreev (o->sets);
   g_free (o->report);
+  g_free (o->residuals);
   g_strfreev (o->plugin_paths);
   g_free (o->screenshot);
   g_strfreev (o->rest);
@@ -152,6 +154,7 @@ run (CliOptions *o)
     .steps = o->steps != STEPS_NOT_GIVEN ? (guint64) o->steps : DEFAULT_STEPS,
     .scene_path = scene_path,
     .report_path = o->report,
+    .residuals_path = o->residuals,
     .progress = TRUE,
   };
   if (!cwb_run_headless (world, &run_options, &error))
@@ -179,6 +182,9 @@ main (int argc, char **argv)
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets,
       "Override a scene value, repeatable (e.g. contact.model=penalty)", "KEY=VALUE" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &o.report, "Write the run report (JSON)", "FILE" },
+    { "residuals", 0, 0, G_OPTION_ARG_FILENAME, &o.residuals,
+      "Write the solver residual of every iteration of every step (CSV: step,iteration,residual)",
+      "FILE" },
     { "list-plugins", 0, 0, G_OPTION_ARG_NONE, &o.list_plugins,
       "Print every plugin found and every refused file, then exit", NULL },
     { "plugin-path", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.plugin_paths,

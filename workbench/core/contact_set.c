@@ -4,10 +4,10 @@
  * the same overlays without each computing them. */
 #include "world_private.h"
 
-/* A tangential force within this relative distance of the cone's boundary counts as on it:
- * projected Gauss-Seidel puts a sliding contact's force on the boundary up to round-off, and
- * 1e-6 sits far above double round-off yet far below any friction force a user would call
- * "inside". */
+/* A tangential force within this relative distance of the friction set's boundary (the cone's
+ * or the pyramid's, coulomb.h) counts as on it: projected Gauss-Seidel puts a sliding
+ * contact's force on the boundary up to round-off, and 1e-6 sits far above double round-off
+ * yet far below any friction force a user would call "inside". */
 #define CWB_SLIP_RELATIVE_TOLERANCE 1e-6
 
 void
@@ -22,6 +22,7 @@ cwb_contact_set_init (CwbContactSet *set)
   set->stiffness = g_array_new (FALSE, TRUE, sizeof (CwbPointStiffness));
   set->intersection_volume = NAN;
   set->max_penetration = NAN;
+  set->friction_law = CWB_FRICTION_CONE;
 }
 
 void
@@ -34,6 +35,7 @@ cwb_contact_set_clear (CwbContactSet *set)
   g_array_set_size (set->stiffness, 0);
   set->intersection_volume = NAN;
   set->max_penetration = NAN;
+  set->friction_law = CWB_FRICTION_CONE;
 }
 
 void
@@ -80,7 +82,7 @@ cwb_contact_results_fill (CwbContactSet *set, const CwbGeometry *geometries)
           frame->force[k] = row->lambda * row_force_factor (set, row, geometries, frame->body_a);
         }
       double f_n = frame->force[0];
-      double f_t = hypot (frame->force[1], frame->force[2]);
+      double f_t = cwb_friction_gauge (set->friction_law, &frame->force[1]);
       if (f_n <= 0)
         frame->state = CWB_CONTACT_OPEN;
       else if (frame->n_rows >= 3 && f_t >= frame->mu * f_n * (1 - CWB_SLIP_RELATIVE_TOLERANCE))

@@ -93,6 +93,7 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
 
   const CwbContactSet *contacts = cwb_world_contacts (world);
   s->frames = array_copy (contacts->frames, sizeof (CwbContactFrame));
+  s->friction_law = contacts->friction_law;
   s->intersection_volume = contacts->intersection_volume;
   s->max_penetration = contacts->max_penetration;
   const CwbInspection *in = cwb_world_inspection (world);

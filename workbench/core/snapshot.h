@@ -45,6 +45,7 @@ typedef struct CwbSnapshot {
   size_t nq, nv;
   double *q, *v;                /* the flat state, for resuming */
   GArray *frames;               /* CwbContactFrame */
+  CwbFrictionLaw friction_law;  /* the set bounding the frames' friction: the overlay draws it */
   double intersection_volume;   /* NAN where it does not apply */
   double max_penetration;
   CwbInspection inspection;     /* copies of the four arrays */

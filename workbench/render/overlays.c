@@ -112,9 +112,11 @@ box_edges (CwbOverlayGeometry *g, const double lo[3], const double hi[3], const 
 
 /* The friction cone of a frame: apex at the contact, axis along the normal, half-angle
  * atan(mu), as tall as the normal force (scaled): the tangential force lies inside it when
- * the contact sticks and on its surface when it slips. */
+ * the contact sticks and on its surface when it slips. For the pyramid of Allard 2010
+ * eq. 9-10 (|f_t1| + |f_t2| <= mu f_n, cwb/coulomb.h) the rim is the square through
+ * +-mu h t1 and +-mu h t2: the same loop with 4 segments. */
 static void
-cone (CwbOverlayGeometry *g, const CwbContactFrame *frame, double height)
+cone (CwbOverlayGeometry *g, const CwbContactFrame *frame, CwbFrictionLaw law, double height)
 {
   float rgba[4];
   cwb_render_state_color (frame->state, rgba);
@@ -123,9 +125,10 @@ cone (CwbOverlayGeometry *g, const CwbContactFrame *frame, double height)
   double centre[3], previous[3] = { 0, 0, 0 };
   cwb_v3_copy (centre, frame->origin);
   cwb_v3_axpy (centre, height, frame->normal);
-  for (int k = 0; k <= CONE_SEGMENTS; k++)
+  int segments = law == CWB_FRICTION_PYRAMID ? 4 : CONE_SEGMENTS;
+  for (int k = 0; k <= segments; k++)
     {
-      double angle = 2 * G_PI * k / CONE_SEGMENTS, rim[3];
+      double angle = 2 * G_PI * k / segments, rim[3];
       cwb_v3_copy (rim, centre);
       cwb_v3_axpy (rim, radius * cos (angle), frame->t1);
       cwb_v3_axpy (rim, radius * sin (angle), frame->t2);
@@ -142,14 +145,15 @@ cone (CwbOverlayGeometry *g, const CwbContactFrame *frame, double height)
 }
 
 static void
-add_contacts (CwbOverlayGeometry *g, const GArray *frames, const CwbOverlayOptions *o)
+add_contacts (CwbOverlayGeometry *g, const GArray *frames, CwbFrictionLaw law,
+              const CwbOverlayOptions *o)
 {
   for (guint f = 0; f < frames->len; f++)
     {
       const CwbContactFrame *frame = &g_array_index (frames, CwbContactFrame, f);
       if (o->cones)
-        cone (g, frame, frame->force[0] > 0 ? o->force_scale * frame->force[0]
-                                            : OPEN_CONE_HEIGHT);
+        cone (g, frame, law, frame->force[0] > 0 ? o->force_scale * frame->force[0]
+                                                 : OPEN_CONE_HEIGHT);
       if (o->contacts)
         {
           float rgba[4];
@@ -343,7 +347,7 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   geometry->n_ghost_edges = 0;
   if (options->grid)
     add_grid (geometry);
-  add_contacts (geometry, snapshot->frames, options);
+  add_contacts (geometry, snapshot->frames, snapshot->friction_law, options);
   add_inspection (geometry, &snapshot->inspection, options);
   add_bodies (geometry, snapshot, options);
   if (options->grab)

@@ -207,6 +207,39 @@ set_force (const BgsSolver *s, const BgsProblem *p, size_t i, double value, doub
   return fabs (df) * g_array_index (s->diagonal, double, i);
 }
 
+/* The pyramid of Allard 2010 eq. 9-10 (|f_1| + |f_2| <= radius, cwb/coulomb.h) by projected
+ * Gauss-Seidel, one row at a time, in its face coordinates u = P f, where it is the box
+ * |u_k| <= radius / sqrt 2: row k takes the u_k that zeroes its slip with the other row
+ * fixed, (P w P u + P c)_k = 0, clamped to its interval. Complementarity in each face
+ * coordinate (slip only on a face, against it) is then eq. 9-10's. With one tangent row the
+ * pyramid meets the t1 axis in |f_1| <= radius, clamped the same way. */
+static void
+pyramid_solve (const double w[4], const double c[2], double radius, int n_tangents,
+               const double f_old[2], double f[2])
+{
+  f[0] = f[1] = 0;
+  if (n_tangents == 1)
+    {
+      if (w[0] > 0)
+        f[0] = CLAMP (-c[0] / w[0], -radius, radius);
+      return;
+    }
+  double half = radius * CWB_SQRT1_2;
+  double u[2], cu[2];
+  cwb_pyramid_faces (f_old, u);
+  cwb_pyramid_faces (c, cu);
+  /* P w P, with P = [[1, 1], [1, -1]] / sqrt 2. */
+  double wu[4] = { 0.5 * (w[0] + w[1] + w[2] + w[3]), 0.5 * (w[0] - w[1] + w[2] - w[3]),
+                   0.5 * (w[0] + w[1] - w[2] - w[3]), 0.5 * (w[0] - w[1] - w[2] + w[3]) };
+  for (int k = 0; k < 2; k++)
+    {
+      int other = 1 - k;
+      double w_kk = wu[3 * k];
+      u[k] = w_kk > 0 ? CLAMP (-(cu[k] + wu[2 * k + other] * u[other]) / w_kk, -half, half) : 0;
+    }
+  cwb_pyramid_faces (u, f);
+}
+
 static double
 solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double *f, double *dq)
 {
@@ -222,8 +255,8 @@ solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double
   if (block->n_tangents == 0)
     return change;
 
-  /* Coulomb (Saupin eq. 2): the tangential forces on the disk of radius mu f_n, solved
-   * exactly against the frame's 2x2 tangential block with f_n fixed. */
+  /* Coulomb: the tangential forces in the friction set of radius mu f_n, against the frame's
+   * 2x2 tangential block with f_n fixed; c is the slip the other forces leave. */
   double radius = p->friction ? block->mu * fn : 0;
   int t[2] = { block->tangent[0], block->tangent[1] };
   double w_tt[4] = { block->w[4], block->w[5], block->w[7], block->w[8] };
@@ -240,7 +273,11 @@ solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double
     for (int a = 0; a < 2; a++)
       c[a] = row_value (p, t[a], dq) - w_tt[2 * a] * f_old[0] - w_tt[2 * a + 1] * f_old[1];
   double ft[2];
-  cwb_coulomb_disk_solve (w_tt, c, radius, ft);
+  if (p->friction_law == CWB_FRICTION_PYRAMID)
+    pyramid_solve (w_tt, c, radius, block->n_tangents, f_old, ft);
+  else
+    /* The cone (Saupin eq. 2), solved exactly on the disk. */
+    cwb_coulomb_disk_solve (w_tt, c, radius, ft);
   for (int a = 0; a < block->n_tangents; a++)
     change = fmax (change, set_force (s, p, t[a], ft[a], f, dq));
   return change;
@@ -288,5 +325,39 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
       result->residual = change;
       if (change <= p->tolerance)
         break;
+    }
+}
+
+/* ---- the post-solve check -------------------------------------------------------------- */
+
+void
+bgs_check (const BgsSolver *s, const BgsProblem *p, const double *f, const double *dq,
+           BgsCheck *check)
+{
+  memset (check, 0, sizeof *check);
+  const Block *blocks = (const Block *) s->blocks->data;
+  for (guint b = 0; b < s->blocks->len; b++)
+    {
+      const Block *block = &blocks[b];
+      int n = block->normal;
+      double gap = row_value (p, n, dq) + p->rows[n].tolerance;
+      double f_n = f[n];
+      check->contacts++;
+      check->penetration = fmax (check->penetration, -gap);
+      if (f_n > 0)
+        check->complementarity = fmax (check->complementarity, fabs (gap));
+      double f_t[2] = { 0, 0 }, slip[2] = { 0, 0 };
+      for (int a = 0; a < block->n_tangents; a++)
+        {
+          f_t[a] = f[block->tangent[a]];
+          slip[a] = row_value (p, block->tangent[a], dq);
+        }
+      double radius = p->friction ? block->mu * fmax (f_n, 0) : 0;
+      check->friction_excess = fmax (check->friction_excess,
+                                     cwb_friction_gauge (p->friction_law, f_t) - radius);
+      if (radius > 0)
+        check->slip_error = fmax (check->slip_error,
+                                  cwb_friction_dissipation_gap (p->friction_law, radius, f_t,
+                                                                slip) / radius);
     }
 }

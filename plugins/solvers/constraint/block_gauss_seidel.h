@@ -2,8 +2,10 @@
  *
  *     delta = W f + delta_free,   W = H C H^T,
  *     0 <= delta_n + tol  perp  f_n >= 0            (Signorini, Saupin eq. 1; Allard eq. 19)
- *     |f_t| <= mu f_n, and delta_t = 0 inside the cone or delta_t = -s f_t / |f_t| on it
- *                                                    (Coulomb, Saupin eq. 2)
+ *     f_t in the friction set of radius mu f_n, delta_t = 0 inside it and delta_t against
+ *     f_t on its boundary (Coulomb), the set being either
+ *       the cone |f_t| <= mu f_n, delta_t = -s f_t / |f_t| on it (Saupin eq. 2), or
+ *       the pyramid |f_t1| + |f_t2| <= mu f_n of Allard 2010 eq. 9-10 (cwb/coulomb.h)
  *
  * solved "unbuilt" (Duriez et al. 2006): W is never assembled. Each row keeps its column
  * C H_i^T (per body, in the body's nv space), the accumulated displacement dq = C H^T f is
@@ -11,8 +13,11 @@
  * and work per sweep are O(rows x DOFs of the bodies they touch), never O(rows^2).
  *
  * Each contact frame is one block: its normal row, then its tangent rows, solved against the
- * frame's own 3x3 block of W with the others fixed. The tangential step solves the local
- * Coulomb problem exactly (cwb_coulomb_disk_solve, cwb/coulomb.h), so a converged sliding force opposes the slip. */
+ * frame's own 3x3 block of W with the others fixed. For the cone the tangential step solves
+ * the local Coulomb problem exactly (cwb_coulomb_disk_solve, cwb/coulomb.h), so a converged
+ * sliding force opposes the slip. For the pyramid it is projected Gauss-Seidel row by row in
+ * the pyramid's face coordinates, where the set is a box: each face coordinate is a scalar
+ * Newton step clamped to +-mu f_n / sqrt 2. */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -34,6 +39,7 @@ typedef struct BgsProblem {
   BgsComplianceFunc compliance;
   void *compliance_data;
   gboolean friction;                /* FALSE: tangent rows stay at zero force */
+  CwbFrictionLaw friction_law;      /* the set bounding the tangential force */
   int max_iterations;
   double tolerance;                 /* on the largest |delta f_i| W_ii of a sweep, in metres */
 } BgsProblem;
@@ -57,5 +63,23 @@ void bgs_solve (BgsSolver *solver, const BgsProblem *problem, double *f, double 
 
 /* The residual after each sweep of the last solve. */
 const double *bgs_residual_history (const BgsSolver *solver, size_t *n);
+
+/* The post-solve check: the laws measured on the solution, from the rows' final values
+ * delta = delta_free + H dq (not from the sweep that produced it), worst over the contact
+ * frames. All are 0 for an exact solution; a converged solve leaves them of the order of
+ * the stopping tolerance times the number of rows coupled to a row (the rows solved after
+ * it in the last sweep moved it by at most that; docs/plugins/constraint.md). */
+typedef struct BgsCheck {
+  size_t contacts;          /* frame blocks checked */
+  double penetration;       /* max(0, -(delta_n + tol)), m: Signorini's gap */
+  double complementarity;   /* |delta_n + tol| where f_n > 0, m: a force only at contact */
+  double friction_excess;   /* max(0, gauge(f_t) - mu f_n), N: outside the friction set */
+  double slip_error;        /* dissipation gap / (mu f_n), m: how far f_t is from opposing
+                             * the slip (0 in stick and in slip; cwb_friction_dissipation_gap) */
+} BgsCheck;
+
+/* Measures the solution f, dq of `problem` (after bgs_solve, on the same problem). */
+void bgs_check (const BgsSolver *solver, const BgsProblem *problem, const double *f,
+                const double *dq, BgsCheck *check);
 
 G_END_DECLS

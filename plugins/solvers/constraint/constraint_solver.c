@@ -1,6 +1,6 @@
 /* The constraint solver: one time step as free motion, detection, a contact MLCP solved with
- * projected block Gauss-Seidel and Coulomb friction, corrective motion, and optionally
- * Allard 2010's post-stabilization loop.
+ * projected block Gauss-Seidel and Coulomb friction (the cone, or Allard 2010 eq. 9-10's
+ * pyramid), corrective motion, and optionally Allard 2010's post-stabilization loop.
  *
  *   1. free motion (Saupin 2008 eq. 11-12): every body advances without contact to
  *      (q_free, v_free), through its own body model (linearised backward Euler for
@@ -10,7 +10,8 @@
  *   3. the MLCP of Saupin eq. 19, delta = H C H^T f + delta_free, with Signorini on the normal
  *      rows (delta_free = g(q_free)) and Coulomb on the tangent rows (delta_free = h H_t
  *      v_free, the tangential displacement over the step, so "stick" means no relative
- *      tangential velocity at the end of the step);
+ *      tangential velocity at the end of the step); then the post-solve check of the laws
+ *      on the result (bgs_check), logged under G_MESSAGES_DEBUG=constraint;
  *   4. corrective motion (Saupin eq. 14): dq = C (H^T f + J^T f_penalty), q = q_free (+) dq,
  *      v = v_free + dq / h;
  *   5. post-stabilization (Allard 2010 Algorithm 1, lines 4-9; eq. 18-19): while a normal
@@ -28,6 +29,7 @@ typedef struct ConstraintSolver {
   double tolerance;
   CwbCompliance compliance;
   int stabilization_iterations;
+  CwbFrictionLaw friction;
   BgsSolver *bgs;
   /* scratch, grown as needed, so a step allocates nothing once sizes settle */
   GArray *q_free, *v_free, *dq, *r, *f, *delta_free, *body_dq, *q_stabilized;
@@ -46,6 +48,10 @@ static const CwbParamSpec constraint_params[] = {
   { "stabilization_iterations", CWB_PARAM_INT, "1", "0", 0, 100, NULL,
     "Post-stabilization passes per step (Allard 2010 Algorithm 1, lines 4-9): re-detect at "
     "the new positions and correct positions while a contact is violated; 0 turns it off" },
+  { "friction", CWB_PARAM_ENUM, "", "cone", 1, 0, "pyramid|cone",
+    "Friction set: cone |f_t| <= mu f_n solved exactly per contact (Duriez et al. 2006), or "
+    "the four-sided pyramid |f_t1| + |f_t2| <= mu f_n of Allard 2010 eq. 9-10 solved row by "
+    "row (equal to the cone along t1 and t2, 1/sqrt 2 of it between them)" },
 };
 
 static void
@@ -56,6 +62,8 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
   self->compliance = cwb_param_int (params, "compliance", 0) == 1 ? CWB_COMPLIANCE_WARPED
                                                                  : CWB_COMPLIANCE_EXACT;
   self->stabilization_iterations = (int) cwb_param_int (params, "stabilization_iterations", 0);
+  self->friction = g_strcmp0 (cwb_param_string (params, "friction", "cone"), "pyramid") == 0
+                     ? CWB_FRICTION_PYRAMID : CWB_FRICTION_CONE;
 }
 
 static GArray *
@@ -180,6 +188,24 @@ penalty_displacement (ConstraintSolver *self, CwbStepContext *ctx, const CwbCont
     }
 }
 
+/* The post-solve check (bgs_check) of the velocity pass, for G_MESSAGES_DEBUG=constraint: how
+ * far the result is from Signorini's and Coulomb's laws. It costs one sweep, so it only runs
+ * when the message would be shown. */
+static void
+log_check (ConstraintSolver *self, const BgsProblem *problem, const double *f, const double *dq,
+           const BgsResult *result)
+{
+  if (g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
+    return;
+  BgsCheck check;
+  bgs_check (self->bgs, problem, f, dq, &check);
+  g_debug ("post-solve check, %zu contacts (%s, %d sweeps, residual %.3g m): penetration "
+           "%.3g m, gap under force %.3g m, friction outside its set %.3g N, slip error %.3g m",
+           check.contacts, self->friction == CWB_FRICTION_PYRAMID ? "pyramid" : "cone",
+           result->iterations, result->residual, check.penetration, check.complementarity,
+           check.friction_excess, check.slip_error);
+}
+
 /* The MLCP of one detected set: fills dq with C H^T f (added to what dq holds) and writes
  * the multipliers into the set's rows. With v (the velocity pass) the tangent rows get
  * delta_free = h H_t v, the tangential displacement of the step, friction applies and the
@@ -218,6 +244,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .compliance = compliance_at,
     .compliance_data = (void *) at,
     .friction = v != NULL,
+    .friction_law = self->friction,
     .max_iterations = self->iterations,
     .tolerance = self->tolerance,
   };
@@ -231,6 +258,10 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
       size_t n_history;
       const double *history = bgs_residual_history (self->bgs, &n_history);
       ctx->report_solve (ctx, result.iterations, result.residual, history, n_history);
+      /* The host judges stick and slip against the set the forces were bounded by. */
+      if (CWB_STRUCT_HAS (set, CwbContactSet, friction_law))
+        set->friction_law = self->friction;
+      log_check (self, &problem, f, dq, &result);
     }
 }
 
@@ -275,6 +306,9 @@ copy_set (CwbContactSet *to, const CwbContactSet *from)
   copy_array (to->stiffness, from->stiffness);
   to->intersection_volume = from->intersection_volume;
   to->max_penetration = from->max_penetration;
+  if (CWB_STRUCT_HAS (to, CwbContactSet, friction_law)
+      && CWB_STRUCT_HAS (from, CwbContactSet, friction_law))
+    to->friction_law = from->friction_law;
 }
 
 /* The largest violation of a normal row beyond its tolerance, 0 when all hold. */
@@ -354,9 +388,10 @@ static const CwbPluginDesc constraint_desc = {
   .abi_minor = CWB_ABI_MINOR,
   .kind = CWB_PLUGIN_SOLVER,
   .name = "constraint",
-  .version = "1.0.0",
-  .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction, "
-             "corrective motion, optional post-stabilization (Saupin 2008, Allard 2010)",
+  .version = "1.1.0",
+  .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction (cone or "
+             "pyramid), corrective motion, optional post-stabilization (Saupin 2008, "
+             "Allard 2010)",
   .params = constraint_params,
   .n_params = G_N_ELEMENTS (constraint_params),
   .vtable = &constraint_vtable,

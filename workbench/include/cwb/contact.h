@@ -11,6 +11,7 @@
 
 #include <math.h>
 
+#include <cwb/coulomb.h>
 #include <cwb/geometry.h>
 
 G_BEGIN_DECLS
@@ -25,8 +26,8 @@ typedef enum CwbRowKind {
 
 typedef enum CwbContactState {
   CWB_CONTACT_OPEN = 0,   /* no force: separating or just touching */
-  CWB_CONTACT_STICK = 1,  /* force strictly inside the friction cone */
-  CWB_CONTACT_SLIP = 2,   /* force on the cone's boundary, opposing the slip */
+  CWB_CONTACT_STICK = 1,  /* force strictly inside the friction set (cone or pyramid) */
+  CWB_CONTACT_SLIP = 2,   /* force on the set's boundary, opposing the slip */
 } CwbContactState;
 
 /* One contact: a point contact, or one volume (mono- or one cell of multi-volume). Its rows
@@ -74,6 +75,10 @@ typedef struct CwbContactSet {
   /* Scalars for the report; NAN where they do not apply to the model. */
   double intersection_volume;
   double max_penetration;
+  /* ABI 1.3 (check struct_size): the friction set the solver bounded the tangential forces
+   * by (coulomb.h), which the host judges each frame's stick or slip against. Every detection
+   * resets it to CWB_FRICTION_CONE; a solver that enforces another set writes it. */
+  CwbFrictionLaw friction_law;
 } CwbContactSet;
 
 /* Friction between two materials: the geometric mean, so that equal coefficients give that

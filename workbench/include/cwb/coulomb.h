@@ -1,8 +1,12 @@
 /* The local Coulomb friction problem of one contact, shared by every contact model and
- * solver that needs it (static inline, like vecmath.h, so plugins need not link anything).
+ * solver that needs it (static inline, like vecmath.h, so plugins need not link anything):
+ * the two friction sets a solver may enforce, the exact solve on the disk, and the check of a
+ * solved contact against Signorini's and Coulomb's laws.
  *
- * Find the tangential force f (2 components in an orthonormal basis of the tangent plane)
- * with |f| <= radius (= mu f_n) such that
+ * Tangential quantities are 2-vectors in the contact frame's (t1, t2) basis: the force f and
+ * the slip s (the tangential displacement over the step after the solve).
+ *
+ * The disk solve. Find f with |f| <= radius (= mu f_n) such that
  *     w f + c = 0                          (stick, |f| < radius), or
  *     w f + c = -s f / |f|,  s >= 0        (slip, |f| = radius: the force opposes the slip),
  * where c is the tangential slip (displacement or velocity) without friction and w the
@@ -84,6 +88,140 @@ cwb_coulomb_disk_solve (const double w[4], const double c[2], double radius, dou
       f[0] *= radius / norm;
       f[1] *= radius / norm;
     }
+}
+
+/* ---- the friction sets ---------------------------------------------------------------- */
+
+/* 1 / sqrt 2 (M_SQRT1_2 is not ISO C, and the headers build with plain -std=c17). */
+#define CWB_SQRT1_2 (0.5 * G_SQRT2)
+
+/* Which set bounds the tangential force of radius r = mu f_n.
+ *
+ * CONE: the disk |f| <= r, Coulomb's isotropic cone (Saupin 2008 eq. 2).
+ *
+ * PYRAMID: the four-sided pyramid of Allard 2010 eq. 9-10. The force is written in the
+ * symmetric basis (t1, t2, -t1, -t2) with weights beta >= 0 and bounded by ONE scalar
+ * inequality, 0 <= sigma  perp  mu f_n - e.beta >= 0 with e all ones (eq. 9); the smallest
+ * beta of a force f has e.beta = |f_1| + |f_2|, so the set is |f_1| + |f_2| <= r: a square
+ * with its corners on +-t1 and +-t2 (where it meets the cone) and its faces normal to
+ * t1 +- t2 at distance r / sqrt 2 from the axis (along t1 +- t2 it holds 1/sqrt 2 of what
+ * the cone holds).
+ * In the face coordinates u = P f, P = [[1, 1], [1, -1]] / sqrt 2 (symmetric, P P = I), it
+ * is the box |u_1|, |u_2| <= r / sqrt 2: a product of intervals, which is what lets
+ * projected Gauss-Seidel solve it row by row. */
+typedef enum CwbFrictionLaw {
+  CWB_FRICTION_CONE = 0,
+  CWB_FRICTION_PYRAMID = 1,
+} CwbFrictionLaw;
+
+/* u = P f (and, P being its own inverse, f = P u): the pyramid's face coordinates. */
+static inline void
+cwb_pyramid_faces (const double f[2], double u[2])
+{
+  double a = f[0], b = f[1];
+  u[0] = (a + b) * CWB_SQRT1_2;
+  u[1] = (a - b) * CWB_SQRT1_2;
+}
+
+/* The set's gauge: f lies in the set of radius r exactly when gauge(f) <= r. */
+static inline double
+cwb_friction_gauge (CwbFrictionLaw law, const double f[2])
+{
+  return law == CWB_FRICTION_PYRAMID ? fabs (f[0]) + fabs (f[1]) : hypot (f[0], f[1]);
+}
+
+/* The dual gauge: the most power the set of radius r can take out of a slip s,
+ * max over the set of -s . f, is r * dual(s) (the Euclidean norm for the disk; the largest
+ * component for the pyramid, whose extreme points are +-r t1, +-r t2). */
+static inline double
+cwb_friction_dual (CwbFrictionLaw law, const double s[2])
+{
+  return law == CWB_FRICTION_PYRAMID ? MAX (fabs (s[0]), fabs (s[1])) : hypot (s[0], s[1]);
+}
+
+/* The dissipation gap f . s + r dual(s), >= 0 for any f in the set, and 0 exactly when f
+ * takes the most power out of the slip (maximal dissipation): inside the set with s = 0
+ * (stick), or on its boundary opposing s (slip). For the cone that is Saupin 2008 eq. 2; for
+ * the pyramid it is Allard 2010 eq. 9-10 with the slack sigma = max(|s_1|, |s_2|): summing
+ * the complementarity products of eq. 9 and 10 gives beta . T s + sigma mu f_n = f . s +
+ * r sigma = 0. (The text's eq. 10 reads "T (q' + dq') - e^T sigma >= 0"; with sigma >= 0 that
+ * could hold in all four directions +-t only at zero slip, so the sign is Stewart and
+ * Trinkle 1996's T s + e sigma >= 0, the formulation the paper cites.) */
+static inline double
+cwb_friction_dissipation_gap (CwbFrictionLaw law, double radius, const double f[2],
+                              const double s[2])
+{
+  return f[0] * s[0] + f[1] * s[1] + radius * cwb_friction_dual (law, s);
+}
+
+/* ---- checking a solved contact --------------------------------------------------------- */
+
+/* The laws cwb_contact_law_check tests, as bits of its result. */
+typedef enum CwbContactLawFlags {
+  CWB_CONTACT_LAW_GAP = 1 << 0,              /* Signorini: gap >= -gap_tolerance */
+  CWB_CONTACT_LAW_NORMAL_FORCE = 1 << 1,     /* Signorini: f_n >= 0 */
+  CWB_CONTACT_LAW_COMPLEMENTARITY = 1 << 2,  /* Signorini: gap f_n = 0 */
+  CWB_CONTACT_LAW_FRICTION_SET = 1 << 3,     /* f_t in the cone or pyramid of radius mu f_n */
+  CWB_CONTACT_LAW_SLIP = 1 << 4,             /* slip only on the boundary, against the force */
+} CwbContactLawFlags;
+
+/* Relative slack on "on the boundary" and "inside the set": a solver puts a force there up
+ * to round-off (a rescaling, the face rotation P, multipliers times unit weights), a few
+ * ulps; 1e-12 leaves a thousand times that and is far below any friction a user could see. */
+#define CWB_CONTACT_LAW_RELATIVE_TOLERANCE 1e-12
+
+/* One contact after a solve against Signorini (Saupin 2008 eq. 1, Allard 2010 eq. 19) and the
+ * friction law. `gap` is the normal row's value plus its tolerance (g + eps_V for a volume
+ * contact), f_n the normal force, f_t the tangential force, s the slip. A solver's answer is
+ * exact only up to its stopping tolerance, so the caller states how far the gap and the slip
+ * may lie from the values an exact solve would give (each component of s, and |s|, within
+ * slip_tolerance); within those, the function asks only what an exact solution must satisfy:
+ *   gap >= -gap_tolerance; f_n >= 0; f_n > 0 only where |gap| <= gap_tolerance;
+ *   gauge(f_t) <= mu f_n;
+ *   cone: where |s| > slip_tolerance the contact surely slides, and then
+ *     |f_t + mu f_n s / |s|| <= mu f_n 2 slip_tolerance / |s|
+ *     (the unit vector of s moves by at most 2 |ds| / |s|);
+ *   pyramid: in face coordinates, where u(s)_k > slip_tolerance the force sits on the face
+ *     against it, u(f)_k = -mu f_n / sqrt 2, and symmetrically for < -slip_tolerance.
+ * Returns the CwbContactLawFlags of the laws broken, 0 when all hold. */
+static inline unsigned
+cwb_contact_law_check (CwbFrictionLaw law, double mu, double gap, double f_n,
+                       const double f_t[2], const double s[2], double gap_tolerance,
+                       double slip_tolerance)
+{
+  const double rel = CWB_CONTACT_LAW_RELATIVE_TOLERANCE;
+  unsigned broken = 0;
+  if (!(gap >= -gap_tolerance))
+    broken |= CWB_CONTACT_LAW_GAP;
+  if (!(f_n >= 0))
+    broken |= CWB_CONTACT_LAW_NORMAL_FORCE;
+  if (f_n > 0 && !(fabs (gap) <= gap_tolerance))
+    broken |= CWB_CONTACT_LAW_COMPLEMENTARITY;
+  double radius = mu * MAX (f_n, 0);
+  if (!(cwb_friction_gauge (law, f_t) <= radius * (1 + rel)))
+    broken |= CWB_CONTACT_LAW_FRICTION_SET;
+  if (law == CWB_FRICTION_PYRAMID)
+    {
+      double uf[2], us[2];
+      cwb_pyramid_faces (f_t, uf);
+      cwb_pyramid_faces (s, us);
+      double face = radius * CWB_SQRT1_2 * (1 - rel);
+      for (int k = 0; k < 2; k++)
+        if ((us[k] > slip_tolerance && !(uf[k] <= -face))
+            || (us[k] < -slip_tolerance && !(uf[k] >= face)))
+          broken |= CWB_CONTACT_LAW_SLIP;
+    }
+  else
+    {
+      double norm_s = hypot (s[0], s[1]);
+      if (norm_s > slip_tolerance)
+        {
+          double miss = hypot (f_t[0] + radius * s[0] / norm_s, f_t[1] + radius * s[1] / norm_s);
+          if (!(miss <= radius * (2 * slip_tolerance / norm_s + rel)))
+            broken |= CWB_CONTACT_LAW_SLIP;
+        }
+    }
+  return broken;
 }
 
 G_END_DECLS
