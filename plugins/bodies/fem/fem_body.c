@@ -13,9 +13,9 @@
  *
  *   (M + h D + h^2 K) dv = h f - h^2 K v,    v+ = v + dv,  q+ = q + h v+,
  *
- * solved by CHOLMOD's sparse Cholesky, or by conjugate gradients (the `linear_solver`
- * parameter; CG is also what runs when a contact model adds an external stiffness, which
- * comes as an operator only).
+ * solved by conjugate gradients (faster on these grids, docs/benchmarks.md) or by CHOLMOD's
+ * sparse Cholesky (the `linear_solver` parameter; CG is also what runs when a contact model
+ * adds an external stiffness, which comes as an operator only).
  *
  * Compliance (body_model.h):
  *   exact   C = h^2 (M + h D + h^2 K(q))^-1 (eq. 21), factorised once for each q it is asked
@@ -103,8 +103,9 @@ static const CwbParamSpec fem_params[] = {
     "Rayleigh damping D = alpha M + beta K: alpha, the mass-proportional part." },
   { "rayleigh_stiffness", CWB_PARAM_DOUBLE, "s", "0", 0, 1e3, NULL,
     "Rayleigh damping D = alpha M + beta K: beta, the stiffness-proportional part." },
-  { "linear_solver", CWB_PARAM_ENUM, "", "cholesky", 1, 0, "cholesky|cg",
-    "The free motion's linear solve: sparse Cholesky (CHOLMOD) or conjugate gradients." },
+  { "linear_solver", CWB_PARAM_ENUM, "", "cg", 1, 0, "cholesky|cg",
+    "The free motion's linear solve: conjugate gradients (faster from a few hundred nodes "
+    "on, docs/benchmarks.md) or sparse Cholesky (CHOLMOD)." },
   { "cg_iterations", CWB_PARAM_INT, "1", "1000", 1, 1000000, NULL,
     "Most conjugate-gradient iterations per solve." },
   { "cg_tolerance", CWB_PARAM_DOUBLE, "1", "1e-10", 0, 1, NULL,
@@ -264,8 +265,8 @@ read_params (FemBody *body, const CwbParamSet *params)
                                                          : TET_GRID_FIT_BOUNDS;
   body->alpha = cwb_param_double (params, "rayleigh_mass", 0);
   body->beta = cwb_param_double (params, "rayleigh_stiffness", 0);
-  body->solver = cwb_param_int (params, "linear_solver", 0) == 1 ? LINEAR_SOLVER_CG
-                                                                 : LINEAR_SOLVER_CHOLESKY;
+  body->solver = cwb_param_int (params, "linear_solver", 1) == 0 ? LINEAR_SOLVER_CHOLESKY
+                                                                 : LINEAR_SOLVER_CG;
   body->cg_iterations = (int) cwb_param_int (params, "cg_iterations", 1000);
   body->cg_tolerance = cwb_param_double (params, "cg_tolerance", 1e-10);
   body->use_cache = cwb_param_bool (params, "compliance_cache", TRUE);
