@@ -24,10 +24,9 @@ service_progress (void *host_data, const char *what, double fraction)
   CwbWorld *world = host_data;
   /* A plugin's rounding may overshoot [0, 1] a little; NaN says nothing done yet. */
   double f = isnan (fraction) ? 0 : CLAMP (fraction, 0, 1);
-  const char *doing = what != NULL && what[0] != '\0' ? what : "working";
-  g_autofree char *text = world->progress_context != NULL
-                            ? g_strdup_printf ("%s: %s", world->progress_context, doing)
-                            : g_strdup (doing);
+  /* As the plugin words it: it names its body ("body 'beam': compliance"), the host only
+   * knows which one to name in a cancel's message. */
+  const char *text = what != NULL && what[0] != '\0' ? what : "working";
   g_debug ("%s: %.0f %%", text, 100 * f);
   if (world->build.progress != NULL)
     world->build.progress (text, f, world->build.user_data);
@@ -94,16 +93,4 @@ gboolean
 cwb_world_cancelled (const CwbWorld *world)
 {
   return g_cancellable_is_cancelled (world->build.cancellable);
-}
-
-void
-cwb_world_set_progress_context (CwbWorld *world, const char *format, ...)
-{
-  g_clear_pointer (&world->progress_context, g_free);
-  if (format == NULL)
-    return;
-  va_list args;
-  va_start (args, format);
-  world->progress_context = g_strdup_vprintf (format, args);
-  va_end (args);
 }

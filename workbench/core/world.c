@@ -62,6 +62,23 @@ prefix_plugin_error (GError **error, const CwbSourceLoc *loc, const char *field,
   g_clear_error (&plugin_error);
 }
 
+/* What the plugins being made belong to ("body 'beam'"), which a cancel's message names;
+ * NULL format: nothing. */
+static void
+set_being_made (CwbWorld *world, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+set_being_made (CwbWorld *world, const char *format, ...)
+{
+  g_clear_pointer (&world->being_made, g_free);
+  if (format == NULL)
+    return;
+  va_list args;
+  va_start (args, format);
+  world->being_made = g_strdup_vprintf (format, args);
+  va_end (args);
+}
+
 /* A plugin's failure, located at the scene value that asked for it (plugin_error taken). A
  * cancel stays a cancel (G_IO_ERROR_CANCELLED, which callers tell from a refusal), naming
  * what was being made: the plugin's own (it stopped at a progress report) or the user's,
@@ -80,11 +97,11 @@ plugin_failure (CwbWorld *world, const CwbSourceLoc *loc, const char *field,
                                               : g_strdup ("");
   if (world->building)
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
-                 "loading cancelled while %s was being built%s", world->progress_context, why);
+                 "loading cancelled while %s was being built%s", world->being_made, why);
   else
     g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
                  "cancelled while %s was being created; the previous one stays%s",
-                 world->progress_context, why);
+                 world->being_made, why);
   g_clear_error (&plugin_error);
 }
 
@@ -148,7 +165,7 @@ body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, Cwb
             CwbGeometry *geometry, GError **error)
 {
   g_autofree char *field = g_strdup_printf ("bodies.%s", desc->name);
-  cwb_world_set_progress_context (world, "body '%s'", desc->name);
+  set_being_made (world, "body '%s'", desc->name);
   b->name = g_strdup (desc->name);
   b->friction = desc->friction;
 
@@ -318,11 +335,11 @@ plugin_replace (CwbWorld *world, const CwbPluginDesc *desc, CwbParamBinding *bin
 {
   g_autoptr (CwbParamBinding) owned = binding;
   GError *plugin_error = NULL;
-  cwb_world_set_progress_context (world, "%s '%s'", cwb_plugin_kind_name (desc->kind),
+  set_being_made (world, "%s '%s'", cwb_plugin_kind_name (desc->kind),
                                   desc->name);
   void *self = plugin_create (world, desc, owned, &plugin_error);
   gboolean ok = plugin_created (world, self, plugin_error, loc, field, error);
-  cwb_world_set_progress_context (world, NULL);
+  set_being_made (world, NULL);
   if (!ok)
     {
       CwbWorldPlugin made = { .desc = desc, .self = self };
@@ -457,7 +474,7 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
       const CwbBodyDesc *desc = g_ptr_array_index (scene->bodies, i);
       CwbWorldBody body = { 0 };
       gboolean ok = body_build (world, scene, desc, &body, &world->geometries[i], error);
-      cwb_world_set_progress_context (world, NULL);
+      set_being_made (world, NULL);
       g_array_append_val (world->bodies, body);   /* kept even on failure, for cleanup */
       if (!ok)
         return FALSE;
@@ -563,7 +580,7 @@ cwb_world_free (CwbWorld *world)
   g_free (world->v_prev);
   g_free (world->q_detect);
   g_free (world->cache_dir);
-  g_free (world->progress_context);
+  g_free (world->being_made);
   cwb_world_set_build_options (world, NULL);
   g_free (world);
 }

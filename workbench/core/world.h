@@ -57,10 +57,10 @@ CwbWorld *cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **
 /* ---- progress and cancellation of long plugin work ------------------------------------ */
 
 /* Where the progress of a plugin's long work goes (a body model precomputing its compliance
- * in create): `what` names it, prefixed by the host with the plugin being made ("body 'beam':
- * compliance"), and `fraction` is in [0, 1]. It is called on the thread that builds the world
- * or swaps the plugin (a worker thread in the GUI), as often as the plugin reports: a sink
- * that draws must throttle. */
+ * in create): `what` names it as the plugin words it ("body 'beam': compliance"), and
+ * `fraction` is in [0, 1]. It is called on the thread that builds the world or swaps the
+ * plugin (a worker thread in the GUI), as often as the plugin reports: a sink that draws must
+ * throttle. */
 typedef void (*CwbProgressFunc) (const char *what, double fraction, gpointer user_data);
 
 typedef struct CwbWorldBuildOptions {

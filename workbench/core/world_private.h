@@ -42,7 +42,7 @@ struct CwbWorld {
   CwbHostServices services;
   char *cache_dir;              /* host service: made on first use; "" when unusable */
   CwbWorldBuildOptions build;   /* where progress goes and what cancels (host_services.c) */
-  char *progress_context;       /* "body 'beam'" while its plugins are made, else NULL */
+  char *being_made;             /* "body 'beam'" while its plugins are made, for a cancel */
   gboolean building;            /* inside cwb_world_new_full: a cancel is "loading cancelled" */
   double h, time, gravity[3];
   guint64 steps;
@@ -92,10 +92,6 @@ struct CwbWorld {
 void cwb_world_init_services (CwbWorld *world);
 /* The build options' cancellable was cancelled. */
 gboolean cwb_world_cancelled (const CwbWorld *world);
-/* What the plugins being made belong to ("body 'beam'"), prefixed to their progress reports
- * and named by a cancel; NULL format: nothing. */
-void cwb_world_set_progress_context (CwbWorld *world, const char *format, ...)
-  G_GNUC_PRINTF (2, 3);
 
 /* world.c: re-creates the contact model (when there is one) with its current parameter values,
  * so that nothing of its contacts survives; the contact set and inspection are cleared. On

@@ -18,10 +18,11 @@ slow_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError 
   fixed_init (self, info);
   gint64 steps = cwb_param_int (info->params, "steps", 20);
   double step_ms = cwb_param_double (info->params, "step_ms", 10);
+  g_autofree char *what = g_strdup_printf ("body '%s': precomputing", info->name);
   for (gint64 k = 1; k <= steps; k++)
     {
       g_usleep ((gulong) (step_ms * 1000));
-      if (!host->progress (host->host_data, "precomputing", (double) k / (double) steps))
+      if (!host->progress (host->host_data, what, (double) k / (double) steps))
         {
           g_free (self);
           g_autofree char *where = g_strdup_printf ("stopped after step %" G_GINT64_FORMAT

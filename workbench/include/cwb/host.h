@@ -16,7 +16,8 @@ typedef struct CwbHostServices {
   void (*log) (void *host_data, const char *domain, GLogLevelFlags level, const char *message);
 
   /* Progress of a long operation (a compliance precomputation, a mesh voxelisation):
-   * `what` a short phrase ("compliance"; the host adds which body), fraction in [0, 1].
+   * `what` a short phrase naming the body and the work ("body 'beam': compliance", shown as
+   * it is), fraction in [0, 1].
    * Returns FALSE when the user cancelled; the plugin then stops, frees what it made and
    * fails its call with G_IO_ERROR_CANCELLED (cwb_host_set_cancelled below). Call it from the
    * thread the host called the plugin on (the GUI builds worlds on a worker thread), a few
