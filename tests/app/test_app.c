@@ -641,6 +641,48 @@ test_open_slow (void)
   fixture_close (&f);
 }
 
+static gboolean
+scene_window (gpointer data)
+{
+  Fixture *f = data;
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (f->app));
+  return windows != NULL && windows->next == NULL
+         && cwb_document_path (cwb_app_window_document (windows->data)) != NULL;
+}
+
+/* At start (no window yet): a quick scene opens its window at once; a long one shows its
+ * progress in a window on an empty scene, which the scene's own window then replaces. */
+static void
+test_start_slow (void)
+{
+  Fixture f = { 0 };
+  fixture_app (&f);
+  g_autofree char *quick = write_slow_scene (&f, "slow-quick.yaml", 2, 1);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_app_window_open (f.app, NULL, quick, NULL, &error));
+  g_assert_no_error (error);
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (f.app));
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  f.window = windows->data;
+  g_assert_cmpstr (cwb_document_path (cwb_app_window_document (f.window)), ==, quick);
+  cwb_app_window_close_now (f.window);
+  g_assert_true (iterate_until (no_windows, f.app, 10));
+
+  /* 100 steps of 10 ms: a second. */
+  g_autofree char *slow = write_slow_scene (&f, "slow-start.yaml", 100, 10);
+  g_assert_true (cwb_app_window_open (f.app, NULL, slow, NULL, &error));
+  g_assert_no_error (error);
+  windows = gtk_application_get_windows (GTK_APPLICATION (f.app));
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  CwbAppWindow *waiting = windows->data;
+  g_assert_null (cwb_document_path (cwb_app_window_document (waiting)));
+  g_assert_nonnull (cwb_app_window_progress (waiting, NULL));
+  g_assert_true (iterate_until (scene_window, &f, 30));
+  f.window = gtk_application_get_windows (GTK_APPLICATION (f.app))->data;
+  g_assert_cmpstr (cwb_document_path (cwb_app_window_document (f.window)), ==, slow);
+  fixture_close (&f);
+}
+
 /* The "steps" parameter of the slow body as the document holds it. */
 static const char *
 slow_steps (CwbDocument *document)
@@ -736,5 +778,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/long-build/open-cancel", test_open_slow_cancel);
   g_test_add_func ("/app/long-build/open", test_open_slow);
   g_test_add_func ("/app/long-build/edit-cancel", test_edit_slow_cancel);
+  g_test_add_func ("/app/long-build/start", test_start_slow);
   return g_test_run ();
 }
