@@ -95,7 +95,10 @@ build_progress (const char *what, double fraction, gpointer data)
 {
   BuildProgress *p = data;
   if (interrupted)
-    g_cancellable_cancel (p->cancellable);
+    {
+      g_cancellable_cancel (p->cancellable);
+      return;
+    }
   if (cwb_progress_line_due (&p->line, fraction >= 1))
     cwb_progress_line_draw (&p->line, "%s: %.0f %%", what, 100 * fraction);
   else if (!p->line.terminal && !p->announced
