@@ -2,7 +2,9 @@
  * shipped scene and draws a non-blank view; swapping the contact model and the solver
  * through the window's actions mid-run keeps the body states bit-identical and changes the
  * plugin of the next step; undo and redo restore the saved scene exactly; the autosave of a
- * killed session is recovered; the viewport's overlays match the contact set. */
+ * killed session is recovered; the viewport's overlays match the contact set; a scene whose
+ * world takes long to build shows its progress with Cancel, and a cancel leaves the window's
+ * scene and world as they were. */
 #include <signal.h>
 
 #include <glib/gstdio.h>
@@ -20,6 +22,8 @@ test_registry (void)
 {
   CwbRegistry *registry = cwb_registry_new ();
   cwb_registry_add_default_dirs (registry);
+  /* The test-only "slow" body model, for the progress tests. */
+  cwb_registry_add_dir (registry, g_getenv ("CWB_TEST_SLOW_DIR"));
   cwb_registry_scan (registry);
   return registry;
 }
@@ -51,9 +55,9 @@ drawn (gpointer data)
   return cwb_app_viewport_frames (cwb_app_window_viewport (data)) > 0;
 }
 
-/* A window on a copy of a shipped scene (so that saving does not touch the source tree). */
+/* The application and a temporary folder, no window yet. */
 static void
-fixture_open (Fixture *f, const char *scene)
+fixture_app (Fixture *f)
 {
   CwbAppOptions options = { 0 };
   f->app = cwb_app_application_new (test_registry (), &options);
@@ -62,16 +66,31 @@ fixture_open (Fixture *f, const char *scene)
   g_assert_no_error (error);
   f->dir = g_dir_make_tmp ("cwb-app-XXXXXX", &error);
   g_assert_no_error (error);
+}
+
+/* A window on a scene file, shown and drawn once. */
+static void
+fixture_window (Fixture *f, const char *path)
+{
+  g_autoptr (GError) error = NULL;
+  f->window = cwb_app_window_new (f->app, path, NULL, &error);
+  g_assert_no_error (error);
+  gtk_window_present (GTK_WINDOW (f->window));
+  g_assert_true (iterate_until (drawn, f->window, 30));
+}
+
+/* A window on a copy of a shipped scene (so that saving does not touch the source tree). */
+static void
+fixture_open (Fixture *f, const char *scene)
+{
+  fixture_app (f);
   g_autofree char *from = source_path (scene);
   g_autofree char *text = NULL;
   g_assert_true (g_file_get_contents (from, &text, NULL, NULL));
   g_autofree char *base = g_path_get_basename (scene);
   g_autofree char *path = g_build_filename (f->dir, base, NULL);
   g_assert_true (g_file_set_contents (path, text, -1, NULL));
-  f->window = cwb_app_window_new (f->app, path, NULL, &error);
-  g_assert_no_error (error);
-  gtk_window_present (GTK_WINDOW (f->window));
-  g_assert_true (iterate_until (drawn, f->window, 30));
+  fixture_window (f, path);
 }
 
 static gboolean
@@ -481,6 +500,240 @@ test_viewport_overlays (void)
   fixture_close (&f);
 }
 
+/* ---- long builds: progress and cancel ------------------------------------------------------ */
+
+/* A scene of one body of the test-only "slow" model, whose creation takes `steps` steps of
+ * `step_ms`, with a progress report after each; written into the fixture's folder. */
+static char *
+write_slow_scene (Fixture *f, const char *name, int steps, int step_ms)
+{
+  g_autofree char *yaml = g_strdup_printf (
+    "world: { dt: 0.01 }\n"
+    "bodies:\n"
+    "  - name: slow\n"
+    "    model: slow\n"
+    "    model_params: { steps: %d, step_ms: %d }\n"
+    "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n", steps, step_ms);
+  char *path = g_build_filename (f->dir, name, NULL);
+  g_assert_true (g_file_set_contents (path, yaml, -1, NULL));
+  return path;
+}
+
+static gboolean
+progress_reported (gpointer data)
+{
+  const char *shown = cwb_app_window_progress (data, NULL);
+  return shown != NULL && strstr (shown, "body 'slow': precomputing: ") != NULL;
+}
+
+static gboolean
+work_ended (gpointer data)
+{
+  return cwb_app_window_progress (data, NULL) == NULL;
+}
+
+static gboolean
+action_enabled (CwbAppWindow *window, const char *name)
+{
+  return g_action_group_get_action_enabled (G_ACTION_GROUP (window), name);
+}
+
+/* While long work runs: the bar shows it, its fraction grows while the main loop turns (the UI
+ * is not blocked), editing is off and refused, Cancel is on. */
+static void
+check_working (CwbAppWindow *window)
+{
+  g_assert_nonnull (cwb_app_window_progress (window, NULL));
+  g_assert_true (iterate_until (progress_reported, window, 10));
+  double first = 0, later = 0;
+  cwb_app_window_progress (window, &first);
+  gint64 until = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+  while (g_get_monotonic_time () < until)
+    {
+      g_main_context_iteration (NULL, FALSE);
+      g_usleep (1000);
+    }
+  cwb_app_window_progress (window, &later);
+  g_assert_cmpfloat (later, >, first);
+  g_assert_true (action_enabled (window, "cancel-job"));
+  const char *off[] = { "play", "step", "reset", "open", "save", "solver", "add-body" };
+  for (size_t k = 0; k < G_N_ELEMENTS (off); k++)
+    g_assert_false (action_enabled (window, off[k]));
+  g_assert_true (action_enabled (window, "overlay-cones"));
+  g_autoptr (GError) error = NULL;
+  g_assert_false (cwb_app_window_apply (window, "world.dt", "0.002", &error));
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_BUSY);
+}
+
+/* Cancels through the action (the bar's Cancel button, Escape) and waits for the work to
+ * stop: at the plugin's next report, a few milliseconds. */
+static void
+cancel_work (CwbAppWindow *window)
+{
+  gint64 start = g_get_monotonic_time ();
+  g_action_group_activate_action (G_ACTION_GROUP (window), "cancel-job", NULL);
+  g_assert_true (iterate_until (work_ended, window, 10));
+  /* Generous for a loaded machine; the build left would take ten seconds. */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 3 * G_USEC_PER_SEC);
+  g_assert_false (action_enabled (window, "cancel-job"));
+  g_assert_true (action_enabled (window, "play"));
+}
+
+/* Opening a scene whose world takes long: the window shows the progress, and Cancel keeps
+ * the window's own scene and world, with a notice that says so (not an error). */
+static void
+test_open_slow_cancel (void)
+{
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  CwbAppWindow *window = f.window;
+  g_autofree char *before_path = g_strdup (cwb_document_path (cwb_app_window_document (window)));
+  g_autoptr (CwbSnapshot) before = cwb_simulation_latest (cwb_app_window_simulation (window));
+  /* 2000 steps of 5 ms: ten seconds if not cancelled. */
+  g_autofree char *slow = write_slow_scene (&f, "slow.yaml", 2000, 5);
+
+  g_action_group_activate_action (G_ACTION_GROUP (window), "open-recent",
+                                  g_variant_new_string (slow));
+  check_working (window);
+  cancel_work (window);
+
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (f.app));
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  g_assert_true (windows->data == window);
+  g_assert_cmpstr (cwb_document_path (cwb_app_window_document (window)), ==, before_path);
+  g_autoptr (CwbSnapshot) after = cwb_simulation_latest (cwb_app_window_simulation (window));
+  g_assert_cmpuint (after->world_serial, ==, before->world_serial);
+  g_assert_null (cwb_app_window_last_error (window));
+  const char *notice = cwb_app_window_notice (window);
+  g_assert_nonnull (notice);
+  g_assert_true (g_str_has_prefix (notice, "Opening slow.yaml: loading cancelled while body "
+                                           "'slow' was being built"));
+  fixture_close (&f);
+}
+
+static gboolean
+other_window (gpointer data)
+{
+  Fixture *f = data;
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (f->app));
+  return windows != NULL && windows->next == NULL && windows->data != f->window;
+}
+
+/* Opening a scene whose world takes a second: the progress shows, then the scene's own window
+ * replaces the one that showed it. */
+static void
+test_open_slow (void)
+{
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  /* 100 steps of 10 ms: a second, twice the time the window waits before showing progress. */
+  g_autofree char *slow = write_slow_scene (&f, "slow-second.yaml", 100, 10);
+  g_action_group_activate_action (G_ACTION_GROUP (f.window), "open-recent",
+                                  g_variant_new_string (slow));
+  g_assert_nonnull (cwb_app_window_progress (f.window, NULL));
+  g_assert_true (iterate_until (other_window, &f, 30));
+  f.window = gtk_application_get_windows (GTK_APPLICATION (f.app))->data;
+  g_assert_cmpstr (cwb_document_path (cwb_app_window_document (f.window)), ==, slow);
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (cwb_app_window_simulation (f.window));
+  g_assert_cmpuint (s->n_bodies, ==, 1);
+  g_assert_cmpstr (s->bodies[0].name, ==, "slow");
+  g_assert_true (iterate_until (drawn, f.window, 30));
+  fixture_close (&f);
+}
+
+static gboolean
+scene_window (gpointer data)
+{
+  Fixture *f = data;
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (f->app));
+  return windows != NULL && windows->next == NULL
+         && cwb_document_path (cwb_app_window_document (windows->data)) != NULL;
+}
+
+/* At start (no window yet): a quick scene opens its window at once; a long one shows its
+ * progress in a window on an empty scene, which the scene's own window then replaces. */
+static void
+test_start_slow (void)
+{
+  Fixture f = { 0 };
+  fixture_app (&f);
+  g_autofree char *quick = write_slow_scene (&f, "slow-quick.yaml", 2, 1);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_app_window_open (f.app, NULL, quick, NULL, &error));
+  g_assert_no_error (error);
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (f.app));
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  f.window = windows->data;
+  g_assert_cmpstr (cwb_document_path (cwb_app_window_document (f.window)), ==, quick);
+  cwb_app_window_close_now (f.window);
+  g_assert_true (iterate_until (no_windows, f.app, 10));
+
+  /* 100 steps of 10 ms: a second. */
+  g_autofree char *slow = write_slow_scene (&f, "slow-start.yaml", 100, 10);
+  g_assert_true (cwb_app_window_open (f.app, NULL, slow, NULL, &error));
+  g_assert_no_error (error);
+  windows = gtk_application_get_windows (GTK_APPLICATION (f.app));
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  CwbAppWindow *waiting = windows->data;
+  g_assert_null (cwb_document_path (cwb_app_window_document (waiting)));
+  g_assert_nonnull (cwb_app_window_progress (waiting, NULL));
+  g_assert_true (iterate_until (scene_window, &f, 30));
+  f.window = gtk_application_get_windows (GTK_APPLICATION (f.app))->data;
+  g_assert_cmpstr (cwb_document_path (cwb_app_window_document (f.window)), ==, slow);
+  fixture_close (&f);
+}
+
+/* The "steps" parameter of the slow body as the document holds it. */
+static const char *
+slow_steps (CwbDocument *document)
+{
+  const CwbBodyDesc *body = cwb_scene_find_body (cwb_document_scene (document), "slow");
+  return cwb_scene_params_find (body->model_params, "steps")->value->scalar;
+}
+
+/* An edit that rebuilds a world taking long: the edit shows in the document at once and the
+ * world follows later; cancelled, the edit is taken back and the world is the one before. */
+static void
+test_edit_slow_cancel (void)
+{
+  Fixture f = { 0 };
+  fixture_app (&f);
+  /* 20 steps of 5 ms: the window opens at once. */
+  g_autofree char *slow = write_slow_scene (&f, "slow-edit.yaml", 20, 5);
+  fixture_window (&f, slow);
+  CwbAppWindow *window = f.window;
+  CwbDocument *document = cwb_app_window_document (window);
+  g_autoptr (CwbSnapshot) before = cwb_simulation_latest (cwb_app_window_simulation (window));
+
+  /* 2000 steps: ten seconds to rebuild if not cancelled. */
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_app_window_apply (window, "bodies.slow.steps", "2000", &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (slow_steps (document), ==, "2000");
+  check_working (window);
+  cancel_work (window);
+
+  g_assert_cmpstr (slow_steps (document), ==, "20");
+  g_assert_false (cwb_document_is_dirty (document));
+  g_assert_false (cwb_document_can_undo (document));
+  g_autoptr (CwbSnapshot) after = cwb_simulation_latest (cwb_app_window_simulation (window));
+  g_assert_cmpuint (after->world_serial, ==, before->world_serial);
+  g_assert_nonnull (strstr (cwb_app_window_notice (window), "Rebuilding the world: loading "
+                                                             "cancelled while body 'slow'"));
+
+  /* Not cancelled, an edit lands: 150 steps of 5 ms (0.75 s, longer than the window waits
+   * before it shows progress), then the world is rebuilt with the new step. */
+  g_assert_true (cwb_app_window_apply (window, "bodies.slow.steps", "150", &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (cwb_app_window_progress (window, NULL));
+  g_assert_true (iterate_until (work_ended, window, 30));
+  g_autoptr (CwbSnapshot) edited = cwb_simulation_latest (cwb_app_window_simulation (window));
+  g_assert_cmpuint (edited->world_serial, !=, before->world_serial);
+  g_assert_cmpstr (slow_steps (document), ==, "150");
+  g_assert_true (cwb_document_can_undo (document));
+  fixture_close (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -522,5 +775,9 @@ main (int argc, char **argv)
   g_test_add_func ("/app/drag-edit", test_drag_edit);
   g_test_add_func ("/app/autosave-recovery", test_autosave_recovery);
   g_test_add_func ("/app/viewport-overlays", test_viewport_overlays);
+  g_test_add_func ("/app/long-build/open-cancel", test_open_slow_cancel);
+  g_test_add_func ("/app/long-build/open", test_open_slow);
+  g_test_add_func ("/app/long-build/edit-cancel", test_edit_slow_cancel);
+  g_test_add_func ("/app/long-build/start", test_start_slow);
   return g_test_run ();
 }

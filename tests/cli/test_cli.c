@@ -129,15 +129,15 @@ test_headless_run_writes_report (void)
   g_assert_cmpstr (o.err, ==, "");
 }
 
-/* On a terminal, a run shows its progress on stderr: step, simulated time, steps per second
- * and time left (the run above, on a pipe, printed none). */
-static void
-test_progress_on_terminal (void)
+/* Runs the built program with the test plugin folders and `args` (NULL-terminated) on a
+ * pseudo-terminal, as a user at a terminal would, and returns all it wrote there. When
+ * `interrupt_at` is given, a Ctrl-C is typed once the output contains it (the terminal turns
+ * it into SIGINT for the program, as a real one does). */
+static char *
+run_in_terminal (const char *const *args, const char *interrupt_at, int *status)
 {
-  g_autofree char *scene = write_scene ("progress.yaml", good_scene);
   g_autoptr (GPtrArray) argv = cli_argv ();
-  const char *rest[] = { "--headless", scene, "--steps", "300", NULL };
-  for (const char **a = rest; *a != NULL; a++)
+  for (const char *const *a = args; *a != NULL; a++)
     g_ptr_array_add (argv, g_strdup (*a));
   g_ptr_array_add (argv, NULL);
 
@@ -149,7 +149,8 @@ test_progress_on_terminal (void)
       execv (g_ptr_array_index (argv, 0), (char **) argv->pdata);
       _exit (127);
     }
-  g_autoptr (GString) seen = g_string_new (NULL);
+  GString *seen = g_string_new (NULL);
+  gboolean typed = FALSE;
   char buf[4096];
   for (;;)
     {
@@ -160,17 +161,120 @@ test_progress_on_terminal (void)
         continue;
       else
         break;   /* EOF, or EIO once the child closed its side */
+      if (interrupt_at != NULL && !typed && strstr (seen->str, interrupt_at) != NULL)
+        {
+          g_assert_cmpint (write (terminal, "\x03", 1), ==, 1);
+          typed = TRUE;
+        }
     }
   close (terminal);
-  int status = 0;
-  g_assert_cmpint (waitpid (pid, &status, 0), ==, pid);
+  g_assert_cmpint (waitpid (pid, status, 0), ==, pid);
   g_test_message ("terminal output: %s", seen->str);
+  if (interrupt_at != NULL)
+    g_assert_true (typed);
+  return g_string_free (seen, FALSE);
+}
+
+/* On a terminal, a run shows its progress on stderr: step, simulated time, steps per second
+ * and time left (the run above, on a pipe, printed none). */
+static void
+test_progress_on_terminal (void)
+{
+  g_autofree char *scene = write_scene ("progress.yaml", good_scene);
+  const char *args[] = { "--headless", scene, "--steps", "300", NULL };
+  int status = 0;
+  g_autofree char *seen = run_in_terminal (args, NULL, &status);
   g_assert_true (WIFEXITED (status));
   g_assert_cmpint (WEXITSTATUS (status), ==, 0);
-  g_assert_nonnull (strstr (seen->str, "step 300/300"));
-  g_assert_nonnull (strstr (seen->str, "t = 3.000 s"));
-  g_assert_nonnull (strstr (seen->str, "steps/s"));
-  g_assert_nonnull (strstr (seen->str, "s left"));
+  g_assert_nonnull (strstr (seen, "step 300/300"));
+  g_assert_nonnull (strstr (seen, "t = 3.000 s"));
+  g_assert_nonnull (strstr (seen, "steps/s"));
+  g_assert_nonnull (strstr (seen, "s left"));
+}
+
+/* A scene whose one body (the test-only "slow" model) takes `steps` steps of `step_ms` to
+ * make, reporting its progress after each. */
+static char *
+write_slow_scene (const char *name, int steps, int step_ms)
+{
+  g_autofree char *yaml = g_strdup_printf (
+    "world: { dt: 0.01 }\n"
+    "contact: { model: halfspace }\n"
+    "bodies:\n"
+    "  - name: slow\n"
+    "    model: slow\n"
+    "    model_params: { steps: %d, step_ms: %d }\n"
+    "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n", steps, step_ms);
+  return write_scene (name, yaml);
+}
+
+/* A long build on a terminal draws "what: NN %" on one line, which is blanked before the run
+ * goes on (the steps' line then starts on the same line, at its start). */
+static void
+test_build_progress_on_terminal (void)
+{
+  /* 40 steps of 20 ms: 0.8 s, several redraws at ten a second. */
+  g_autofree char *scene = write_slow_scene ("slow-terminal.yaml", 40, 20);
+  const char *args[] = { "--headless", scene, "--steps", "3", NULL };
+  int status = 0;
+  g_autofree char *seen = run_in_terminal (args, NULL, &status);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 0);
+  g_assert_true (g_str_has_prefix (seen, "\rbody 'slow': precomputing: "));
+  g_assert_nonnull (strstr (seen, "body 'slow': precomputing: 100 %"));
+  /* Throttled: far fewer redraws than the 40 reports (about 8 in 0.8 s; the first and the
+   * last always). */
+  guint redraws = 0;
+  for (const char *p = seen; (p = strstr (p, "precomputing:")) != NULL; p++)
+    redraws++;
+  g_assert_cmpuint (redraws, >=, 2);
+  g_assert_cmpuint (redraws, <=, 20);
+  /* Blanked: spaces over the last one, and back to the start of the line. */
+  const char *last = strstr (seen, "100 %");
+  g_assert_nonnull (strstr (last, "\r                              "));
+  g_assert_nonnull (strstr (last, "\rstep 3/3"));
+}
+
+/* Ctrl-C during a long build cancels it: exit status 1, a message naming the body, and no
+ * report written. */
+static void
+test_build_interrupted (void)
+{
+  /* 500 steps of 20 ms: 10 s if Ctrl-C did not stop it. */
+  g_autofree char *scene = write_slow_scene ("slow-interrupt.yaml", 500, 20);
+  g_autofree char *report = g_build_filename (tmp_dir, "interrupted.json", NULL);
+  const char *args[] = { "--headless", scene, "--steps", "3", "--report", report, NULL };
+  int status = 0;
+  gint64 start = g_get_monotonic_time ();
+  g_autofree char *seen = run_in_terminal (args, "precomputing: ", &status);
+  g_assert_true (WIFEXITED (status));
+  g_assert_cmpint (WEXITSTATUS (status), ==, 1);
+  g_assert_nonnull (strstr (seen, "contact-workbench: loading cancelled while body 'slow' was "
+                                  "being built"));
+  g_assert_false (g_file_test (report, G_FILE_TEST_EXISTS));
+  /* Stopped at the next report (20 ms), not after the whole build (generous bound for a
+   * loaded machine, still well below the 10 s of the build). */
+  g_assert_cmpint (g_get_monotonic_time () - start, <, 5 * G_USEC_PER_SEC);
+}
+
+/* Off a terminal a long build prints nothing per report: one line once it has taken over a
+ * second, nothing at all when it is quick. */
+static void
+test_build_progress_on_pipe (void)
+{
+  g_autofree char *quick = write_slow_scene ("slow-quick.yaml", 5, 1);
+  g_auto (Outcome) o = run_cli ("--headless", quick, "--steps", "3", NULL);
+  g_assert_cmpint (o.status, ==, 0);
+  g_assert_cmpstr (o.err, ==, "");
+
+  /* 30 steps of 50 ms: 1.5 s. */
+  g_autofree char *slow = write_slow_scene ("slow-pipe.yaml", 30, 50);
+  g_auto (Outcome) p = run_cli ("--headless", slow, "--steps", "3", NULL);
+  g_test_message ("stderr: %s", p.err);
+  g_assert_cmpint (p.status, ==, 0);
+  g_assert_true (g_str_has_prefix (p.err, "contact-workbench: body 'slow': precomputing ("));
+  g_assert_true (g_str_has_suffix (p.err, "taking a while)\n"));
+  g_assert_cmpint (strchr (p.err, '\n') - p.err + 1, ==, (int) strlen (p.err));
 }
 
 /* Exit 2 and a message that contains `needle` (e.g. "file:line:col"). */
@@ -360,6 +464,9 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/list-plugins", test_list_plugins);
   g_test_add_func ("/cli/headless-report", test_headless_run_writes_report);
   g_test_add_func ("/cli/progress-on-terminal", test_progress_on_terminal);
+  g_test_add_func ("/cli/build/progress-on-terminal", test_build_progress_on_terminal);
+  g_test_add_func ("/cli/build/interrupted", test_build_interrupted);
+  g_test_add_func ("/cli/build/progress-on-pipe", test_build_progress_on_pipe);
   g_test_add_func ("/cli/bad-arguments", test_bad_arguments);
   g_test_add_func ("/cli/bad-scenes", test_bad_scenes);
   g_test_add_func ("/cli/failed-run", test_failed_run);

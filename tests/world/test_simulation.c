@@ -1,7 +1,8 @@
 /* Snapshots, the history and the worker-thread simulation: a snapshot is a frozen copy, the
  * history keeps its bounds, the worker's steps are the world's own steps bit for bit, a swap
- * between steps leaves the state untouched and changes the next step's plugin, and resuming
- * from an earlier state replays what followed it. */
+ * between steps leaves the state untouched and changes the next step's plugin, an edit is
+ * not starved by a worker stepping flat out, and resuming from an earlier state replays what
+ * followed it. */
 #include <math.h>
 
 #include "history.h"
@@ -268,6 +269,40 @@ test_resume_keeps_contact_memory (void)
   g_assert_cmpuint (cwb_world_state_hash (again), ==, cwb_snapshot_state_hash (original_140));
 }
 
+static gboolean
+count_steps (CwbWorld *world, gpointer data, GError **error)
+{
+  *(guint64 *) data = cwb_world_step_count (world);
+  return TRUE;
+}
+
+/* An edit while the worker steps as fast as it can gets the world between two steps: the
+ * worker starts no step while an edit waits for it, so the edit is not starved by a mutex
+ * that the worker takes back at once (without that, edits here waited for over a hundred
+ * steps). Each edit finds the world at most a step past the snapshot read just before it,
+ * plus what the scheduler lets through between the read and the request: with the basket's
+ * steps of about 3 ms, the bound of 20 allows a 60 ms pause of this thread. */
+static void
+test_edit_not_starved (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbSimulation) sim = cwb_simulation_new (
+    fixture_world_from_file (registry, "scenes/penalty-basket.yaml", NULL), NULL);
+  cwb_simulation_set_realtime (sim, FALSE, 1);
+  cwb_simulation_play (sim);
+  guint64 worst = 0;
+  for (int k = 0; k < 100; k++)
+    {
+      g_autoptr (CwbSnapshot) before = cwb_simulation_latest (sim);
+      guint64 at = 0;
+      g_assert_true (cwb_simulation_edit (sim, count_steps, &at, NULL));
+      worst = MAX (worst, at - before->steps);
+    }
+  cwb_simulation_pause (sim);
+  g_test_message ("most steps between a request and its edit: %" G_GUINT64_FORMAT, worst);
+  g_assert_cmpuint (worst, <=, 20);
+}
+
 static void
 test_replace_world (void)
 {
@@ -331,6 +366,7 @@ main (int argc, char **argv)
   g_test_add_func ("/simulation/swap/between-steps", test_swap_between_steps);
   g_test_add_func ("/simulation/history/resume", test_resume_from_history);
   g_test_add_func ("/simulation/history/resume-contact-memory", test_resume_keeps_contact_memory);
+  g_test_add_func ("/simulation/edit/not-starved", test_edit_not_starved);
   g_test_add_func ("/simulation/replace-world", test_replace_world);
   g_test_add_func ("/simulation/grab", test_grab_through_simulation);
   return g_test_run ();

@@ -23,16 +23,18 @@ static void
 open_window (CwbAppApplication *self, const char *path, char **sets)
 {
   g_autoptr (GError) error = NULL;
-  CwbAppWindow *window = cwb_app_window_new (self, path, sets, &error);
-  if (window == NULL)
-    {
-      /* A scene that cannot be opened at start is an error of the command line: say why
-       * and leave, as a headless run does. */
-      fprintf (stderr, "contact-workbench: %s\n", error->message);
-      self->exit_status = 2;
-      return;
-    }
-  gtk_window_present (GTK_WINDOW (window));
+  /* The test and benchmark modes measure the scene's own window from its first frame: they
+   * wait for its world. Otherwise a long build shows its progress in a window at once. */
+  gboolean measuring = self->options.self_test_frames > 0 || self->options.bench_frames > 0;
+  CwbAppWindow *window = measuring ? cwb_app_window_new (self, path, sets, &error) : NULL;
+  if (window != NULL)
+    gtk_window_present (GTK_WINDOW (window));
+  if (window != NULL || (!measuring && cwb_app_window_open (self, NULL, path, sets, &error)))
+    return;
+  /* A scene that cannot be opened at start is an error of the command line: say why and
+   * leave, as a headless run does. */
+  fprintf (stderr, "contact-workbench: %s\n", error->message);
+  self->exit_status = 2;
 }
 
 static void
@@ -124,6 +126,7 @@ application_startup (GApplication *app)
     { "win.overlay-wireframe", { "w", NULL } },
     { "app.quit", { "<Control>q", NULL } },
     { "app.shortcuts", { "<Control>question", NULL } },
+    { "win.cancel-job", { "Escape", NULL } },
   };
   for (size_t k = 0; k < G_N_ELEMENTS (accels); k++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[k].action,

@@ -43,50 +43,40 @@ cwb_app_window_show_error (CwbAppWindow *self, const char *message)
   gtk_revealer_set_reveal_child (self->error_revealer, TRUE);
 }
 
-static void
-hide_error (CwbAppWindow *self)
+void
+cwb_app_window_hide_error (CwbAppWindow *self)
 {
   gtk_revealer_set_reveal_child (self->error_revealer, FALSE);
 }
 
 /* ---- keeping the world in step with the document ------------------------------------- */
 
-/* Builds a world from the document's scene and hands it to the simulation: with `carry`, the
- * bodies go on from their current state except those named in `except`. */
-static gboolean
-rebuild_world (CwbAppWindow *self, gboolean carry, const char *const *except, GError **error)
+/* What takes an edit of the document back when the world cannot follow it: an undo when it
+ * added a step (an edit that changed nothing adds none). */
+static CwbAppRevert
+revert_edit (CwbAppWindow *self, guint64 revision_before)
 {
-  CwbWorld *world = cwb_world_new (cwb_document_scene (self->document), self->registry, error);
-  if (world == NULL)
-    return FALSE;
-  cwb_simulation_replace_world (self->simulation, world, carry, except);
-  return TRUE;
+  return cwb_document_revision (self->document) != revision_before ? CWB_APP_REVERT_UNDO
+                                                                  : CWB_APP_REVERT_NONE;
 }
 
-typedef struct PluginEdit {
-  CwbPluginKind kind;
-  const char *name;       /* swap: the new plugin; NULL with set_params */
-  GPtrArray *params;
-  gboolean set_params;
-} PluginEdit;
-
+/* Rebuilds after an edit of the document (revision_before: the revision before it), the
+ * bodies going on except those named in `except`. */
 static gboolean
-edit_plugin (CwbWorld *world, gpointer data, GError **error)
+rebuild_after_edit (CwbAppWindow *self, guint64 revision_before, const char *const *except,
+                    const char *select, GError **error)
 {
-  PluginEdit *edit = data;
-  if (edit->set_params)
-    return cwb_world_set_plugin_params (world, edit->kind, edit->params, error);
-  if (edit->kind == CWB_PLUGIN_CONTACT_MODEL)
-    return cwb_world_set_contact_model (world, edit->name, edit->params, error);
-  return cwb_world_set_solver (world, edit->name, edit->params, error);
+  CwbAppRebuild how = { .carry = TRUE, .except = except,
+                        .revert = revert_edit (self, revision_before), .select = select };
+  return cwb_app_window_rebuild (self, &how, error);
 }
 
-/* The document changed by undo, redo or recovery: the world follows, bodies keep going. */
 void
-cwb_app_window_follow_document (CwbAppWindow *self)
+cwb_app_window_follow_document (CwbAppWindow *self, CwbAppRevert revert)
 {
   g_autoptr (GError) error = NULL;
-  if (!rebuild_world (self, TRUE, NULL, &error))
+  CwbAppRebuild how = { .carry = TRUE, .revert = revert };
+  if (!cwb_app_window_rebuild (self, &how, &error))
     cwb_app_window_show_error (self, error->message);
   cwb_app_window_refresh_document (self);
 }
@@ -136,6 +126,7 @@ apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const 
                  const char *value, GError **error)
 {
   const CwbBodyDesc *body = cwb_scene_find_body (cwb_document_scene (self->document), name);
+  guint64 revision = cwb_document_revision (self->document);
   if (strcmp (field, "name") == 0)
     {
       if (!cwb_document_rename_body (self->document, name, value, error))
@@ -146,7 +137,7 @@ apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const 
           self->selected_body = g_strdup (value);
         }
       /* The renamed body starts from its description: the world knows it by name. */
-      return rebuild_world (self, TRUE, NULL, error);
+      return rebuild_after_edit (self, revision, NULL, NULL, error);
     }
   if (strcmp (field, "rotation") == 0)
     {
@@ -170,41 +161,32 @@ apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const 
   for (size_t k = 0; k < G_N_ELEMENTS (restarting); k++)
     restart |= g_str_has_prefix (field, restarting[k]);
   const char *except[] = { name, NULL };
-  return rebuild_world (self, TRUE, restart ? except : NULL, error);
+  return rebuild_after_edit (self, revision, restart ? except : NULL, NULL, error);
 }
 
 gboolean
 cwb_app_window_apply (CwbAppWindow *self, const char *key, const char *value, GError **error)
 {
+  if (cwb_app_window_busy (self, error))
+    return FALSE;
   const CwbScene *scene = cwb_document_scene (self->document);
+  guint64 revision = cwb_document_revision (self->document);
   gboolean ok;
   g_autofree char *body = NULL;
   const char *field = NULL;
+  /* The document first, then the world; when the world refuses, the job takes the document's
+   * edit back (window_jobs.c). */
   if (g_str_has_prefix (key, "contact.") || g_str_has_prefix (key, "solver."))
-    {
-      gboolean contact = g_str_has_prefix (key, "contact.");
-      ok = cwb_document_set (self->document, key, value, error);
-      if (ok)
-        {
-          scene = cwb_document_scene (self->document);
-          PluginEdit edit = {
-            .kind = contact ? CWB_PLUGIN_CONTACT_MODEL : CWB_PLUGIN_SOLVER,
-            .params = contact ? scene->contact_params : scene->solver_params,
-            .set_params = TRUE,
-          };
-          ok = cwb_simulation_edit (self->simulation, edit_plugin, &edit, error);
-        }
-    }
+    ok = cwb_document_set (self->document, key, value, error)
+         && cwb_app_window_edit_plugin (self,
+                                        g_str_has_prefix (key, "contact.")
+                                          ? CWB_PLUGIN_CONTACT_MODEL : CWB_PLUGIN_SOLVER,
+                                        NULL, TRUE, revert_edit (self, revision), error);
   else if (body_key (scene, key, &body, &field))
     ok = apply_body_edit (self, body, field, key, value, error);
   else
     ok = cwb_document_set (self->document, key, value, error)
-         && rebuild_world (self, TRUE, NULL, error);
-  if (!ok && cwb_document_revision (self->document) != self->shown_revision)
-    {
-      /* The document took the edit but the world refused it: take it back. */
-      cwb_document_undo (self->document, NULL);
-    }
+         && rebuild_after_edit (self, revision, NULL, NULL, error);
   cwb_app_window_refresh_document (self);
   return ok;
 }
@@ -234,7 +216,7 @@ property_edited (CwbPropertyEditor *editor, const char *key, const char *value,
     return;
   g_autoptr (GError) error = NULL;
   if (cwb_app_window_apply (self, key, value, &error))
-    hide_error (self);
+    cwb_app_window_hide_error (self);
   else
     cwb_app_window_show_error (self, error->message);
 }
@@ -273,10 +255,9 @@ reset_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
   CwbAppWindow *self = data;
   g_autoptr (GError) error = NULL;
-  if (!rebuild_world (self, FALSE, NULL, &error))
+  CwbAppRebuild how = { .restart = TRUE };
+  if (!cwb_app_window_rebuild (self, &how, &error))
     cwb_app_window_show_error (self, error->message);
-  g_array_set_size (self->stats_buffer, 0);
-  cwb_plot_panel_clear (self->plots);
 }
 
 static void
@@ -316,28 +297,11 @@ history_forward_activated (GSimpleAction *action, GVariant *parameter, gpointer 
 static void
 swap_plugin (CwbAppWindow *self, CwbPluginKind kind, const char *name)
 {
-  PluginEdit edit = { .kind = kind, .name = name };
   g_autoptr (GError) error = NULL;
-  const char *what = kind == CWB_PLUGIN_CONTACT_MODEL ? "contact model" : "solver";
   /* The world first: a plugin that refuses the scene leaves the previous one in place, and
-   * the document is only changed once the swap took. */
-  if (!cwb_simulation_edit (self->simulation, edit_plugin, &edit, &error))
-    {
-      g_autofree char *message = g_strdup_printf ("The %s %s refused the scene: %s", what,
-                                                  name != NULL ? name : "none", error->message);
-      cwb_app_window_show_error (self, message);
-    }
-  else
-    {
-      gboolean ok = kind == CWB_PLUGIN_CONTACT_MODEL
-                      ? cwb_document_set_contact_model (self->document, name, &error)
-                      : cwb_document_set_solver (self->document, name, &error);
-      if (!ok)
-        cwb_app_window_show_error (self, error->message);
-      else
-        hide_error (self);
-    }
-  cwb_app_window_refresh_document (self);
+   * the document is only changed once the swap took (window_jobs.c). */
+  if (!cwb_app_window_edit_plugin (self, kind, name, FALSE, CWB_APP_REVERT_NONE, &error))
+    cwb_app_window_show_error (self, error->message);
 }
 
 static void
@@ -391,8 +355,11 @@ undo_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
   if (!cwb_document_can_undo (self->document))
     return;
   if (!cwb_document_undo (self->document, &error))
-    cwb_app_window_show_error (self, error->message);
-  cwb_app_window_follow_document (self);
+    {
+      cwb_app_window_show_error (self, error->message);
+      return;
+    }
+  cwb_app_window_follow_document (self, CWB_APP_REVERT_REDO);
 }
 
 static void
@@ -403,8 +370,11 @@ redo_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
   if (!cwb_document_can_redo (self->document))
     return;
   if (!cwb_document_redo (self->document, &error))
-    cwb_app_window_show_error (self, error->message);
-  cwb_app_window_follow_document (self);
+    {
+      cwb_app_window_show_error (self, error->message);
+      return;
+    }
+  cwb_app_window_follow_document (self, CWB_APP_REVERT_UNDO);
 }
 
 /* ---- bodies --------------------------------------------------------------------------- */
@@ -413,15 +383,16 @@ void
 cwb_app_window_add_body (CwbAppWindow *self, CwbBodyDesc *body)
 {
   g_autoptr (GError) error = NULL;
-  const char *name = cwb_document_add_body (self->document, body, &error);
-  if (name == NULL || !rebuild_world (self, TRUE, NULL, &error))
+  if (cwb_app_window_busy (self, &error))
     {
-      if (name != NULL)
-        cwb_document_undo (self->document, NULL);
+      cwb_scene_body_free (body);
       cwb_app_window_show_error (self, error->message);
+      return;
     }
-  else
-    cwb_app_window_select_body (self, name);
+  guint64 revision = cwb_document_revision (self->document);
+  const char *name = cwb_document_add_body (self->document, body, &error);
+  if (name == NULL || !rebuild_after_edit (self, revision, NULL, name, &error))
+    cwb_app_window_show_error (self, error->message);
   cwb_app_window_refresh_document (self);
 }
 
@@ -456,8 +427,9 @@ delete_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data
   if (self->selected_body == NULL)
     return;
   g_autoptr (GError) error = NULL;
+  guint64 revision = cwb_document_revision (self->document);
   if (!cwb_document_remove_body (self->document, self->selected_body, &error)
-      || !rebuild_world (self, TRUE, NULL, &error))
+      || !rebuild_after_edit (self, revision, NULL, NULL, &error))
     cwb_app_window_show_error (self, error->message);
   g_clear_pointer (&self->selected_body, g_free);
   cwb_app_viewport_select (self->viewport, -1, -1);
@@ -472,12 +444,11 @@ duplicate_body_activated (GSimpleAction *action, GVariant *parameter, gpointer d
     return;
   g_autoptr (GError) error = NULL;
   const double offset[3] = { DUPLICATE_OFFSET_M, 0, 0 };
+  guint64 revision = cwb_document_revision (self->document);
   const char *name = cwb_document_duplicate_body (self->document, self->selected_body, offset,
                                                   &error);
-  if (name == NULL || !rebuild_world (self, TRUE, NULL, &error))
+  if (name == NULL || !rebuild_after_edit (self, revision, NULL, name, &error))
     cwb_app_window_show_error (self, error->message);
-  else
-    cwb_app_window_select_body (self, name);
   cwb_app_window_refresh_document (self);
 }
 
@@ -490,8 +461,14 @@ body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double 
     return;
   const char *name = snapshot->bodies[body].name;
   const CwbBodyDesc *desc = cwb_scene_find_body (cwb_document_scene (self->document), name);
+  g_autoptr (GError) error = NULL;
   if (desc == NULL)
     return;
+  if (cwb_app_window_busy (self, &error))
+    {
+      cwb_app_window_show_error (self, error->message);
+      return;
+    }
   /* The body goes where it was seen plus the drag: its current centre of mass moved, its
    * current orientation turned (about that centre), which become its new description. */
   double position[3], orientation[4], turn[4];
@@ -499,10 +476,10 @@ body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double 
   cwb_v3_add (position, snapshot->bodies[body].summary.centroid, drag);
   cwb_quat_from_rotvec (turn, rotation);
   cwb_quat_mul (orientation, turn, snapshot->bodies[body].summary.orientation);
-  g_autoptr (GError) error = NULL;
   const char *except[] = { name, NULL };
+  guint64 revision = cwb_document_revision (self->document);
   if (!cwb_document_set_body_pose (self->document, name, position, orientation, &error)
-      || !rebuild_world (self, TRUE, except, &error))
+      || !rebuild_after_edit (self, revision, except, NULL, &error))
     cwb_app_window_show_error (self, error->message);
   cwb_app_window_refresh_document (self);
 }
@@ -776,6 +753,7 @@ static void
 cwb_app_window_dispose (GObject *object)
 {
   CwbAppWindow *self = CWB_APP_WINDOW (object);
+  cwb_app_window_stop_job (self);
   if (self->autosave_source != 0)
     {
       g_source_remove (self->autosave_source);
@@ -797,6 +775,7 @@ cwb_app_window_finalize (GObject *object)
   g_clear_pointer (&self->stats_buffer, g_array_unref);
   g_free (self->selected_body);
   g_free (self->last_error);
+  g_free (self->notice);
   G_OBJECT_CLASS (cwb_app_window_parent_class)->finalize (object);
 }
 
@@ -831,18 +810,19 @@ build_layout (CwbAppWindow *self)
   gtk_widget_add_css_class (GTK_WIDGET (self->error_label), "cwb-error");
   gtk_revealer_set_child (self->error_revealer, GTK_WIDGET (self->error_label));
   gtk_box_append (GTK_BOX (outer), GTK_WIDGET (self->error_revealer));
+  gtk_box_append (GTK_BOX (outer), cwb_app_window_build_job_bar (self));
 
   GtkWidget *main_paned = gtk_paned_new (GTK_ORIENTATION_HORIZONTAL);
   gtk_widget_set_vexpand (main_paned, TRUE);
   GtkWidget *view_paned = gtk_paned_new (GTK_ORIENTATION_VERTICAL);
   self->viewport = CWB_APP_VIEWPORT (cwb_app_viewport_new ());
   gtk_paned_set_start_child (GTK_PANED (view_paned), GTK_WIDGET (self->viewport));
-  GtkWidget *bottom = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
+  GtkWidget *bottom = self->bottom = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
   gtk_paned_set_end_child (GTK_PANED (view_paned), bottom);
   gtk_paned_set_resize_end_child (GTK_PANED (view_paned), FALSE);
   gtk_paned_set_position (GTK_PANED (view_paned), 620);
   gtk_paned_set_start_child (GTK_PANED (main_paned), view_paned);
-  GtkWidget *sidebar = gtk_notebook_new ();
+  GtkWidget *sidebar = self->sidebar = gtk_notebook_new ();
   gtk_widget_set_size_request (sidebar, 380, -1);
   gtk_paned_set_end_child (GTK_PANED (main_paned), sidebar);
   gtk_paned_set_resize_end_child (GTK_PANED (main_paned), FALSE);
@@ -859,10 +839,9 @@ build_layout (CwbAppWindow *self)
   cwb_app_window_accept_drops (self);
 }
 
-CwbAppWindow *
-cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets, GError **error)
+CwbScene *
+cwb_app_window_load_scene (const char *path, char **sets, GError **error)
 {
-  CwbRegistry *registry = cwb_app_application_registry (app);
   g_autoptr (CwbScene) scene = path != NULL ? cwb_scene_load (path, error) : cwb_scene_new ();
   if (scene == NULL)
     return NULL;
@@ -880,18 +859,21 @@ cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets, GErro
       if (!cwb_scene_apply_set (scene, key, eq + 1, error))
         return NULL;
     }
-  g_autoptr (CwbDocument) document = cwb_document_new (g_steal_pointer (&scene), path);
-  CwbWorld *world = cwb_world_new (cwb_document_scene (document), registry, error);
-  if (world == NULL)
-    return NULL;
+  return g_steal_pointer (&scene);
+}
 
+CwbAppWindow *
+cwb_app_window_new_with (CwbAppApplication *app, CwbDocument *document, CwbWorld *world)
+{
+  CwbRegistry *registry = cwb_app_application_registry (app);
   CwbAppWindow *self = g_object_new (CWB_APP_TYPE_WINDOW, "application", app, NULL);
   self->registry = registry;
-  self->document = g_steal_pointer (&document);
+  self->document = document;
   self->simulation = cwb_simulation_new (world, NULL);
   g_action_map_add_action_entries (G_ACTION_MAP (self), window_actions,
                                    G_N_ELEMENTS (window_actions), self);
   cwb_app_window_add_file_actions (self);
+  cwb_app_window_add_job_actions (self);
   build_layout (self);
   add_overlay_actions (self);
   fill_chooser (self->contact_chooser, self->contact_names, registry, CWB_PLUGIN_CONTACT_MODEL,
@@ -903,37 +885,55 @@ cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets, GErro
   gtk_widget_add_tick_callback (GTK_WIDGET (self), window_tick, NULL, NULL);
   self->shown_revision = G_MAXUINT64;
   cwb_app_window_refresh_document (self);
-  cwb_app_window_remember_recent (path);
+  cwb_app_window_remember_recent (cwb_document_path (document));
   self->autosave_source = g_timeout_add_seconds (AUTOSAVE_INTERVAL_S, cwb_app_window_autosave_tick,
                                                  self);
+  return self;
+}
 
-  const CwbAppOptions *options = cwb_app_application_options (app);
+void
+cwb_app_window_start (CwbAppWindow *self)
+{
+  GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
+  const CwbAppOptions *options = cwb_app_application_options (CWB_APP_APPLICATION (app));
+  if (options->bench_frames <= 0 && options->self_test_frames <= 0)
+    {
+      cwb_app_window_offer_recovery (self);
+      return;
+    }
   if (options->bench_frames > 0)
     {
       self->bench_frames = options->bench_frames;
       cwb_render_overlay_options_all (cwb_app_viewport_overlays (self->viewport));
       self->bench_waiting = options->bench_paused && options->self_test_steps > 0;
       cwb_app_viewport_set_bench (self->viewport, !self->bench_waiting);
-      if (options->self_test_steps > 0)
-        {
-          cwb_simulation_set_realtime (self->simulation, FALSE, 1);
-          cwb_simulation_set_stop_at (self->simulation, (guint64) options->self_test_steps);
-          cwb_simulation_play (self->simulation);
-        }
     }
-  else if (options->self_test_frames > 0)
+  else
     {
       self->self_test_frames = options->self_test_frames;
       cwb_app_viewport_set_probe (self->viewport, TRUE);
-      if (options->self_test_steps > 0)
-        {
-          cwb_simulation_set_realtime (self->simulation, FALSE, 1);
-          cwb_simulation_set_stop_at (self->simulation, (guint64) options->self_test_steps);
-          cwb_simulation_play (self->simulation);
-        }
     }
-  else
-    cwb_app_window_offer_recovery (self);
+  if (options->self_test_steps > 0)
+    {
+      cwb_simulation_set_realtime (self->simulation, FALSE, 1);
+      cwb_simulation_set_stop_at (self->simulation, (guint64) options->self_test_steps);
+      cwb_simulation_play (self->simulation);
+    }
+}
+
+CwbAppWindow *
+cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets, GError **error)
+{
+  g_autoptr (CwbScene) scene = cwb_app_window_load_scene (path, sets, error);
+  if (scene == NULL)
+    return NULL;
+  g_autoptr (CwbDocument) document = cwb_document_new (g_steal_pointer (&scene), path);
+  CwbWorld *world = cwb_world_new (cwb_document_scene (document),
+                                   cwb_app_application_registry (app), error);
+  if (world == NULL)
+    return NULL;
+  CwbAppWindow *self = cwb_app_window_new_with (app, g_steal_pointer (&document), world);
+  cwb_app_window_start (self);
   return self;
 }
 

@@ -13,7 +13,12 @@
  *   overlay-NAME (stateful bool: grid, contacts, cones, depth, gradients, spans, cells,
  *   voxels, wireframe, aabbs), frame-selected, reset-camera,
  *   add-body (s: box, sphere, cylinder, capsule, torus), add-mesh, delete-body,
- *   duplicate-body, export-csv, history-back, history-forward. */
+ *   duplicate-body, export-csv, history-back, history-forward, cancel-job (stops the long work
+ *   the progress bar shows; only enabled then).
+ *
+ * Edits, swaps and opening a scene build worlds on a worker thread (window_jobs.c): quick ones
+ * end before the call returns, as if done in place; long ones show a progress bar with Cancel
+ * above the view and end later, the other editing actions disabled meanwhile. */
 #pragma once
 
 #include "application.h"
@@ -27,10 +32,19 @@ G_BEGIN_DECLS
 #define CWB_APP_TYPE_WINDOW (cwb_app_window_get_type ())
 G_DECLARE_FINAL_TYPE (CwbAppWindow, cwb_app_window, CWB_APP, WINDOW, GtkApplicationWindow)
 
-/* Opens a window on a scene file (NULL: an empty new scene); on failure shows nothing and
- * returns NULL with the error. `sets` are --set overrides (may be NULL). */
+/* Opens a window on a scene file (NULL: an empty new scene), its world built before this
+ * returns, however long that takes; on failure shows nothing and returns NULL with the error.
+ * `sets` are --set overrides (may be NULL). */
 CwbAppWindow *cwb_app_window_new (CwbAppApplication *app, const char *path, char **sets,
                                   GError **error);
+/* Opens a scene file in a new window, its world built on a worker thread. A quick build opens
+ * the window before this returns. A long one shows its progress, with Cancel, in `from` (with
+ * no window yet, in a new window on an empty scene), which gives way to the new window once
+ * the world is built; cancelled, `from` stays as it was and says so. FALSE with the error when
+ * the scene cannot be read, or its quick build failed; a long build's failure shows in
+ * `from`. */
+gboolean cwb_app_window_open (CwbAppApplication *app, CwbAppWindow *from, const char *path,
+                              char **sets, GError **error);
 
 CwbDocument *cwb_app_window_document (CwbAppWindow *window);
 CwbSimulation *cwb_app_window_simulation (CwbAppWindow *window);
@@ -46,6 +60,11 @@ void cwb_app_window_select_body (CwbAppWindow *window, const char *name);
 /* The message of the last refusal shown to the user (a plugin refusing the scene, a bad
  * value), or NULL. */
 const char *cwb_app_window_last_error (CwbAppWindow *window);
+/* What the progress bar shows while long work runs ("body 'beam': compliance: 40 %", or what
+ * the work is before its first report) and its fraction; NULL when no work is shown. */
+const char *cwb_app_window_progress (CwbAppWindow *window, double *fraction);
+/* The last notice shown in that bar (a cancel's), or NULL. */
+const char *cwb_app_window_notice (CwbAppWindow *window);
 /* Closes without asking (tests; the autosave is kept when there are unsaved changes). */
 void cwb_app_window_close_now (CwbAppWindow *window);
 

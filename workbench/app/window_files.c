@@ -182,15 +182,9 @@ open_in_window (CwbAppWindow *self, gpointer data)
   const char *path = data;
   g_autoptr (GError) error = NULL;
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
-  CwbAppWindow *window = cwb_app_window_new (CWB_APP_APPLICATION (app), path, NULL, &error);
-  if (window == NULL)
-    {
-      cwb_app_window_show_error (self, error->message);
-      return;
-    }
-  gtk_window_present (GTK_WINDOW (window));
-  /* The document this window held was saved or discarded: it gives way to the new one. */
-  cwb_app_window_close_now (self);
+  /* The new window replaces this one once its world is built (window_jobs.c). */
+  if (!cwb_app_window_open (CWB_APP_APPLICATION (app), self, path, NULL, &error))
+    cwb_app_window_show_error (self, error->message);
 }
 
 static void
@@ -300,9 +294,11 @@ recovery_response (GtkDialog *dialog, int response, CwbAppWindow *self)
   g_autoptr (GError) error = NULL;
   if (response == GTK_RESPONSE_ACCEPT)
     {
-      if (!cwb_document_recover (self->document, autosave, &error))
+      if (cwb_app_window_busy (self, &error)
+          || !cwb_document_recover (self->document, autosave, &error))
         cwb_app_window_show_error (self, error->message);
-      cwb_app_window_follow_document (self);
+      else
+        cwb_app_window_follow_document (self, CWB_APP_REVERT_UNDO);
     }
   else if (response == GTK_RESPONSE_REJECT)
     g_unlink (autosave);

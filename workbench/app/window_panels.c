@@ -246,16 +246,21 @@ refresh_title (CwbAppWindow *self)
 static void
 refresh_undo_actions (CwbAppWindow *self)
 {
+  /* While long work runs every edit waits for it (window_jobs.c). */
+  gboolean idle = !cwb_app_window_busy (self, NULL);
   GAction *undo = g_action_map_lookup_action (G_ACTION_MAP (self), "undo");
   GAction *redo = g_action_map_lookup_action (G_ACTION_MAP (self), "redo");
-  g_simple_action_set_enabled (G_SIMPLE_ACTION (undo), cwb_document_can_undo (self->document));
-  g_simple_action_set_enabled (G_SIMPLE_ACTION (redo), cwb_document_can_redo (self->document));
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (undo),
+                               idle && cwb_document_can_undo (self->document));
+  g_simple_action_set_enabled (G_SIMPLE_ACTION (redo),
+                               idle && cwb_document_can_redo (self->document));
   GAction *body_actions[] = {
     g_action_map_lookup_action (G_ACTION_MAP (self), "delete-body"),
     g_action_map_lookup_action (G_ACTION_MAP (self), "duplicate-body"),
   };
   for (size_t k = 0; k < G_N_ELEMENTS (body_actions); k++)
-    g_simple_action_set_enabled (G_SIMPLE_ACTION (body_actions[k]), self->selected_body != NULL);
+    g_simple_action_set_enabled (G_SIMPLE_ACTION (body_actions[k]),
+                                 idle && self->selected_body != NULL);
 }
 
 void

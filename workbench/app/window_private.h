@@ -1,10 +1,23 @@
-/* The window's internals, shared by window.c (layout, actions, document and simulation) and
- * window_panels.c (the panels that show them: properties, bodies, inspector, transport). */
+/* The window's internals, shared by window.c (layout, actions, document and simulation),
+ * window_panels.c (the panels that show them: properties, bodies, inspector, transport),
+ * window_files.c (files, autosave, recovery) and window_jobs.c (long work with its progress
+ * bar). */
 #pragma once
 
 #include "plot_panel.h"
 #include "property_editor.h"
 #include "window.h"
+#include "world_job.h"
+
+/* What a job does when it ends (window_jobs.c), on the UI thread; it may close the window. */
+typedef void (*CwbAppWindowJobDone) (CwbAppWindow *self, CwbAppJob *job);
+
+/* How a change of the document that the world could not follow is taken back. */
+typedef enum CwbAppRevert {
+  CWB_APP_REVERT_NONE,
+  CWB_APP_REVERT_UNDO,      /* the edit was one document step */
+  CWB_APP_REVERT_REDO,      /* the edit was an undo */
+} CwbAppRevert;
 
 struct _CwbAppWindow {
   GtkApplicationWindow parent;
@@ -34,6 +47,18 @@ struct _CwbAppWindow {
   guint autosave_source;
   char *last_error;
   gboolean closing;
+  GtkWidget *sidebar, *bottom;      /* the panels a job turns off (window_jobs.c) */
+
+  /* window_jobs.c: the long work the window waits on (NULL: none) and its bar */
+  CwbAppJob *job;
+  CwbAppWindowJobDone job_done;
+  guint job_poll;
+  GtkRevealer *job_revealer;
+  GtkLabel *job_label;
+  GtkProgressBar *job_bar;
+  GtkWidget *job_cancel, *job_close;
+  char *job_text;                   /* the last report shown ("what: NN %"), or NULL */
+  char *notice;                     /* the last notice shown in the bar, or NULL */
 
   int self_test_frames;             /* frames left to draw in --self-test, 0: not testing */
   int bench_frames;                 /* --bench-frames, 0: not benchmarking */
@@ -53,11 +78,49 @@ void cwb_app_window_refresh_inspector (CwbAppWindow *self);
 
 /* window.c */
 void cwb_app_window_show_error (CwbAppWindow *self, const char *message);
+void cwb_app_window_hide_error (CwbAppWindow *self);
+/* The scene file (NULL: a new empty scene) with --set overrides (may be NULL) applied. */
+CwbScene *cwb_app_window_load_scene (const char *path, char **sets, GError **error);
+/* A window on a document and its world (both taken), laid out, not yet shown. */
+CwbAppWindow *cwb_app_window_new_with (CwbAppApplication *app, CwbDocument *document,
+                                       CwbWorld *world);
+/* What a window does first: the command line's test and benchmark modes, else the offer to
+ * recover unsaved changes. */
+void cwb_app_window_start (CwbAppWindow *self);
 /* Adds a body (taken) to the document and the world, and selects it. */
 void cwb_app_window_add_body (CwbAppWindow *self, CwbBodyDesc *body);
 /* The document changed as a whole (undo, redo, recovery): the world follows, bodies keep
- * their state. */
-void cwb_app_window_follow_document (CwbAppWindow *self);
+ * their state; `revert` takes the change back when the world cannot follow. */
+void cwb_app_window_follow_document (CwbAppWindow *self, CwbAppRevert revert);
+
+/* window_jobs.c: long work (world_job.h) with a progress bar and Cancel. Each function below
+ * ends at once when the work is quick (FALSE with the error when it failed), else returns
+ * TRUE and ends later; either way a failure or a cancel takes the edit back (`revert`, a
+ * CwbAppRevert) so that the document says what the world is. */
+
+typedef struct CwbAppRebuild {
+  gboolean carry;                 /* bodies go on from their state (cwb_world_carry_state) */
+  const char *const *except;      /* ... except these (NULL-terminated, may be NULL) */
+  CwbAppRevert revert;
+  const char *select;             /* a body to select once built, or NULL */
+  gboolean restart;               /* the run starts over: plots cleared */
+} CwbAppRebuild;
+
+/* TRUE, with the error saying why, while work runs: no other change may start. */
+gboolean cwb_app_window_busy (CwbAppWindow *self, GError **error);
+/* Builds a world from the document's scene and hands it to the simulation. */
+gboolean cwb_app_window_rebuild (CwbAppWindow *self, const CwbAppRebuild *how, GError **error);
+/* Swaps the contact model or solver (`name`, NULL: no contact model), or with `set_params`
+ * applies the document's parameters of that kind to the running plugin; a swap reaches the
+ * document once the world took it. */
+gboolean cwb_app_window_edit_plugin (CwbAppWindow *self, CwbPluginKind kind, const char *name,
+                                     gboolean set_params, CwbAppRevert revert, GError **error);
+/* A status message in the bar above the view (a cancel's), until dismissed. */
+void cwb_app_window_show_notice (CwbAppWindow *self, const char *message);
+GtkWidget *cwb_app_window_build_job_bar (CwbAppWindow *self);
+void cwb_app_window_add_job_actions (CwbAppWindow *self);
+/* Cancels the work, if any, and waits for it (the window going away). */
+void cwb_app_window_stop_job (CwbAppWindow *self);
 
 /* window_files.c */
 void cwb_app_window_add_file_actions (CwbAppWindow *self);

@@ -1,8 +1,11 @@
 /* contact-workbench: the command-line entry (ARCHITECTURE.md, "Command line and report
  * contract"). Exit status: 0 success, 1 the run failed, 2 bad arguments or a bad scene. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clock.h"
+#include "progress_line.h"
 #include "registry.h"
 #include "run.h"
 #ifdef CWB_HAVE_RENDER
@@ -22,6 +25,9 @@
 #define SCREENSHOT_HEIGHT 720
 /* --steps not given (any value a user can type is a real answer, -1 included). */
 #define STEPS_NOT_GIVEN G_MININT64
+/* Off a terminal, work still going after this long is announced once, so that a log shows
+ * why a run paused; anything shorter passes in silence. */
+#define ANNOUNCE_AFTER_NS 1000000000
 
 typedef struct CliOptions {
   gboolean headless;
@@ -62,6 +68,78 @@ fail (int status, const char *format, ...)
   va_end (args);
   fprintf (stderr, "contact-workbench: %s\n", message);
   return status;
+}
+
+/* ---- building the world, with progress and Ctrl-C --------------------------------------- */
+
+/* Set by the SIGINT handler, read by the build's progress sink. A handler takes no user data
+ * and may only store to a lock-free flag (g_cancellable_cancel is not async-signal-safe), so
+ * the flag is file-wide; it holds no simulation state, only "the user asked to stop". */
+static volatile sig_atomic_t interrupted;
+
+static void
+on_sigint (int signum)
+{
+  interrupted = 1;
+}
+
+typedef struct BuildProgress {
+  CwbProgressLine line;
+  GCancellable *cancellable;
+  gint64 start_ns;
+  gboolean announced;       /* off a terminal: the one line said */
+} BuildProgress;
+
+/* The world's progress sink (CwbWorldBuildOptions): turns a Ctrl-C into a cancel, where it is
+ * safe to, and shows "what: NN %" on a terminal. */
+static void
+build_progress (const char *what, double fraction, gpointer data)
+{
+  BuildProgress *p = data;
+  if (interrupted)
+    {
+      g_cancellable_cancel (p->cancellable);
+      return;
+    }
+  if (cwb_progress_line_due (&p->line, fraction >= 1))
+    cwb_progress_line_draw (&p->line, "%s: %.0f %%", what, 100 * fraction);
+  else if (!p->line.terminal && !p->announced
+           && cwb_clock_ns () - p->start_ns > ANNOUNCE_AFTER_NS)
+    {
+      fprintf (stderr, "contact-workbench: %s (%.0f %%, taking a while)\n", what,
+               100 * fraction);
+      p->announced = TRUE;
+    }
+}
+
+/* Builds the world with its progress on stderr. Ctrl-C meanwhile cancels it (a second one,
+ * for a plugin that never reports and so never sees the first, stops the program as
+ * usual); after the build Ctrl-C is back to stopping the program at once. A cancel fails with
+ * G_IO_ERROR_CANCELLED. */
+static CwbWorld *
+build_world (const CwbScene *scene, CwbRegistry *registry, GError **error)
+{
+  g_autoptr (GCancellable) cancellable = g_cancellable_new ();
+  BuildProgress progress = { .cancellable = cancellable, .start_ns = cwb_clock_ns () };
+  cwb_progress_line_init (&progress.line, stderr, TRUE);
+  struct sigaction handler = { .sa_handler = on_sigint, .sa_flags = SA_RESETHAND }, previous;
+  sigemptyset (&handler.sa_mask);
+  interrupted = 0;
+  sigaction (SIGINT, &handler, &previous);
+
+  CwbWorldBuildOptions options = { .progress = build_progress, .user_data = &progress,
+                                   .cancellable = cancellable };
+  CwbWorld *world = cwb_world_new_full (scene, registry, &options, error);
+  sigaction (SIGINT, &previous, NULL);
+  cwb_progress_line_clear (&progress.line);
+  if (world != NULL && interrupted)
+    {
+      /* Ctrl-C came when no plugin was asking: the user still wanted to stop. */
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                           "loading cancelled (interrupted)");
+      g_clear_pointer (&world, cwb_world_free);
+    }
+  return world;
 }
 
 /* The default scene: installed, else the source tree's (running from the build tree). */
@@ -142,9 +220,11 @@ run (CliOptions *o)
         return fail (EXIT_BAD_INPUT, "%s", error->message);
     }
 
-  g_autoptr (CwbWorld) world = cwb_world_new (scene, registry, &error);
+  g_autoptr (CwbWorld) world = build_world (scene, registry, &error);
   if (world == NULL)
-    return fail (EXIT_BAD_INPUT, "%s", error->message);
+    return fail (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? EXIT_RUN_FAILED
+                                                                           : EXIT_BAD_INPUT,
+                 "%s", error->message);
 
 #ifndef CWB_HAVE_APP
   if (!o->headless && o->screenshot == NULL)

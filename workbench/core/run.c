@@ -1,22 +1,20 @@
-/* Headless runs. Progress goes to stderr only when it is a terminal, so logs and pipes stay
- * clean; it is redrawn at most PROGRESS_INTERVAL_NS apart so printing never slows the run. */
-#include <unistd.h>
-
+/* Headless runs. Progress goes to stderr only when it is a terminal (progress_line.h), so logs
+ * and pipes stay clean. */
 #include "clock.h"
+#include "progress_line.h"
 #include "residual_log.h"
 #include "run.h"
 
-#define PROGRESS_INTERVAL_NS 100000000   /* 10 updates per second */
-
 static void
-print_progress (const CwbWorld *world, guint64 done, guint64 total, gint64 elapsed_ns)
+draw_progress (CwbProgressLine *line, const CwbWorld *world, guint64 done, guint64 total,
+               gint64 elapsed_ns)
 {
   double seconds = elapsed_ns * 1e-9;
   double rate = seconds > 0 ? done / seconds : 0;
   double left = rate > 0 ? (total - done) / rate : 0;
-  fprintf (stderr, "\rstep %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "  t = %.3f s  "
-           "%.0f steps/s  %.1f s left   ", done, total, cwb_world_time (world), rate, left);
-  fflush (stderr);
+  cwb_progress_line_draw (line, "step %" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT "  t = %.3f s  "
+                          "%.0f steps/s  %.1f s left", done, total, cwb_world_time (world),
+                          rate, left);
 }
 
 gboolean
@@ -25,9 +23,10 @@ cwb_run_headless (CwbWorld *world, const CwbRunOptions *options, GError **error)
   g_autoptr (CwbReport) report = cwb_report_new (options->scene_path);
   g_autoptr (CwbResidualLog) residuals = options->residuals_path != NULL
                                            ? cwb_residual_log_new () : NULL;
-  gboolean show = options->progress && isatty (STDERR_FILENO);
+  CwbProgressLine line;
+  cwb_progress_line_init (&line, stderr, options->progress);
   GError *step_error = NULL;
-  gint64 start = cwb_clock_ns (), last_print = 0;
+  gint64 start = cwb_clock_ns ();
 
   for (guint64 k = 0; k < options->steps; k++)
     {
@@ -36,15 +35,11 @@ cwb_run_headless (CwbWorld *world, const CwbRunOptions *options, GError **error)
       cwb_report_add_step (report, world);
       if (residuals != NULL)
         cwb_residual_log_add_step (residuals, world);
-      gint64 now = cwb_clock_ns ();
-      if (show && (now - last_print > PROGRESS_INTERVAL_NS || k + 1 == options->steps))
-        {
-          print_progress (world, k + 1, options->steps, now - start);
-          last_print = now;
-        }
+      if (cwb_progress_line_due (&line, k + 1 == options->steps))
+        draw_progress (&line, world, k + 1, options->steps, cwb_clock_ns () - start);
     }
-  if (show)
-    fputc ('\n', stderr);
+  /* The last state stays on screen: the run's summary. */
+  cwb_progress_line_end (&line);
   double wall_ms = (cwb_clock_ns () - start) * 1e-6;
 
   /* A failed write is the run's error unless a step already failed (that error wins). */

@@ -404,6 +404,23 @@ cwb_scene_free (CwbScene *scene)
   g_free (scene);
 }
 
+CwbScene *
+cwb_scene_copy (const CwbScene *scene)
+{
+  g_return_val_if_fail (scene != NULL, NULL);
+  CwbScene *copy = g_new (CwbScene, 1);
+  *copy = *scene;   /* numbers and locations; every pointer is replaced below */
+  copy->path = g_strdup (scene->path);
+  copy->contact_model = g_strdup (scene->contact_model);
+  copy->solver = g_strdup (scene->solver);
+  copy->contact_params = params_copy (scene->contact_params);
+  copy->solver_params = params_copy (scene->solver_params);
+  copy->bodies = g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_scene_body_free);
+  for (guint i = 0; i < scene->bodies->len; i++)
+    g_ptr_array_add (copy->bodies, cwb_scene_body_copy (scene->bodies->pdata[i]));
+  return copy;
+}
+
 CwbBodyDesc *
 cwb_scene_find_body (const CwbScene *scene, const char *name)
 {

@@ -154,6 +154,9 @@ CwbScene *cwb_scene_new (void);
 void cwb_scene_free (CwbScene *scene);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbScene, cwb_scene_free)
 
+/* A deep copy (locations kept), e.g. for a world built on another thread while the original
+ * may be edited. */
+CwbScene *cwb_scene_copy (const CwbScene *scene);
 CwbScene *cwb_scene_load (const char *path, GError **error);
 /* `name` stands for the file in messages. */
 CwbScene *cwb_scene_load_from_data (const char *data, gssize length, const char *name,

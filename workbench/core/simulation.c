@@ -4,7 +4,10 @@
  * snapshot, or the controlling thread for an edit. `lock` guards the shared bookkeeping (what
  * to do next, the latest snapshot, the history, the statistics). Whoever holds both took
  * `world_lock` first (a step or an edit publishing its snapshot), and nobody waits for
- * `world_lock` while holding `lock`, so they cannot deadlock. */
+ * `world_lock` while holding `lock`, so they cannot deadlock. A change that waits for the
+ * world says so first (`changes_waiting`), and the worker starts no step meanwhile: a mutex
+ * is not fair, and a worker stepping as fast as it can would otherwise take the world again
+ * and again before the change gets it. */
 #include "simulation.h"
 
 #define DEFAULT_HISTORY_STATES 2000
@@ -41,6 +44,7 @@ struct CwbSimulation {
   guint64 stats_first;            /* running index of stats[0] */
   gboolean grab_changed, grab_on;
   CwbGrab grab;
+  guint changes_waiting;          /* edits and replacements waiting for world_lock */
 };
 
 /* Under `lock`: makes `snapshot` (taken) the one shown. */
@@ -61,6 +65,20 @@ capture (CwbSimulation *sim)
   g_clear_pointer (&sim->last_captured, cwb_snapshot_unref);
   sim->last_captured = cwb_snapshot_ref (snapshot);
   return snapshot;
+}
+
+/* Takes `world_lock` for a change between two steps, ahead of the worker's next step. */
+static void
+take_world (CwbSimulation *sim)
+{
+  g_mutex_lock (&sim->lock);
+  sim->changes_waiting++;
+  g_mutex_unlock (&sim->lock);
+  g_mutex_lock (&sim->world_lock);
+  g_mutex_lock (&sim->lock);
+  sim->changes_waiting--;
+  g_cond_broadcast (&sim->changed);
+  g_mutex_unlock (&sim->lock);
 }
 
 /* Under `world_lock`: when the user went back in the history, puts the world back in that
@@ -166,6 +184,11 @@ worker (gpointer data)
   g_mutex_lock (&sim->lock);
   while (!sim->quit)
     {
+      if (sim->changes_waiting > 0)
+        {
+          g_cond_wait (&sim->changed, &sim->lock);
+          continue;
+        }
       if (!sim->playing && sim->steps_requested == 0)
         {
           sim->anchored = FALSE;
@@ -358,7 +381,7 @@ gboolean
 cwb_simulation_edit (CwbSimulation *sim, CwbSimulationEditFunc func, gpointer data,
                      GError **error)
 {
-  g_mutex_lock (&sim->world_lock);
+  take_world (sim);
   /* An edit made while looking at an earlier state applies to that state: "go back, swap
    * the contact model, resume" compares two models from the same moment. */
   gboolean ok = apply_seek (sim, error) && func (sim->world, data, error);
@@ -377,7 +400,7 @@ void
 cwb_simulation_replace_world (CwbSimulation *sim, CwbWorld *world, gboolean carry,
                               const char *const *except)
 {
-  g_mutex_lock (&sim->world_lock);
+  take_world (sim);
   if (carry)
     {
       g_autoptr (GError) error = NULL;

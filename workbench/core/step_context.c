@@ -185,8 +185,11 @@ build_dof_rows (CwbWorld *world)
                 g_array_append_val (world->dof_entries, e);
               }
         }
-      qsort (&g_array_index (world->dof_entries, CwbDofEntry, row_begin),
-             world->dof_entries->len - row_begin, sizeof (CwbDofEntry), compare_dof_entries);
+      /* A row between fixed bodies only has no entries, and the array may have no storage
+       * yet: qsort must not be handed its NULL. */
+      if (world->dof_entries->len > row_begin)
+        qsort (&g_array_index (world->dof_entries, CwbDofEntry, row_begin),
+               world->dof_entries->len - row_begin, sizeof (CwbDofEntry), compare_dof_entries);
       size_t end = world->dof_entries->len;
       g_array_append_val (world->dof_row_start, end);
     }

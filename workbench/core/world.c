@@ -1,10 +1,6 @@
-/* Building a world from a scene, stepping it, swapping its contact model or solver, and the
- * GUI's edits of a running world: restoring and carrying states, live parameter edits and the
- * mouse spring. */
-#include <errno.h>
+/* Building a world from a scene, stepping it, swapping its contact model or solver, and live
+ * parameter edits. */
 #include <stdatomic.h>
-
-#include <glib/gstdio.h>
 
 #include "clock.h"
 #include "world_private.h"
@@ -22,66 +18,6 @@ const char *
 cwb_phase_name (CwbPhase phase)
 {
   return phase < CWB_PHASE_COUNT ? phase_names[phase] : NULL;
-}
-
-/* ---- host services ------------------------------------------------------------------- */
-
-static void
-service_log (void *host_data, const char *domain, GLogLevelFlags level, const char *message)
-{
-  g_log (domain, level, "%s", message);
-}
-
-static gboolean
-service_progress (void *host_data, const char *what, double fraction)
-{
-  g_debug ("%s: %.0f %%", what, 100 * fraction);
-  return TRUE;
-}
-
-static const char *
-service_cache_dir (void *host_data)
-{
-  CwbWorld *world = host_data;
-  if (world->cache_dir == NULL)
-    {
-      world->cache_dir = g_build_filename (g_get_user_cache_dir (), "contact-workbench", NULL);
-      if (g_mkdir_with_parents (world->cache_dir, 0755) != 0)
-        {
-          g_warning ("cache folder %s: %s; plugins run without a cache", world->cache_dir,
-                     g_strerror (errno));
-          world->cache_dir[0] = '\0';
-        }
-    }
-  return world->cache_dir[0] != '\0' ? world->cache_dir : NULL;
-}
-
-static void *
-service_alloc (void *host_data, size_t size)
-{
-  return g_malloc (size);
-}
-
-static void
-service_free (void *host_data, void *ptr)
-{
-  g_free (ptr);
-}
-
-static void
-init_services (CwbWorld *world)
-{
-  world->services = (CwbHostServices){
-    .struct_size = sizeof (CwbHostServices),
-    .abi_major = CWB_ABI_MAJOR,
-    .abi_minor = CWB_ABI_MINOR,
-    .host_data = world,
-    .log = service_log,
-    .progress = service_progress,
-    .cache_dir = service_cache_dir,
-    .alloc = service_alloc,
-    .free = service_free,
-  };
 }
 
 /* ---- plugins by name ----------------------------------------------------------------- */
@@ -124,6 +60,62 @@ prefix_plugin_error (GError **error, const CwbSourceLoc *loc, const char *field,
   cwb_scene_set_error (error, CWB_SCENE_ERROR_REFUSED, loc, field, "%s",
                        plugin_error != NULL ? plugin_error->message : "refused (no reason given)");
   g_clear_error (&plugin_error);
+}
+
+/* What the plugins being made belong to ("body 'beam'"), which a cancel's message names;
+ * NULL format: nothing. */
+static void
+set_being_made (CwbWorld *world, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+static void
+set_being_made (CwbWorld *world, const char *format, ...)
+{
+  g_clear_pointer (&world->being_made, g_free);
+  if (format == NULL)
+    return;
+  va_list args;
+  va_start (args, format);
+  world->being_made = g_strdup_vprintf (format, args);
+  va_end (args);
+}
+
+/* A plugin's failure, located at the scene value that asked for it (plugin_error taken). A
+ * cancel stays a cancel (G_IO_ERROR_CANCELLED, which callers tell from a refusal), naming
+ * what was being made: the plugin's own (it stopped at a progress report) or the user's,
+ * noticed when the plugin returned. */
+static void
+plugin_failure (CwbWorld *world, const CwbSourceLoc *loc, const char *field,
+                GError *plugin_error, GError **error)
+{
+  if (!cwb_world_cancelled (world)
+      && !g_error_matches (plugin_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      prefix_plugin_error (error, loc, field, plugin_error);
+      return;
+    }
+  g_autofree char *why = plugin_error != NULL ? g_strdup_printf (" (%s)", plugin_error->message)
+                                              : g_strdup ("");
+  if (world->building)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                 "loading cancelled while %s was being built%s", world->being_made, why);
+  else
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED,
+                 "cancelled while %s was being created; the previous one stays%s",
+                 world->being_made, why);
+  g_clear_error (&plugin_error);
+}
+
+/* After a plugin's create or attach: FALSE with the error when it failed, and also when a
+ * cancel came meanwhile, even from a plugin that finished or never asks, so that a cancel
+ * always leaves what was there before (the caller destroys a `self` it got). */
+static gboolean
+plugin_created (CwbWorld *world, const void *self, GError *plugin_error,
+                const CwbSourceLoc *loc, const char *field, GError **error)
+{
+  if (self != NULL && !cwb_world_cancelled (world))
+    return TRUE;
+  plugin_failure (world, loc, field, plugin_error, error);
+  return FALSE;
 }
 
 /* ---- bodies -------------------------------------------------------------------------- */
@@ -173,6 +165,7 @@ body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, Cwb
             CwbGeometry *geometry, GError **error)
 {
   g_autofree char *field = g_strdup_printf ("bodies.%s", desc->name);
+  set_being_made (world, "body '%s'", desc->name);
   b->name = g_strdup (desc->name);
   b->friction = desc->friction;
 
@@ -227,11 +220,8 @@ body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, Cwb
   memcpy (info.angular_velocity, desc->angular_velocity, sizeof info.angular_velocity);
   GError *plugin_error = NULL;
   b->model_self = b->model->create (&info, &world->services, &plugin_error);
-  if (b->model_self == NULL)
-    {
-      prefix_plugin_error (error, &desc->loc, field, plugin_error);
-      return FALSE;
-    }
+  if (!plugin_created (world, b->model_self, plugin_error, &desc->loc, field, error))
+    return FALSE;
 
   CwbBodyInfo body_info = { .struct_size = sizeof body_info };
   b->model->get_info (b->model_self, &body_info);
@@ -250,11 +240,8 @@ body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, Cwb
     .body = &body_info,
   };
   b->mapping_self = b->mapping->create (&map_info, &world->services, &plugin_error);
-  if (b->mapping_self == NULL)
-    {
-      prefix_plugin_error (error, &desc->loc, field, plugin_error);
-      return FALSE;
-    }
+  if (!plugin_created (world, b->mapping_self, plugin_error, &desc->loc, field, error))
+    return FALSE;
   CwbGeometryLayout layout = { .struct_size = sizeof layout };
   b->mapping->get_layout (b->mapping_self, &layout);
   *geometry = (CwbGeometry){
@@ -349,10 +336,15 @@ plugin_replace (CwbWorld *world, const CwbPluginDesc *desc, CwbParamBinding *bin
 {
   g_autoptr (CwbParamBinding) owned = binding;
   GError *plugin_error = NULL;
+  set_being_made (world, "%s '%s'", cwb_plugin_kind_name (desc->kind),
+                                  desc->name);
   void *self = plugin_create (world, desc, owned, &plugin_error);
-  if (self == NULL)
+  gboolean ok = plugin_created (world, self, plugin_error, loc, field, error);
+  set_being_made (world, NULL);
+  if (!ok)
     {
-      prefix_plugin_error (error, loc, field, plugin_error);
+      CwbWorldPlugin made = { .desc = desc, .self = self };
+      plugin_destroy (&made);
       return FALSE;
     }
   CwbWorldPlugin *slot = plugin_slot (world, desc->kind);
@@ -467,24 +459,14 @@ next_serial (void)
 CwbWorld *
 cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
 {
-  g_autoptr (CwbWorld) world = g_new0 (CwbWorld, 1);
-  world->serial = next_serial ();
-  world->registry = registry;
-  init_services (world);
-  world->h = scene->dt;
-  cwb_v3_copy (world->gravity, scene->gravity);
-  world->bodies = g_array_new (FALSE, TRUE, sizeof (CwbWorldBody));
-  cwb_contact_set_init (&world->contacts);
-  cwb_inspection_init (&world->inspection);
-  world->dof_row_start = g_array_new (FALSE, FALSE, sizeof (size_t));
-  world->dof_entries = g_array_new (FALSE, FALSE, sizeof (CwbDofEntry));
-  world->scratch_weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  world->scratch_r = g_array_new (FALSE, FALSE, sizeof (double));
-  world->residual_history = g_array_new (FALSE, FALSE, sizeof (double));
-  world->grab_dofs = g_array_new (FALSE, TRUE, sizeof (double));
-  world->grab_f_ext = g_array_new (FALSE, TRUE, sizeof (double));
-  cwb_response_scratch_init (&world->response);
+  return cwb_world_new_full (scene, registry, NULL, error);
+}
 
+/* The part of cwb_world_new_full that makes the plugins, between setting the build options
+ * and clearing them. */
+static gboolean
+world_build (CwbWorld *world, const CwbScene *scene, GError **error)
+{
   size_t n = scene->bodies->len;
   world->geometries = g_new0 (CwbGeometry, MAX (n, 1));
   world->friction = g_new0 (double, MAX (n, 1));
@@ -493,9 +475,10 @@ cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
       const CwbBodyDesc *desc = g_ptr_array_index (scene->bodies, i);
       CwbWorldBody body = { 0 };
       gboolean ok = body_build (world, scene, desc, &body, &world->geometries[i], error);
+      set_being_made (world, NULL);
       g_array_append_val (world->bodies, body);   /* kept even on failure, for cleanup */
       if (!ok)
-        return NULL;
+        return FALSE;
       world->geometries[i].body = (uint32_t) i;
       world->friction[i] = desc->friction;
     }
@@ -518,10 +501,42 @@ cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
   if (scene->contact_model != NULL
       && !plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, scene->contact_model,
                               scene->contact_params, &scene->contact_model_loc, error))
-    return NULL;
+    return FALSE;
   const char *solver = scene->solver != NULL ? scene->solver : CWB_DEFAULT_SOLVER;
-  if (!plugin_instantiate (world, CWB_PLUGIN_SOLVER, solver, scene->solver_params,
-                           &scene->solver_loc, error))
+  return plugin_instantiate (world, CWB_PLUGIN_SOLVER, solver, scene->solver_params,
+                             &scene->solver_loc, error);
+}
+
+CwbWorld *
+cwb_world_new_full (const CwbScene *scene, CwbRegistry *registry,
+                    const CwbWorldBuildOptions *options, GError **error)
+{
+  g_autoptr (CwbWorld) world = g_new0 (CwbWorld, 1);
+  world->serial = next_serial ();
+  world->registry = registry;
+  cwb_world_init_services (world);
+  world->h = scene->dt;
+  cwb_v3_copy (world->gravity, scene->gravity);
+  world->bodies = g_array_new (FALSE, TRUE, sizeof (CwbWorldBody));
+  cwb_contact_set_init (&world->contacts);
+  cwb_inspection_init (&world->inspection);
+  world->dof_row_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  world->dof_entries = g_array_new (FALSE, FALSE, sizeof (CwbDofEntry));
+  world->scratch_weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  world->scratch_r = g_array_new (FALSE, FALSE, sizeof (double));
+  world->residual_history = g_array_new (FALSE, FALSE, sizeof (double));
+  world->grab_dofs = g_array_new (FALSE, TRUE, sizeof (double));
+  world->grab_f_ext = g_array_new (FALSE, TRUE, sizeof (double));
+  cwb_response_scratch_init (&world->response);
+
+  /* The caller's sink and cancellable serve this build only: a plugin that keeps the
+   * services table and reports later (during a step) reaches no sink that may be gone. */
+  cwb_world_set_build_options (world, options);
+  world->building = TRUE;
+  gboolean ok = world_build (world, scene, error);
+  world->building = FALSE;
+  cwb_world_set_build_options (world, NULL);
+  if (!ok)
     return NULL;
 
   cwb_world_init_step_context (world);
@@ -566,6 +581,8 @@ cwb_world_free (CwbWorld *world)
   g_free (world->v_prev);
   g_free (world->q_detect);
   g_free (world->cache_dir);
+  g_free (world->being_made);
+  cwb_world_set_build_options (world, NULL);
   g_free (world);
 }
 

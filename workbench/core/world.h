@@ -8,6 +8,8 @@
  * times the four phases of Allard 2010 Table 1. */
 #pragma once
 
+#include <gio/gio.h>
+
 #include <cwb/cwb.h>
 
 #include "registry.h"
@@ -55,6 +57,37 @@ typedef struct CwbStepStats {
 typedef struct CwbWorld CwbWorld;
 
 CwbWorld *cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error);
+
+/* ---- progress and cancellation of long plugin work ------------------------------------ */
+
+/* Where the progress of a plugin's long work goes (a body model precomputing its compliance
+ * in create): `what` names it as the plugin words it ("body 'beam': compliance"), and
+ * `fraction` is in [0, 1]. It is called on the thread that builds the world or swaps the
+ * plugin (a worker thread in the GUI), as often as the plugin reports: a sink that draws must
+ * throttle. */
+typedef void (*CwbProgressFunc) (const char *what, double fraction, gpointer user_data);
+
+typedef struct CwbWorldBuildOptions {
+  CwbProgressFunc progress;     /* may be NULL */
+  gpointer user_data;
+  /* May be NULL. Cancelling it (from any thread, the sink included) makes the plugin's next
+   * progress report return FALSE, so that the plugin stops; the build or swap then fails with
+   * G_IO_ERROR_CANCELLED, naming what was being made, and leaves what was there before. */
+  GCancellable *cancellable;
+} CwbWorldBuildOptions;
+
+/* cwb_world_new with a progress sink and a cancellable (`options` may be NULL), borrowed for
+ * the call only. A cancelled build fails with G_IO_ERROR_CANCELLED ("loading cancelled while
+ * body 'beam' was being built"), other failures as cwb_world_new's. The registry is only read,
+ * so several worlds may be built at once on different threads. */
+CwbWorld *cwb_world_new_full (const CwbScene *scene, CwbRegistry *registry,
+                              const CwbWorldBuildOptions *options, GError **error);
+
+/* The sink and cancellable that the plugins this world creates from now on report to (swaps,
+ * parameter edits and restores that re-create a plugin); NULL: none (reports are only logged
+ * at debug level). The options are copied (the cancellable referenced), and are for the
+ * thread that then changes the world: set them around the change, and clear them after. */
+void cwb_world_set_build_options (CwbWorld *world, const CwbWorldBuildOptions *options);
 void cwb_world_free (CwbWorld *world);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbWorld, cwb_world_free)
 

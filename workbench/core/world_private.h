@@ -1,5 +1,5 @@
 /* The world's internals, shared by the world's own files only (world.c, world_edit.c,
- * step_context.c, point_response.c, contact_set.c, inspection.c). */
+ * step_context.c, point_response.c, contact_set.c, inspection.c, host_services.c). */
 #pragma once
 
 #include "mesh.h"
@@ -41,6 +41,9 @@ struct CwbWorld {
   guint64 serial;               /* cwb_world_serial */
   CwbHostServices services;
   char *cache_dir;              /* host service: made on first use; "" when unusable */
+  CwbWorldBuildOptions build;   /* where progress goes and what cancels (host_services.c) */
+  char *being_made;             /* "body 'beam'" while its plugins are made, for a cancel */
+  gboolean building;            /* inside cwb_world_new_full: a cancel is "loading cancelled" */
   double h, time, gravity[3];
   guint64 steps;
 
@@ -85,6 +88,11 @@ struct CwbWorld {
   CwbStepStats stats;
   GArray *residual_history;     /* double */
 };
+
+/* host_services.c: the services table (host_data is the world). */
+void cwb_world_init_services (CwbWorld *world);
+/* The build options' cancellable was cancelled. */
+gboolean cwb_world_cancelled (const CwbWorld *world);
 
 /* world.c: re-creates the contact model (when there is one) with its current parameter values,
  * so that nothing of its contacts survives; the contact set and inspection are cleared. On
