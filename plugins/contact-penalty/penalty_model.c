@@ -58,7 +58,7 @@ typedef struct Penalty {
   CollisionDetector *detector;
   FrictionMemory *memory;
   PenaltyNormalisation *norm;
-  GArray *candidates;   /* PenaltyCandidate */
+  GArray *candidates;   /* ContactCandidate */
   GArray *contacts;     /* Contact */
   GArray *forces;       /* CwbPointWeight, scratch for point_response */
   GArray *at;           /* CwbPointWeight, 4 per contact: i, then T_i's vertices */
@@ -115,7 +115,7 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
   self->detector = collision_detector_new ();
   self->memory = friction_memory_new ();
   self->norm = penalty_normalisation_new ();
-  self->candidates = g_array_new (FALSE, FALSE, sizeof (PenaltyCandidate));
+  self->candidates = g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
   self->contacts = g_array_new (FALSE, TRUE, sizeof (Contact));
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
@@ -264,7 +264,7 @@ build_contacts (Penalty *self, const CwbContactQuery *query)
   memset (movable, 0, self->movable->len * sizeof (gboolean));
   for (guint k = 0; k < self->candidates->len; k++)
     {
-      const PenaltyCandidate *c = &g_array_index (self->candidates, PenaltyCandidate, k);
+      const ContactCandidate *c = &g_array_index (self->candidates, ContactCandidate, k);
       const CwbGeometry *surface = &query->geometries[c->surface_geometry];
       Contact contact = { .pair = {
         .point_geometry = c->point_geometry, .point = c->point,

@@ -1,10 +1,10 @@
-/* Collision detection of the penalty contact model (plugins/contact-penalty/
- * collision_detection.c) on hand-built surfaces: a cube resting in a ground slab, points at
- * and beyond the searched depth, random points inside a cube against the closed-form distance
- * to its faces, two overlapping icospheres, random scenes of boxes and spheres against an
- * independent brute force (closest point by projection and segments, inside by the winding
- * number) with tiny hash tables, the cost of the ground's huge triangles, determinism, and the
- * consistency pass of the depth vectors. */
+/* The collision detection of the penalty and proximity contact models
+ * (plugins/common/surface-detection/collision_detection.c) on hand-built surfaces: a cube
+ * resting in a ground slab, points at and beyond the searched depth, random points inside a
+ * cube against the closed-form distance to its faces, two overlapping icospheres, random
+ * scenes of boxes and spheres against an independent brute force (closest point by projection
+ * and segments, inside by the winding number) with tiny hash tables, the cost of the ground's
+ * huge triangles, determinism, and the consistency pass of the depth vectors. */
 #include <math.h>
 
 #include <cwb/vecmath.h>
@@ -231,18 +231,18 @@ mesh_points (GRand *rand, size_t n, const double lo[3], const double hi[3])
 static GArray *
 candidates_new (void)
 {
-  return g_array_new (FALSE, FALSE, sizeof (PenaltyCandidate));
+  return g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
 }
 
-static const PenaltyCandidate *
+static const ContactCandidate *
 candidate (GArray *candidates, guint i)
 {
-  return &g_array_index (candidates, PenaltyCandidate, i);
+  return &g_array_index (candidates, ContactCandidate, i);
 }
 
 /* The candidate's contact location, h_ij-weighted vertices of T_i, must be p + d_i. */
 static void
-assert_location (const CwbGeometry *geometries, const PenaltyCandidate *c)
+assert_location (const CwbGeometry *geometries, const ContactCandidate *c)
 {
   const CwbGeometry *surface = &geometries[c->surface_geometry];
   const double *p = geometries[c->point_geometry].positions + 3 * c->point;
@@ -266,7 +266,7 @@ assert_sorted (GArray *candidates)
 {
   for (guint i = 1; i < candidates->len; i++)
     {
-      const PenaltyCandidate *a = candidate (candidates, i - 1), *b = candidate (candidates, i);
+      const ContactCandidate *a = candidate (candidates, i - 1), *b = candidate (candidates, i);
       g_assert_true (a->point_geometry < b->point_geometry
                      || (a->point_geometry == b->point_geometry
                          && (a->point < b->point
@@ -380,7 +380,7 @@ assert_matches_brute_force (const CwbGeometry *geometries, size_t n, GArray *can
   g_assert_cmpuint (candidates->len, ==, reference->len);
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       const Reference *r = &g_array_index (reference, Reference, i);
       g_assert_cmpuint (c->point_geometry, ==, r->point_geometry);
       g_assert_cmpuint (c->point, ==, r->point);
@@ -411,7 +411,7 @@ test_cube_on_ground (void)
       g_assert_cmpuint (candidates->len, ==, 4);
       for (guint i = 0; i < 4; i++)
         {
-          const PenaltyCandidate *c = candidate (candidates, i);
+          const ContactCandidate *c = candidate (candidates, i);
           g_assert_cmpuint (c->point_geometry, ==, 1);
           g_assert_cmpuint (c->point, ==, i);   /* vertices 0-3: the -z face */
           g_assert_cmpuint (c->surface_geometry, ==, 0);
@@ -516,7 +516,7 @@ test_nearest_face (void)
   g_assert_cmpuint (candidates->len, ==, 1001);
   for (guint i = 0; i < 1001; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->point_geometry, ==, 1);
       g_assert_cmpuint (c->point, ==, i);
       g_assert_cmpuint (c->surface_geometry, ==, 0);
@@ -532,7 +532,7 @@ test_nearest_face (void)
       assert_location (geometries, c);
     }
   /* The point by the corner: the face 1 mm away. */
-  const PenaltyCandidate *c = candidate (candidates, 1000);
+  const ContactCandidate *c = candidate (candidates, 1000);
   g_assert_cmpfloat (fabs (c->depth[2] - 0.001), <, LENGTH_TOLERANCE);
   g_assert_cmpfloat (hypot (c->depth[0], c->depth[1]), <, LENGTH_TOLERANCE);
   /* The tilted cube's corner: up, 1 mm, through the top face (not the side 5 mm away). */
@@ -580,7 +580,7 @@ test_sphere_sphere (void)
   double mean[2][3] = { { 0, 0, 0 }, { 0, 0, 0 } };
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->point_geometry, ==, 1 - c->surface_geometry);
       per_side[c->point_geometry]++;
       /* Out of sphere 1 is towards sphere 0: -axis; out of sphere 0: +axis. */
@@ -672,16 +672,16 @@ test_hash_collisions (void)
       g_assert_cmpuint (stats->table_size, ==, tiny[i]);
       g_assert_cmpuint (stats->hash_collisions, >, 0);
       assert_matches_brute_force (g, geometries->len, candidates, reference);
-      g_assert_cmpmem (candidates->data, candidates->len * sizeof (PenaltyCandidate),
-                       automatic->data, automatic->len * sizeof (PenaltyCandidate));
+      g_assert_cmpmem (candidates->data, candidates->len * sizeof (ContactCandidate),
+                       automatic->data, automatic->len * sizeof (ContactCandidate));
     }
   /* With the consistency pass too, the result does not depend on the table. */
   params.raw_depths = FALSE;
   collision_detector_run (detector, g, geometries->len, &params, candidates);
   collision_detector_set_table_size (detector, 0);
   collision_detector_run (detector, g, geometries->len, &params, automatic);
-  g_assert_cmpmem (candidates->data, candidates->len * sizeof (PenaltyCandidate),
-                   automatic->data, automatic->len * sizeof (PenaltyCandidate));
+  g_assert_cmpmem (candidates->data, candidates->len * sizeof (ContactCandidate),
+                   automatic->data, automatic->len * sizeof (ContactCandidate));
 }
 
 /* Random points around a dented sphere, within max_depth of its surface on either side: the
@@ -760,7 +760,7 @@ test_ground_cells (void)
   g_assert_cmpuint (candidates->len, ==, 40);
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->surface_geometry, ==, 0);
       g_assert_cmpuint (c->point, <, 4);
       g_assert_cmpfloat (fabs (c->depth[2] - 0.001), <, LENGTH_TOLERANCE);
@@ -794,10 +794,10 @@ test_determinism (void)
   collision_detector_run (detector, g, geometries->len, &params, second);
   g_assert_cmpuint (collision_detector_get_stats (detector)->growths, ==, 0);
   collision_detector_run (fresh, g, geometries->len, &params, third);
-  g_assert_cmpmem (first->data, first->len * sizeof (PenaltyCandidate), second->data,
-                   second->len * sizeof (PenaltyCandidate));
-  g_assert_cmpmem (first->data, first->len * sizeof (PenaltyCandidate), third->data,
-                   third->len * sizeof (PenaltyCandidate));
+  g_assert_cmpmem (first->data, first->len * sizeof (ContactCandidate), second->data,
+                   second->len * sizeof (ContactCandidate));
+  g_assert_cmpmem (first->data, first->len * sizeof (ContactCandidate), third->data,
+                   third->len * sizeof (ContactCandidate));
 }
 
 /* A flat plate (open grid) sunk 3 mm into a 1 m box's top face up to 0.5 mm from its edge:
@@ -841,7 +841,7 @@ test_consistency (void)
   g_assert_cmpuint (collision_detector_get_stats (detector)->consistency_fixes, ==, sideways);
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpfloat (hypot (c->depth[0], c->depth[1]), <, LENGTH_TOLERANCE);
       g_assert_cmpfloat (fabs (c->depth[2] - 0.003), <, LENGTH_TOLERANCE);
       g_assert_cmpuint (c->triangle / 2, ==, 1);
@@ -877,8 +877,8 @@ test_consistency_corner (void)
   collision_detector_run (detector, geometries, 2, &params, candidates);
   g_assert_cmpuint (raw->len, ==, 8);
   g_assert_cmpuint (collision_detector_get_stats (detector)->consistency_fixes, ==, 0);
-  g_assert_cmpmem (raw->data, raw->len * sizeof (PenaltyCandidate), candidates->data,
-                   candidates->len * sizeof (PenaltyCandidate));
+  g_assert_cmpmem (raw->data, raw->len * sizeof (ContactCandidate), candidates->data,
+                   candidates->len * sizeof (ContactCandidate));
 }
 
 /* Open surfaces are never penetrated, but their points penetrate; particles are skipped. */
@@ -899,7 +899,7 @@ test_open_and_particles (void)
   g_assert_cmpuint (candidates->len, ==, 4);   /* the open box's -z corners, 0.1 m deep */
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->point_geometry, ==, 1);
       g_assert_cmpuint (c->surface_geometry, ==, 2);
       g_assert_cmpfloat (fabs (c->depth[2] - 0.1), <, LENGTH_TOLERANCE);

@@ -1,7 +1,8 @@
-/* Collision detection for the penalty contact model: the collision pairs (point i, triangle
- * T_i) of Lazarevych et al. section 3.3, with the barycentric coordinates h_ij of the contact
- * location on T_i and the penetration depth vector d_i, found by optimised spatial hashing
- * (Teschner et al. 2003) adapted to closed triangle surfaces.
+/* Collision detection shared by the contact models that work with points inside closed
+ * surfaces (penalty, proximity): the collision pairs (point i, triangle T_i) of Lazarevych et
+ * al. section 3.3, with the barycentric coordinates h_ij of the contact location on T_i and the
+ * penetration depth vector d_i, found by optimised spatial hashing (Teschner et al. 2003)
+ * adapted to closed triangle surfaces.
  *
  * What it finds: a point i of a surface geometry A is in contact with a closed surface B
  * (B != A) when it lies inside B and its distance to B's surface is at most max_depth. The
@@ -32,14 +33,14 @@
 
 G_BEGIN_DECLS
 
-typedef struct PenaltyCandidate {
+typedef struct ContactCandidate {
   uint32_t point_geometry;    /* geometry (= index in the geometries array) of the penetrating point i */
   uint32_t point;             /* its point index */
   uint32_t surface_geometry;  /* the closed surface it penetrates */
   uint32_t triangle;          /* T_i: triangle index in that surface */
   double bary[3];             /* h_ij: barycentric coordinates of the contact location on T_i */
   double depth[3];            /* d_i: from the point to the contact location, pointing out of the surface; |d_i| = penetration depth */
-} PenaltyCandidate;
+} ContactCandidate;
 
 typedef struct CollisionDetector CollisionDetector;
 CollisionDetector *collision_detector_new (void);
@@ -59,7 +60,7 @@ typedef struct DetectionParams {
   gboolean raw_depths;
 } DetectionParams;
 
-/* Fills `candidates` (cleared first; GArray of PenaltyCandidate) with one candidate per
+/* Fills `candidates` (cleared first; GArray of ContactCandidate) with one candidate per
  * (point, closed surface of ANOTHER geometry) where the point lies inside that surface within
  * max_depth, in a deterministic order (sorted by point_geometry, point, surface_geometry).
  * Geometries: the CwbGeometry array of geometry.h (kind SURFACE only; PARTICLES are skipped;

@@ -1,5 +1,6 @@
-/* Collision detection for the penalty contact model (Spillmann et al. 2007, Lazarevych et al.
- * section 3.1: "a collision detection algorithm based on optimized spatial hashing [THM*03]
+/* Collision detection for the contact models that work with points inside closed surfaces
+ * (the penalty and proximity models), after Spillmann et al. 2007 and Lazarevych et al.
+ * (section 3.1: "a collision detection algorithm based on optimized spatial hashing [THM*03]
  * provides a set of collisions"; section 3.3: collisions (i, T_i) with barycentric
  * coordinates h_ij and penetration depth vectors d_i).
  *
@@ -122,7 +123,7 @@ struct CollisionDetector {
   Nearest *nearest;     size_t nearest_capacity;
   uint32_t *touched;    size_t touched_capacity;
   RayHit *rays;         size_t rays_capacity;
-  PenaltyCandidate *found; size_t n_found; size_t found_capacity;
+  ContactCandidate *found; size_t n_found; size_t found_capacity;
   uint32_t *sort_start; size_t sort_start_capacity;
   double *edges;        size_t edges_capacity;
   DetectionStats stats;
@@ -435,7 +436,7 @@ make_consistent (CollisionDetector *detector, PairQuery *pq, const CwbGeometry *
 {
   if (end - first < 2)
     return;
-  PenaltyCandidate *found = detector->found;
+  ContactCandidate *found = detector->found;
   double m0[3] = { 0, 0, 0 }, m[3] = { 0, 0, 0 }, total = 0, agreeing = 0;
   for (size_t i = first; i < end; i++)
     {
@@ -485,7 +486,7 @@ make_consistent (CollisionDetector *detector, PairQuery *pq, const CwbGeometry *
   for (size_t r = 0; r < n_rays; r++)
     {
       const RayHit *hit = &detector->rays[r];
-      PenaltyCandidate *candidate = &found[hit->candidate];
+      ContactCandidate *candidate = &found[hit->candidate];
       detector->nearest[detector->info[pq->a].offset + candidate->point].ray_slot = NONE;
       if (!isfinite (hit->t) || hit->cos_normal < COS_60_DEGREES)
         continue;
@@ -666,8 +667,8 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
         continue;
       if (rec->feature != FEATURE_FACE)
         detector->stats.edge_vertex_contacts++;
-      PenaltyCandidate *candidate = &detector->found[detector->n_found++];
-      *candidate = (PenaltyCandidate) {
+      ContactCandidate *candidate = &detector->found[detector->n_found++];
+      *candidate = (ContactCandidate) {
         .point_geometry = a,
         .point = (uint32_t) (detector->touched[i] - ia->offset),
         .surface_geometry = b,
@@ -685,7 +686,7 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
                         size_t n_geometries, const DetectionParams *params, GArray *candidates)
 {
   g_return_if_fail (detector != NULL && params != NULL && candidates != NULL);
-  g_return_if_fail (g_array_get_element_size (candidates) == sizeof (PenaltyCandidate));
+  g_return_if_fail (g_array_get_element_size (candidates) == sizeof (ContactCandidate));
   g_array_set_size (candidates, 0);
   g_return_if_fail (params->max_depth > 0 && isfinite (params->max_depth));
   g_return_if_fail (geometries != NULL || n_geometries == 0);
@@ -757,16 +758,16 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
   memset (start, 0, (n_points + 1) * sizeof (uint32_t));
   for (size_t i = 0; i < detector->n_found; i++)
     {
-      const PenaltyCandidate *c = &detector->found[i];
+      const ContactCandidate *c = &detector->found[i];
       start[detector->info[c->point_geometry].offset + c->point + 1]++;
     }
   for (size_t i = 0; i < n_points; i++)
     start[i + 1] += start[i];
   g_array_set_size (candidates, detector->n_found);
-  PenaltyCandidate *out = (PenaltyCandidate *) (void *) candidates->data;
+  ContactCandidate *out = (ContactCandidate *) (void *) candidates->data;
   for (size_t i = 0; i < detector->n_found; i++)
     {
-      const PenaltyCandidate *c = &detector->found[i];
+      const ContactCandidate *c = &detector->found[i];
       out[start[detector->info[c->point_geometry].offset + c->point]++] = *c;
     }
 }
