@@ -261,6 +261,22 @@ assert_location (const CwbGeometry *geometries, const ContactCandidate *c)
     g_assert_cmpfloat (fabs (location[k] - expected[k]), <, LENGTH_TOLERANCE);
 }
 
+/* The candidate's gap is -|d_i| inside, +|d_i| outside, and its normal the unit d_i / |d_i|
+ * inside, -d_i / |d_i| outside (unit vectors to rounding: BARY_TOLERANCE is ample). A point on
+ * the surface (d_i = 0) has only the unit length to check here. */
+static void
+assert_normal (const ContactCandidate *c)
+{
+  double depth = cwb_v3_norm (c->depth), expected[3];
+  g_assert_cmpfloat (fabs (cwb_v3_norm (c->normal) - 1), <, BARY_TOLERANCE);
+  g_assert_cmpfloat (fabs (fabs (c->gap) - depth), <, LENGTH_TOLERANCE);
+  if (depth == 0)
+    return;
+  cwb_v3_scale (expected, c->depth, (c->gap < 0 ? 1 : -1) / depth);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat (fabs (c->normal[k] - expected[k]), <, BARY_TOLERANCE);
+}
+
 static void
 assert_sorted (GArray *candidates)
 {
@@ -343,12 +359,14 @@ winding_number (const CwbGeometry *g, const double p[3])
 typedef struct Reference {
   uint32_t point_geometry, point, surface_geometry;
   double distance;
+  double gap;   /* -distance inside, +distance outside */
 } Reference;
 
 /* O(points x triangles): every (point, closed surface of another geometry) with the point
- * inside and within max_depth of the surface, in (point_geometry, point, surface) order. */
+ * inside and within max_depth of the surface, or outside it within margin, in
+ * (point_geometry, point, surface) order. */
 static GArray *
-brute_force (const CwbGeometry *geometries, size_t n, double max_depth)
+brute_force (const CwbGeometry *geometries, size_t n, double max_depth, double margin)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (Reference));
   for (size_t a = 0; a < n; a++)
@@ -364,9 +382,11 @@ brute_force (const CwbGeometry *geometries, size_t n, double max_depth)
             best = MIN (best, triangle_distance (p, g->positions + 3 * g->triangles[3 * t],
                                                  g->positions + 3 * g->triangles[3 * t + 1],
                                                  g->positions + 3 * g->triangles[3 * t + 2]));
-          if (best <= max_depth && best > 0 && winding_number (g, p) > 0.5)
+          gboolean inside = best > 0 && winding_number (g, p) > 0.5;
+          if (inside ? best <= max_depth : margin > 0 && best <= margin)
             {
-              Reference r = { (uint32_t) a, (uint32_t) i, (uint32_t) b, best };
+              Reference r = { (uint32_t) a, (uint32_t) i, (uint32_t) b, best,
+                              inside ? -best : best };
               g_array_append_val (out, r);
             }
         }
@@ -386,7 +406,9 @@ assert_matches_brute_force (const CwbGeometry *geometries, size_t n, GArray *can
       g_assert_cmpuint (c->point, ==, r->point);
       g_assert_cmpuint (c->surface_geometry, ==, r->surface_geometry);
       g_assert_cmpfloat (fabs (cwb_v3_norm (c->depth) - r->distance), <, LENGTH_TOLERANCE);
+      g_assert_cmpfloat (fabs (c->gap - r->gap), <, LENGTH_TOLERANCE);
       assert_location (geometries, c);
+      assert_normal (c);
     }
 }
 
@@ -648,7 +670,7 @@ test_hash_collisions (void)
   g_autoptr (GArray) geometries = g_array_new (FALSE, FALSE, sizeof (CwbGeometry));
   g_autoptr (GPtrArray) meshes = random_scene (11, geometries);
   const CwbGeometry *g = (const CwbGeometry *) (const void *) geometries->data;
-  g_autoptr (GArray) reference = brute_force (g, geometries->len, max_depth);
+  g_autoptr (GArray) reference = brute_force (g, geometries->len, max_depth, 0);
   g_test_message ("brute force: %u candidates", reference->len);
   g_assert_cmpuint (reference->len, >, 200);
 
@@ -705,7 +727,7 @@ test_non_convex (void)
       g_array_append_vals (probe->vertices, p, 3);
     }
   CwbGeometry geometries[2] = { geometry_of (dented, TRUE), geometry_of (probe, FALSE) };
-  g_autoptr (GArray) reference = brute_force (geometries, 2, max_depth);
+  g_autoptr (GArray) reference = brute_force (geometries, 2, max_depth, 0);
   g_autoptr (CollisionDetector) detector = collision_detector_new ();
   g_autoptr (GArray) candidates = candidates_new ();
   DetectionParams params = { .max_depth = max_depth, .raw_depths = TRUE };
@@ -719,7 +741,7 @@ test_non_convex (void)
   /* The surface moves (same topology, cached adjacency): pseudo-normals follow it. */
   const double w[3] = { 0.4, -0.3, 0.9 };
   mesh_rotate (dented, origin, w);
-  g_autoptr (GArray) moved = brute_force (geometries, 2, max_depth);
+  g_autoptr (GArray) moved = brute_force (geometries, 2, max_depth, 0);
   collision_detector_run (detector, geometries, 2, &params, candidates);
   assert_matches_brute_force (geometries, 2, candidates, moved);
   g_assert_cmpuint (stats->growths, ==, 0);
@@ -881,6 +903,110 @@ test_consistency_corner (void)
                    candidates->len * sizeof (ContactCandidate));
 }
 
+/* The margin on a unit cube, by hand: points outside a face, an edge and a corner within the
+ * margin are found with their exact distance as gap and the direction from the closest point
+ * as normal; a point on the face with gap 0 and the face normal; beyond the margin nothing;
+ * inside, the penetration as without a margin, and nothing deeper than max_depth even within
+ * the margin. With margin 0 exactly the inside candidate, bit for bit. */
+static void
+test_margin (void)
+{
+  const double max_depth = 0.035, margin = 0.05;
+  g_autoptr (TestMesh) cube = mesh_box (1, 1, 1, 0, 0, 0);
+  g_autoptr (TestMesh) probe = test_mesh_new ();
+  const double points[][3] = {
+    { 0.1, 0.2, 0.53 },     /* 0: 3 cm above the +z face */
+    { 0.52, 0.1, 0.53 },    /* 1: off the edge x = z = 0.5 by (2, 0, 3) cm */
+    { 0.52, 0.52, 0.52 },   /* 2: off the corner by (2, 2, 2) cm */
+    { 0.1, 0.2, 0.5 },      /* 3: on the +z face */
+    { 0.1, 0.2, 0.56 },     /* 4: beyond the margin: nothing */
+    { 0.1, 0.2, 0.47 },     /* 5: 3 cm deep */
+    { 0.1, 0.2, 0.455 },    /* 6: 4.5 cm deep, past max_depth: nothing */
+  };
+  g_array_append_vals (probe->vertices, points, 3 * G_N_ELEMENTS (points));
+  CwbGeometry geometries[2] = { geometry_of (cube, TRUE), geometry_of (probe, FALSE) };
+  g_autoptr (CollisionDetector) detector = collision_detector_new ();
+  g_autoptr (GArray) candidates = candidates_new ();
+  DetectionParams params = { .max_depth = max_depth, .margin = margin };
+  collision_detector_run (detector, geometries, 2, &params, candidates);
+  const double r3 = 1 / sqrt (3), edge = hypot (0.02, 0.03);
+  const struct { uint32_t point; double gap; double normal[3]; } expected[] = {
+    { 0, 0.03, { 0, 0, 1 } },
+    { 1, edge, { 0.02 / edge, 0, 0.03 / edge } },
+    { 2, 0.02 * sqrt (3), { r3, r3, r3 } },
+    { 3, 0, { 0, 0, 1 } },
+    { 5, -0.03, { 0, 0, 1 } },
+  };
+  g_assert_cmpuint (candidates->len, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      const ContactCandidate *c = candidate (candidates, i);
+      g_assert_cmpuint (c->point, ==, expected[i].point);
+      g_assert_cmpuint (c->surface_geometry, ==, 0);
+      g_assert_cmpfloat (fabs (c->gap - expected[i].gap), <, LENGTH_TOLERANCE);
+      for (int k = 0; k < 3; k++)
+        g_assert_cmpfloat (fabs (c->normal[k] - expected[i].normal[k]), <, BARY_TOLERANCE);
+      assert_location (geometries, c);
+      assert_normal (c);
+    }
+  g_assert_cmpuint (collision_detector_get_stats (detector)->outside_contacts, ==, 4);
+
+  ContactCandidate inside = *candidate (candidates, 4);
+  params.margin = 0;
+  collision_detector_run (detector, geometries, 2, &params, candidates);
+  g_assert_cmpuint (candidates->len, ==, 1);
+  g_assert_cmpmem (candidate (candidates, 0), sizeof inside, &inside, sizeof inside);
+}
+
+/* The random scene with margins below and above max_depth against the brute force (raw
+ * closest features, automatic and 7-bucket tables); and, with the consistency pass, the
+ * inside candidates are those found without a margin, bit for bit. */
+static void
+test_margin_brute_force (void)
+{
+  const double max_depth = 0.025, margins[] = { 0.01, 0.04 };
+  g_autoptr (GArray) geometries = g_array_new (FALSE, FALSE, sizeof (CwbGeometry));
+  g_autoptr (GPtrArray) meshes = random_scene (11, geometries);
+  const CwbGeometry *g = (const CwbGeometry *) (const void *) geometries->data;
+  g_autoptr (CollisionDetector) detector = collision_detector_new ();
+  g_autoptr (GArray) candidates = candidates_new ();
+  g_autoptr (GArray) without = candidates_new ();
+  for (size_t m = 0; m < G_N_ELEMENTS (margins); m++)
+    {
+      g_autoptr (GArray) reference = brute_force (g, geometries->len, max_depth, margins[m]);
+      guint outside = 0;
+      for (guint i = 0; i < reference->len; i++)
+        outside += g_array_index (reference, Reference, i).gap >= 0;
+      g_test_message ("margin %g: %u candidates, %u outside", margins[m], reference->len,
+                      outside);
+      g_assert_cmpuint (outside, >, 100);
+      DetectionParams params = { .max_depth = max_depth, .margin = margins[m],
+                                 .raw_depths = TRUE };
+      const size_t tables[] = { 0, 7 };
+      for (size_t t = 0; t < G_N_ELEMENTS (tables); t++)
+        {
+          collision_detector_set_table_size (detector, tables[t]);
+          collision_detector_run (detector, g, geometries->len, &params, candidates);
+          assert_matches_brute_force (g, geometries->len, candidates, reference);
+        }
+
+      params.raw_depths = FALSE;
+      collision_detector_run (detector, g, geometries->len, &params, candidates);
+      params.margin = 0;
+      collision_detector_run (detector, g, geometries->len, &params, without);
+      guint n_inside = 0;
+      for (guint i = 0; i < candidates->len; i++)
+        if (candidate (candidates, i)->gap < 0)
+          {
+            g_assert_cmpuint (n_inside, <, without->len);
+            g_assert_cmpmem (candidate (candidates, i), sizeof (ContactCandidate),
+                             candidate (without, n_inside), sizeof (ContactCandidate));
+            n_inside++;
+          }
+      g_assert_cmpuint (n_inside, ==, without->len);
+    }
+}
+
 /* Open surfaces are never penetrated, but their points penetrate; particles are skipped. */
 static void
 test_open_and_particles (void)
@@ -961,6 +1087,8 @@ main (int argc, char **argv)
   g_test_add_func ("/penalty/detection/determinism", test_determinism);
   g_test_add_func ("/penalty/detection/consistency", test_consistency);
   g_test_add_func ("/penalty/detection/consistency-corner", test_consistency_corner);
+  g_test_add_func ("/penalty/detection/margin", test_margin);
+  g_test_add_func ("/penalty/detection/margin-brute-force", test_margin_brute_force);
   g_test_add_func ("/penalty/detection/open-and-particles", test_open_and_particles);
   g_test_add_func ("/penalty/detection/timing", test_timing);
   return g_test_run ();
