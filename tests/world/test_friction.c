@@ -45,15 +45,6 @@ incline_scene (double angle)
     g_ascii_dtostr (buf[5], sizeof buf[5], sin (angle / 2)), MU);
 }
 
-/* Velocity of the box along the downhill direction (cos a, 0, -sin a). */
-static double
-downhill_velocity (CwbWorld *world, double angle)
-{
-  CwbBodySummary s;
-  cwb_world_body_summary (world, 0, &s);
-  return s.linear_velocity[0] * cos (angle) - s.linear_velocity[2] * sin (angle);
-}
-
 static void
 test_rest (void)
 {
@@ -84,7 +75,8 @@ test_incline_sticks (void)
   for (int k = 0; k < 400; k++)
     {
       fixture_step (world, 1);
-      g_assert_cmpfloat (fabs (downhill_velocity (world, angle)), <, STICK_VELOCITY_TOLERANCE);
+      g_assert_cmpfloat (fabs (fixture_downhill_velocity (world, 0, angle)), <,
+                         STICK_VELOCITY_TOLERANCE);
     }
   /* Statics: the contact forces hold the weight's downhill component m g sin a and its
    * normal component m g cos a, and each lies inside its friction cone. Which corner carries
@@ -98,10 +90,8 @@ test_incline_sticks (void)
   for (guint f = 0; f < set->frames->len; f++)
     {
       const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
-      double world_force[3] = { 0, 0, 0 };
-      cwb_v3_axpy (world_force, frame->force[0], frame->normal);
-      cwb_v3_axpy (world_force, frame->force[1], frame->t1);
-      cwb_v3_axpy (world_force, frame->force[2], frame->t2);
+      double world_force[3];
+      fixture_frame_force (frame, world_force);
       cwb_v3_add (total, total, world_force);
       g_assert_cmpfloat (hypot (frame->force[1], frame->force[2]), <=,
                          MU * frame->force[0] * (1 + 1e-9));
@@ -123,20 +113,11 @@ test_incline_slides (void)
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   g_autofree char *yaml = incline_scene (angle);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
-  fixture_step (world, 20);   /* past the first contact step */
-  double v0 = downhill_velocity (world, angle);
-  const int steps = 200;
-  fixture_step (world, steps);
-  double measured = (downhill_velocity (world, angle) - v0) / (steps * DT);
+  /* Past the first contact step, then 200 steps. */
+  double measured = fixture_downhill_acceleration (world, 0, angle, 20, 200);
   g_test_message ("sliding: measured %.6f m/s^2, Coulomb %.6f m/s^2", measured, expected);
   g_assert_cmpfloat (fabs (measured - expected), <, SLIDE_RELATIVE_TOLERANCE * expected);
-  const CwbContactSet *set = cwb_world_contacts (world);
-  for (guint f = 0; f < set->frames->len; f++)
-    {
-      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
-      if (frame->force[0] > 0)
-        g_assert_cmpint (frame->state, ==, CWB_CONTACT_SLIP);
-    }
+  fixture_assert_loaded_frames_slip (world);
 }
 
 int

@@ -77,7 +77,8 @@ typedef struct DetectionParams {
 
 /* Fills `candidates` (cleared first; GArray of ContactCandidate) with one candidate per
  * (point, closed surface of ANOTHER geometry) where the point lies inside that surface within
- * max_depth, or outside it within margin, in a deterministic order (sorted by point_geometry, point, surface_geometry).
+ * max_depth, or outside it within margin, in a deterministic order (sorted by point_geometry,
+ * point, surface_geometry).
  * Geometries: the CwbGeometry array of geometry.h (kind SURFACE only; PARTICLES are skipped;
  * open surfaces (closed == FALSE) are never penetrated but their points can penetrate
  * others). No self-collision. Points with a non-finite coordinate are ignored. Allocates
