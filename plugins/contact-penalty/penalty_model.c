@@ -58,7 +58,7 @@ typedef struct Penalty {
   CollisionDetector *detector;
   FrictionMemory *memory;
   PenaltyNormalisation *norm;
-  GArray *candidates;   /* PenaltyCandidate */
+  GArray *candidates;   /* ContactCandidate */
   GArray *contacts;     /* Contact */
   GArray *forces;       /* CwbPointWeight, scratch for point_response */
   GArray *at;           /* CwbPointWeight, 4 per contact: i, then T_i's vertices */
@@ -88,10 +88,7 @@ static const CwbParamSpec penalty_params[] = {
     "Passes over the contacts per step when sizing friction: the paper makes one (each force "
     "distributed before the next contact); the contacts of a rigid body share its sliding, "
     "so they need a few to agree" },
-  { "max_depth", CWB_PARAM_DOUBLE, "m", "0.02", 1e-6, 10, NULL,
-    "Deepest penetration searched: points deeper inside a body are not found" },
-  { "cell_size", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,
-    "Spatial hash cell edge; 0 chooses it from the meshes' edge lengths" },
+  DETECTION_PARAM_SPECS,
 };
 
 static void
@@ -102,8 +99,7 @@ read_params (Penalty *self, const CwbParamSet *params)
                                                                 : FRICTION_FIXED_POINT;
   self->alpha = cwb_param_double (params, "alpha", -0.1);
   self->friction_sweeps = (int) cwb_param_int (params, "friction_sweeps", 10);
-  self->detection.max_depth = cwb_param_double (params, "max_depth", 0.02);
-  self->detection.cell_size = cwb_param_double (params, "cell_size", 0);
+  detection_params_read (&self->detection, params);
 }
 
 static void *
@@ -115,7 +111,7 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
   self->detector = collision_detector_new ();
   self->memory = friction_memory_new ();
   self->norm = penalty_normalisation_new ();
-  self->candidates = g_array_new (FALSE, FALSE, sizeof (PenaltyCandidate));
+  self->candidates = g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
   self->contacts = g_array_new (FALSE, TRUE, sizeof (Contact));
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
@@ -176,14 +172,8 @@ penalty_attach (void *data, const CwbContactQuery *query, GError **error)
                            "the penalty model needs a host of ABI 1.1 or later (point_response)");
       return FALSE;
     }
-  for (size_t g = 0; g < query->n_geometries; g++)
-    if (query->geometries[g].kind != CWB_GEOMETRY_SURFACE)
-      {
-        g_set_error (error, g_quark_from_static_string ("penalty"), 0,
-                     "body %u: the penalty model handles surface geometries only (particles "
-                     "are not supported yet)", query->geometries[g].body);
-        return FALSE;
-      }
+  if (!detection_check_geometries (query->geometries, query->n_geometries, "penalty", error))
+    return FALSE;
   /* A new attachment (a swap, a reload) starts without friction memory. */
   friction_memory_clear (self->memory);
   return TRUE;
@@ -264,7 +254,7 @@ build_contacts (Penalty *self, const CwbContactQuery *query)
   memset (movable, 0, self->movable->len * sizeof (gboolean));
   for (guint k = 0; k < self->candidates->len; k++)
     {
-      const PenaltyCandidate *c = &g_array_index (self->candidates, PenaltyCandidate, k);
+      const ContactCandidate *c = &g_array_index (self->candidates, ContactCandidate, k);
       const CwbGeometry *surface = &query->geometries[c->surface_geometry];
       Contact contact = { .pair = {
         .point_geometry = c->point_geometry, .point = c->point,

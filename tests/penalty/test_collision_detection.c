@@ -1,10 +1,10 @@
-/* Collision detection of the penalty contact model (plugins/contact-penalty/
- * collision_detection.c) on hand-built surfaces: a cube resting in a ground slab, points at
- * and beyond the searched depth, random points inside a cube against the closed-form distance
- * to its faces, two overlapping icospheres, random scenes of boxes and spheres against an
- * independent brute force (closest point by projection and segments, inside by the winding
- * number) with tiny hash tables, the cost of the ground's huge triangles, determinism, and the
- * consistency pass of the depth vectors. */
+/* The collision detection of the penalty and proximity contact models
+ * (plugins/common/surface-detection/collision_detection.c) on hand-built surfaces: a cube
+ * resting in a ground slab, points at and beyond the searched depth, random points inside a
+ * cube against the closed-form distance to its faces, two overlapping icospheres, random
+ * scenes of boxes and spheres against an independent brute force (closest point by projection
+ * and segments, inside by the winding number) with tiny hash tables, the cost of the ground's
+ * huge triangles, determinism, and the consistency pass of the depth vectors. */
 #include <math.h>
 
 #include <cwb/vecmath.h>
@@ -231,18 +231,18 @@ mesh_points (GRand *rand, size_t n, const double lo[3], const double hi[3])
 static GArray *
 candidates_new (void)
 {
-  return g_array_new (FALSE, FALSE, sizeof (PenaltyCandidate));
+  return g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
 }
 
-static const PenaltyCandidate *
+static const ContactCandidate *
 candidate (GArray *candidates, guint i)
 {
-  return &g_array_index (candidates, PenaltyCandidate, i);
+  return &g_array_index (candidates, ContactCandidate, i);
 }
 
 /* The candidate's contact location, h_ij-weighted vertices of T_i, must be p + d_i. */
 static void
-assert_location (const CwbGeometry *geometries, const PenaltyCandidate *c)
+assert_location (const CwbGeometry *geometries, const ContactCandidate *c)
 {
   const CwbGeometry *surface = &geometries[c->surface_geometry];
   const double *p = geometries[c->point_geometry].positions + 3 * c->point;
@@ -261,12 +261,28 @@ assert_location (const CwbGeometry *geometries, const PenaltyCandidate *c)
     g_assert_cmpfloat (fabs (location[k] - expected[k]), <, LENGTH_TOLERANCE);
 }
 
+/* The candidate's gap is -|d_i| inside, +|d_i| outside, and its normal the unit d_i / |d_i|
+ * inside, -d_i / |d_i| outside (unit vectors to rounding: BARY_TOLERANCE is ample). A point on
+ * the surface (d_i = 0) has only the unit length to check here. */
+static void
+assert_normal (const ContactCandidate *c)
+{
+  double depth = cwb_v3_norm (c->depth), expected[3];
+  g_assert_cmpfloat (fabs (cwb_v3_norm (c->normal) - 1), <, BARY_TOLERANCE);
+  g_assert_cmpfloat (fabs (fabs (c->gap) - depth), <, LENGTH_TOLERANCE);
+  if (depth == 0)
+    return;
+  cwb_v3_scale (expected, c->depth, (c->gap < 0 ? 1 : -1) / depth);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpfloat (fabs (c->normal[k] - expected[k]), <, BARY_TOLERANCE);
+}
+
 static void
 assert_sorted (GArray *candidates)
 {
   for (guint i = 1; i < candidates->len; i++)
     {
-      const PenaltyCandidate *a = candidate (candidates, i - 1), *b = candidate (candidates, i);
+      const ContactCandidate *a = candidate (candidates, i - 1), *b = candidate (candidates, i);
       g_assert_true (a->point_geometry < b->point_geometry
                      || (a->point_geometry == b->point_geometry
                          && (a->point < b->point
@@ -343,12 +359,14 @@ winding_number (const CwbGeometry *g, const double p[3])
 typedef struct Reference {
   uint32_t point_geometry, point, surface_geometry;
   double distance;
+  double gap;   /* -distance inside, +distance outside */
 } Reference;
 
 /* O(points x triangles): every (point, closed surface of another geometry) with the point
- * inside and within max_depth of the surface, in (point_geometry, point, surface) order. */
+ * inside and within max_depth of the surface, or outside it within margin, in
+ * (point_geometry, point, surface) order. */
 static GArray *
-brute_force (const CwbGeometry *geometries, size_t n, double max_depth)
+brute_force (const CwbGeometry *geometries, size_t n, double max_depth, double margin)
 {
   GArray *out = g_array_new (FALSE, FALSE, sizeof (Reference));
   for (size_t a = 0; a < n; a++)
@@ -364,9 +382,11 @@ brute_force (const CwbGeometry *geometries, size_t n, double max_depth)
             best = MIN (best, triangle_distance (p, g->positions + 3 * g->triangles[3 * t],
                                                  g->positions + 3 * g->triangles[3 * t + 1],
                                                  g->positions + 3 * g->triangles[3 * t + 2]));
-          if (best <= max_depth && best > 0 && winding_number (g, p) > 0.5)
+          gboolean inside = best > 0 && winding_number (g, p) > 0.5;
+          if (inside ? best <= max_depth : margin > 0 && best <= margin)
             {
-              Reference r = { (uint32_t) a, (uint32_t) i, (uint32_t) b, best };
+              Reference r = { (uint32_t) a, (uint32_t) i, (uint32_t) b, best,
+                              inside ? -best : best };
               g_array_append_val (out, r);
             }
         }
@@ -380,13 +400,15 @@ assert_matches_brute_force (const CwbGeometry *geometries, size_t n, GArray *can
   g_assert_cmpuint (candidates->len, ==, reference->len);
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       const Reference *r = &g_array_index (reference, Reference, i);
       g_assert_cmpuint (c->point_geometry, ==, r->point_geometry);
       g_assert_cmpuint (c->point, ==, r->point);
       g_assert_cmpuint (c->surface_geometry, ==, r->surface_geometry);
       g_assert_cmpfloat (fabs (cwb_v3_norm (c->depth) - r->distance), <, LENGTH_TOLERANCE);
+      g_assert_cmpfloat (fabs (c->gap - r->gap), <, LENGTH_TOLERANCE);
       assert_location (geometries, c);
+      assert_normal (c);
     }
 }
 
@@ -411,7 +433,7 @@ test_cube_on_ground (void)
       g_assert_cmpuint (candidates->len, ==, 4);
       for (guint i = 0; i < 4; i++)
         {
-          const PenaltyCandidate *c = candidate (candidates, i);
+          const ContactCandidate *c = candidate (candidates, i);
           g_assert_cmpuint (c->point_geometry, ==, 1);
           g_assert_cmpuint (c->point, ==, i);   /* vertices 0-3: the -z face */
           g_assert_cmpuint (c->surface_geometry, ==, 0);
@@ -516,7 +538,7 @@ test_nearest_face (void)
   g_assert_cmpuint (candidates->len, ==, 1001);
   for (guint i = 0; i < 1001; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->point_geometry, ==, 1);
       g_assert_cmpuint (c->point, ==, i);
       g_assert_cmpuint (c->surface_geometry, ==, 0);
@@ -532,7 +554,7 @@ test_nearest_face (void)
       assert_location (geometries, c);
     }
   /* The point by the corner: the face 1 mm away. */
-  const PenaltyCandidate *c = candidate (candidates, 1000);
+  const ContactCandidate *c = candidate (candidates, 1000);
   g_assert_cmpfloat (fabs (c->depth[2] - 0.001), <, LENGTH_TOLERANCE);
   g_assert_cmpfloat (hypot (c->depth[0], c->depth[1]), <, LENGTH_TOLERANCE);
   /* The tilted cube's corner: up, 1 mm, through the top face (not the side 5 mm away). */
@@ -580,7 +602,7 @@ test_sphere_sphere (void)
   double mean[2][3] = { { 0, 0, 0 }, { 0, 0, 0 } };
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->point_geometry, ==, 1 - c->surface_geometry);
       per_side[c->point_geometry]++;
       /* Out of sphere 1 is towards sphere 0: -axis; out of sphere 0: +axis. */
@@ -648,7 +670,7 @@ test_hash_collisions (void)
   g_autoptr (GArray) geometries = g_array_new (FALSE, FALSE, sizeof (CwbGeometry));
   g_autoptr (GPtrArray) meshes = random_scene (11, geometries);
   const CwbGeometry *g = (const CwbGeometry *) (const void *) geometries->data;
-  g_autoptr (GArray) reference = brute_force (g, geometries->len, max_depth);
+  g_autoptr (GArray) reference = brute_force (g, geometries->len, max_depth, 0);
   g_test_message ("brute force: %u candidates", reference->len);
   g_assert_cmpuint (reference->len, >, 200);
 
@@ -672,16 +694,16 @@ test_hash_collisions (void)
       g_assert_cmpuint (stats->table_size, ==, tiny[i]);
       g_assert_cmpuint (stats->hash_collisions, >, 0);
       assert_matches_brute_force (g, geometries->len, candidates, reference);
-      g_assert_cmpmem (candidates->data, candidates->len * sizeof (PenaltyCandidate),
-                       automatic->data, automatic->len * sizeof (PenaltyCandidate));
+      g_assert_cmpmem (candidates->data, candidates->len * sizeof (ContactCandidate),
+                       automatic->data, automatic->len * sizeof (ContactCandidate));
     }
   /* With the consistency pass too, the result does not depend on the table. */
   params.raw_depths = FALSE;
   collision_detector_run (detector, g, geometries->len, &params, candidates);
   collision_detector_set_table_size (detector, 0);
   collision_detector_run (detector, g, geometries->len, &params, automatic);
-  g_assert_cmpmem (candidates->data, candidates->len * sizeof (PenaltyCandidate),
-                   automatic->data, automatic->len * sizeof (PenaltyCandidate));
+  g_assert_cmpmem (candidates->data, candidates->len * sizeof (ContactCandidate),
+                   automatic->data, automatic->len * sizeof (ContactCandidate));
 }
 
 /* Random points around a dented sphere, within max_depth of its surface on either side: the
@@ -705,7 +727,7 @@ test_non_convex (void)
       g_array_append_vals (probe->vertices, p, 3);
     }
   CwbGeometry geometries[2] = { geometry_of (dented, TRUE), geometry_of (probe, FALSE) };
-  g_autoptr (GArray) reference = brute_force (geometries, 2, max_depth);
+  g_autoptr (GArray) reference = brute_force (geometries, 2, max_depth, 0);
   g_autoptr (CollisionDetector) detector = collision_detector_new ();
   g_autoptr (GArray) candidates = candidates_new ();
   DetectionParams params = { .max_depth = max_depth, .raw_depths = TRUE };
@@ -719,7 +741,7 @@ test_non_convex (void)
   /* The surface moves (same topology, cached adjacency): pseudo-normals follow it. */
   const double w[3] = { 0.4, -0.3, 0.9 };
   mesh_rotate (dented, origin, w);
-  g_autoptr (GArray) moved = brute_force (geometries, 2, max_depth);
+  g_autoptr (GArray) moved = brute_force (geometries, 2, max_depth, 0);
   collision_detector_run (detector, geometries, 2, &params, candidates);
   assert_matches_brute_force (geometries, 2, candidates, moved);
   g_assert_cmpuint (stats->growths, ==, 0);
@@ -760,7 +782,7 @@ test_ground_cells (void)
   g_assert_cmpuint (candidates->len, ==, 40);
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->surface_geometry, ==, 0);
       g_assert_cmpuint (c->point, <, 4);
       g_assert_cmpfloat (fabs (c->depth[2] - 0.001), <, LENGTH_TOLERANCE);
@@ -794,10 +816,10 @@ test_determinism (void)
   collision_detector_run (detector, g, geometries->len, &params, second);
   g_assert_cmpuint (collision_detector_get_stats (detector)->growths, ==, 0);
   collision_detector_run (fresh, g, geometries->len, &params, third);
-  g_assert_cmpmem (first->data, first->len * sizeof (PenaltyCandidate), second->data,
-                   second->len * sizeof (PenaltyCandidate));
-  g_assert_cmpmem (first->data, first->len * sizeof (PenaltyCandidate), third->data,
-                   third->len * sizeof (PenaltyCandidate));
+  g_assert_cmpmem (first->data, first->len * sizeof (ContactCandidate), second->data,
+                   second->len * sizeof (ContactCandidate));
+  g_assert_cmpmem (first->data, first->len * sizeof (ContactCandidate), third->data,
+                   third->len * sizeof (ContactCandidate));
 }
 
 /* A flat plate (open grid) sunk 3 mm into a 1 m box's top face up to 0.5 mm from its edge:
@@ -841,7 +863,7 @@ test_consistency (void)
   g_assert_cmpuint (collision_detector_get_stats (detector)->consistency_fixes, ==, sideways);
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpfloat (hypot (c->depth[0], c->depth[1]), <, LENGTH_TOLERANCE);
       g_assert_cmpfloat (fabs (c->depth[2] - 0.003), <, LENGTH_TOLERANCE);
       g_assert_cmpuint (c->triangle / 2, ==, 1);
@@ -877,8 +899,112 @@ test_consistency_corner (void)
   collision_detector_run (detector, geometries, 2, &params, candidates);
   g_assert_cmpuint (raw->len, ==, 8);
   g_assert_cmpuint (collision_detector_get_stats (detector)->consistency_fixes, ==, 0);
-  g_assert_cmpmem (raw->data, raw->len * sizeof (PenaltyCandidate), candidates->data,
-                   candidates->len * sizeof (PenaltyCandidate));
+  g_assert_cmpmem (raw->data, raw->len * sizeof (ContactCandidate), candidates->data,
+                   candidates->len * sizeof (ContactCandidate));
+}
+
+/* The margin on a unit cube, by hand: points outside a face, an edge and a corner within the
+ * margin are found with their exact distance as gap and the direction from the closest point
+ * as normal; a point on the face with gap 0 and the face normal; beyond the margin nothing;
+ * inside, the penetration as without a margin, and nothing deeper than max_depth even within
+ * the margin. With margin 0 exactly the inside candidate, bit for bit. */
+static void
+test_margin (void)
+{
+  const double max_depth = 0.035, margin = 0.05;
+  g_autoptr (TestMesh) cube = mesh_box (1, 1, 1, 0, 0, 0);
+  g_autoptr (TestMesh) probe = test_mesh_new ();
+  const double points[][3] = {
+    { 0.1, 0.2, 0.53 },     /* 0: 3 cm above the +z face */
+    { 0.52, 0.1, 0.53 },    /* 1: off the edge x = z = 0.5 by (2, 0, 3) cm */
+    { 0.52, 0.52, 0.52 },   /* 2: off the corner by (2, 2, 2) cm */
+    { 0.1, 0.2, 0.5 },      /* 3: on the +z face */
+    { 0.1, 0.2, 0.56 },     /* 4: beyond the margin: nothing */
+    { 0.1, 0.2, 0.47 },     /* 5: 3 cm deep */
+    { 0.1, 0.2, 0.455 },    /* 6: 4.5 cm deep, past max_depth: nothing */
+  };
+  g_array_append_vals (probe->vertices, points, 3 * G_N_ELEMENTS (points));
+  CwbGeometry geometries[2] = { geometry_of (cube, TRUE), geometry_of (probe, FALSE) };
+  g_autoptr (CollisionDetector) detector = collision_detector_new ();
+  g_autoptr (GArray) candidates = candidates_new ();
+  DetectionParams params = { .max_depth = max_depth, .margin = margin };
+  collision_detector_run (detector, geometries, 2, &params, candidates);
+  const double r3 = 1 / sqrt (3), edge = hypot (0.02, 0.03);
+  const struct { uint32_t point; double gap; double normal[3]; } expected[] = {
+    { 0, 0.03, { 0, 0, 1 } },
+    { 1, edge, { 0.02 / edge, 0, 0.03 / edge } },
+    { 2, 0.02 * sqrt (3), { r3, r3, r3 } },
+    { 3, 0, { 0, 0, 1 } },
+    { 5, -0.03, { 0, 0, 1 } },
+  };
+  g_assert_cmpuint (candidates->len, ==, G_N_ELEMENTS (expected));
+  for (guint i = 0; i < candidates->len; i++)
+    {
+      const ContactCandidate *c = candidate (candidates, i);
+      g_assert_cmpuint (c->point, ==, expected[i].point);
+      g_assert_cmpuint (c->surface_geometry, ==, 0);
+      g_assert_cmpfloat (fabs (c->gap - expected[i].gap), <, LENGTH_TOLERANCE);
+      for (int k = 0; k < 3; k++)
+        g_assert_cmpfloat (fabs (c->normal[k] - expected[i].normal[k]), <, BARY_TOLERANCE);
+      assert_location (geometries, c);
+      assert_normal (c);
+    }
+  g_assert_cmpuint (collision_detector_get_stats (detector)->outside_contacts, ==, 4);
+
+  ContactCandidate inside = *candidate (candidates, 4);
+  params.margin = 0;
+  collision_detector_run (detector, geometries, 2, &params, candidates);
+  g_assert_cmpuint (candidates->len, ==, 1);
+  g_assert_cmpmem (candidate (candidates, 0), sizeof inside, &inside, sizeof inside);
+}
+
+/* The random scene with margins below and above max_depth against the brute force (raw
+ * closest features, automatic and 7-bucket tables); and, with the consistency pass, the
+ * inside candidates are those found without a margin, bit for bit. */
+static void
+test_margin_brute_force (void)
+{
+  const double max_depth = 0.025, margins[] = { 0.01, 0.04 };
+  g_autoptr (GArray) geometries = g_array_new (FALSE, FALSE, sizeof (CwbGeometry));
+  g_autoptr (GPtrArray) meshes = random_scene (11, geometries);
+  const CwbGeometry *g = (const CwbGeometry *) (const void *) geometries->data;
+  g_autoptr (CollisionDetector) detector = collision_detector_new ();
+  g_autoptr (GArray) candidates = candidates_new ();
+  g_autoptr (GArray) without = candidates_new ();
+  for (size_t m = 0; m < G_N_ELEMENTS (margins); m++)
+    {
+      g_autoptr (GArray) reference = brute_force (g, geometries->len, max_depth, margins[m]);
+      guint outside = 0;
+      for (guint i = 0; i < reference->len; i++)
+        outside += g_array_index (reference, Reference, i).gap >= 0;
+      g_test_message ("margin %g: %u candidates, %u outside", margins[m], reference->len,
+                      outside);
+      g_assert_cmpuint (outside, >, 100);
+      DetectionParams params = { .max_depth = max_depth, .margin = margins[m],
+                                 .raw_depths = TRUE };
+      const size_t tables[] = { 0, 7 };
+      for (size_t t = 0; t < G_N_ELEMENTS (tables); t++)
+        {
+          collision_detector_set_table_size (detector, tables[t]);
+          collision_detector_run (detector, g, geometries->len, &params, candidates);
+          assert_matches_brute_force (g, geometries->len, candidates, reference);
+        }
+
+      params.raw_depths = FALSE;
+      collision_detector_run (detector, g, geometries->len, &params, candidates);
+      params.margin = 0;
+      collision_detector_run (detector, g, geometries->len, &params, without);
+      guint n_inside = 0;
+      for (guint i = 0; i < candidates->len; i++)
+        if (candidate (candidates, i)->gap < 0)
+          {
+            g_assert_cmpuint (n_inside, <, without->len);
+            g_assert_cmpmem (candidate (candidates, i), sizeof (ContactCandidate),
+                             candidate (without, n_inside), sizeof (ContactCandidate));
+            n_inside++;
+          }
+      g_assert_cmpuint (n_inside, ==, without->len);
+    }
 }
 
 /* Open surfaces are never penetrated, but their points penetrate; particles are skipped. */
@@ -899,7 +1025,7 @@ test_open_and_particles (void)
   g_assert_cmpuint (candidates->len, ==, 4);   /* the open box's -z corners, 0.1 m deep */
   for (guint i = 0; i < candidates->len; i++)
     {
-      const PenaltyCandidate *c = candidate (candidates, i);
+      const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->point_geometry, ==, 1);
       g_assert_cmpuint (c->surface_geometry, ==, 2);
       g_assert_cmpfloat (fabs (c->depth[2] - 0.1), <, LENGTH_TOLERANCE);
@@ -961,6 +1087,8 @@ main (int argc, char **argv)
   g_test_add_func ("/penalty/detection/determinism", test_determinism);
   g_test_add_func ("/penalty/detection/consistency", test_consistency);
   g_test_add_func ("/penalty/detection/consistency-corner", test_consistency_corner);
+  g_test_add_func ("/penalty/detection/margin", test_margin);
+  g_test_add_func ("/penalty/detection/margin-brute-force", test_margin_brute_force);
   g_test_add_func ("/penalty/detection/open-and-particles", test_open_and_particles);
   g_test_add_func ("/penalty/detection/timing", test_timing);
   return g_test_run ();

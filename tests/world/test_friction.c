@@ -157,15 +157,6 @@ incline_scene (double angle, CwbFrictionLaw law)
   return box_scene (angle, gravity, law);
 }
 
-/* Velocity of the box along the downhill direction (cos a, 0, -sin a). */
-static double
-downhill_velocity (CwbWorld *world, double angle)
-{
-  CwbBodySummary s;
-  cwb_world_body_summary (world, 0, &s);
-  return s.linear_velocity[0] * cos (angle) - s.linear_velocity[2] * sin (angle);
-}
-
 static void
 incline_normal (double angle, double n[3])
 {
@@ -214,7 +205,8 @@ test_incline_sticks (gconstpointer data)
   for (int k = 0; k < 400; k++)
     {
       step_checked (world, 1, law, n);
-      g_assert_cmpfloat (fabs (downhill_velocity (world, angle)), <, STICK_VELOCITY_TOLERANCE);
+      g_assert_cmpfloat (fabs (fixture_downhill_velocity (world, 0, angle)), <,
+                         STICK_VELOCITY_TOLERANCE);
     }
   /* Statics: the contact forces hold the weight's downhill component m g sin a and its
    * normal component m g cos a, and each lies inside its friction set (checked above with
@@ -229,10 +221,8 @@ test_incline_sticks (gconstpointer data)
   for (guint f = 0; f < set->frames->len; f++)
     {
       const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
-      double world_force[3] = { 0, 0, 0 };
-      cwb_v3_axpy (world_force, frame->force[0], frame->normal);
-      cwb_v3_axpy (world_force, frame->force[1], frame->t1);
-      cwb_v3_axpy (world_force, frame->force[2], frame->t2);
+      double world_force[3];
+      fixture_frame_force (frame, world_force);
       cwb_v3_add (total, total, world_force);
       if (frame->force[0] > 0)
         g_assert_cmpint (frame->state, !=, CWB_CONTACT_OPEN);
@@ -256,20 +246,14 @@ test_incline_slides (gconstpointer data)
   double n[3];
   incline_normal (angle, n);
   step_checked (world, 20, law, n);   /* past the first contact step */
-  double v0 = downhill_velocity (world, angle);
+  double v0 = fixture_downhill_velocity (world, 0, angle);
   const int steps = 200;
   g_assert_cmpint (step_checked (world, steps, law, n), ==, 4);
-  double measured = (downhill_velocity (world, angle) - v0) / (steps * DT);
+  double measured = (fixture_downhill_velocity (world, 0, angle) - v0) / (steps * DT);
   g_test_message ("sliding (%s): measured %.6f m/s^2, Coulomb %.6f m/s^2", law_name (law),
                   measured, expected);
   g_assert_cmpfloat (fabs (measured - expected), <, SLIDE_RELATIVE_TOLERANCE * expected);
-  const CwbContactSet *set = cwb_world_contacts (world);
-  for (guint f = 0; f < set->frames->len; f++)
-    {
-      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
-      if (frame->force[0] > 0)
-        g_assert_cmpint (frame->state, ==, CWB_CONTACT_SLIP);
-    }
+  fixture_assert_loaded_frames_slip (world);
 }
 
 /* ---- the push along the diagonal ----------------------------------------------------------- */

@@ -1,3 +1,5 @@
+#include <math.h>
+
 #include "world_fixture.h"
 
 const char *const fixture_two_boxes_yaml =
@@ -88,4 +90,87 @@ fixture_step (CwbWorld *world, int n)
       cwb_world_step (world, &error);
       g_assert_no_error (error);
     }
+}
+
+double
+fixture_downhill_velocity (CwbWorld *world, size_t body, double angle)
+{
+  CwbBodySummary s;
+  cwb_world_body_summary (world, body, &s);
+  return s.linear_velocity[0] * cos (angle) - s.linear_velocity[2] * sin (angle);
+}
+
+double
+fixture_downhill_acceleration (CwbWorld *world, size_t body, double angle, int settle,
+                               int steps)
+{
+  fixture_step (world, settle);
+  double v0 = fixture_downhill_velocity (world, body, angle);
+  fixture_step (world, steps);
+  return (fixture_downhill_velocity (world, body, angle) - v0) / (steps * cwb_world_dt (world));
+}
+
+void
+fixture_assert_loaded_frames_slip (CwbWorld *world)
+{
+  const CwbContactSet *set = cwb_world_contacts (world);
+  for (guint f = 0; f < set->frames->len; f++)
+    {
+      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, f);
+      if (frame->force[0] > 0)
+        g_assert_cmpint (frame->state, ==, CWB_CONTACT_SLIP);
+    }
+}
+
+void
+fixture_frame_force (const CwbContactFrame *frame, double out[3])
+{
+  cwb_v3_scale (out, frame->normal, frame->force[0]);
+  cwb_v3_axpy (out, frame->force[1], frame->t1);
+  cwb_v3_axpy (out, frame->force[2], frame->t2);
+}
+
+double
+fixture_box_lowest_corner (CwbWorld *world, size_t body, double side)
+{
+  CwbBodySummary s;
+  cwb_world_body_summary (world, body, &s);
+  double lowest = INFINITY;
+  for (int i = 0; i < 8; i++)
+    {
+      double local[3], corner[3];
+      for (int k = 0; k < 3; k++)
+        local[k] = ((i >> k) & 1 ? 0.5 : -0.5) * side;
+      cwb_quat_rotate (corner, s.orientation, local);
+      lowest = MIN (lowest, s.centroid[2] + corner[2]);
+    }
+  return lowest;
+}
+
+char *
+fixture_incline_scene (double angle, double side, double mu, double dt, const char *contact,
+                       const char *solver)
+{
+  char b[6][G_ASCII_DTOSTR_BUF_SIZE];
+  return g_strdup_printf (
+    "world: { dt: %g, gravity: [0, 0, -9.81] }\n"
+    "contact: { %s }\n"
+    "solver: { %s }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [6, 2, 0.5] }\n"
+    "    pose: { orientation: [%s, 0, %s, 0] }\n"
+    "    fixed: true\n"
+    "    material: { friction: %g }\n"
+    "  - name: box\n"
+    "    shape: { type: box, size: [%g, %g, %g] }\n"
+    "    pose: { position: [%s, 0, %s], orientation: [%s, 0, %s, 0] }\n"
+    "    material: { density: 500, friction: %g }\n",
+    dt, contact, solver,
+    g_ascii_dtostr (b[0], sizeof b[0], cos (angle / 2)),
+    g_ascii_dtostr (b[1], sizeof b[1], sin (angle / 2)), mu, side, side, side,
+    g_ascii_dtostr (b[2], sizeof b[2], sin (angle) * side / 2),
+    g_ascii_dtostr (b[3], sizeof b[3], cos (angle) * side / 2),
+    g_ascii_dtostr (b[4], sizeof b[4], cos (angle / 2)),
+    g_ascii_dtostr (b[5], sizeof b[5], sin (angle / 2)), mu);
 }

@@ -29,3 +29,29 @@ GPtrArray *fixture_params (const char *first_name, ...) G_GNUC_NULL_TERMINATED;
 
 /* Steps n times, failing the test on the first error. */
 void fixture_step (CwbWorld *world, int n);
+
+/* Velocity of `body` along the downhill direction (cos a, 0, -sin a) of a plane turned by
+ * `angle` about y. */
+double fixture_downhill_velocity (CwbWorld *world, size_t body, double angle);
+
+/* The mean downhill acceleration of `body` over `steps` steps, after `settle` steps that the
+ * first contact's transient may take. */
+double fixture_downhill_acceleration (CwbWorld *world, size_t body, double angle, int settle,
+                                      int steps);
+
+/* Every contact frame that carries a normal force is sliding (on its cone). */
+void fixture_assert_loaded_frames_slip (CwbWorld *world);
+
+/* A frame's force on body_a in world coordinates: force[0] n + force[1] t1 + force[2] t2. */
+void fixture_frame_force (const CwbContactFrame *frame, double out[3]);
+
+/* The height of the lowest corner of `body`, a box of side `side` centred on its centre of
+ * mass, from its centroid and orientation. */
+double fixture_box_lowest_corner (CwbWorld *world, size_t body, double side);
+
+/* A fixed ground slab (6 x 2 x 0.5 m, friction mu) and a box of side `side` (density 500,
+ * friction mu) resting on it, both turned by `angle` about y: the slab's top face is the
+ * plane through the origin with normal (sin a, 0, cos a). `contact` and `solver` are the
+ * contents of those mappings ("model: proximity", "name: constraint, iterations: 500"). */
+char *fixture_incline_scene (double angle, double side, double mu, double dt,
+                             const char *contact, const char *solver);

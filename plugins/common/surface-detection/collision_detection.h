@@ -1,7 +1,8 @@
-/* Collision detection for the penalty contact model: the collision pairs (point i, triangle
- * T_i) of Lazarevych et al. section 3.3, with the barycentric coordinates h_ij of the contact
- * location on T_i and the penetration depth vector d_i, found by optimised spatial hashing
- * (Teschner et al. 2003) adapted to closed triangle surfaces.
+/* Collision detection shared by the contact models that work with points inside closed
+ * surfaces (penalty, proximity): the collision pairs (point i, triangle T_i) of Lazarevych et
+ * al. section 3.3, with the barycentric coordinates h_ij of the contact location on T_i and the
+ * penetration depth vector d_i, found by optimised spatial hashing (Teschner et al. 2003)
+ * adapted to closed triangle surfaces.
  *
  * What it finds: a point i of a surface geometry A is in contact with a closed surface B
  * (B != A) when it lies inside B and its distance to B's surface is at most max_depth. The
@@ -9,6 +10,11 @@
  * projection of the point i onto the surface of the triangle T_i"), T_i the triangle holding
  * it, d_i = contact location - point (pointing out of B, |d_i| = penetration depth), then
  * made consistent across each (A, B) contact region (see collision_detection.c).
+ * With a margin > 0 (constraint models, which keep resting contacts from step to step), a
+ * point OUTSIDE B (or on its surface) within `margin` of it is found too, from the same exact
+ * nearest-feature search: its d_i = contact location - point points into B, its gap is
+ * +|d_i| and its normal (p - contact location) / |d_i|, or the closest feature's
+ * pseudo-normal when the point lies on the surface.
  *
  * Exact: for a closed, consistently oriented (manifold) surface B and a point within
  * max_depth of it, the inside test and the closest point are exact up to rounding (signed
@@ -28,18 +34,24 @@
  *    (see collision_detection.c); genuinely multi-directional contacts are left as found. */
 #pragma once
 
-#include <cwb/geometry.h>
+#include <cwb/cwb.h>
 
 G_BEGIN_DECLS
 
-typedef struct PenaltyCandidate {
+typedef struct ContactCandidate {
   uint32_t point_geometry;    /* geometry (= index in the geometries array) of the penetrating point i */
   uint32_t point;             /* its point index */
   uint32_t surface_geometry;  /* the closed surface it penetrates */
   uint32_t triangle;          /* T_i: triangle index in that surface */
   double bary[3];             /* h_ij: barycentric coordinates of the contact location on T_i */
-  double depth[3];            /* d_i: from the point to the contact location, pointing out of the surface; |d_i| = penetration depth */
-} PenaltyCandidate;
+  double depth[3];            /* d_i: from the point to the contact location, pointing out of the
+                               * surface for a point inside it (|d_i| = penetration depth), into it
+                               * for a point outside within the margin */
+  double gap;                 /* signed distance of the point to the surface along d_i: -|d_i|
+                               * inside, +|d_i| outside (0 on the surface) */
+  double normal[3];           /* unit, out of the surface at the contact: d_i / |d_i| inside,
+                               * -d_i / |d_i| outside, the closest feature's pseudo-normal on it */
+} ContactCandidate;
 
 typedef struct CollisionDetector CollisionDetector;
 CollisionDetector *collision_detector_new (void);
@@ -54,14 +66,19 @@ typedef struct DetectionParams {
   /* Deepest penetration searched (m), > 0: points deeper than this inside a surface are not
    * found (they are neither near the surface nor otherwise known to be inside). */
   double max_depth;
+  /* Outside reach (m), >= 0: points outside a surface, or on it, within this distance are
+   * candidates too (gap >= 0). 0: points inside only (the penalty model). The consistency
+   * pass only ever rewrites inside candidates. */
+  double margin;
   /* FALSE (default): run the consistency pass on the depth vectors (collision_detection.c);
    * TRUE: return the raw closest-feature depths (tests, inspection). */
   gboolean raw_depths;
 } DetectionParams;
 
-/* Fills `candidates` (cleared first; GArray of PenaltyCandidate) with one candidate per
+/* Fills `candidates` (cleared first; GArray of ContactCandidate) with one candidate per
  * (point, closed surface of ANOTHER geometry) where the point lies inside that surface within
- * max_depth, in a deterministic order (sorted by point_geometry, point, surface_geometry).
+ * max_depth, or outside it within margin, in a deterministic order (sorted by point_geometry,
+ * point, surface_geometry).
  * Geometries: the CwbGeometry array of geometry.h (kind SURFACE only; PARTICLES are skipped;
  * open surfaces (closed == FALSE) are never penetrated but their points can penetrate
  * others). No self-collision. Points with a non-finite coordinate are ignored. Allocates
@@ -81,8 +98,9 @@ typedef struct DetectionStats {
   size_t direct_scans;           /* triangle queries answered by scanning the geometry's points
                                   * instead, because the box held more cells than the geometry has points */
   size_t point_triangle_tests;   /* exact point-triangle tests (point inside a triangle's query box) */
-  size_t edge_vertex_contacts;   /* candidates whose closest feature is an edge or a vertex
-                                  * (inside decided by a pseudo-normal) */
+  size_t edge_vertex_contacts;   /* inside candidates whose closest feature is an edge or a
+                                  * vertex (inside decided by a pseudo-normal) */
+  size_t outside_contacts;       /* candidates outside their surface, within the margin */
   size_t consistency_fixes;      /* candidates rewritten by the consistency pass */
   size_t growths;                /* internal buffer (re)allocations: 0 in steady state */
 } DetectionStats;
@@ -92,5 +110,23 @@ const DetectionStats *collision_detector_get_stats (const CollisionDetector *det
 /* For tests: forces the hash table to `table_size` buckets (any size >= 1, even 1: every
  * cell collides); 0 restores the automatic prime. */
 void collision_detector_set_table_size (CollisionDetector *detector, size_t table_size);
+
+/* The detection parameters a contact model using this detector declares, the same names,
+ * units, defaults, ranges and help in every such model: entries of its CwbParamSpec array,
+ * read back with detection_params_read. */
+#define DETECTION_PARAM_SPECS                                                               \
+  { "max_depth", CWB_PARAM_DOUBLE, "m", "0.02", 1e-6, 10, NULL,                             \
+    "Deepest penetration searched: points deeper inside a body are not found" },            \
+  { "cell_size", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,                                  \
+    "Spatial hash cell edge; 0 chooses it from the meshes' edge lengths" }
+
+/* Sets max_depth and cell_size from a parameter set declared with DETECTION_PARAM_SPECS;
+ * leaves the other fields. */
+void detection_params_read (DetectionParams *params, const CwbParamSet *set);
+
+/* For a model's attach: refuses (FALSE, with a message naming the body and `model`, which is
+ * also the error domain) geometries the detector cannot see, i.e. anything but surfaces. */
+gboolean detection_check_geometries (const CwbGeometry *geometries, size_t n_geometries,
+                                     const char *model, GError **error);
 
 G_END_DECLS

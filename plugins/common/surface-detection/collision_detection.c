@@ -1,5 +1,6 @@
-/* Collision detection for the penalty contact model (Spillmann et al. 2007, Lazarevych et al.
- * section 3.1: "a collision detection algorithm based on optimized spatial hashing [THM*03]
+/* Collision detection for the contact models that work with points inside closed surfaces
+ * (the penalty and proximity models), after Spillmann et al. 2007 and Lazarevych et al.
+ * (section 3.1: "a collision detection algorithm based on optimized spatial hashing [THM*03]
  * provides a set of collisions"; section 3.3: collisions (i, T_i) with barycentric
  * coordinates h_ij and penetration depth vectors d_i).
  *
@@ -31,6 +32,11 @@
  *     behind the far face.
  *  4. The consistency pass (make_consistent below) then aligns outlying depth vectors of each
  *     (A, B) contact region with its dominant direction.
+ *  5. With a margin > 0 the band of steps 2-3 is r = max(max_depth, margin) wide on both
+ *     sides (boxes grown by r, |s| <= r), and the points whose nearest feature says outside
+ *     (or which lie on the surface) within the margin become candidates as well, with the
+ *     exact closest point and gap +|d_i|. Inside candidates stay limited to max_depth. With
+ *     margin 0 the band is max_depth, as above, and nothing else changes.
  *
  * Exact (up to rounding): which points are within max_depth inside a closed manifold B, their
  * distance |d_i| to B's surface, and the closest point (ties between equidistant features are
@@ -75,8 +81,15 @@ typedef struct TriangleQuery {
   const double *v[3];
   double normal[3];             /* unit, outward */
   double cross_norm;            /* |(b - a) x (c - a)| = 2 area */
-  double lo[3], hi[3];          /* the triangle's box grown by max_depth */
+  double lo[3], hi[3];          /* the triangle's box grown by the reach */
 } TriangleQuery;
+
+/* Where a point's nearest feature of B puts it (detect_pair). */
+typedef enum Side {
+  SIDE_NONE = 0,                /* too far on either side */
+  SIDE_INSIDE = 1,              /* inside B, within max_depth */
+  SIDE_OUTSIDE = 2,             /* outside B or on its surface, within the margin */
+} Side;
 
 /* Per global point: the nearest feature of the current surface B (valid when stamp is the
  * current pair's). */
@@ -85,6 +98,7 @@ typedef struct Nearest {
   uint32_t triangle;
   uint32_t feature;
   uint32_t ray_slot;            /* consistency pass: index in rays, or NONE */
+  Side side;
   double dist2;
   double s;
   double bary[3];
@@ -108,6 +122,7 @@ typedef struct PairQuery {
   uint32_t stamp;
   QueryMode mode;
   double max_depth;
+  double reach;                 /* the band searched: max(max_depth, margin) */
   double ray_dir[3];            /* QUERY_RAY: the dominant direction m */
   size_t n_touched;
 } PairQuery;
@@ -122,7 +137,7 @@ struct CollisionDetector {
   Nearest *nearest;     size_t nearest_capacity;
   uint32_t *touched;    size_t touched_capacity;
   RayHit *rays;         size_t rays_capacity;
-  PenaltyCandidate *found; size_t n_found; size_t found_capacity;
+  ContactCandidate *found; size_t n_found; size_t found_capacity;
   uint32_t *sort_start; size_t sort_start_capacity;
   double *edges;        size_t edges_capacity;
   DetectionStats stats;
@@ -257,7 +272,7 @@ visit_nearest (CollisionDetector *detector, PairQuery *pq, const TriangleQuery *
   double ap[3];
   cwb_v3_sub (ap, p, tq->v[0]);
   double s = cwb_v3_dot (tq->normal, ap);
-  if (!(fabs (s) <= pq->max_depth))   /* the nearest point of T is at least |s| away */
+  if (!(fabs (s) <= pq->reach))   /* the nearest point of T is at least |s| away */
     return;
   double bary[3], depth[3];
   int feature = cwb_triangle_closest_point (p, tq->v[0], tq->v[1], tq->v[2], bary);
@@ -270,7 +285,7 @@ visit_nearest (CollisionDetector *detector, PairQuery *pq, const TriangleQuery *
         depth[k] = bary[0] * tq->v[0][k] + bary[1] * tq->v[1][k] + bary[2] * tq->v[2][k] - p[k];
     }
   double dist2 = cwb_v3_dot (depth, depth);
-  if (dist2 > pq->max_depth * pq->max_depth)
+  if (dist2 > pq->reach * pq->reach)
     return;
   Nearest *rec = &detector->nearest[detector->info[pq->a].offset + point];
   if (rec->stamp != pq->stamp)
@@ -435,7 +450,7 @@ make_consistent (CollisionDetector *detector, PairQuery *pq, const CwbGeometry *
 {
   if (end - first < 2)
     return;
-  PenaltyCandidate *found = detector->found;
+  ContactCandidate *found = detector->found;
   double m0[3] = { 0, 0, 0 }, m[3] = { 0, 0, 0 }, total = 0, agreeing = 0;
   for (size_t i = first; i < end; i++)
     {
@@ -476,7 +491,7 @@ make_consistent (CollisionDetector *detector, PairQuery *pq, const CwbGeometry *
   if (n_rays == 0)
     return;
 
-  /* The exit point is within max_depth of p, so its triangle's grown box holds p. */
+  /* The exit point is within max_depth <= reach of p, so its triangle's grown box holds p. */
   pq->mode = QUERY_RAY;
   cwb_v3_copy (pq->ray_dir, m);
   query_surface (detector, pq, geometries, lo, hi);
@@ -485,7 +500,7 @@ make_consistent (CollisionDetector *detector, PairQuery *pq, const CwbGeometry *
   for (size_t r = 0; r < n_rays; r++)
     {
       const RayHit *hit = &detector->rays[r];
-      PenaltyCandidate *candidate = &found[hit->candidate];
+      ContactCandidate *candidate = &found[hit->candidate];
       detector->nearest[detector->info[pq->a].offset + candidate->point].ray_slot = NONE;
       if (!isfinite (hit->t) || hit->cos_normal < COS_60_DEGREES)
         continue;
@@ -605,9 +620,10 @@ prepare_geometries (CollisionDetector *detector, const CwbGeometry *geometries,
   return total;
 }
 
-/* The triangles of surface b with their normals and grown boxes, computed once per run. */
+/* The triangles of surface b with their normals and boxes grown by `reach`, computed once per
+ * run. */
 static void
-prepare_triangles (CollisionDetector *detector, const CwbGeometry *geometry, double max_depth)
+prepare_triangles (CollisionDetector *detector, const CwbGeometry *geometry, double reach)
 {
   RESERVE (detector, tris, geometry->n_triangles);
   for (size_t t = 0; t < geometry->n_triangles; t++)
@@ -620,8 +636,8 @@ prepare_triangles (CollisionDetector *detector, const CwbGeometry *geometry, dou
       tq->usable = tq->cross_norm > 0;
       for (int k = 0; k < 3; k++)
         {
-          tq->lo[k] = MIN (tq->v[0][k], MIN (tq->v[1][k], tq->v[2][k])) - max_depth;
-          tq->hi[k] = MAX (tq->v[0][k], MAX (tq->v[1][k], tq->v[2][k])) + max_depth;
+          tq->lo[k] = MIN (tq->v[0][k], MIN (tq->v[1][k], tq->v[2][k])) - reach;
+          tq->hi[k] = MAX (tq->v[0][k], MAX (tq->v[1][k], tq->v[2][k])) + reach;
         }
     }
 }
@@ -638,16 +654,84 @@ next_stamp (CollisionDetector *detector, size_t n_points)
   return detector->stamp;
 }
 
+/* Which side of B the nearest feature puts a point on: inside (p - closest = -d points against
+ * the pseudo-normal, Baerentzen & Aanaes theorem 1) within max_depth, else outside or on the
+ * surface within the margin (never with margin 0: the penalty model's points on a surface are
+ * not in contact). */
+static Side
+classify (const Nearest *rec, const CwbGeometry *surface, const Topology *topology,
+          const DetectionParams *params)
+{
+  if (rec->dist2 > 0)
+    {
+      double normal[3];
+      surface_pseudo_normal (surface, topology, rec->triangle, (int) rec->feature, normal);
+      if (cwb_v3_dot (rec->depth, normal) > 0)
+        return rec->dist2 <= params->max_depth * params->max_depth ? SIDE_INSIDE : SIDE_NONE;
+    }
+  return params->margin > 0 && rec->dist2 <= params->margin * params->margin ? SIDE_OUTSIDE
+                                                                            : SIDE_NONE;
+}
+
+/* A candidate of pair (a, b) from point `id`'s nearest-feature record (depth, triangle,
+ * barycentric coordinates; gap and normal are the caller's). */
+static ContactCandidate *
+add_candidate (CollisionDetector *detector, uint32_t a, uint32_t b, size_t id,
+               const Nearest *rec)
+{
+  ContactCandidate *candidate = &detector->found[detector->n_found++];
+  *candidate = (ContactCandidate) {
+    .point_geometry = a,
+    .point = (uint32_t) (id - detector->info[a].offset),
+    .surface_geometry = b,
+    .triangle = rec->triangle,
+  };
+  cwb_v3_copy (candidate->bary, rec->bary);
+  cwb_v3_copy (candidate->depth, rec->depth);
+  return candidate;
+}
+
+/* The outside candidates of the pair (margin > 0): gap +|d_i| and normal -d_i / |d_i|, out of
+ * B towards the point; a point on the surface takes the closest feature's pseudo-normal
+ * (dropped in the degenerate case where that is zero). */
+static void
+add_outside_candidates (CollisionDetector *detector, const PairQuery *pq,
+                        const CwbGeometry *surface, const Topology *topology)
+{
+  for (size_t i = 0; i < pq->n_touched; i++)
+    {
+      const Nearest *rec = &detector->nearest[detector->touched[i]];
+      if (rec->side != SIDE_OUTSIDE)
+        continue;
+      ContactCandidate *candidate = add_candidate (detector, pq->a, pq->b,
+                                                   detector->touched[i], rec);
+      candidate->gap = cwb_v3_norm (candidate->depth);
+      if (candidate->gap > 0)
+        cwb_v3_scale (candidate->normal, candidate->depth, -1 / candidate->gap);
+      else
+        {
+          surface_pseudo_normal (surface, topology, rec->triangle, (int) rec->feature,
+                                 candidate->normal);
+          if (cwb_v3_normalize (candidate->normal) == 0)
+            {
+              detector->n_found--;
+              continue;
+            }
+        }
+      detector->stats.outside_contacts++;
+    }
+}
+
 /* Points of geometry a against closed surface b (its triangles prepared). */
 static void
 detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_t a,
-             uint32_t b, double max_depth, gboolean raw_depths, size_t n_points)
+             uint32_t b, const DetectionParams *params, double reach, size_t n_points)
 {
   const GeometryInfo *ia = &detector->info[a];
   const CwbGeometry *surface = &geometries[b];
   const Topology *topology = detector->info[b].topology;
   PairQuery pq = { .a = a, .b = b, .stamp = next_stamp (detector, n_points),
-                   .mode = QUERY_NEAREST, .max_depth = max_depth };
+                   .mode = QUERY_NEAREST, .max_depth = params->max_depth, .reach = reach };
   detector->stats.pairs_tested++;
   query_surface (detector, &pq, geometries, ia->lo, ia->hi);
 
@@ -656,28 +740,26 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
   RESERVE (detector, found, detector->n_found + pq.n_touched);
   for (size_t i = 0; i < pq.n_touched; i++)
     {
-      const Nearest *rec = &detector->nearest[detector->touched[i]];
-      if (!(rec->dist2 > 0))   /* on the surface: not inside */
-        continue;
-      double normal[3];
-      surface_pseudo_normal (surface, topology, rec->triangle, (int) rec->feature, normal);
-      /* Inside when p - closest = -d points against the pseudo-normal. */
-      if (!(cwb_v3_dot (rec->depth, normal) > 0))
+      Nearest *rec = &detector->nearest[detector->touched[i]];
+      rec->side = classify (rec, surface, topology, params);
+      if (rec->side != SIDE_INSIDE)
         continue;
       if (rec->feature != FEATURE_FACE)
         detector->stats.edge_vertex_contacts++;
-      PenaltyCandidate *candidate = &detector->found[detector->n_found++];
-      *candidate = (PenaltyCandidate) {
-        .point_geometry = a,
-        .point = (uint32_t) (detector->touched[i] - ia->offset),
-        .surface_geometry = b,
-        .triangle = rec->triangle,
-      };
-      cwb_v3_copy (candidate->bary, rec->bary);
-      cwb_v3_copy (candidate->depth, rec->depth);
+      add_candidate (detector, a, b, detector->touched[i], rec);
     }
-  if (!raw_depths)
+  if (!params->raw_depths)
     make_consistent (detector, &pq, geometries, first, detector->n_found);
+  /* After the consistency pass, which may turn d_i: the inside candidates' gap and normal. */
+  for (size_t k = first; k < detector->n_found; k++)
+    {
+      ContactCandidate *candidate = &detector->found[k];
+      double depth = cwb_v3_norm (candidate->depth);
+      candidate->gap = -depth;
+      cwb_v3_scale (candidate->normal, candidate->depth, 1 / depth);
+    }
+  if (params->margin > 0)
+    add_outside_candidates (detector, &pq, surface, topology);
 }
 
 void
@@ -685,9 +767,10 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
                         size_t n_geometries, const DetectionParams *params, GArray *candidates)
 {
   g_return_if_fail (detector != NULL && params != NULL && candidates != NULL);
-  g_return_if_fail (g_array_get_element_size (candidates) == sizeof (PenaltyCandidate));
+  g_return_if_fail (g_array_get_element_size (candidates) == sizeof (ContactCandidate));
   g_array_set_size (candidates, 0);
   g_return_if_fail (params->max_depth > 0 && isfinite (params->max_depth));
+  g_return_if_fail (params->margin >= 0 && isfinite (params->margin));
   g_return_if_fail (geometries != NULL || n_geometries == 0);
   g_return_if_fail (n_geometries < G_MAXUINT32);
   for (size_t g = 0; g < n_geometries; g++)
@@ -697,6 +780,7 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
                           && geometries[g].n_triangles < G_MAXUINT32 / 3));
 
   double max_depth = params->max_depth;
+  double reach = MAX (max_depth, params->margin);
   detector->stats = (DetectionStats) { 0 };
   detector->run++;
   detector->n_found = 0;
@@ -732,8 +816,8 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
       double lo[3], hi[3];
       for (int k = 0; k < 3; k++)
         {
-          lo[k] = ib->lo[k] - max_depth;
-          hi[k] = ib->hi[k] + max_depth;
+          lo[k] = ib->lo[k] - reach;
+          hi[k] = ib->hi[k] + reach;
         }
       for (size_t a = 0; a < n_geometries; a++)
         {
@@ -742,10 +826,10 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
               || !boxes_overlap (ia->lo, ia->hi, lo, hi))
             continue;
           if (!prepared)
-            prepare_triangles (detector, surface, max_depth);
+            prepare_triangles (detector, surface, reach);
           prepared = TRUE;
-          detect_pair (detector, geometries, (uint32_t) a, (uint32_t) b, max_depth,
-                       params->raw_depths, n_points);
+          detect_pair (detector, geometries, (uint32_t) a, (uint32_t) b, params, reach,
+                       n_points);
         }
     }
   topology_cache_prune (&detector->topologies, detector->run);
@@ -757,16 +841,38 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
   memset (start, 0, (n_points + 1) * sizeof (uint32_t));
   for (size_t i = 0; i < detector->n_found; i++)
     {
-      const PenaltyCandidate *c = &detector->found[i];
+      const ContactCandidate *c = &detector->found[i];
       start[detector->info[c->point_geometry].offset + c->point + 1]++;
     }
   for (size_t i = 0; i < n_points; i++)
     start[i + 1] += start[i];
   g_array_set_size (candidates, detector->n_found);
-  PenaltyCandidate *out = (PenaltyCandidate *) (void *) candidates->data;
+  ContactCandidate *out = (ContactCandidate *) (void *) candidates->data;
   for (size_t i = 0; i < detector->n_found; i++)
     {
-      const PenaltyCandidate *c = &detector->found[i];
+      const ContactCandidate *c = &detector->found[i];
       out[start[detector->info[c->point_geometry].offset + c->point]++] = *c;
     }
+}
+
+void
+detection_params_read (DetectionParams *params, const CwbParamSet *set)
+{
+  params->max_depth = cwb_param_double (set, "max_depth", 0.02);
+  params->cell_size = cwb_param_double (set, "cell_size", 0);
+}
+
+gboolean
+detection_check_geometries (const CwbGeometry *geometries, size_t n_geometries,
+                            const char *model, GError **error)
+{
+  for (size_t g = 0; g < n_geometries; g++)
+    if (geometries[g].kind != CWB_GEOMETRY_SURFACE)
+      {
+        g_set_error (error, g_quark_from_string (model), 0,
+                     "body %u: the %s model handles surface geometries only (particles are not "
+                     "supported yet)", geometries[g].body, model);
+        return FALSE;
+      }
+  return TRUE;
 }

@@ -1,0 +1,256 @@
+/* The point-contact constraint model `proximity`: Saupin et al. 2008's "potential contact
+ * spots alpha = 1 ... n_c with their associate direction n_alpha" (sec. 2.3) as Signorini and
+ * Coulomb constraint rows for the constraint solver, between any bodies whose geometries are
+ * triangle surfaces (deformable or rigid).
+ *
+ * Detection is the penalty model's (plugins/common/surface-detection): a point i of a
+ * geometry A inside the closed surface of another geometry B within max_depth, with the
+ * closest point of B's surface on triangle T at barycentric coordinates h_j (p_j the
+ * positions of T's vertices) and the depth vector d pointing out of B. Each such candidate is
+ * one contact frame:
+ *
+ *   n = d / |d| (from B towards A), origin sum_j h_j p_j (on T), gap = -|d|,
+ *   mu = cwb_friction_combine (mu_A, mu_B), body_a = A's body, body_b = B's body,
+ *
+ * and one normal row, Saupin eq. 15 linearised (eq. 16) at the detected configuration:
+ *
+ *   g = n . (p_i - sum_j h_j p_j),  dg/dp_i = +n,  dg/dp_j = -h_j n,  violation -|d|,
+ *
+ * so that H (eq. 18) is these weights chained through the mappings by the host, and
+ * W = H C H^T (eq. 19) is the solver's. In the velocity pass, when mu > 0, two tangent rows
+ * follow along t1, t2 with the same pattern (Coulomb, Saupin eq. 2); a position pass
+ * (post-stabilization) needs none.
+ *
+ * With a `margin` > 0, points outside B within it (or on its surface) make contacts too, with
+ * gap = their distance >= 0 (admissible) and n from the closest point towards the point. The
+ * constraint solver detects at the free-motion configuration, so such a row carries force
+ * only when the corrective motion would close its gap (Signorini on g_free + W f): a body
+ * turned by its contacts at one edge pushes its other edge into the support, and without the
+ * margin that edge's contacts would be missing from the MLCP until the next step found it
+ * inside. It does not catch a free motion that carries a point deeper than max_depth, or
+ * through a thin part, within one step: that needs detection along the motion (continuous
+ * detection), which this model does not do. Resting contacts pressed by gravity are found
+ * with or without a margin, since each free motion sinks them.
+ *
+ * The model keeps no memory between steps. */
+#include <cwb/cwb.h>
+
+#include "collision_detection.h"
+
+typedef struct Proximity {
+  DetectionParams detection;
+  CollisionDetector *detector;
+  GArray *candidates;    /* ContactCandidate */
+  GArray *mobility;      /* Mobility per geometry, decided lazily in each model() */
+  GArray *probe;         /* CwbPointWeight, scratch for point_response */
+  GArray *response;      /* double, scratch for point_response */
+} Proximity;
+
+typedef enum Mobility {
+  MOBILITY_UNKNOWN = 0,
+  MOBILITY_FIXED = 1,
+  MOBILITY_MOVES = 2,
+} Mobility;
+
+static const CwbParamSpec proximity_params[] = {
+  DETECTION_PARAM_SPECS,
+  { "margin", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
+    "Points outside a body closer than this also make contacts (gap >= 0): rows the "
+    "corrective motion may close, e.g. the far edge of a body that turns as it lands" },
+};
+
+static void
+read_params (Proximity *self, const CwbParamSet *params)
+{
+  detection_params_read (&self->detection, params);
+  self->detection.margin = cwb_param_double (params, "margin", 0);
+}
+
+static void *
+proximity_create (const CwbContactModelCreateInfo *info, const CwbHostServices *host,
+                  GError **error)
+{
+  Proximity *self = g_new0 (Proximity, 1);
+  read_params (self, info->params);
+  self->detector = collision_detector_new ();
+  self->candidates = g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
+  self->mobility = g_array_new (FALSE, TRUE, sizeof (Mobility));
+  self->probe = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  self->response = g_array_new (FALSE, FALSE, sizeof (double));
+  return self;
+}
+
+static void
+proximity_destroy (void *data)
+{
+  Proximity *self = data;
+  collision_detector_free (self->detector);
+  g_array_unref (self->candidates);
+  g_array_unref (self->mobility);
+  g_array_unref (self->probe);
+  g_array_unref (self->response);
+  g_free (self);
+}
+
+static void
+proximity_params_changed (void *self, const CwbParamSet *params)
+{
+  read_params (self, params);
+}
+
+static gboolean
+proximity_attach (void *data, const CwbContactQuery *query, GError **error)
+{
+  return detection_check_geometries (query->geometries, query->n_geometries, "proximity",
+                                     error);
+}
+
+static gboolean
+proximity_detect (void *data, const CwbContactQuery *query, GError **error)
+{
+  Proximity *self = data;
+  collision_detector_run (self->detector, query->geometries, query->n_geometries,
+                          &self->detection, self->candidates);
+  return TRUE;
+}
+
+/* Whether geometry g can move at all: the host's point_response to the same force on each of
+ * its points is zero only for a fixed body (a rigid body's or a deformable's compliance is
+ * positive on the free DOFs these forces reach). A contact between two geometries that
+ * cannot move gets a zero row of W, which no multiplier can satisfy: such contacts are left
+ * out, as the penalty model leaves them out. Without point_response (a host before ABI 1.1)
+ * every geometry is taken to move. */
+static gboolean
+geometry_moves (Proximity *self, const CwbContactQuery *query, uint32_t g)
+{
+  Mobility *mobility = &g_array_index (self->mobility, Mobility, g);
+  if (*mobility != MOBILITY_UNKNOWN)
+    return *mobility == MOBILITY_MOVES;
+  *mobility = MOBILITY_MOVES;
+  if (!CWB_STRUCT_HAS (query, CwbContactQuery, point_response) || query->point_response == NULL)
+    return TRUE;
+  const CwbGeometry *geometry = &query->geometries[g];
+  size_t n = geometry->n_points;
+  g_array_set_size (self->probe, n);
+  g_array_set_size (self->response, 3 * MAX (n, 1));
+  for (size_t i = 0; i < n; i++)
+    g_array_index (self->probe, CwbPointWeight, i) =
+      (CwbPointWeight) { .geometry = g, .point = (uint32_t) i, .w = { 1, 1, 1 } };
+  const CwbPointWeight *probe = (const CwbPointWeight *) self->probe->data;
+  double *dp = (double *) self->response->data;
+  query->point_response (query->host_data, probe, n, probe, n, dp);
+  gboolean moves = FALSE;
+  for (size_t k = 0; k < 3 * n && !moves; k++)
+    moves = dp[k] != 0;
+  *mobility = moves ? MOBILITY_MOVES : MOBILITY_FIXED;
+  return moves;
+}
+
+/* One row: weights `direction` on point i of A, -h_j `direction` on T's vertices (those with
+ * h_j = 0 carry nothing and are left out). */
+static void
+add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const ContactCandidate *c,
+         const uint32_t vertices[3], const double direction[3], double violation)
+{
+  CwbConstraintRow row = {
+    .kind = kind,
+    .frame = frame,
+    .first_weight = set->weights->len,
+    .violation = violation,
+  };
+  CwbPointWeight w = { .geometry = c->point_geometry, .point = c->point };
+  cwb_v3_copy (w.w, direction);
+  g_array_append_val (set->weights, w);
+  for (int j = 0; j < 3; j++)
+    {
+      if (c->bary[j] == 0)
+        continue;
+      w = (CwbPointWeight) { .geometry = c->surface_geometry, .point = vertices[j] };
+      cwb_v3_scale (w.w, direction, -c->bary[j]);
+      g_array_append_val (set->weights, w);
+    }
+  row.n_weights = set->weights->len - row.first_weight;
+  g_array_append_val (set->rows, row);
+}
+
+static gboolean
+proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
+                 CwbInspection *inspection, GError **error)
+{
+  Proximity *self = data;
+  g_array_set_size (self->mobility, MAX (query->n_geometries, 1));
+  memset (self->mobility->data, 0, self->mobility->len * sizeof (Mobility));
+  double deepest = 0;
+  for (guint k = 0; k < self->candidates->len; k++)
+    {
+      const ContactCandidate *c = &g_array_index (self->candidates, ContactCandidate, k);
+      if (!geometry_moves (self, query, c->point_geometry)
+          && !geometry_moves (self, query, c->surface_geometry))
+        continue;
+      const CwbGeometry *a = &query->geometries[c->point_geometry];
+      const CwbGeometry *b = &query->geometries[c->surface_geometry];
+      uint32_t vertices[3];
+      for (int j = 0; j < 3; j++)
+        vertices[j] = b->triangles[3 * c->triangle + j];
+      double mu = cwb_friction_combine (query->friction[a->body], query->friction[b->body]);
+      gboolean friction = mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY;
+      uint32_t frame_index = set->frames->len;
+      CwbContactFrame frame = {
+        .mu = mu,
+        .body_a = a->body,
+        .body_b = b->body,
+        .first_row = set->rows->len,
+        .n_rows = friction ? 3 : 1,
+        .gap = c->gap,
+      };
+      for (int j = 0; j < 3; j++)
+        cwb_v3_axpy (frame.origin, c->bary[j], &b->positions[3 * vertices[j]]);
+      cwb_v3_copy (frame.normal, c->normal);
+      cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
+      g_array_append_val (set->frames, frame);
+      add_row (set, CWB_ROW_NORMAL, frame_index, c, vertices, frame.normal, c->gap);
+      if (friction)
+        {
+          add_row (set, CWB_ROW_TANGENT, frame_index, c, vertices, frame.t1, 0);
+          add_row (set, CWB_ROW_TANGENT, frame_index, c, vertices, frame.t2, 0);
+        }
+      if (c->gap >= 0)
+        continue;
+      /* A penetrating contact shows its depth vector d_i at point i, as the penalty model's. */
+      deepest = MAX (deepest, -c->gap);
+      CwbInspectVector depth = { .kind = CWB_VECTOR_DEPTH,
+                                 .geometry = c->point_geometry, .point = c->point };
+      cwb_v3_copy (depth.origin, &a->positions[3 * c->point]);
+      cwb_v3_copy (depth.vector, c->depth);
+      g_array_append_val (inspection->vectors, depth);
+    }
+  set->intersection_volume = NAN;   /* point contacts have no volume */
+  set->max_penetration = deepest;
+  return TRUE;
+}
+
+static const CwbContactModelVTable proximity_vtable = {
+  .struct_size = sizeof (CwbContactModelVTable),
+  .create = proximity_create,
+  .destroy = proximity_destroy,
+  .attach = proximity_attach,
+  .detect = proximity_detect,
+  .model = proximity_model,
+  .params_changed = proximity_params_changed,
+};
+
+static const CwbPluginDesc proximity_desc = {
+  .struct_size = sizeof (CwbPluginDesc),
+  .abi_major = CWB_ABI_MAJOR,
+  .abi_minor = CWB_ABI_MINOR,
+  .kind = CWB_PLUGIN_CONTACT_MODEL,
+  .name = "proximity",
+  .version = "0.1.0",
+  .summary = "Point contacts of surface points inside (or near) closed surfaces as Signorini "
+             "and Coulomb constraint rows (Saupin 2008 sec. 2.3)",
+  .params = proximity_params,
+  .n_params = G_N_ELEMENTS (proximity_params),
+  .vtable = &proximity_vtable,
+};
+
+CWB_DEFINE_PLUGIN (proximity_desc)

@@ -1,0 +1,91 @@
+/* A deformable body on a rigid one through the whole pipeline with the proximity model: the
+ * `fem` body model and `barycentric` mapping (a jelly cube) dropped on a fixed rigid slab,
+ * the `constraint` solver with the exact compliance. The rows' weights sit on the cube's
+ * surface points, the host chains them through the barycentric mapping into node space
+ * (Saupin 2008 eq. 16-18), and W = H C H^T comes from the FEM compliance: the same case as
+ * tests/fem/test_fem_world.c, with a mesh support in place of the test half-space. */
+#include <math.h>
+
+#include "world_fixture.h"
+
+#define G 9.81
+#define DT 0.005
+/* The weight is carried to 1e-3 (test_fem_world.c's bound for the exact compliance: what is
+ * left of the landing's vibration after 3 s of Rayleigh damping is far smaller). */
+#define FORCE_RELATIVE_TOLERANCE 1e-3
+/* No creep: the centre of mass moves less than 1e-7 m over the last 0.5 s, against 2 cm of
+ * fall (the Gauss-Seidel residual, not a drift). */
+#define CREEP_TOLERANCE 1e-7
+/* The surface's lowest points are on the slab at the end of a step: above -1e-9 m (the
+ * solver's tolerance is 1e-12 m; the rest is the free motion's round-off, as for the
+ * half-space). */
+#define PENETRATION_BOUND 1e-9
+
+static void
+test_jelly_on_slab (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autofree char *yaml = g_strdup_printf (
+    "world: { dt: %g, gravity: [0, 0, %g] }\n"
+    "contact: { model: proximity }\n"
+    "solver: { name: constraint, iterations: 2000, tolerance: 1.0e-12 }\n"
+    "bodies:\n"
+    "  - name: slab\n"
+    "    shape: { type: box, size: [1, 1, 0.2] }\n"
+    "    pose: { position: [0, 0, -0.1] }\n"
+    "    fixed: true\n"
+    "    material: { friction: 0.5 }\n"
+    "  - name: jelly\n"
+    "    model: fem\n"
+    "    mapping: barycentric\n"
+    "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+    "    pose: { position: [0.05, 0.03, 0.12] }\n"
+    "    material: { density: 500, friction: 0.5 }\n"
+    "    model_params: { young_modulus: 5.0e4, resolution: 4, rayleigh_stiffness: 0.02,\n"
+    "                    compliance_cache: false }\n", DT, -G);
+  g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
+  fixture_step (world, 600);
+  CwbBodySummary before, after;
+  cwb_world_body_summary (world, 1, &before);
+  fixture_step (world, 100);
+  cwb_world_body_summary (world, 1, &after);
+
+  /* The cube's four bottom corners (the box primitive's surface points), each pushing the
+   * jelly up out of the slab. */
+  const CwbContactSet *set = cwb_world_contacts (world);
+  g_assert_cmpuint (set->frames->len, ==, 4);
+  double total = 0;
+  for (guint i = 0; i < set->frames->len; i++)
+    {
+      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, i);
+      g_assert_cmpuint (frame->body_a, ==, 1);
+      g_assert_cmpuint (frame->body_b, ==, 0);
+      g_assert_cmpfloat (frame->normal[2], >, 1 - 1e-9);
+      g_assert_cmpfloat (frame->force[0], >=, 0);
+      total += frame->force[0];
+    }
+  double weight = after.mass * G, drift[3];
+  cwb_v3_sub (drift, after.centroid, before.centroid);
+  g_test_message ("sum f_n = %g N for m g = %g N, drift %g m", total, weight,
+                  cwb_v3_norm (drift));
+  g_assert_cmpfloat (fabs (total / weight - 1), <, FORCE_RELATIVE_TOLERANCE);
+  g_assert_cmpfloat (cwb_v3_norm (drift), <, CREEP_TOLERANCE);
+
+  /* The surface as mapped after the step (the world maps the geometries again at the end of
+   * every step): its lowest points on the slab. */
+  size_t n_geometries;
+  const CwbGeometry *geometry = cwb_world_geometries (world, &n_geometries);
+  double lowest = INFINITY;
+  for (size_t k = 0; k < geometry[1].n_points; k++)
+    lowest = fmin (lowest, geometry[1].positions[3 * k + 2]);
+  g_test_message ("lowest surface point %g m", lowest);
+  g_assert_cmpfloat (lowest, >, -PENETRATION_BOUND);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/proximity/deformable/jelly-on-slab", test_jelly_on_slab);
+  return g_test_run ();
+}
