@@ -162,31 +162,37 @@ fem_fixture_step (FemFixture *f, double h, const double g[3], const double *f_ex
   memcpy (f->v, v_free, f->n * sizeof (double));
 }
 
-double
-fem_fixture_deformation (const FemFixture *f)
+void
+fem_fixture_best_fit (const double *x, const double *rest, size_t n, double rot[9],
+                      double c[3], double c0[3])
 {
-  /* Best-fit rigid motion (Kabsch, unweighted): x ~ R (X - Xc) + xc, R the rotation of
-   * sum (x - xc)(X - Xc)^T, found by power-free polar decomposition through LAPACK. */
-  size_t n = f->info.n_nodes;
-  const double *rest = f->info.rest_nodes;
-  double xc[3] = { 0 }, rc[3] = { 0 };
+  cwb_v3_set (c, 0, 0, 0);
+  cwb_v3_set (c0, 0, 0, 0);
   for (size_t i = 0; i < n; i++)
     {
-      cwb_v3_axpy (xc, 1.0 / n, &f->q[3 * i]);
-      cwb_v3_axpy (rc, 1.0 / n, &rest[3 * i]);
+      cwb_v3_axpy (c, 1.0 / n, &x[3 * i]);
+      cwb_v3_axpy (c0, 1.0 / n, &rest[3 * i]);
     }
   double cov[9] = { 0 };
   for (size_t i = 0; i < n; i++)
     {
       double d[3], d0[3];
-      cwb_v3_sub (d, &f->q[3 * i], xc);
-      cwb_v3_sub (d0, &rest[3 * i], rc);
+      cwb_v3_sub (d, &x[3 * i], c);
+      cwb_v3_sub (d0, &rest[3 * i], c0);
       for (int a = 0; a < 3; a++)
         for (int b = 0; b < 3; b++)
           cov[3 * a + b] += d[a] * d0[b];
     }
-  double rot[9];
   fixture_polar (cov, rot);
+}
+
+double
+fem_fixture_deformation (const FemFixture *f)
+{
+  size_t n = f->info.n_nodes;
+  const double *rest = f->info.rest_nodes;
+  double rot[9], xc[3], rc[3];
+  fem_fixture_best_fit (f->q, rest, n, rot, xc, rc);
   double worst = 0;
   for (size_t i = 0; i < n; i++)
     {

@@ -46,6 +46,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (FemFixture, fem_fixture_free)
 /* One free-motion step of length h under gravity g (and f_ext, may be NULL), in place. */
 void fem_fixture_step (FemFixture *f, double h, const double g[3], const double *f_ext);
 
+/* The rigid motion that best fits n points x to their rest positions (Kabsch, unweighted):
+ * x ~ rot (X - c0) + c, rot the rotation of the polar decomposition of
+ * sum (x - c)(X - c0)^T, by LAPACK's SVD. */
+void fem_fixture_best_fit (const double *x, const double *rest, size_t n, double rot[9],
+                           double c[3], double c0[3]);
+
 /* The largest node distance from the rigid motion that best fits the state (the deformation
  * a rotation and translation cannot explain), in metres. */
 double fem_fixture_deformation (const FemFixture *f);

@@ -14,50 +14,17 @@
  * moments of the motion rather than two approximations of one shape. */
 #include <math.h>
 
-#include <lapacke.h>
-
+#include "fem_fixture.h"
 #include "world_fixture.h"
 
 #define STEPS 240   /* 1.2 s at h = 5 ms: the fall, the impact and the first oscillations */
-
-static void
-polar (const double m[9], double r[9])
-{
-  double a[9], s[3], u[9], vt[9], superb[2];
-  memcpy (a, m, sizeof a);
-  g_assert_cmpint (LAPACKE_dgesvd (LAPACK_ROW_MAJOR, 'A', 'A', 3, 3, a, 3, s, u, 3, vt, 3,
-                                   superb), ==, 0);
-  for (int i = 0; i < 3; i++)
-    for (int j = 0; j < 3; j++)
-      r[3 * i + j] = u[3 * i] * vt[j] + u[3 * i + 1] * vt[3 + j] + u[3 * i + 2] * vt[6 + j];
-  double det = r[0] * (r[4] * r[8] - r[5] * r[7]) - r[1] * (r[3] * r[8] - r[5] * r[6])
-               + r[2] * (r[3] * r[7] - r[4] * r[6]);
-  if (det < 0)
-    {
-      for (int i = 0; i < 3; i++)
-        u[3 * i + 2] = -u[3 * i + 2];
-      for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-          r[3 * i + j] = u[3 * i] * vt[j] + u[3 * i + 1] * vt[3 + j] + u[3 * i + 2] * vt[6 + j];
-    }
-}
 
 /* d_i for the n nodes x against the rest X (both 3n), written to d. */
 static void
 deformation (const double *x, const double *rest, size_t n, double *d)
 {
-  double c[3] = { 0 }, c0[3] = { 0 }, cov[9] = { 0 }, r[9];
-  for (size_t i = 0; i < n; i++)
-    for (int a = 0; a < 3; a++)
-      {
-        c[a] += x[3 * i + a] / n;
-        c0[a] += rest[3 * i + a] / n;
-      }
-  for (size_t i = 0; i < n; i++)
-    for (int a = 0; a < 3; a++)
-      for (int b = 0; b < 3; b++)
-        cov[3 * a + b] += (x[3 * i + a] - c[a]) * (rest[3 * i + b] - c0[b]);
-  polar (cov, r);
+  double r[9], c[3], c0[3];
+  fem_fixture_best_fit (x, rest, n, r, c, c0);
   for (size_t i = 0; i < n; i++)
     {
       double e[3];

@@ -119,14 +119,14 @@ block_matrix_add_element (BlockMatrix *m, size_t element, const double k[12][12]
 }
 
 void
-block_matrix_add_diagonal (BlockMatrix *m, const double *d)
+block_matrix_add_diagonal (BlockMatrix *m, const double *d, double scale)
 {
   for (size_t i = 0; i < m->n; i++)
     {
       double *v = &m->values[9 * m->diagonal[i]];
-      v[0] += d[i];
-      v[4] += d[i];
-      v[8] += d[i];
+      v[0] += scale * d[i];
+      v[4] += scale * d[i];
+      v[8] += scale * d[i];
     }
 }
 

@@ -38,8 +38,8 @@ void block_matrix_zero (BlockMatrix *m);
 void block_matrix_add_element (BlockMatrix *m, size_t element, const double k[12][12],
                                double scale);
 
-/* Adds d[i] * I to each diagonal block (a lumped mass). */
-void block_matrix_add_diagonal (BlockMatrix *m, const double *d);
+/* Adds scale * d[i] * I to each diagonal block (a lumped mass). */
+void block_matrix_add_diagonal (BlockMatrix *m, const double *d, double scale);
 
 /* Projects out the nodes with fixed[i] set (see above). */
 void block_matrix_fix_nodes (BlockMatrix *m, const gboolean *fixed);

@@ -128,22 +128,52 @@ fem_tet_stiffness (const CorotationalTet *tet, const double r[9], double k[12][1
       }
 }
 
-void
-fem_tet_forces (const CorotationalTet *tet, const double x[4][3], const double r[9],
-                double f[4][3])
+/* out_i = R sum_j K0_ij u_j for a rest-frame displacement u (12): the product with
+ * R K0 R^T without forming the 12 x 12 matrix. */
+static void
+rotated_k0_apply (const CorotationalTet *tet, const double r[9], const double u[12],
+                  double out[4][3])
 {
-  /* The displacement in the element's rest frame: u_j = R^T x_j - X_j. */
-  double u[12];
-  for (int j = 0; j < 4; j++)
-    for (int a = 0; a < 3; a++)
-      u[3 * j + a] = r[a] * x[j][0] + r[3 + a] * x[j][1] + r[6 + a] * x[j][2] - tet->rest[j][a];
   for (int i = 0; i < 4; i++)
     {
       double local[3] = { 0, 0, 0 };
       for (int a = 0; a < 3; a++)
         for (int k = 0; k < 12; k++)
-          local[a] -= tet->k0[3 * i + a][k] * u[k];
+          local[a] += tet->k0[3 * i + a][k] * u[k];
       for (int a = 0; a < 3; a++)
-        f[i][a] = r[3 * a] * local[0] + r[3 * a + 1] * local[1] + r[3 * a + 2] * local[2];
+        out[i][a] = r[3 * a] * local[0] + r[3 * a + 1] * local[1] + r[3 * a + 2] * local[2];
     }
+}
+
+/* u_j = R^T y_j (minus X_j when subtract_rest). */
+static void
+to_rest_frame (const CorotationalTet *tet, const double r[9], const double y[4][3],
+               gboolean subtract_rest, double u[12])
+{
+  for (int j = 0; j < 4; j++)
+    for (int a = 0; a < 3; a++)
+      u[3 * j + a] = r[a] * y[j][0] + r[3 + a] * y[j][1] + r[6 + a] * y[j][2]
+                     - (subtract_rest ? tet->rest[j][a] : 0);
+}
+
+void
+fem_tet_forces (const CorotationalTet *tet, const double x[4][3], const double r[9],
+                double f[4][3])
+{
+  /* The displacement in the element's rest frame: u_j = R^T x_j - X_j; f = -R K0 u. */
+  double u[12];
+  to_rest_frame (tet, r, x, TRUE, u);
+  rotated_k0_apply (tet, r, u, f);
+  for (int i = 0; i < 4; i++)
+    for (int a = 0; a < 3; a++)
+      f[i][a] = -f[i][a];
+}
+
+void
+fem_tet_stiffness_apply (const CorotationalTet *tet, const double r[9], const double dx[4][3],
+                         double out[4][3])
+{
+  double u[12];
+  to_rest_frame (tet, r, dx, FALSE, u);
+  rotated_k0_apply (tet, r, u, out);
 }

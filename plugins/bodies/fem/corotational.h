@@ -40,6 +40,11 @@ void fem_tet_rotation (const CorotationalTet *tet, const double x[4][3], double 
 /* The element's stiffness R K0 R^T at rotation r (12 x 12, node-major). */
 void fem_tet_stiffness (const CorotationalTet *tet, const double r[9], double k[12][12]);
 
+/* out = R K0 R^T dx for the four nodes' vectors dx (the stiffness applied without forming it:
+ * what the free motion's K v needs every step). */
+void fem_tet_stiffness_apply (const CorotationalTet *tet, const double r[9],
+                              const double dx[4][3], double out[4][3]);
+
 /* The elastic forces on the four nodes at positions x, with rotation r. */
 void fem_tet_forces (const CorotationalTet *tet, const double x[4][3], const double r[9],
                      double f[4][3]);

@@ -325,10 +325,7 @@ assemble (FemBody *body, const double *q, double h)
         memcpy (k, body->elements[e].k0, sizeof k);
       block_matrix_add_element (m, e, k, h * h + h * body->beta);
     }
-  g_autofree double *mass = g_new (double, body->n_nodes);
-  for (size_t i = 0; i < body->n_nodes; i++)
-    mass[i] = body->node_mass[i] * (1 + h * body->alpha);
-  block_matrix_add_diagonal (m, mass);
+  block_matrix_add_diagonal (m, body->node_mass, 1 + h * body->alpha);
   block_matrix_fix_nodes (m, body->fixed);
   body->factored = FALSE;
 }
@@ -534,37 +531,39 @@ fem_init_state (void *self, double *q, double *v)
     }
 }
 
-/* The elastic forces at q (rotations already current) and K v, element by element. */
+/* Adds each element's four 3-vectors into the nodes' entries of y (3n). */
 static void
-elastic_forces (FemBody *body, const double *q, const double *v, double *f, double *kv)
+scatter (const FemBody *body, size_t e, const double fe[4][3], double *y)
 {
-  size_t n = 3 * body->n_nodes;
-  memset (f, 0, n * sizeof (double));
-  if (kv != NULL)
-    memset (kv, 0, n * sizeof (double));
+  for (int a = 0; a < 4; a++)
+    cwb_v3_add (&y[3 * body->tets[4 * e + a]], &y[3 * body->tets[4 * e + a]], fe[a]);
+}
+
+/* The elastic forces at q (rotations already current for q). */
+static void
+elastic_forces (const FemBody *body, const double *q, double *f)
+{
+  memset (f, 0, 3 * body->n_nodes * sizeof (double));
   for (size_t e = 0; e < body->n_tets; e++)
     {
-      const CorotationalTet *tet = &body->elements[e];
-      const double *r = &body->element_rotations[9 * e];
       double x[4][3], fe[4][3];
       element_positions (body, q, e, x);
-      fem_tet_forces (tet, x, r, fe);
-      for (int a = 0; a < 4; a++)
-        cwb_v3_add (&f[3 * body->tets[4 * e + a]], &f[3 * body->tets[4 * e + a]], fe[a]);
-      if (kv != NULL)
-        {
-          double k[12][12], ve[12];
-          fem_tet_stiffness (tet, r, k);
-          for (int a = 0; a < 4; a++)
-            cwb_v3_copy (&ve[3 * a], &v[3 * body->tets[4 * e + a]]);
-          for (int row = 0; row < 12; row++)
-            {
-              double s = 0;
-              for (int col = 0; col < 12; col++)
-                s += k[row][col] * ve[col];
-              kv[3 * body->tets[4 * e + row / 3] + row % 3] += s;
-            }
-        }
+      fem_tet_forces (&body->elements[e], x, &body->element_rotations[9 * e], fe);
+      scatter (body, e, fe, f);
+    }
+}
+
+/* y = K dx with K = sum R K0 R^T at the current rotations, element by element. */
+static void
+stiffness_product (const FemBody *body, const double *dx, double *y)
+{
+  memset (y, 0, 3 * body->n_nodes * sizeof (double));
+  for (size_t e = 0; e < body->n_tets; e++)
+    {
+      double de[4][3], ye[4][3];
+      element_positions (body, dx, e, de);
+      fem_tet_stiffness_apply (&body->elements[e], &body->element_rotations[9 * e], de, ye);
+      scatter (body, e, ye, y);
     }
 }
 
@@ -590,7 +589,8 @@ fem_free_motion (void *self, const CwbFreeMotion *a)
 
   /* rhs = h (f_elastic + M g + f_ext - alpha M v) - (h^2 + h beta) K v. */
   ensure_rotations (body, a->q);
-  elastic_forces (body, a->q, a->v, body->rhs, body->kv);
+  elastic_forces (body, a->q, body->rhs);
+  stiffness_product (body, a->v, body->kv);
   for (size_t i = 0; i < body->n_nodes; i++)
     for (int c = 0; c < 3; c++)
       {
@@ -608,10 +608,8 @@ fem_free_motion (void *self, const CwbFreeMotion *a)
       for (size_t k = 0; k < n; k++)
         body->rhs[k] += h * h * body->scratch[k];
     }
-  for (size_t i = 0; i < body->n_nodes; i++)
-    if (body->fixed[i])
-      cwb_v3_set (&body->rhs[3 * i], 0, 0, 0);
-
+  /* The fixed nodes' right side needs no zeroing: both solves decouple them (the matrix is
+   * projected, CG projects its residual), and their velocity is set to zero below. */
   memset (body->dv, 0, n * sizeof (double));
   gboolean external = a->k_ext != NULL || a->b_ext != NULL;
   if (body->solver == LINEAR_SOLVER_CHOLESKY && !external)
@@ -687,16 +685,14 @@ fem_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
           return;
         }
     }
-  memcpy (body->scratch, r, n * sizeof (double));
-  for (size_t i = 0; i < body->n_nodes; i++)
-    if (body->fixed[i])
-      cwb_v3_set (&body->scratch[3 * i], 0, 0, 0);
   if (!ensure_factor (body, q, h))
     {
       memset (dq, 0, n * sizeof (double));
       return;
     }
-  fem_cholesky_solve (body->cholesky, body->scratch, dq, 1);
+  /* The projected matrix decouples the fixed nodes: r there changes nothing elsewhere, and
+   * their displacement is zeroed here. */
+  fem_cholesky_solve (body->cholesky, r, dq, 1);
   for (size_t k = 0; k < n; k++)
     dq[k] = body->fixed[k / 3] ? 0 : h * h * dq[k];
 }
@@ -756,7 +752,8 @@ fem_internal_forces (void *self, const double *q, const double *v, double *f)
 {
   FemBody *body = self;
   ensure_rotations (body, q);
-  elastic_forces (body, q, v, f, body->kv);
+  elastic_forces (body, q, f);
+  stiffness_product (body, v, body->kv);
   for (size_t k = 0; k < 3 * body->n_nodes; k++)
     f[k] -= body->alpha * body->node_mass[k / 3] * v[k] + body->beta * body->kv[k];
 }
@@ -768,8 +765,7 @@ fem_stiffness_apply (void *self, const double *q, const double *v, const double 
 {
   FemBody *body = self;
   ensure_rotations (body, q);
-  g_autofree double *unused = g_new (double, 3 * body->n_nodes);
-  elastic_forces (body, q, dq, unused, df);
+  stiffness_product (body, dq, df);
   for (size_t k = 0; k < 3 * body->n_nodes; k++)
     df[k] = body->fixed[k / 3] ? 0 : -df[k];
 }

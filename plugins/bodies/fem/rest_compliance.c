@@ -241,7 +241,7 @@ rest_compliance_apply (const RestCompliance *c0, const double *node_rotations,
                        const double *r, double *dq)
 {
   size_t n = c0->n;
-  g_autofree double *dq0 = g_new0 (double, n);
+  memset (dq, 0, n * sizeof (double));
   for (size_t node = 0; node < n / 3; node++)
     {
       const double *ri = &r[3 * node];
@@ -253,17 +253,18 @@ rest_compliance_apply (const RestCompliance *c0, const double *node_rotations,
         rotate (&node_rotations[9 * node], ri, r0, TRUE);
       else
         memcpy (r0, ri, sizeof r0);
-      /* Step 2: dx0 += C0 r0, through this node's three rows (C0 is symmetric). */
+      /* Step 2: dx0 += C0 r0, through this node's three rows (C0 is symmetric), gathered in
+       * dq itself. */
       for (int a = 0; a < 3; a++)
         if (r0[a] != 0)
-          cblas_daxpy ((int) n, r0[a], &c0->c0[(3 * node + a) * n], 1, dq0, 1);
+          cblas_daxpy ((int) n, r0[a], &c0->c0[(3 * node + a) * n], 1, dq, 1);
     }
-  /* Step 3: back to the current frame, dx = R dx0. */
-  for (size_t node = 0; node < n / 3; node++)
-    {
-      if (node_rotations != NULL)
-        rotate (&node_rotations[9 * node], &dq0[3 * node], &dq[3 * node], FALSE);
-      else
-        memcpy (&dq[3 * node], &dq0[3 * node], 3 * sizeof (double));
-    }
+  /* Step 3: back to the current frame, dx = R dx0, node by node in place. */
+  if (node_rotations != NULL)
+    for (size_t node = 0; node < n / 3; node++)
+      {
+        double dx0[3];
+        memcpy (dx0, &dq[3 * node], sizeof dx0);
+        rotate (&node_rotations[9 * node], dx0, &dq[3 * node], FALSE);
+      }
 }
