@@ -114,12 +114,12 @@ proximity_detect (void *data, const CwbContactQuery *query, GError **error)
   return TRUE;
 }
 
-/* Whether geometry g can move at all: the host's point_response to the same force on each of
- * its points is zero only for a fixed body (a rigid body's or a deformable's compliance is
- * positive on the free DOFs these forces reach). A contact between two geometries that
- * cannot move gets a zero row of W, which no multiplier can satisfy: such contacts are left
- * out, as the penalty model leaves them out. Without point_response (a host before ABI 1.1)
- * every geometry is taken to move. */
+/* Whether geometry g can move at all. A contact between two geometries that cannot move gets
+ * a zero row of W, which no multiplier can satisfy: such contacts are left out, as the
+ * penalty model leaves them out. The host says which bodies are fixed (ABI 1.4). An older
+ * host is asked through point_response: the response to the same force on each point is
+ * zero only for a fixed body (but for a deformable body that costs a factorisation). Without
+ * either (a host before ABI 1.1) every geometry is taken to move. */
 static gboolean
 geometry_moves (Proximity *self, const CwbContactQuery *query, uint32_t g)
 {
@@ -127,6 +127,13 @@ geometry_moves (Proximity *self, const CwbContactQuery *query, uint32_t g)
   if (*mobility != MOBILITY_UNKNOWN)
     return *mobility == MOBILITY_MOVES;
   *mobility = MOBILITY_MOVES;
+  if (CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed) && query->body_fixed != NULL)
+    {
+      uint32_t body = query->geometries[g].body;
+      gboolean moves = body >= query->n_bodies || !query->body_fixed[body];
+      *mobility = moves ? MOBILITY_MOVES : MOBILITY_FIXED;
+      return moves;
+    }
   if (!CWB_STRUCT_HAS (query, CwbContactQuery, point_response) || query->point_response == NULL)
     return TRUE;
   const CwbGeometry *geometry = &query->geometries[g];

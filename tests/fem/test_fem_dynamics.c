@@ -53,19 +53,27 @@ test_free_rotation (gconstpointer solver)
   g_assert_cmpfloat (fabs (end.orientation[0]), <, cos (0.5));
 }
 
-/* A clamped beam, bent by a few steps under gravity, at a state with velocities. */
+/* A clamped beam, bent by a few steps under gravity, at a state with velocities. `extra`:
+ * more model parameters ("" or ", name: value"). */
 static FemFixture *
-bent_beam (double dt, const char *cache_dir)
+bent_beam_with (double dt, const char *cache_dir, const char *extra)
 {
-  FemFixture *f = fem_fixture_new (
+  g_autofree char *yaml = g_strdup_printf (
     "{ name: beam, model: fem, shape: { type: box, size: [0.6, 0.1, 0.1] }, "
     "material: { density: 1000 }, model_params: { young_modulus: 2e5, resolution: 12, "
     "rayleigh_mass: 0.5, rayleigh_stiffness: 0.01, fixed_box: true, "
-    "fixed_box_min: [-0.3, -1, -1], fixed_box_max: [-0.3, 1, 1] } }", dt, cache_dir);
+    "fixed_box_min: [-0.3, -1, -1], fixed_box_max: [-0.3, 1, 1]%s } }", extra);
+  FemFixture *f = fem_fixture_new (yaml, dt, cache_dir);
   const double g[3] = { 0, 0, -9.81 };
   for (int k = 0; k < 20; k++)
     fem_fixture_step (f, 0.01, g, NULL);
   return f;
+}
+
+static FemFixture *
+bent_beam (double dt, const char *cache_dir)
+{
+  return bent_beam_with (dt, cache_dir, "");
 }
 
 /* A force on a few nodes of the free end, pseudo-random. */
@@ -127,6 +135,34 @@ test_exact_compliance (void)
   for (size_t i = 0; i < f->info.n_nodes; i++)
     if (f->info.rest_nodes[3 * i] < -0.3 + 1e-9)
       g_assert_cmpfloat (cwb_v3_norm (&cr[3 * i]), ==, 0);
+}
+
+/* `exact_compliance: dense` (LAPACK's inverse of the whole step matrix) gives the sparse
+ * Cholesky's operator: two factorisations of one matrix, equal to round-off. The step
+ * matrix M + h D + h^2 K of this beam has a condition number near 1e3, so both are good to
+ * some 1e-13 relative; 1e-9 leaves room and still fails on any assembly or layout slip (a
+ * transposed block, a missed triangle: errors of order 1). */
+static void
+test_exact_dense_equals_sparse (void)
+{
+  const double h = 0.01;
+  g_autoptr (FemFixture) sparse = bent_beam (0, NULL);
+  g_autoptr (FemFixture) dense = bent_beam_with (0, NULL, ", exact_compliance: dense");
+  g_assert_cmpmem (sparse->q, sparse->n * sizeof (double), dense->q, dense->n * sizeof (double));
+  g_autofree double *r = end_force (sparse, 0.2);
+  g_autofree double *c_sparse = g_new (double, sparse->n);
+  g_autofree double *c_dense = g_new (double, dense->n);
+  sparse->vt->compliance_apply (sparse->self, sparse->q, h, CWB_COMPLIANCE_EXACT, r, c_sparse);
+  dense->vt->compliance_apply (dense->self, dense->q, h, CWB_COMPLIANCE_EXACT, r, c_dense);
+  double scale = max_abs (c_sparse, sparse->n), err = 0;
+  for (size_t k = 0; k < sparse->n; k++)
+    err = fmax (err, fabs (c_dense[k] - c_sparse[k]));
+  g_test_message ("|C r| = %g m, dense against sparse %g m", scale, err);
+  g_assert_cmpfloat (scale, >, 1e-5);
+  g_assert_cmpfloat (err, <, 1e-9 * scale);
+  for (size_t i = 0; i < dense->info.n_nodes; i++)
+    if (dense->info.rest_nodes[3 * i] < -0.3 + 1e-9)
+      g_assert_cmpfloat (cwb_v3_norm (&c_dense[3 * i]), ==, 0);
 }
 
 /* At rest (in any pose) every element's rotation is the pose's, so K = R K0 R^T globally and
@@ -298,6 +334,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/fem/dynamics/free-rotation-cg", "cg", test_free_rotation);
   g_test_add_data_func ("/fem/dynamics/free-rotation-cholesky", "cholesky", test_free_rotation);
   g_test_add_func ("/fem/compliance/exact-finite-response", test_exact_compliance);
+  g_test_add_func ("/fem/compliance/exact-dense-equals-sparse", test_exact_dense_equals_sparse);
   g_test_add_func ("/fem/compliance/warped-equals-exact-at-rest", test_warped_equals_exact_at_rest);
   g_test_add_func ("/fem/compliance/warped-close-when-bent", test_warped_close_when_bent);
   g_test_add_func ("/fem/compliance/cache", test_compliance_cache);

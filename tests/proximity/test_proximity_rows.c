@@ -23,7 +23,9 @@ typedef struct Scene {
   double point[3];
   CwbGeometry geometries[2];
   double friction[2];
-  gboolean fixed[2];   /* what the fake host's point_response says */
+  gboolean fixed[2];   /* what the fake host says (by geometry = body) */
+  gboolean announce_fixed;   /* say it in body_fixed (ABI 1.4): no point response then */
+  int point_responses;       /* calls to the fake point_response */
 } Scene;
 
 static void
@@ -55,6 +57,8 @@ scene_init (Scene *scene, const double point[3], double mu_cube, double mu_point
   scene->friction[0] = mu_cube;
   scene->friction[1] = mu_point;
   scene->fixed[0] = scene->fixed[1] = FALSE;
+  scene->announce_fixed = FALSE;
+  scene->point_responses = 0;
 }
 
 static void
@@ -69,7 +73,8 @@ static void
 fake_point_response (void *host_data, const CwbPointWeight *forces, size_t n_forces,
                      const CwbPointWeight *at, size_t n_at, double *displacements)
 {
-  const Scene *scene = host_data;
+  Scene *scene = host_data;
+  scene->point_responses++;
   memset (displacements, 0, 3 * n_at * sizeof (double));
   for (size_t a = 0; a < n_at; a++)
     for (size_t f = 0; f < n_forces; f++)
@@ -91,6 +96,7 @@ scene_query (Scene *scene, CwbContactPass pass)
     .pass = pass,
     .host_data = scene,
     .point_response = fake_point_response,
+    .body_fixed = scene->announce_fixed ? scene->fixed : NULL,
   };
 }
 
@@ -341,13 +347,16 @@ test_point_near_edge (void)
   scene_clear (&scene);
 }
 
-/* A contact neither side can move carries no row a solver could satisfy: left out. */
+/* A contact neither side can move carries no row a solver could satisfy: left out. The
+ * model learns it from body_fixed where the host gives it (ABI 1.4), asking no point
+ * response (a factorisation for a deformable body), else from the point response. */
 static void
-test_fixed_pair (void)
+test_fixed_pair (gconstpointer announce)
 {
   Scene scene;
   const double point[3] = { 0.1, 0.2, 0.49 };
   scene_init (&scene, point, 0.5, 0.5);
+  scene.announce_fixed = GPOINTER_TO_INT (announce);
   scene.fixed[0] = scene.fixed[1] = TRUE;
   Output out;
   run_model (&scene, CWB_CONTACT_PASS_VELOCITY, 0, &out);
@@ -359,6 +368,10 @@ test_fixed_pair (void)
   scene.fixed[1] = FALSE;
   run_model (&scene, CWB_CONTACT_PASS_VELOCITY, 0, &out);
   g_assert_cmpuint (out.set.frames->len, ==, 1);
+  if (scene.announce_fixed)
+    g_assert_cmpint (scene.point_responses, ==, 0);
+  else
+    g_assert_cmpint (scene.point_responses, >, 0);
   output_clear (&out);
   scene_clear (&scene);
 }
@@ -394,7 +407,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/proximity/rows/point-inside", test_point_inside);
   g_test_add_func ("/proximity/rows/point-near-edge", test_point_near_edge);
-  g_test_add_func ("/proximity/rows/fixed-pair", test_fixed_pair);
+  g_test_add_data_func ("/proximity/rows/fixed-pair", GINT_TO_POINTER (FALSE), test_fixed_pair);
+  g_test_add_data_func ("/proximity/rows/fixed-pair-announced", GINT_TO_POINTER (TRUE),
+                        test_fixed_pair);
   g_test_add_func ("/proximity/rows/refuses-particles", test_refuses_particles);
   return g_test_run ();
 }

@@ -84,6 +84,7 @@ cwb_world_contact_query (CwbWorld *world, CwbContactPass pass)
     .pass = pass,
     .host_data = world,
     .point_response = cwb_world_point_response,
+    .body_fixed = world->body_fixed,
   };
 }
 

@@ -484,6 +484,7 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
     }
 
   world->slots = g_new0 (CwbBodySlot, MAX (n, 1));
+  world->body_fixed = g_new0 (gboolean, MAX (n, 1));
   world->q = g_new0 (double, MAX (world->nq, 1));
   world->v = g_new0 (double, MAX (world->nv, 1));
   world->q_prev = g_new0 (double, MAX (world->nq, 1));
@@ -493,6 +494,7 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
     {
       CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, i);
       world->slots[i] = b->slot;
+      world->body_fixed[i] = b->slot.fixed;
       b->model->init_state (b->model_self, world->q + b->slot.q_offset,
                             world->v + b->slot.v_offset);
     }
@@ -574,6 +576,7 @@ cwb_world_free (CwbWorld *world)
   cwb_response_scratch_destroy (&world->response);
   g_free (world->geometries);
   g_free (world->friction);
+  g_free (world->body_fixed);
   g_free (world->slots);
   g_free (world->q);
   g_free (world->v);

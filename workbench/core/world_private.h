@@ -50,6 +50,7 @@ struct CwbWorld {
   GArray *bodies;               /* CwbWorldBody */
   CwbBodySlot *slots;           /* n_bodies, mirrors bodies[i].slot for the step context */
   double *friction;             /* per body, for contact queries */
+  gboolean *body_fixed;         /* per body, for contact queries (slots[i].fixed) */
   size_t nq, nv;
   double *q, *v;
   double *q_prev, *v_prev;      /* state before the current step, restored on failure */

@@ -19,7 +19,8 @@
  *
  * Compliance (body_model.h):
  *   exact   C = h^2 (M + h D + h^2 K(q))^-1 (eq. 21), factorised once for each q it is asked
- *           at and solved per contact column;
+ *           at and solved per contact column (or, with `exact_compliance: dense`, inverted
+ *           whole by LAPACK once per q: the baseline of the paper's Table 2);
  *   warped  C~ = R C0 R^T (eq. 23) with C0 precomputed at rest (rest_compliance.c) and R the
  *           node rotations, each the rotation of the volume-weighted sum of its elements'
  *           rotations (fig. 1b), applied in the three corrective-motion steps of sec. 3.2.
@@ -32,6 +33,7 @@
 
 #include "block_matrix.h"
 #include "corotational.h"
+#include "dense_inverse.h"
 #include "linear_solve.h"
 #include "rest_compliance.h"
 #include "tet_grid.h"
@@ -57,7 +59,7 @@ typedef struct FemBody {
   LinearSolver solver;
   int cg_iterations;
   double cg_tolerance;
-  gboolean use_cache, precompute_c0;
+  gboolean use_cache, precompute_c0, dense_exact;
   /* The mesh, in the mesh frame. */
   TetGrid *grid;
   size_t n_nodes, n_tets;
@@ -79,6 +81,10 @@ typedef struct FemBody {
   double *factored_q;            /* the q (and h) the Cholesky factor holds A for */
   double factored_h;
   gboolean factored;
+  DenseInverse *dense;           /* exact_compliance: dense */
+  double *dense_q;               /* the q (and h) it holds the inverse for */
+  double dense_h;
+  gboolean dense_valid;
   double *rotations_q;           /* the q the rotations below are for */
   gboolean rotations_valid;
   double *element_rotations;     /* 9 per element */
@@ -119,6 +125,11 @@ static const CwbParamSpec fem_params[] = {
   { "warped_compliance", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
     "Precompute the rest compliance C0 at load for the warped compliance (dense: 72 n^2 "
     "bytes for n nodes); off, a warped request uses the exact compliance." },
+  { "exact_compliance", CWB_PARAM_ENUM, "", "sparse", 1, 0, "sparse|dense",
+    "How the exact compliance is computed: sparse (CHOLMOD factorisation once per "
+    "configuration, a solve per contact column) or dense (the whole inverse by LAPACK once "
+    "per configuration, O(n^3): the baseline Saupin 2008 Table 2 measures warping against; "
+    "for comparisons)." },
   { "compliance_cache", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
     "Keep the precomputed rest compliance C0 on disk so the next load is instant." },
 };
@@ -138,6 +149,8 @@ fem_body_free (FemBody *body)
   g_free (body->ref_source);
   block_matrix_free (body->system);
   fem_cholesky_free (body->cholesky);
+  dense_inverse_free (body->dense);
+  g_free (body->dense_q);
   g_free (body->factored_q);
   g_free (body->rotations_q);
   g_free (body->element_rotations);
@@ -271,6 +284,7 @@ read_params (FemBody *body, const CwbParamSet *params)
   body->cg_tolerance = cwb_param_double (params, "cg_tolerance", 1e-10);
   body->use_cache = cwb_param_bool (params, "compliance_cache", TRUE);
   body->precompute_c0 = cwb_param_bool (params, "warped_compliance", TRUE);
+  body->dense_exact = cwb_param_int (params, "exact_compliance", 0) == 1;
 }
 
 /* ---- rotations and the system matrix ---------------------------------------------------- */
@@ -348,6 +362,27 @@ ensure_factor (FemBody *body, const double *q, double h)
   memcpy (body->factored_q, q, n * sizeof (double));
   body->factored_h = h;
   body->factored = TRUE;
+  return TRUE;
+}
+
+/* The dense inverse of A(q) for step h (exact_compliance: dense), reused likewise. */
+static gboolean
+ensure_dense_inverse (FemBody *body, const double *q, double h)
+{
+  size_t n = 3 * body->n_nodes;
+  if (body->dense_valid && body->dense_h == h
+      && memcmp (body->dense_q, q, n * sizeof (double)) == 0)
+    return TRUE;
+  assemble (body, q, h);
+  g_autoptr (GError) error = NULL;
+  if (!dense_inverse_compute (body->dense, body->system, &error))
+    {
+      g_warning ("body '%s': %s", body->name, error->message);
+      return FALSE;
+    }
+  memcpy (body->dense_q, q, n * sizeof (double));
+  body->dense_h = h;
+  body->dense_valid = TRUE;
   return TRUE;
 }
 
@@ -448,6 +483,19 @@ fem_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
   size_t n = 3 * body->n_nodes;
   body->system = block_matrix_new (body->n_nodes, body->tets, body->n_tets);
   body->cholesky = fem_cholesky_new (body->system);
+  if (body->dense_exact)
+    {
+      g_autoptr (GError) dense_error = NULL;
+      body->dense = dense_inverse_new (body->system, MAX_REST_COMPLIANCE_BYTES, &dense_error);
+      if (body->dense == NULL)
+        {
+          g_set_error (error, FEM_ERROR, 0, "body '%s': exact_compliance: dense: %s; lower "
+                       "`resolution` or use `exact_compliance: sparse`", body->name,
+                       dense_error->message);
+          return NULL;
+        }
+      body->dense_q = g_new (double, n);
+    }
   body->factored_q = g_new (double, n);
   body->rotations_q = g_new (double, n);
   body->element_rotations = g_new (double, 9 * body->n_tets);
@@ -680,19 +728,26 @@ fem_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
         }
       if (kind == CWB_COMPLIANCE_WARPED)
         {
+          /* R at q itself. The rotations of the step's start (which the free motion's K
+           * used, and SOFA's warped correction reads) would save the polar decompositions
+           * at q_free, but lag by h omega: tried, the rain of tumbling bodies gained energy
+           * and its contacts grew tenfold within a second. */
           ensure_rotations (body, q);
           rest_compliance_apply (body->c0, body->node_rotations, r, dq);
           return;
         }
     }
-  if (!ensure_factor (body, q, h))
+  if (!(body->dense != NULL ? ensure_dense_inverse (body, q, h) : ensure_factor (body, q, h)))
     {
       memset (dq, 0, n * sizeof (double));
       return;
     }
   /* The projected matrix decouples the fixed nodes: r there changes nothing elsewhere, and
    * their displacement is zeroed here. */
-  fem_cholesky_solve (body->cholesky, r, dq, 1);
+  if (body->dense != NULL)
+    dense_inverse_apply (body->dense, r, dq);
+  else
+    fem_cholesky_solve (body->cholesky, r, dq, 1);
   for (size_t k = 0; k < n; k++)
     dq[k] = body->fixed[k / 3] ? 0 : h * h * dq[k];
 }

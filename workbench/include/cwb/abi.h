@@ -21,8 +21,9 @@ G_BEGIN_DECLS
 /* 1.1: CwbContactQuery.point_response (with host_data), CwbMappingVTable.apply_j_points,
  * CwbStepContext.contact_stiffness_apply.
  * 1.2: CwbContactModelVTable.save_state and restore_state.
- * 1.3: CwbBodyCreateInfo.dt, CwbContactSet.friction_law. */
-#define CWB_ABI_MINOR 3
+ * 1.3: CwbBodyCreateInfo.dt, CwbContactSet.friction_law.
+ * 1.4: CwbContactQuery.body_fixed. */
+#define CWB_ABI_MINOR 4
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -44,6 +44,11 @@ typedef struct CwbContactQuery {
   void *host_data;
   void (*point_response) (void *host_data, const CwbPointWeight *forces, size_t n_forces,
                           const CwbPointWeight *at, size_t n_at, double *displacements);
+
+  /* ABI 1.4 (check struct_size): per body, whether it never moves (a fixed body). A contact
+   * between two fixed bodies has nothing to act on: models leave it out without asking the
+   * bodies' compliance (which, for a deformable body, costs a factorisation). */
+  const gboolean *body_fixed;
 } CwbContactQuery;
 
 
