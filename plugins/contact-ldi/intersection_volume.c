@@ -130,8 +130,15 @@ add_interval (AxisAccum *acc, uint32_t pixel, uint32_t body_a, uint32_t body_b,
   ldi_pixel_point (ldi, acc->axis, pixel, lower->depth, start);
   if (acc->spans != NULL)
     {
-      CwbInspectSpan span = { body_a, body_b, acc->axis, { start[0], start[1], start[2] },
-                              upper->depth - lower->depth, ldi->pixel_size };
+      /* Zeroed padding too: results compare (and hash) bytewise. */
+      CwbInspectSpan span;
+      memset (&span, 0, sizeof span);
+      span.body_a = body_a;
+      span.body_b = body_b;
+      span.axis = acc->axis;
+      memcpy (span.start, start, sizeof span.start);
+      span.length = upper->depth - lower->depth;
+      span.pixel_size = ldi->pixel_size;
       g_array_append_val (acc->spans, span);
     }
   if (acc->params->cell_size > 0)
@@ -272,7 +279,8 @@ merge_volumes (AxisAccum acc[3], gboolean cells, GArray *volumes, GArray *gradie
   for (uint32_t r = 0; r < sorted->len; r++)
     {
       const SparseEntry *e = &g_array_index (sorted, SparseEntry, r);
-      LdiVolume v = { 0 };
+      LdiVolume v;
+      memset (&v, 0, sizeof v);
       v.body_a = e->key[0];
       v.body_b = e->key[1];
       for (int c = 0; c < 3; c++)
