@@ -70,6 +70,16 @@ add_fragment_gradient (AxisAccum *acc, SparseMap *gradients, uint32_t volume,
     }
 }
 
+/* The cell index of coordinate x on a grid of side s from origin, clamped to a quarter of the
+ * int32 range: a surface far outside the region (depth is not clipped) or a tiny cell size
+ * must not overflow the conversion. */
+static int32_t
+cell_index (double x, double origin, double s, gboolean round_up)
+{
+  double k = round_up ? ceil ((x - origin) / s) : floor ((x - origin) / s);
+  return (int32_t) CLAMP (k, (double) (G_MININT32 / 4), (double) (G_MAXINT32 / 4));
+}
+
 /* Cuts [z-, z+] = [lower->depth, upper->depth] at the cell walls along the axis (eq. 22-24,
  * see the top of the file). */
 static void
@@ -84,9 +94,9 @@ add_cells (AxisAccum *acc, uint32_t body_a, uint32_t body_b, const double centre
   uint32_t axis = acc->axis;
   int32_t cell[3];
   for (int c = 0; c < 3; c++)
-    cell[c] = (int32_t) floor ((centre[c] - ldi->box_min[c]) / s);
+    cell[c] = cell_index (centre[c], ldi->box_min[c], s, FALSE);
   double origin = ldi->box_min[axis];
-  int32_t k0 = (int32_t) floor ((z0 - origin) / s), k1 = (int32_t) ceil ((z1 - origin) / s) - 1;
+  int32_t k0 = cell_index (z0, origin, s, FALSE), k1 = cell_index (z1, origin, s, TRUE) - 1;
   for (int32_t k = k0; k <= MAX (k0, k1); k++)
     {
       double lo = MAX (z0, origin + k * s), hi = MIN (z1, origin + (k + 1) * s);
