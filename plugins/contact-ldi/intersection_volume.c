@@ -1,0 +1,402 @@
+/* Intersection volumes and their gradients from the sorted fragments of an LDI (Allard 2010
+ * sec. 3.2, eq. 11-14; multi-volume cells sec. 5, eq. 22-24).
+ *
+ * Along each pixel's ray the fragments are walked in depth order with an inside counter per
+ * body (+1 at a front fragment, -1 at a back one). Bodies a != b intersect where both
+ * counters are >= 1; a body intersects itself where its counter is >= 2. Each such interval
+ * [z-, z+] adds a (z+ - z-) to the pair's volume along that axis, a = h^2 the pixel area
+ * (eq. 11), and its bounding fragments add to the gradient (eq. 12): the upper one, of the
+ * set S+, +a b_k along the axis to vertex k of its triangle, the lower one, of S-, -a b_k,
+ * where b_k is the barycentric weight of vertex k at the pixel centre (dz/dp_k^axis = b_k).
+ * The volume is the mean of the three images' volumes; the gradient takes its x, y and z
+ * components from the x, y and z images (eq. 13-14).
+ *
+ * Multi-volume (sec. 5): an interval is cut at the walls of a cubic grid. A piece
+ * [lo, hi] in a cell adds a (hi - lo) to that cell's volume; its bounds are surface pixels
+ * (z-, z+) or wall pixels W- = beta z+ + (1 - beta) z-, W+ = alpha z+ + (1 - alpha) z-
+ * (eq. 22-23) whose pressure is dispatched on the surfaces by eq. 24. With alpha = 1 for a
+ * surface top and beta = 0 for a surface bottom, eq. 24 sums for the piece to
+ *   a (alpha - beta) (dz+/dp - dz-/dp),   alpha - beta = (hi - lo) / (z+ - z-),
+ * the interval's gradient scaled by the share of it in the cell: the pieces of an interval
+ * add up to its mono-volume gradient, and each cell's gradient sums to zero over a common
+ * translation of both bodies (action and reaction).
+ *
+ * The three images are walked in parallel, each into its own accumulators; as image c writes
+ * only the c components, merging them is exact in any order. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cwb/inspection.h>
+
+#include "intersection_volume.h"
+#include "sparse_map.h"
+
+G_STATIC_ASSERT (sizeof (int32_t) == sizeof (uint32_t));
+
+/* A body met along one ray. */
+typedef struct RayBody {
+  uint32_t body;
+  int count;            /* inside counter: fronts minus backs so far */
+  uint32_t enter;       /* fragment where count last rose to 1 */
+  uint32_t self_enter;  /* fragment where count last rose to 2 */
+} RayBody;
+
+/* What one image's walk accumulates. Keys: pairs (a, b, 0, 0, 0), cells (a, b, ix, iy, iz),
+ * gradients (volume index, geometry, vertex, 0, 0); values: component [axis]. */
+typedef struct AxisAccum {
+  const Ldi *ldi;
+  const LdiSurface *surfaces;
+  const LdiVolumeParams *params;
+  uint32_t axis;
+  SparseMap pairs, pair_gradients, cells, cell_gradients;
+  GArray *spans;        /* CwbInspectSpan, or NULL */
+  GArray *ray;          /* RayBody scratch */
+} AxisAccum;
+
+/* Adds a coefficient times the barycentric weights of fragment f to its triangle's vertices,
+ * along the image's axis, in the gradient of volume `volume`. */
+static void
+add_fragment_gradient (AxisAccum *acc, SparseMap *gradients, uint32_t volume,
+                       const LdiFragment *f, double coefficient)
+{
+  const LdiSurface *s = &acc->surfaces[f->surface];
+  for (int k = 0; k < 3; k++)
+    {
+      uint32_t key[SPARSE_KEY_WORDS] = { volume, s->geometry,
+                                         s->triangles[3 * (size_t) f->triangle + k], 0, 0 };
+      sparse_map_entry (gradients, sparse_map_index (gradients, key))->value[acc->axis]
+        += coefficient * f->bary[k];
+    }
+}
+
+/* The cell index of coordinate x on a grid of side s from origin, clamped to a quarter of the
+ * int32 range: a surface far outside the region (depth is not clipped) or a tiny cell size
+ * must not overflow the conversion. */
+static int32_t
+cell_index (double x, double origin, double s, gboolean round_up)
+{
+  double k = round_up ? ceil ((x - origin) / s) : floor ((x - origin) / s);
+  return (int32_t) CLAMP (k, (double) (G_MININT32 / 4), (double) (G_MAXINT32 / 4));
+}
+
+/* Cuts [z-, z+] = [lower->depth, upper->depth] at the cell walls along the axis (eq. 22-24,
+ * see the top of the file). */
+static void
+add_cells (AxisAccum *acc, uint32_t body_a, uint32_t body_b, const double centre[3],
+           const LdiFragment *lower, const LdiFragment *upper)
+{
+  const Ldi *ldi = acc->ldi;
+  double s = acc->params->cell_size, a = ldi->pixel_size * ldi->pixel_size;
+  double z0 = lower->depth, z1 = upper->depth, length = z1 - z0;
+  if (!(length > 0))
+    return;
+  uint32_t axis = acc->axis;
+  int32_t cell[3];
+  for (int c = 0; c < 3; c++)
+    cell[c] = cell_index (centre[c], ldi->box_min[c], s, FALSE);
+  double origin = ldi->box_min[axis];
+  int32_t k0 = cell_index (z0, origin, s, FALSE), k1 = cell_index (z1, origin, s, TRUE) - 1;
+  for (int32_t k = k0; k <= MAX (k0, k1); k++)
+    {
+      double lo = MAX (z0, origin + k * s), hi = MIN (z1, origin + (k + 1) * s);
+      if (!(hi > lo))
+        continue;
+      cell[axis] = k;
+      uint32_t key[SPARSE_KEY_WORDS] = { body_a, body_b, (uint32_t) cell[0], (uint32_t) cell[1],
+                                         (uint32_t) cell[2] };
+      uint32_t index = sparse_map_index (&acc->cells, key);
+      sparse_map_entry (&acc->cells, index)->value[axis] += a * (hi - lo);
+      /* Allard 2010 eq. 24: alpha - beta = (hi - lo) / (z+ - z-) of the interval's gradient. */
+      double share = (hi - lo) / length;
+      add_fragment_gradient (acc, &acc->cell_gradients, index, upper, a * share);
+      add_fragment_gradient (acc, &acc->cell_gradients, index, lower, -a * share);
+    }
+}
+
+/* One intersection interval of bodies (a, b) along the ray of `pixel`, from fragment lower
+ * (z-, in S-) to fragment upper (z+, in S+). */
+static void
+add_interval (AxisAccum *acc, uint32_t pixel, uint32_t body_a, uint32_t body_b,
+              const LdiFragment *lower, const LdiFragment *upper)
+{
+  const Ldi *ldi = acc->ldi;
+  double a = ldi->pixel_size * ldi->pixel_size;
+  if (body_a > body_b)
+    {
+      uint32_t t = body_a;
+      body_a = body_b;
+      body_b = t;
+    }
+  uint32_t key[SPARSE_KEY_WORDS] = { body_a, body_b, 0, 0, 0 };
+  uint32_t index = sparse_map_index (&acc->pairs, key);
+  /* Allard 2010 eq. 11: V = a sum z+ - a sum z-. */
+  sparse_map_entry (&acc->pairs, index)->value[acc->axis] += a * (upper->depth - lower->depth);
+  /* Eq. 12: dV/dp_k = a sum_{S+} dz+/dp_k - a sum_{S-} dz-/dp_k, dz/dp_k = b_k. */
+  add_fragment_gradient (acc, &acc->pair_gradients, index, upper, a);
+  add_fragment_gradient (acc, &acc->pair_gradients, index, lower, -a);
+
+  double start[3];
+  ldi_pixel_point (ldi, acc->axis, pixel, lower->depth, start);
+  if (acc->spans != NULL)
+    {
+      /* Zeroed padding too: results compare (and hash) bytewise. */
+      CwbInspectSpan span;
+      memset (&span, 0, sizeof span);
+      span.body_a = body_a;
+      span.body_b = body_b;
+      span.axis = acc->axis;
+      memcpy (span.start, start, sizeof span.start);
+      span.length = upper->depth - lower->depth;
+      span.pixel_size = ldi->pixel_size;
+      g_array_append_val (acc->spans, span);
+    }
+  if (acc->params->cell_size > 0)
+    add_cells (acc, body_a, body_b, start, lower, upper);
+}
+
+static RayBody *
+ray_body (GArray *ray, uint32_t body)
+{
+  for (guint k = 0; k < ray->len; k++)
+    if (g_array_index (ray, RayBody, k).body == body)
+      return &g_array_index (ray, RayBody, k);
+  RayBody b = { body, 0, 0, 0 };
+  g_array_append_val (ray, b);
+  return &g_array_index (ray, RayBody, ray->len - 1);
+}
+
+static void
+walk_pixel (AxisAccum *acc, uint32_t pixel)
+{
+  const LdiImage *image = &acc->ldi->images[acc->axis];
+  uint32_t n;
+  const LdiFragment *f = ldi_image_pixel (image, pixel, &n);
+  if (n < 2)
+    return;
+  g_array_set_size (acc->ray, 0);
+  for (uint32_t i = 0; i < n; i++)
+    {
+      uint32_t body = acc->surfaces[f[i].surface].body;
+      RayBody *x = ray_body (acc->ray, body);
+      int before = x->count;
+      x->count += f[i].facing == LDI_FRONT ? 1 : -1;
+      if (before < 1 && x->count >= 1)
+        x->enter = i;
+      else if (before >= 1 && x->count < 1)
+        {
+          /* x leaves: every body y still inside closes the interval that opened when the
+           * later of the two entered. */
+          for (guint k = 0; k < acc->ray->len; k++)
+            {
+              const RayBody *y = &g_array_index (acc->ray, RayBody, k);
+              if (y->body != body && y->count >= 1)
+                add_interval (acc, pixel, body, y->body, &f[MAX (x->enter, y->enter)], &f[i]);
+            }
+        }
+      /* Self-intersection: the counter at 2 or more (sec. 3.2: interval parity). */
+      if (before < 2 && x->count >= 2)
+        x->self_enter = i;
+      else if (before >= 2 && x->count < 2)
+        add_interval (acc, pixel, body, body, &f[x->self_enter], &f[i]);
+    }
+}
+
+static void
+walk_image (guint axis, gpointer data)
+{
+  AxisAccum *acc = &((AxisAccum *) data)[axis];
+  const LdiImage *image = &acc->ldi->images[axis];
+  g_return_if_fail (image->sorted);
+  uint32_t n_pixels = image->width * image->height;
+  for (uint32_t p = 0; p < n_pixels; p++)
+    walk_pixel (acc, p);
+}
+
+/* ---- Merging the three images into the result ----------------------------------------- */
+
+static int
+key_compare (const uint32_t *a, const uint32_t *b, int words, gboolean signed_tail)
+{
+  for (int k = 0; k < words; k++)
+    if (a[k] != b[k])
+      {
+        if (signed_tail && k >= 2)
+          return (int32_t) a[k] < (int32_t) b[k] ? -1 : 1;
+        return a[k] < b[k] ? -1 : 1;
+      }
+  return 0;
+}
+
+static int
+volume_entry_compare (const void *pa, const void *pb)
+{
+  return key_compare (((const SparseEntry *) pa)->key, ((const SparseEntry *) pb)->key,
+                      SPARSE_KEY_WORDS, TRUE);
+}
+
+static int
+gradient_entry_compare (const void *pa, const void *pb)
+{
+  return key_compare (((const SparseEntry *) pa)->key, ((const SparseEntry *) pb)->key, 3,
+                      FALSE);
+}
+
+/* Merges the images' volume maps (key -> component [axis]) and gradient maps into `volumes`
+ * (LdiVolume) and `gradients` (CwbPointWeight). */
+static void
+merge_volumes (AxisAccum acc[3], gboolean cells, GArray *volumes, GArray *gradients)
+{
+  SparseMap all;
+  sparse_map_init (&all);
+  for (int axis = 0; axis < 3; axis++)
+    {
+      SparseMap *m = cells ? &acc[axis].cells : &acc[axis].pairs;
+      for (uint32_t e = 0; e < sparse_map_size (m); e++)
+        {
+          const SparseEntry *src = sparse_map_entry (m, e);
+          sparse_map_entry (&all, sparse_map_index (&all, src->key))->value[axis]
+            = src->value[axis];
+        }
+    }
+  /* Sorted volumes, and the rank of each merged key. */
+  GArray *sorted = g_array_copy (all.entries);
+  g_array_sort (sorted, volume_entry_compare);
+  g_autofree uint32_t *rank = g_new (uint32_t, MAX (sorted->len, 1));
+  for (uint32_t r = 0; r < sorted->len; r++)
+    rank[sparse_map_find (&all, g_array_index (sorted, SparseEntry, r).key)] = r;
+
+  /* Gradients keyed by the rank of their volume: sorting them groups them by volume. */
+  SparseMap grads;
+  sparse_map_init (&grads);
+  for (int axis = 0; axis < 3; axis++)
+    {
+      SparseMap *vm = cells ? &acc[axis].cells : &acc[axis].pairs;
+      SparseMap *gm = cells ? &acc[axis].cell_gradients : &acc[axis].pair_gradients;
+      for (uint32_t e = 0; e < sparse_map_size (gm); e++)
+        {
+          const SparseEntry *src = sparse_map_entry (gm, e);
+          uint32_t volume = rank[sparse_map_find (&all, sparse_map_entry (vm, src->key[0])->key)];
+          uint32_t key[SPARSE_KEY_WORDS] = { volume, src->key[1], src->key[2], 0, 0 };
+          sparse_map_entry (&grads, sparse_map_index (&grads, key))->value[axis]
+            += src->value[axis];
+        }
+    }
+  GArray *sorted_grads = g_array_copy (grads.entries);
+  g_array_sort (sorted_grads, gradient_entry_compare);
+
+  uint32_t g = 0;
+  for (uint32_t r = 0; r < sorted->len; r++)
+    {
+      const SparseEntry *e = &g_array_index (sorted, SparseEntry, r);
+      LdiVolume v;
+      memset (&v, 0, sizeof v);
+      v.body_a = e->key[0];
+      v.body_b = e->key[1];
+      for (int c = 0; c < 3; c++)
+        {
+          v.cell[c] = (int32_t) e->key[2 + c];
+          v.axis_volume[c] = e->value[c];
+        }
+      v.volume = (e->value[0] + e->value[1] + e->value[2]) / 3;
+      v.first_gradient = gradients->len;
+      for (; g < sorted_grads->len && g_array_index (sorted_grads, SparseEntry, g).key[0] == r; g++)
+        {
+          const SparseEntry *ge = &g_array_index (sorted_grads, SparseEntry, g);
+          CwbPointWeight w = { ge->key[1], ge->key[2], { ge->value[0], ge->value[1], ge->value[2] } };
+          g_array_append_val (gradients, w);
+        }
+      v.n_gradients = gradients->len - v.first_gradient;
+      g_array_append_val (volumes, v);
+    }
+  g_array_unref (sorted_grads);
+  g_array_unref (sorted);
+  sparse_map_clear (&grads);
+  sparse_map_clear (&all);
+}
+
+LdiVolumeResult *
+ldi_intersection_volume (const Ldi *ldi, const LdiSurface *surfaces, size_t n_surfaces,
+                         const LdiVolumeParams *params)
+{
+  g_return_val_if_fail (ldi != NULL && params != NULL, NULL);
+  g_return_val_if_fail (n_surfaces == ldi->n_surfaces, NULL);
+  LdiVolumeResult *result = g_new0 (LdiVolumeResult, 1);
+  result->pairs = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
+  result->pair_gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  result->cells = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
+  result->cell_gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+
+  AxisAccum acc[3];
+  for (uint32_t axis = 0; axis < 3; axis++)
+    {
+      acc[axis] = (AxisAccum) { .ldi = ldi, .surfaces = surfaces, .params = params, .axis = axis };
+      sparse_map_init (&acc[axis].pairs);
+      sparse_map_init (&acc[axis].pair_gradients);
+      sparse_map_init (&acc[axis].cells);
+      sparse_map_init (&acc[axis].cell_gradients);
+      acc[axis].spans = params->want_spans ? g_array_new (FALSE, FALSE, sizeof (CwbInspectSpan))
+                                           : NULL;
+      acc[axis].ray = g_array_new (FALSE, FALSE, sizeof (RayBody));
+    }
+  ldi_parallel_for (3, params->n_threads, walk_image, acc);
+
+  merge_volumes (acc, FALSE, result->pairs, result->pair_gradients);
+  if (params->cell_size > 0)
+    merge_volumes (acc, TRUE, result->cells, result->cell_gradients);
+  if (params->want_spans)
+    {
+      result->spans = g_array_new (FALSE, FALSE, sizeof (CwbInspectSpan));
+      for (int axis = 0; axis < 3; axis++)
+        g_array_append_vals (result->spans, acc[axis].spans->data, acc[axis].spans->len);
+    }
+  for (int axis = 0; axis < 3; axis++)
+    {
+      sparse_map_clear (&acc[axis].pairs);
+      sparse_map_clear (&acc[axis].pair_gradients);
+      sparse_map_clear (&acc[axis].cells);
+      sparse_map_clear (&acc[axis].cell_gradients);
+      if (acc[axis].spans != NULL)
+        g_array_unref (acc[axis].spans);
+      g_array_unref (acc[axis].ray);
+    }
+  return result;
+}
+
+void
+ldi_volume_result_free (LdiVolumeResult *result)
+{
+  if (result == NULL)
+    return;
+  g_array_unref (result->pairs);
+  g_array_unref (result->pair_gradients);
+  g_array_unref (result->cells);
+  g_array_unref (result->cell_gradients);
+  if (result->spans != NULL)
+    g_array_unref (result->spans);
+  g_free (result);
+}
+
+const LdiVolume *
+ldi_volume_result_pair (const LdiVolumeResult *result, uint32_t body_a, uint32_t body_b)
+{
+  uint32_t a = MIN (body_a, body_b), b = MAX (body_a, body_b);
+  for (guint k = 0; k < result->pairs->len; k++)
+    {
+      const LdiVolume *v = &g_array_index (result->pairs, LdiVolume, k);
+      if (v->body_a == a && v->body_b == b)
+        return v;
+    }
+  return NULL;
+}
+
+void
+ldi_cell_bounds (const Ldi *ldi, double cell_size, const int32_t cell[3], double min[3],
+                 double max[3])
+{
+  for (int c = 0; c < 3; c++)
+    {
+      min[c] = ldi->box_min[c] + cell[c] * cell_size;
+      max[c] = ldi->box_min[c] + (cell[c] + 1) * cell_size;
+    }
+}

@@ -1,0 +1,390 @@
+/* The CPU rasteriser of the LDI (plugins/contact-ldi/ldi_raster_cpu.c): its fill rule on
+ * closed meshes whose vertices sit exactly on pixel centres, so that centres fall on edges
+ * and vertices everywhere (a watertight surface gives every ray an even number of fragments,
+ * one per crossing); edge-on triangles; the refusal of open, non-manifold and inconsistently
+ * oriented surfaces; and determinism across thread counts. */
+#include <string.h>
+
+#include <cwb/vecmath.h>
+
+#include "ldi_fixture.h"
+
+/* Dyadic pixel size and region: pixel centres and the vertices placed on them are exact. */
+#define PIXEL 0.125
+static const double REGION_MIN[3] = { -4, -4, -4 }, REGION_MAX[3] = { 4, 4, 4 };
+
+/* Coordinate of pixel centre n along an axis of the region. */
+static double
+centre (int axis, int n)
+{
+  return REGION_MIN[axis] + (n + 0.5) * PIXEL;
+}
+
+/* ---- Meshes with vertices on pixel centres -------------------------------------------- */
+
+/* A cube of m x m quads per face, lattice step 2 pixels, from pixel centre `first` on every
+ * axis. Each vertex inside a face moves along the face's normal by -1, 0 or +1 pixel (seeded),
+ * and each quad is split along a random diagonal: the surface stays closed and embedded
+ * (each face a height field over its square), every vertex stays on a pixel centre, and its
+ * slanted triangles fold over one another in the projections near the cube's edges. */
+static CwbMesh *
+bumpy_cube (int m, int first, guint32 seed)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
+  CwbMesh *mesh = cwb_mesh_new ("bumpy cube");
+  g_autoptr (GHashTable) index = g_hash_table_new (g_direct_hash, g_direct_equal);
+  /* The surface vertex at lattice point (x, y, z), created when first used. */
+#define LATTICE_KEY(l) GINT_TO_POINTER (1 + ((l)[0] * (m + 1) + (l)[1]) * (m + 1) + (l)[2])
+  for (int axis = 0; axis < 3; axis++)
+    for (int side = 0; side <= m; side += m)
+      {
+        int u = (axis + 1) % 3, v = (axis + 2) % 3;
+        g_autofree uint32_t *ids = g_new (uint32_t, (size_t) (m + 1) * (m + 1));
+        for (int i = 0; i <= m; i++)
+          for (int j = 0; j <= m; j++)
+            {
+              int l[3];
+              l[axis] = side;
+              l[u] = i;
+              l[v] = j;
+              gpointer found = g_hash_table_lookup (index, LATTICE_KEY (l));
+              if (found == NULL)
+                {
+                  int pixel[3];
+                  for (int c = 0; c < 3; c++)
+                    pixel[c] = first + 2 * l[c];
+                  /* Inside a face: exactly one lattice coordinate on the cube's boundary. */
+                  int on_boundary = 0;
+                  for (int c = 0; c < 3; c++)
+                    on_boundary += l[c] == 0 || l[c] == m;
+                  if (on_boundary == 1)
+                    pixel[axis] += g_rand_int_range (rand, -1, 2);
+                  double p[3] = { centre (0, pixel[0]), centre (1, pixel[1]), centre (2, pixel[2]) };
+                  g_array_append_vals (mesh->vertices, p, 3);
+                  found = GUINT_TO_POINTER (cwb_mesh_n_vertices (mesh));
+                  g_hash_table_insert (index, LATTICE_KEY (l), found);
+                }
+              ids[i * (m + 1) + j] = GPOINTER_TO_UINT (found) - 1;
+            }
+        for (int i = 0; i < m; i++)
+          for (int j = 0; j < m; j++)
+            {
+              /* Counter-clockwise in (u, v) has its normal along +axis: outward on side m. */
+              uint32_t q[4] = { ids[i * (m + 1) + j], ids[(i + 1) * (m + 1) + j],
+                                ids[(i + 1) * (m + 1) + j + 1], ids[i * (m + 1) + j + 1] };
+              if (side == 0)
+                {
+                  uint32_t t = q[1];
+                  q[1] = q[3];
+                  q[3] = t;
+                }
+              int d = g_rand_boolean (rand) ? 0 : 1;   /* diagonal from corner d */
+              uint32_t t[6] = { q[d], q[d + 1], q[(d + 2) % 4], q[d], q[(d + 2) % 4], q[(d + 3) % 4] };
+              g_array_append_vals (mesh->triangles, t, 6);
+            }
+      }
+#undef LATTICE_KEY
+  cwb_mesh_check (mesh);
+  return mesh;
+}
+
+/* A regular octahedron of half-diagonal m pixels centred on pixel centre (n, n, n): its
+ * edges run through pixel centres. */
+static CwbMesh *
+octahedron (int n, int m)
+{
+  CwbMesh *mesh = cwb_mesh_new ("octahedron");
+  for (int axis = 0; axis < 3; axis++)
+    for (int s = -1; s <= 1; s += 2)
+      {
+        int pixel[3] = { n, n, n };
+        pixel[axis] += s * m;
+        double p[3] = { centre (0, pixel[0]), centre (1, pixel[1]), centre (2, pixel[2]) };
+        g_array_append_vals (mesh->vertices, p, 3);
+      }
+  /* Vertices 0/1: -x/+x, 2/3: -y/+y, 4/5: -z/+z; faces counter-clockwise from outside. */
+  for (int sx = 0; sx < 2; sx++)
+    for (int sy = 0; sy < 2; sy++)
+      for (int sz = 0; sz < 2; sz++)
+        {
+          uint32_t t[3] = { (uint32_t) sx, 2 + (uint32_t) sy, 4 + (uint32_t) sz };
+          /* The octant (+, +, +) is counter-clockwise as (x, y, z); each sign flip mirrors. */
+          if ((sx + sy + sz) % 2 == 0)
+            {
+              uint32_t tmp = t[1];
+              t[1] = t[2];
+              t[2] = tmp;
+            }
+          g_array_append_vals (mesh->triangles, t, 3);
+        }
+  cwb_mesh_check (mesh);
+  g_assert_true (mesh->closed);
+  g_assert_cmpfloat (cwb_mesh_volume (mesh), >, 0);
+  return mesh;
+}
+
+/* Every ray meets an even number of fragments, and walking them the inside counter is 0 or 1
+ * after each group of fragments at equal depth, ending at 0. (Within a group, where the ray
+ * grazes folds through an edge or vertex, backs sort before fronts and the counter may dip
+ * below 0: the fill rule gives the centre the crossings of a ray perturbed by an
+ * infinitesimal, whose order inside the group the depths cannot tell.) Returns the number of
+ * fragments. */
+static size_t
+check_watertight (const Ldi *ldi)
+{
+  size_t total = 0;
+  for (int axis = 0; axis < 3; axis++)
+    {
+      const LdiImage *image = &ldi->images[axis];
+      for (uint32_t p = 0; p < image->width * image->height; p++)
+        {
+          uint32_t n;
+          const LdiFragment *f = ldi_image_pixel (image, p, &n);
+          g_assert_cmpuint (n % 2, ==, 0);
+          int count = 0;
+          for (uint32_t k = 0; k < n; k++)
+            {
+              if (k > 0)
+                g_assert_cmpfloat (f[k - 1].depth, <=, f[k].depth);
+              count += f[k].facing == LDI_FRONT ? 1 : -1;
+              if (k + 1 == n || f[k + 1].depth != f[k].depth)
+                {
+                  g_assert_cmpint (count, >=, 0);
+                  g_assert_cmpint (count, <=, 1);
+                }
+            }
+          g_assert_cmpint (count, ==, 0);
+          total += n;
+        }
+    }
+  return total;
+}
+
+static Ldi *
+raster_one (CwbMesh *mesh, guint n_threads)
+{
+  LdiSurface s = { (const double *) (void *) mesh->vertices->data, cwb_mesh_n_vertices (mesh),
+                   (const uint32_t *) (void *) mesh->triangles->data,
+                   cwb_mesh_n_triangles (mesh), 0, 0 };
+  g_autoptr (GError) error = NULL;
+  Ldi *ldi = ldi_new (REGION_MIN, REGION_MAX, PIXEL, &error);
+  g_assert_no_error (error);
+  g_assert_true (ldi_raster_cpu (ldi, &s, 1, n_threads, &error));
+  g_assert_no_error (error);
+  return ldi;
+}
+
+static void
+test_watertight_bumpy_cube (void)
+{
+  const int m = 12, first = 20;
+  for (guint32 seed = 1; seed <= 8; seed++)
+    {
+      g_autoptr (CwbMesh) mesh = bumpy_cube (m, first, seed);
+      g_assert_true (mesh->closed);
+      g_assert_cmpuint (mesh->inconsistent_edges, ==, 0);
+      g_assert_cmpfloat (cwb_mesh_volume (mesh), >, 0);
+      g_autoptr (Ldi) ldi = raster_one (mesh, 0);
+      g_assert_cmpuint (check_watertight (ldi), >, 0);
+      /* Columns more than a pixel inside the cube's sides cross the two opposite faces once
+       * each, whatever edges and vertices of their triangulations the centre falls on: exactly
+       * two fragments, one front and one back. */
+      for (int axis = 0; axis < 3; axis++)
+        {
+          const LdiImage *image = &ldi->images[axis];
+          for (int i = first + 2; i <= first + 2 * m - 2; i++)
+            for (int j = first + 2; j <= first + 2 * m - 2; j++)
+              {
+                uint32_t n;
+                const LdiFragment *f = ldi_image_pixel (image, (uint32_t) j * image->width + (uint32_t) i, &n);
+                g_assert_cmpuint (n, ==, 2);
+                g_assert_cmpuint (f[0].facing, ==, LDI_FRONT);
+                g_assert_cmpuint (f[1].facing, ==, LDI_BACK);
+              }
+        }
+    }
+}
+
+static void
+test_watertight_octahedron (void)
+{
+  for (int m = 1; m <= 9; m++)
+    {
+      g_autoptr (CwbMesh) mesh = octahedron (32, m);
+      g_autoptr (Ldi) ldi = raster_one (mesh, 0);
+      check_watertight (ldi);
+      /* Convex: 0 or 2 fragments per ray. Along z the octahedron's projection is the square
+       * |x| + |y| <= m pixels (centre offsets), whose centres number 2 m^2 + 2 m + 1 with the
+       * boundary: the boundary centres lie on the silhouette where two faces fold, and the
+       * fill rule gives them to both faces or to neither; strictly inside there are
+       * 2 (m - 1)^2 + 2 (m - 1) + 1. */
+      const LdiImage *image = &ldi->images[2];
+      size_t covered = 0;
+      for (uint32_t p = 0; p < image->width * image->height; p++)
+        {
+          uint32_t n;
+          ldi_image_pixel (image, p, &n);
+          g_assert_true (n == 0 || n == 2);
+          covered += n == 2;
+        }
+      size_t inner = 2 * (size_t) (m - 1) * (m - 1) + 2 * (size_t) (m - 1) + 1;
+      size_t all = 2 * (size_t) m * m + 2 * (size_t) m + 1;
+      g_assert_cmpuint (covered, >=, inner);
+      g_assert_cmpuint (covered, <=, all);
+    }
+}
+
+/* An axis-aligned box: its side faces are edge-on in each image and emit nothing; every
+ * fragment comes from a face orthogonal to the image's axis. */
+static void
+test_edge_on (void)
+{
+  const double size[3] = { 1, 1.5, 2 }, c[3] = { 0.0625, 0, 0.0625 };
+  g_autoptr (TestBody) box = test_body_box (size, c, NULL, 0);
+  g_autoptr (Ldi) ldi = raster_one (box->mesh, 1);
+  check_watertight (ldi);
+  for (int axis = 0; axis < 3; axis++)
+    {
+      const LdiImage *image = &ldi->images[axis];
+      g_assert_cmpuint (image->n_fragments, >, 0);
+      for (size_t k = 0; k < image->n_fragments; k++)
+        {
+          const LdiFragment *f = &image->fragments[k];
+          const uint32_t *t = box->surface.triangles + 3 * f->triangle;
+          double e1[3], e2[3], n[3];
+          cwb_v3_sub (e1, box->surface.positions + 3 * t[1], box->surface.positions + 3 * t[0]);
+          cwb_v3_sub (e2, box->surface.positions + 3 * t[2], box->surface.positions + 3 * t[0]);
+          cwb_v3_cross (n, e1, e2);
+          g_assert_cmpfloat (n[(axis + 1) % 3], ==, 0);
+          g_assert_cmpfloat (n[(axis + 2) % 3], ==, 0);
+          /* Front where the normal points against the axis. */
+          g_assert_cmpuint (f->facing, ==, n[axis] < 0 ? LDI_FRONT : LDI_BACK);
+        }
+    }
+}
+
+/* ---- Refused surfaces ------------------------------------------------------------------ */
+
+static void
+expect_refused (CwbMesh *mesh, const char *what)
+{
+  const double c[3] = { 0, 0, 0 };
+  g_autoptr (TestBody) good = test_body_sphere (1, 16, c, 0);
+  g_autoptr (TestBody) bad = test_body_new (mesh, 7, 1);
+  LdiSurface surfaces[2] = { good->surface, bad->surface };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (Ldi) ldi = ldi_new (REGION_MIN, REGION_MAX, PIXEL, &error);
+  g_assert_false (ldi_raster_cpu (ldi, surfaces, 2, 0, &error));
+  g_assert_error (error, LDI_ERROR, LDI_ERROR_TOPOLOGY);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "surface 1 (geometry 7, body 1)"));
+  g_assert_nonnull (strstr (error->message, what));
+  for (int axis = 0; axis < 3; axis++)
+    g_assert_cmpuint (ldi->images[axis].n_fragments, ==, 0);
+}
+
+static CwbMesh *
+sphere_mesh (void)
+{
+  const double c[3] = { 0.5, 0, 0 };
+  TestBody *body = test_body_sphere (1, 16, c, 1);
+  CwbMesh *mesh = g_steal_pointer (&body->mesh);
+  g_free (body);
+  return mesh;
+}
+
+static void
+test_refuse_open (void)
+{
+  CwbMesh *mesh = sphere_mesh ();
+  g_array_remove_range (mesh->triangles, 3 * 20, 3);   /* a hole of one triangle */
+  expect_refused (mesh, "3 boundary edges");
+}
+
+static void
+test_refuse_nonmanifold (void)
+{
+  CwbMesh *mesh = sphere_mesh ();
+  uint32_t t[3];
+  memcpy (t, &g_array_index (mesh->triangles, uint32_t, 3 * 20), sizeof t);
+  g_array_append_vals (mesh->triangles, t, 3);   /* the same triangle twice */
+  expect_refused (mesh, "3 non-manifold edges");
+}
+
+static void
+test_refuse_inconsistent (void)
+{
+  CwbMesh *mesh = sphere_mesh ();
+  uint32_t *t = &g_array_index (mesh->triangles, uint32_t, 3 * 20);
+  uint32_t tmp = t[1];
+  t[1] = t[2];
+  t[2] = tmp;
+  expect_refused (mesh, "3 inconsistently oriented edges");
+}
+
+/* ---- Determinism ------------------------------------------------------------------------ */
+
+/* The fragments (hence everything computed from them) are bitwise the same on 1, 2, 3 and 7
+ * threads: raster tasks split the triangles in fixed chunks and each pixel's list is sorted
+ * by a total order. The volumes and gradients are too: each image accumulates on its own. */
+static void
+test_determinism (void)
+{
+  const double ca[3] = { 0, 0, 0 }, cb[3] = { 0.7, 0.2, 0.1 }, cc[3] = { 0.3, -0.4, 0.5 };
+  const double w[3] = { 0.4, 0.3, 0.2 };
+  double q[4];
+  cwb_quat_from_rotvec (q, w);
+  g_autoptr (TestBody) a = test_body_sphere (0.8, 64, ca, 0);
+  g_autoptr (TestBody) b = test_body_sphere (0.6, 64, cb, 1);
+  g_autoptr (TestBody) c = test_body_torus (0.7, 0.25, 64, cc, q, 2);
+  TestBody *bodies[3] = { a, b, c };
+  const double lo[3] = { -1, -1, -1 }, hi[3] = { 1.5, 1, 1 };
+  const guint threads[] = { 1, 2, 3, 7 };
+  Ldi *reference_ldi = NULL;
+  LdiVolumeResult *reference = NULL;
+  for (size_t k = 0; k < G_N_ELEMENTS (threads); k++)
+    {
+      Ldi *ldi = NULL;
+      LdiVolumeResult *r = test_volumes_ldi (bodies, 3, lo, hi, 0.02, threads[k], 0.25, TRUE, &ldi);
+      g_assert_cmpuint (r->pairs->len, ==, 3);
+      if (reference == NULL)
+        {
+          reference_ldi = ldi;
+          reference = r;
+          continue;
+        }
+      for (int axis = 0; axis < 3; axis++)
+        {
+          const LdiImage *x = &ldi->images[axis], *y = &reference_ldi->images[axis];
+          g_assert_cmpuint (x->n_fragments, ==, y->n_fragments);
+          g_assert_cmpmem (x->offsets, (x->width * x->height + 1) * sizeof (uint32_t), y->offsets,
+                           (y->width * y->height + 1) * sizeof (uint32_t));
+          g_assert_cmpmem (x->fragments, x->n_fragments * sizeof (LdiFragment), y->fragments,
+                           y->n_fragments * sizeof (LdiFragment));
+        }
+      GArray *mine[] = { r->pairs, r->pair_gradients, r->cells, r->cell_gradients, r->spans };
+      GArray *ref[] = { reference->pairs, reference->pair_gradients, reference->cells,
+                        reference->cell_gradients, reference->spans };
+      for (size_t m = 0; m < G_N_ELEMENTS (mine); m++)
+        g_assert_cmpmem (mine[m]->data, mine[m]->len * g_array_get_element_size (mine[m]),
+                         ref[m]->data, ref[m]->len * g_array_get_element_size (ref[m]));
+      ldi_free (ldi);
+      ldi_volume_result_free (r);
+    }
+  ldi_free (reference_ldi);
+  ldi_volume_result_free (reference);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/ldi/raster/watertight-bumpy-cube", test_watertight_bumpy_cube);
+  g_test_add_func ("/ldi/raster/watertight-octahedron", test_watertight_octahedron);
+  g_test_add_func ("/ldi/raster/edge-on", test_edge_on);
+  g_test_add_func ("/ldi/raster/refuse-open", test_refuse_open);
+  g_test_add_func ("/ldi/raster/refuse-nonmanifold", test_refuse_nonmanifold);
+  g_test_add_func ("/ldi/raster/refuse-inconsistent", test_refuse_inconsistent);
+  g_test_add_func ("/ldi/raster/determinism", test_determinism);
+  return g_test_run ();
+}
