@@ -2,7 +2,8 @@
  * strain energy of a uniform strain, the symmetry of K0 and its null space (translations
  * and infinitesimal rotations), the rotation recovered from a rotated and stretched element,
  * no force under a finite rigid motion, the force of a rotated stretch equal to the rotated
- * linear force, and a proper rotation even for an inverted element. */
+ * linear force, a proper rotation even for an inverted element, and the polar factor of
+ * Q S (S symmetric positive definite) equal to Q by either of its two paths. */
 #include <math.h>
 
 #include <cwb/vecmath.h>
@@ -176,6 +177,50 @@ test_rotated_stretch (void)
     }
 }
 
+/* M = Q S with S = V diag(s) V^T symmetric positive definite: its polar factor is Q. Spectra
+ * from near the identity (an element's usual gradient) to a condition number of 1e3 (det M /
+ * |M|^3 = 1e-4) take the Newton iteration; a singular value of 1e-8 (a flattened element,
+ * det M / |M|^3 = 4e-9, below the iteration's 1e-6) takes the SVD. The polar factor's
+ * sensitivity to rounding grows with the condition number, so 1e-10 covers 1e3 times double
+ * precision with room; a wrong path (a non-converged iteration, a transposed factor) is off
+ * by order 1. */
+static void
+test_polar_factor (void)
+{
+  const double spectra[][3] = {
+    { 1.001, 0.999, 1.0005 }, { 0.5, 1, 2 }, { 1e-2, 1, 1e1 }, { 1e-8, 1, 1 },
+  };
+  g_autoptr (GRand) rand = g_rand_new_with_seed (11);
+  for (size_t s = 0; s < G_N_ELEMENTS (spectra); s++)
+    for (int trial = 0; trial < 20; trial++)
+      {
+        double q_axis[3], v_axis[3], q[9], v[9], m[9], r[9];
+        for (int a = 0; a < 3; a++)
+          {
+            q_axis[a] = g_rand_double_range (rand, -2, 2);
+            v_axis[a] = g_rand_double_range (rand, -2, 2);
+          }
+        rotation_matrix (q_axis, q);
+        rotation_matrix (v_axis, v);
+        /* m = q v diag(s) v^T */
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 3; j++)
+            {
+              double sij = 0;
+              for (int k = 0; k < 3; k++)
+                sij += v[3 * i + k] * spectra[s][k] * v[3 * j + k];
+              m[3 * i + j] = sij;
+            }
+        double qm[9];
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 3; j++)
+            qm[3 * i + j] = q[3 * i] * m[j] + q[3 * i + 1] * m[3 + j] + q[3 * i + 2] * m[6 + j];
+        fem_polar_rotation (qm, r);
+        for (int k = 0; k < 9; k++)
+          g_assert_cmpfloat_with_epsilon (r[k], q[k], RELATIVE_TOLERANCE);
+      }
+}
+
 /* An element pushed through itself (node 3 mirrored through the opposite face): the polar
  * factor is still a rotation, det R = +1, orthonormal. */
 static void
@@ -224,6 +269,7 @@ main (int argc, char **argv)
   g_test_add_func ("/fem/corotational/k0-null-space", test_k0_null_space);
   g_test_add_func ("/fem/corotational/rotated-stretch", test_rotated_stretch);
   g_test_add_func ("/fem/corotational/inverted-element", test_inverted_element);
+  g_test_add_func ("/fem/corotational/polar-factor", test_polar_factor);
   g_test_add_func ("/fem/corotational/bad-rest-refused", test_bad_rest_refused);
   return g_test_run ();
 }
