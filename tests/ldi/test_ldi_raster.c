@@ -165,7 +165,7 @@ raster_one (CwbMesh *mesh, guint n_threads)
 {
   LdiSurface s = { (const double *) (void *) mesh->vertices->data, cwb_mesh_n_vertices (mesh),
                    (const uint32_t *) (void *) mesh->triangles->data,
-                   cwb_mesh_n_triangles (mesh), 0, 0 };
+                   cwb_mesh_n_triangles (mesh), 0, 0, FALSE };
   g_autoptr (GError) error = NULL;
   Ldi *ldi = ldi_new (REGION_MIN, REGION_MAX, PIXEL, &error);
   g_assert_no_error (error);
