@@ -527,6 +527,67 @@ test_threads (void)
   report ("threads", &d);
 }
 
+/* ---- Timing ----------------------------------------------------------------------------- */
+
+/* One timed call (after a warm-up call: llvmpipe compiles its shader variants at the first
+ * draw) of each backend on the scene of /ldi/gl/fragments/several-bodies at pixels of h,
+ * printed as "ldi-raster h=... fragments=... backend=... ms=..." lines for
+ * bench/ldi_raster.sh, which runs this REPEATS times and takes medians. Run with -m perf;
+ * CWB_BENCH_PIXELS sets the pixel sizes (default "0.01 0.005"). */
+static void
+test_perf_raster (void)
+{
+  if (!g_test_perf ())
+    {
+      g_test_skip ("timing: run with -m perf (bench/ldi_raster.sh)");
+      return;
+    }
+  if (require_gl () == NULL)
+    return;
+  const double w[3] = { 0.4, 0.3, 0.2 };
+  double q[4];
+  cwb_quat_from_rotvec (q, w);
+  const double ca[3] = { 0, 0, 0 }, cb[3] = { 0.7, 0.2, 0.1 }, cc[3] = { 0.3, -0.4, 0.5 };
+  const double cd[3] = { -0.3, 0.3, -0.2 }, size[3] = { 0.5, 0.7, 0.9 };
+  g_autoptr (TestBody) a = test_body_sphere (0.8, 64, ca, 0);
+  g_autoptr (TestBody) b = test_body_sphere (0.6, 64, cb, 1);
+  g_autoptr (TestBody) c = test_body_torus (0.7, 0.25, 64, cc, q, 2);
+  g_autoptr (TestBody) e = test_body_box (size, cd, q, 3);
+  LdiSurface surfaces[4] = { a->surface, b->surface, c->surface, e->surface };
+  const double lo[3] = { -1, -1, -1 }, hi[3] = { 1.5, 1, 1.2 };
+  const char *pixels = g_getenv ("CWB_BENCH_PIXELS");
+  g_auto (GStrv) sizes = g_strsplit (pixels != NULL ? pixels : "0.01 0.005", " ", -1);
+  const char *backends[] = { "cpu-1", "cpu-2", "gl" };
+  for (char **h = sizes; *h != NULL; h++)
+    {
+      if (**h == '\0')
+        continue;
+      g_autoptr (GError) error = NULL;
+      g_autoptr (Ldi) ldi = ldi_new (lo, hi, g_ascii_strtod (*h, NULL), &error);
+      g_assert_no_error (error);
+      for (size_t k = 0; k < G_N_ELEMENTS (backends); k++)
+        {
+          double ms = 0;
+          for (int run = 0; run < 2; run++)
+            {
+              gint64 start = g_get_monotonic_time ();
+              gboolean ok = k < 2 ? ldi_raster_cpu (ldi, surfaces, 4, (guint) k + 1, &error)
+                                  : ldi_raster_gl (gl, ldi, surfaces, 4, &error);
+              ms = (double) (g_get_monotonic_time () - start) / 1000;
+              g_assert_no_error (error);
+              g_assert_true (ok);
+            }
+          size_t fragments = 0;
+          for (int axis = 0; axis < 3; axis++)
+            fragments += ldi->images[axis].n_fragments;
+          g_test_message ("ldi-raster h=%s fragments=%zu triangles=%zu backend=%s ms=%.3f", *h,
+                          fragments, a->surface.n_triangles + b->surface.n_triangles
+                                     + c->surface.n_triangles + e->surface.n_triangles,
+                          backends[k], ms);
+        }
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -545,6 +606,7 @@ main (int argc, char **argv)
   g_test_add_func ("/ldi/gl/volume/volumes-and-gradients", test_volumes_and_gradients);
   g_test_add_func ("/ldi/gl/refuse-open", test_refuse_open);
   g_test_add_func ("/ldi/gl/threads", test_threads);
+  g_test_add_func ("/ldi/gl/perf/raster", test_perf_raster);
   int status = g_test_run ();
   ldi_gl_free (gl);
   g_clear_error (&gl_error);
