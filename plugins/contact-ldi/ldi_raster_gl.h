@@ -29,9 +29,11 @@ void ldi_gl_free (LdiGl *gl);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LdiGl, ldi_gl_free)
 
 /* Bounds the memory of a rasterisation pass: at most max_fragments fragment records in the
- * GPU buffer (56 bytes each) and images drawn in tiles of at most max_tile x max_tile pixels;
- * 0 keeps the default (what the driver allows, up to 2^22 records and 4096 pixels). Passes
- * that would need more are split, with the same result. For tests, and for small devices. */
+ * GPU buffer (56 bytes each) and images drawn in tiles of at most max_tile x max_tile pixels,
+ * and of at most max_fragments pixels (a triangle gives a tile at most one fragment per
+ * pixel); 0 keeps the default: 2^22 records or what the driver's storage blocks hold, tiles of
+ * 4096 or what the driver allows. Larger values are clamped to the defaults. Passes that would
+ * need more are split, with the same result. For tests, and for small devices. */
 void ldi_gl_set_limits (LdiGl *gl, size_t max_fragments, uint32_t max_tile);
 
 /* ldi_raster_cpu's contract on the GPU: checks every surface not marked checked
