@@ -36,6 +36,9 @@ typedef struct LdiSurface {
   size_t n_triangles;
   uint32_t geometry;           /* the caller's geometry index, reported with gradients */
   uint32_t body;               /* the owning body: inside/outside is counted per body */
+  gboolean checked;            /* the caller has passed these triangles through
+                                * ldi_surface_check already (the topology of a mapped geometry
+                                * never changes): backends skip the check */
 } LdiSurface;
 
 /* Front: the ray along +axis enters the volume there (the triangle's normal . axis < 0). */

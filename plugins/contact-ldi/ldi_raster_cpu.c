@@ -191,7 +191,7 @@ ldi_raster_cpu (Ldi *ldi, const LdiSurface *surfaces, size_t n_surfaces, guint n
 {
   g_return_val_if_fail (n_surfaces < G_MAXUINT32, FALSE);
   for (size_t s = 0; s < n_surfaces; s++)
-    if (!ldi_surface_check (&surfaces[s], s, error))
+    if (!surfaces[s].checked && !ldi_surface_check (&surfaces[s], s, error))
       {
         ldi->n_surfaces = 0;
         for (int axis = 0; axis < 3; axis++)

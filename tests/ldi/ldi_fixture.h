@@ -7,6 +7,7 @@
 
 #include "intersection_volume.h"
 #include "ldi_raster_cpu.h"
+#include "ldi_raster_gl.h"
 #include "mesh.h"
 
 G_BEGIN_DECLS
@@ -34,6 +35,9 @@ void test_body_sync (TestBody *body);
 void test_body_translate (TestBody *body, const double t[3]);
 double *test_body_vertex (TestBody *body, size_t k);
 
+/* The backend of test_volumes and test_volumes_ldi from now on: gl, or the CPU (n_threads
+ * threads) with NULL, the default. */
+void test_set_backend (LdiGl *gl);
 /* The LDI over [box_min, box_max] with pixels of h of the bodies' surfaces, and its volumes. */
 LdiVolumeResult *test_volumes (TestBody *const *bodies, size_t n_bodies, const double box_min[3],
                                const double box_max[3], double h, guint n_threads,
@@ -47,5 +51,15 @@ LdiVolumeResult *test_volumes_ldi (TestBody *const *bodies, size_t n_bodies,
  * NULL. */
 double test_pair_volume (const LdiVolumeResult *result, uint32_t a, uint32_t b,
                          double axis_volume[3]);
+
+/* A dyadic lattice: pixels of TEST_LATTICE_PIXEL over [TEST_LATTICE_MIN, TEST_LATTICE_MAX],
+ * whose pixel centres, and the vertices placed on them, are exact. */
+#define TEST_LATTICE_PIXEL 0.125
+extern const double TEST_LATTICE_MIN[3], TEST_LATTICE_MAX[3];
+/* Coordinate of pixel centre n along an axis of the lattice. */
+double test_lattice_centre (int axis, int n);
+/* Closed meshes with every vertex on a lattice pixel centre (ldi_fixture.c says how). */
+CwbMesh *test_mesh_bumpy_cube (int m, int first, guint32 seed);
+CwbMesh *test_mesh_octahedron (int n, int m);
 
 G_END_DECLS

@@ -9,120 +9,6 @@
 
 #include "ldi_fixture.h"
 
-/* Dyadic pixel size and region: pixel centres and the vertices placed on them are exact. */
-#define PIXEL 0.125
-static const double REGION_MIN[3] = { -4, -4, -4 }, REGION_MAX[3] = { 4, 4, 4 };
-
-/* Coordinate of pixel centre n along an axis of the region. */
-static double
-centre (int axis, int n)
-{
-  return REGION_MIN[axis] + (n + 0.5) * PIXEL;
-}
-
-/* ---- Meshes with vertices on pixel centres -------------------------------------------- */
-
-/* A cube of m x m quads per face, lattice step 2 pixels, from pixel centre `first` on every
- * axis. Each vertex inside a face moves along the face's normal by -1, 0 or +1 pixel (seeded),
- * and each quad is split along a random diagonal: the surface stays closed and embedded
- * (each face a height field over its square), every vertex stays on a pixel centre, and its
- * slanted triangles fold over one another in the projections near the cube's edges. */
-static CwbMesh *
-bumpy_cube (int m, int first, guint32 seed)
-{
-  g_autoptr (GRand) rand = g_rand_new_with_seed (seed);
-  CwbMesh *mesh = cwb_mesh_new ("bumpy cube");
-  g_autoptr (GHashTable) index = g_hash_table_new (g_direct_hash, g_direct_equal);
-  /* The surface vertex at lattice point (x, y, z), created when first used. */
-#define LATTICE_KEY(l) GINT_TO_POINTER (1 + ((l)[0] * (m + 1) + (l)[1]) * (m + 1) + (l)[2])
-  for (int axis = 0; axis < 3; axis++)
-    for (int side = 0; side <= m; side += m)
-      {
-        int u = (axis + 1) % 3, v = (axis + 2) % 3;
-        g_autofree uint32_t *ids = g_new (uint32_t, (size_t) (m + 1) * (m + 1));
-        for (int i = 0; i <= m; i++)
-          for (int j = 0; j <= m; j++)
-            {
-              int l[3];
-              l[axis] = side;
-              l[u] = i;
-              l[v] = j;
-              gpointer found = g_hash_table_lookup (index, LATTICE_KEY (l));
-              if (found == NULL)
-                {
-                  int pixel[3];
-                  for (int c = 0; c < 3; c++)
-                    pixel[c] = first + 2 * l[c];
-                  /* Inside a face: exactly one lattice coordinate on the cube's boundary. */
-                  int on_boundary = 0;
-                  for (int c = 0; c < 3; c++)
-                    on_boundary += l[c] == 0 || l[c] == m;
-                  if (on_boundary == 1)
-                    pixel[axis] += g_rand_int_range (rand, -1, 2);
-                  double p[3] = { centre (0, pixel[0]), centre (1, pixel[1]), centre (2, pixel[2]) };
-                  g_array_append_vals (mesh->vertices, p, 3);
-                  found = GUINT_TO_POINTER (cwb_mesh_n_vertices (mesh));
-                  g_hash_table_insert (index, LATTICE_KEY (l), found);
-                }
-              ids[i * (m + 1) + j] = GPOINTER_TO_UINT (found) - 1;
-            }
-        for (int i = 0; i < m; i++)
-          for (int j = 0; j < m; j++)
-            {
-              /* Counter-clockwise in (u, v) has its normal along +axis: outward on side m. */
-              uint32_t q[4] = { ids[i * (m + 1) + j], ids[(i + 1) * (m + 1) + j],
-                                ids[(i + 1) * (m + 1) + j + 1], ids[i * (m + 1) + j + 1] };
-              if (side == 0)
-                {
-                  uint32_t t = q[1];
-                  q[1] = q[3];
-                  q[3] = t;
-                }
-              int d = g_rand_boolean (rand) ? 0 : 1;   /* diagonal from corner d */
-              uint32_t t[6] = { q[d], q[d + 1], q[(d + 2) % 4], q[d], q[(d + 2) % 4], q[(d + 3) % 4] };
-              g_array_append_vals (mesh->triangles, t, 6);
-            }
-      }
-#undef LATTICE_KEY
-  cwb_mesh_check (mesh);
-  return mesh;
-}
-
-/* A regular octahedron of half-diagonal m pixels centred on pixel centre (n, n, n): its
- * edges run through pixel centres. */
-static CwbMesh *
-octahedron (int n, int m)
-{
-  CwbMesh *mesh = cwb_mesh_new ("octahedron");
-  for (int axis = 0; axis < 3; axis++)
-    for (int s = -1; s <= 1; s += 2)
-      {
-        int pixel[3] = { n, n, n };
-        pixel[axis] += s * m;
-        double p[3] = { centre (0, pixel[0]), centre (1, pixel[1]), centre (2, pixel[2]) };
-        g_array_append_vals (mesh->vertices, p, 3);
-      }
-  /* Vertices 0/1: -x/+x, 2/3: -y/+y, 4/5: -z/+z; faces counter-clockwise from outside. */
-  for (int sx = 0; sx < 2; sx++)
-    for (int sy = 0; sy < 2; sy++)
-      for (int sz = 0; sz < 2; sz++)
-        {
-          uint32_t t[3] = { (uint32_t) sx, 2 + (uint32_t) sy, 4 + (uint32_t) sz };
-          /* The octant (+, +, +) is counter-clockwise as (x, y, z); each sign flip mirrors. */
-          if ((sx + sy + sz) % 2 == 0)
-            {
-              uint32_t tmp = t[1];
-              t[1] = t[2];
-              t[2] = tmp;
-            }
-          g_array_append_vals (mesh->triangles, t, 3);
-        }
-  cwb_mesh_check (mesh);
-  g_assert_true (mesh->closed);
-  g_assert_cmpfloat (cwb_mesh_volume (mesh), >, 0);
-  return mesh;
-}
-
 /* Every ray meets an even number of fragments, and walking them the inside counter is 0 or 1
  * after each group of fragments at equal depth, ending at 0. (Within a group, where the ray
  * grazes folds through an edge or vertex, backs sort before fronts and the counter may dip
@@ -165,9 +51,9 @@ raster_one (CwbMesh *mesh, guint n_threads)
 {
   LdiSurface s = { (const double *) (void *) mesh->vertices->data, cwb_mesh_n_vertices (mesh),
                    (const uint32_t *) (void *) mesh->triangles->data,
-                   cwb_mesh_n_triangles (mesh), 0, 0 };
+                   cwb_mesh_n_triangles (mesh), 0, 0, FALSE };
   g_autoptr (GError) error = NULL;
-  Ldi *ldi = ldi_new (REGION_MIN, REGION_MAX, PIXEL, &error);
+  Ldi *ldi = ldi_new (TEST_LATTICE_MIN, TEST_LATTICE_MAX, TEST_LATTICE_PIXEL, &error);
   g_assert_no_error (error);
   g_assert_true (ldi_raster_cpu (ldi, &s, 1, n_threads, &error));
   g_assert_no_error (error);
@@ -180,7 +66,7 @@ test_watertight_bumpy_cube (void)
   const int m = 12, first = 20;
   for (guint32 seed = 1; seed <= 8; seed++)
     {
-      g_autoptr (CwbMesh) mesh = bumpy_cube (m, first, seed);
+      g_autoptr (CwbMesh) mesh = test_mesh_bumpy_cube (m, first, seed);
       g_assert_true (mesh->closed);
       g_assert_cmpuint (mesh->inconsistent_edges, ==, 0);
       g_assert_cmpfloat (cwb_mesh_volume (mesh), >, 0);
@@ -210,7 +96,7 @@ test_watertight_octahedron (void)
 {
   for (int m = 1; m <= 9; m++)
     {
-      g_autoptr (CwbMesh) mesh = octahedron (32, m);
+      g_autoptr (CwbMesh) mesh = test_mesh_octahedron (32, m);
       g_autoptr (Ldi) ldi = raster_one (mesh, 0);
       check_watertight (ldi);
       /* Convex: 0 or 2 fragments per ray. Along z the octahedron's projection is the square
@@ -273,7 +159,7 @@ expect_refused (CwbMesh *mesh, const char *what)
   g_autoptr (TestBody) bad = test_body_new (mesh, 7, 1);
   LdiSurface surfaces[2] = { good->surface, bad->surface };
   g_autoptr (GError) error = NULL;
-  g_autoptr (Ldi) ldi = ldi_new (REGION_MIN, REGION_MAX, PIXEL, &error);
+  g_autoptr (Ldi) ldi = ldi_new (TEST_LATTICE_MIN, TEST_LATTICE_MAX, TEST_LATTICE_PIXEL, &error);
   g_assert_false (ldi_raster_cpu (ldi, surfaces, 2, 0, &error));
   g_assert_error (error, LDI_ERROR, LDI_ERROR_TOPOLOGY);
   g_test_message ("%s", error->message);
