@@ -240,6 +240,14 @@ pyramid_solve (const double w[4], const double c[2], double radius, int n_tangen
   cwb_pyramid_faces (u, f);
 }
 
+/* The violation a normal row may keep: its tolerance (Allard 2010 eq. 19's eps_V) for
+ * position-level rows, none for rates. */
+static double
+row_tolerance (const BgsProblem *p, size_t i)
+{
+  return p->rate_normals ? 0 : p->rows[i].tolerance;
+}
+
 static double
 solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double *f, double *dq)
 {
@@ -250,7 +258,7 @@ solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double
    * after a Newton step on delta_n + tol = 0. */
   double fn = 0;
   if (w_nn > 0)
-    fn = fmax (0, f[n] - (row_value (p, n, dq) + p->rows[n].tolerance) / w_nn);
+    fn = fmax (0, f[n] - (row_value (p, n, dq) + row_tolerance (p, n)) / w_nn);
   change = fmax (change, set_force (s, p, n, fn, f, dq));
   if (block->n_tangents == 0)
     return change;
@@ -292,7 +300,7 @@ solve_loose_row (const BgsSolver *s, const BgsProblem *p, size_t i, double *f, d
   if (w > 0 && row->kind == CWB_ROW_BILATERAL)
     value = f[i] - row_value (p, i, dq) / w;
   else if (w > 0 && row->kind == CWB_ROW_NORMAL)
-    value = fmax (0, f[i] - (row_value (p, i, dq) + row->tolerance) / w);
+    value = fmax (0, f[i] - (row_value (p, i, dq) + row_tolerance (p, i)) / w);
   /* A tangent row with no normal row to bound it carries no force. */
   return set_force (s, p, i, value, f, dq);
 }
@@ -340,7 +348,7 @@ bgs_check (const BgsSolver *s, const BgsProblem *p, const double *f, const doubl
     {
       const Block *block = &blocks[b];
       int n = block->normal;
-      double gap = row_value (p, n, dq) + p->rows[n].tolerance;
+      double gap = row_value (p, n, dq) + row_tolerance (p, n);
       double f_n = f[n];
       check->contacts++;
       check->penetration = fmax (check->penetration, -gap);

@@ -36,6 +36,8 @@ typedef struct BgsProblem {
   const CwbDofRows *h;              /* H in the flat nv space, fixed bodies left out */
   const CwbBodySlot *bodies;            /* indexed by H's body numbers */
   const double *delta_free;         /* row values before any contact force */
+  gboolean rate_normals;            /* the normal rows' values are rates h H v (Allard 2010
+                                     * eq. 17), held >= 0: their tolerances do not apply */
   BgsComplianceFunc compliance;
   void *compliance_data;
   gboolean friction;                /* FALSE: tangent rows stay at zero force */

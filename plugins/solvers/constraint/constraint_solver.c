@@ -10,8 +10,10 @@
  *   3. the MLCP of Saupin eq. 19, delta = H C H^T f + delta_free, with Signorini on the normal
  *      rows (delta_free = g(q_free)) and Coulomb on the tangent rows (delta_free = h H_t
  *      v_free, the tangential displacement over the step, so "stick" means no relative
- *      tangential velocity at the end of the step); then the post-solve check of the laws
- *      on the result (bgs_check), logged under G_MESSAGES_DEBUG=constraint;
+ *      tangential velocity at the end of the step); with normal_constraint: velocity the
+ *      normal rows are rates too (delta_free = h H_n v_free, Allard 2010 eq. 17: no contact
+ *      deepens, and the penetration found at q_free is left to step 5); then the post-solve
+ *      check of the laws on the result (bgs_check), logged under G_MESSAGES_DEBUG=constraint;
  *   4. corrective motion (Saupin eq. 14): dq = C (H^T f + J^T f_penalty), q = q_free (+) dq,
  *      v = v_free + dq / h;
  *   5. post-stabilization (Allard 2010 Algorithm 1, lines 4-9; eq. 18-19): while a normal
@@ -30,6 +32,7 @@ typedef struct ConstraintSolver {
   CwbCompliance compliance;
   int stabilization_iterations;
   CwbFrictionLaw friction;
+  gboolean velocity_level;  /* normal rows as rates in the velocity pass (Allard 2010 eq. 17) */
   BgsSolver *bgs;
   /* scratch, grown as needed, so a step allocates nothing once sizes settle */
   GArray *q_free, *v_free, *dq, *r, *f, *delta_free, *body_dq, *q_stabilized;
@@ -52,6 +55,12 @@ static const CwbParamSpec constraint_params[] = {
     "Friction set: cone |f_t| <= mu f_n solved exactly per contact (Duriez et al. 2006), or "
     "the four-sided pyramid |f_t1| + |f_t2| <= mu f_n of Allard 2010 eq. 9-10 solved row by "
     "row (equal to the cone along t1 and t2, 1/sqrt 2 of it between them)" },
+  { "normal_constraint", CWB_PARAM_ENUM, "", "position", 1, 0, "position|velocity",
+    "What the velocity pass holds on a contact: position, its gap at the end of the step "
+    "(Saupin 2008 eq. 19: a penetration is undone by the velocity it takes), or velocity, "
+    "its rate (Allard 2010 eq. 16-17: a contact may not deepen; penetration is undone by "
+    "post-stabilization, which moves positions without adding velocity, so set "
+    "stabilization_iterations too)" },
 };
 
 static void
@@ -64,6 +73,8 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
   self->stabilization_iterations = (int) cwb_param_int (params, "stabilization_iterations", 0);
   self->friction = g_strcmp0 (cwb_param_string (params, "friction", "cone"), "pyramid") == 0
                      ? CWB_FRICTION_PYRAMID : CWB_FRICTION_CONE;
+  self->velocity_level = g_strcmp0 (cwb_param_string (params, "normal_constraint", "position"),
+                                    "velocity") == 0;
 }
 
 static GArray *
@@ -220,9 +231,10 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   const CwbDofRows *h = ctx->dof_rows (ctx);
   CwbConstraintRow *rows = (CwbConstraintRow *) set->rows->data;
   double *delta_free = zeroed (self->delta_free, m);
+  gboolean rates = v != NULL && self->velocity_level;
   for (size_t i = 0; i < m; i++)
     {
-      if (rows[i].kind != CWB_ROW_TANGENT)
+      if (rows[i].kind != CWB_ROW_TANGENT && !(rates && rows[i].kind == CWB_ROW_NORMAL))
         delta_free[i] = rows[i].violation;
       else if (v != NULL)
         {
@@ -241,6 +253,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .h = h,
     .bodies = ctx->bodies,
     .delta_free = delta_free,
+    .rate_normals = rates,
     .compliance = compliance_at,
     .compliance_data = (void *) at,
     .friction = v != NULL,

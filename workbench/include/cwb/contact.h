@@ -5,8 +5,9 @@
  * Sign convention: a constraint row's value is g(q) with Jacobian dg/dp = the row's point
  * weights; g >= 0 is admissible. A multiplier lambda >= 0 applies the force J^T lambda, which
  * increases g. A point contact with normal n (pointing from body b to body a) has weights +n
- * on a's point and -n on b's; a volume contact (Allard 2010 sec. 4.1) uses g = -V with
- * weights -dV/dp_k, and its multiplier is a pressure. */
+ * on a's point and -n on b's. A volume contact (Allard 2010 sec. 4.1, g = -V with weights
+ * -dV/dp_k and a pressure for multiplier) may divide its rows by its contact area A, as the
+ * ldi model does: g = -V / A is then a mean depth in metres and the multiplier a force. */
 #pragma once
 
 #include <math.h>
@@ -39,7 +40,8 @@ typedef struct CwbContactFrame {
   double mu;               /* Coulomb coefficient for this contact */
   uint32_t body_a, body_b; /* CWB_NO_BODY for the static environment */
   uint32_t first_row, n_rows;
-  double gap;              /* signed distance (< 0: penetration); -V for a volume contact */
+  double gap;              /* signed distance (< 0: penetration); for a volume contact
+                            * -V / A, minus its mean depth */
   double volume;           /* intersection volume of a volume contact, 0 otherwise */
   double area;             /* contact area estimate (Allard 2010 eq. 20), 0 for points */
   /* Results, filled after the solve (constraint models) or by the model itself (penalty):

@@ -1,0 +1,27 @@
+/* One intersection volume (a body pair's, or one multi-volume cell's) as a contact: its frame
+ * and its constraint rows (Allard 2010 sec. 4.1-4.3), appended to a contact set. */
+#pragma once
+
+#include <cwb/cwb.h>
+
+#include "intersection_volume.h"
+
+G_BEGIN_DECLS
+
+typedef struct VolumeConstraintParams {
+  double target_depth;     /* mean intersection depth post-stabilization keeps, m (sec. 4.3) */
+  gboolean friction;       /* add the two tangent rows of eq. 21 (velocity pass, mu > 0) */
+  double mu;               /* Coulomb coefficient of the pair */
+} VolumeConstraintParams;
+
+/* Appends the frame of `volume` and its rows to `set`: the normal row, then, with friction,
+ * the tangent rows along t1 and t2. `gradients` are the volume's dV/dp_k entries (geometry,
+ * point, w = dV/dp_k; LdiVolumeResult), `geometries` the world's, to tell the two bodies'
+ * vertices apart. Returns FALSE, appending nothing, when the volume has no usable normal or
+ * area (a volume of a few fragments whose gradients cancel). */
+gboolean volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
+                                   const CwbPointWeight *gradients,
+                                   const CwbGeometry *geometries,
+                                   const VolumeConstraintParams *params);
+
+G_END_DECLS
