@@ -171,3 +171,23 @@ ldi_image_fill (LdiImage *image, GArray *const *lists, size_t n_lists, guint n_t
   image->sorted = FALSE;
   ldi_image_sort (image, n_threads);
 }
+
+void
+ldi_clear (Ldi *ldi)
+{
+  ldi->n_surfaces = 0;
+  for (int axis = 0; axis < 3; axis++)
+    ldi_image_fill (&ldi->images[axis], NULL, 0, 1);
+}
+
+gboolean
+ldi_check_surfaces (Ldi *ldi, const LdiSurface *surfaces, size_t n_surfaces, GError **error)
+{
+  for (size_t s = 0; s < n_surfaces; s++)
+    if (!surfaces[s].checked && !ldi_surface_check (&surfaces[s], s, error))
+      {
+        ldi_clear (ldi);
+        return FALSE;
+      }
+  return TRUE;
+}

@@ -124,6 +124,14 @@ void ldi_image_sort (LdiImage *image, guint n_threads);
  * inside/outside counting of intersection_volume.c relies on. */
 gboolean ldi_surface_check (const LdiSurface *surface, size_t index, GError **error);
 
+/* The step every backend starts with: checks each surface not marked `checked`
+ * (ldi_surface_check); on a refusal empties the LDI (ldi_clear) and returns FALSE with the
+ * check's error. */
+gboolean ldi_check_surfaces (Ldi *ldi, const LdiSurface *surfaces, size_t n_surfaces,
+                             GError **error);
+/* Empties the three images (a backend that fails leaves no partial LDI behind). */
+void ldi_clear (Ldi *ldi);
+
 /* Runs func (item, data) for item = 0 .. n_items - 1 on up to n_threads threads (0: one per
  * processor, 1: in the caller), returning when all are done. */
 void ldi_parallel_for (guint n_items, guint n_threads, void (*func) (guint item, gpointer data),

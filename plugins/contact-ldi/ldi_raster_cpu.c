@@ -190,14 +190,8 @@ ldi_raster_cpu (Ldi *ldi, const LdiSurface *surfaces, size_t n_surfaces, guint n
                 GError **error)
 {
   g_return_val_if_fail (n_surfaces < G_MAXUINT32, FALSE);
-  for (size_t s = 0; s < n_surfaces; s++)
-    if (!surfaces[s].checked && !ldi_surface_check (&surfaces[s], s, error))
-      {
-        ldi->n_surfaces = 0;
-        for (int axis = 0; axis < 3; axis++)
-          ldi_image_fill (&ldi->images[axis], NULL, 0, 1);
-        return FALSE;
-      }
+  if (!ldi_check_surfaces (ldi, surfaces, n_surfaces, error))
+    return FALSE;
 
   g_autofree size_t *first_triangle = g_new (size_t, n_surfaces + 1);
   first_triangle[0] = 0;

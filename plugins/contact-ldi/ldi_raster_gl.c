@@ -661,38 +661,26 @@ raster_all (LdiGl *gl, const Ldi *ldi, const GArray *positions, const GArray *tr
   return gl_check ("rasterising", error);
 }
 
-static void
-clear (Ldi *ldi)
-{
-  ldi->n_surfaces = 0;
-  for (int axis = 0; axis < 3; axis++)
-    ldi_image_fill (&ldi->images[axis], NULL, 0, 1);
-}
-
 gboolean
 ldi_raster_gl (LdiGl *gl, Ldi *ldi, const LdiSurface *surfaces, size_t n_surfaces,
                GError **error)
 {
   g_return_val_if_fail (gl != NULL && ldi != NULL, FALSE);
   g_return_val_if_fail (n_surfaces < G_MAXUINT32, FALSE);
-  for (size_t s = 0; s < n_surfaces; s++)
-    if (!surfaces[s].checked && !ldi_surface_check (&surfaces[s], s, error))
-      {
-        clear (ldi);
-        return FALSE;
-      }
+  if (!ldi_check_surfaces (ldi, surfaces, n_surfaces, error))
+    return FALSE;
   g_autoptr (GArray) positions = g_array_new (FALSE, FALSE, sizeof (double));
   g_autoptr (GArray) triangles = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   if (!flatten (gl, surfaces, n_surfaces, positions, triangles, error))
     {
-      clear (ldi);
+      ldi_clear (ldi);
       return FALSE;
     }
 
   Binding saved;
   if (!bind_context (gl, &saved, error))
     {
-      clear (ldi);
+      ldi_clear (ldi);
       return FALSE;
     }
   GPtrArray *lists[3];
@@ -710,7 +698,7 @@ ldi_raster_gl (LdiGl *gl, Ldi *ldi, const LdiSurface *surfaces, size_t n_surface
     }
   if (!ok)
     {
-      clear (ldi);
+      ldi_clear (ldi);
       return FALSE;
     }
   ldi->n_surfaces = n_surfaces;

@@ -34,9 +34,12 @@
 
 #include "volume_constraint.h"
 
+/* One row over the volume's gradient entries grad[0 .. n - 1]: with direction NULL the
+ * normal row, weights -dV/dp_k / A; otherwise a tangent row along direction, weights
+ * -A_k t / A with A_k = n . dV/dp_k (eq. 20-21; vertices with A_k = 0 carry nothing). */
 static void
-append_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const LdiVolume *volume,
-            const CwbPointWeight *gradients, const double *coefficient, const double *direction,
+append_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const CwbPointWeight *grad,
+            uint32_t n, const double normal[3], double area, const double *direction,
             double violation, double tolerance)
 {
   CwbConstraintRow row = {
@@ -46,16 +49,18 @@ append_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const LdiVolume
     .violation = violation,
     .tolerance = tolerance,
   };
-  for (uint32_t k = 0; k < volume->n_gradients; k++)
+  for (uint32_t k = 0; k < n; k++)
     {
-      const CwbPointWeight *g = &gradients[volume->first_gradient + k];
-      CwbPointWeight w = { .geometry = g->geometry, .point = g->point };
-      if (direction == NULL)          /* the normal row: -dV/dp_k / A */
-        cwb_v3_scale (w.w, g->w, coefficient[k]);
-      else if (coefficient[k] != 0)   /* a tangent row: -A_k t / A */
-        cwb_v3_scale (w.w, direction, coefficient[k]);
+      CwbPointWeight w = { .geometry = grad[k].geometry, .point = grad[k].point };
+      if (direction == NULL)
+        cwb_v3_scale (w.w, grad[k].w, -1.0 / area);
       else
-        continue;
+        {
+          double coefficient = -cwb_v3_dot (normal, grad[k].w) / area;
+          if (coefficient == 0)
+            continue;
+          cwb_v3_scale (w.w, direction, coefficient);
+        }
       g_array_append_val (set->weights, w);
     }
   row.n_weights = set->weights->len - row.first_weight;
@@ -78,15 +83,14 @@ volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
   if (!(cwb_v3_normalize (normal) > 0) || !(volume->volume > 0))
     return FALSE;
 
-  g_autofree double *area_k = g_new (double, MAX (n, 1));
   double area = 0, weight = 0, centre[3] = { 0, 0, 0 };
   for (uint32_t k = 0; k < n; k++)
     {
-      area_k[k] = cwb_v3_dot (normal, grad[k].w);   /* eq. 20 */
-      area += MAX (area_k[k], 0);
-      weight += fabs (area_k[k]);
+      double area_k = cwb_v3_dot (normal, grad[k].w);   /* eq. 20 */
+      area += MAX (area_k, 0);
+      weight += fabs (area_k);
       const double *p = &geometries[grad[k].geometry].positions[3 * grad[k].point];
-      cwb_v3_axpy (centre, fabs (area_k[k]), p);
+      cwb_v3_axpy (centre, fabs (area_k), p);
     }
   if (!(area > 0))
     return FALSE;
@@ -109,18 +113,11 @@ volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
   cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
   g_array_append_val (set->frames, frame);
 
-  /* The normal row's coefficient of dV/dp_k is -1/A for every vertex; the tangent rows'
-   * coefficients of t are -A_k / A. */
-  g_autofree double *coefficient = g_new (double, MAX (n, 1));
-  for (uint32_t k = 0; k < n; k++)
-    coefficient[k] = -1.0 / area;
-  append_row (set, CWB_ROW_NORMAL, frame_index, volume, gradients, coefficient, NULL, -depth,
+  append_row (set, CWB_ROW_NORMAL, frame_index, grad, n, normal, area, NULL, -depth,
               params->target_depth);
   if (!params->friction)
     return TRUE;
-  for (uint32_t k = 0; k < n; k++)
-    coefficient[k] = -area_k[k] / area;
-  append_row (set, CWB_ROW_TANGENT, frame_index, volume, gradients, coefficient, frame.t1, 0, 0);
-  append_row (set, CWB_ROW_TANGENT, frame_index, volume, gradients, coefficient, frame.t2, 0, 0);
+  append_row (set, CWB_ROW_TANGENT, frame_index, grad, n, normal, area, frame.t1, 0, 0);
+  append_row (set, CWB_ROW_TANGENT, frame_index, grad, n, normal, area, frame.t2, 0, 0);
   return TRUE;
 }

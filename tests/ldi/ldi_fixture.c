@@ -70,6 +70,16 @@ test_body_sphere (double radius, int resolution, const double centre[3], uint32_
   return place (cwb_mesh_from_shape (&shape, NULL, NULL), centre, NULL, body);
 }
 
+CwbMesh *
+test_mesh_sphere_off_centre (void)
+{
+  const double c[3] = { 0.5, 0, 0 };
+  TestBody *body = test_body_sphere (1, 16, c, 1);
+  CwbMesh *mesh = g_steal_pointer (&body->mesh);
+  g_free (body);
+  return mesh;
+}
+
 TestBody *
 test_body_torus (double major, double minor, int resolution, const double centre[3],
                  const double q[4], uint32_t body)

@@ -30,6 +30,9 @@ TestBody *test_body_torus (double major, double minor, int resolution, const dou
                            const double q[4], uint32_t body);
 TestBody *test_body_box (const double size[3], const double centre[3], const double q[4],
                          uint32_t body);
+/* The mesh of a unit sphere of resolution 16 centred at (0.5, 0, 0), the surface the
+ * refusal tests damage (a hole, a flipped or a doubled triangle). */
+CwbMesh *test_mesh_sphere_off_centre (void);
 /* Refreshes the surface view after the mesh's arrays changed. */
 void test_body_sync (TestBody *body);
 void test_body_translate (TestBody *body, const double t[3]);

@@ -404,16 +404,6 @@ test_volumes_and_gradients (void)
 
 /* ---- Refusals and the checked flag ------------------------------------------------------ */
 
-static CwbMesh *
-sphere_mesh (void)
-{
-  const double c[3] = { 0.5, 0, 0 };
-  TestBody *body = test_body_sphere (1, 16, c, 1);
-  CwbMesh *mesh = g_steal_pointer (&body->mesh);
-  g_free (body);
-  return mesh;
-}
-
 /* An open surface is refused like the CPU backend refuses it (the same error), and the LDI,
  * filled before, is left empty. */
 static void
@@ -423,7 +413,7 @@ test_refuse_open (void)
     return;
   const double c[3] = { 0, 0, 0 };
   g_autoptr (TestBody) good = test_body_sphere (1, 16, c, 0);
-  CwbMesh *mesh = sphere_mesh ();
+  CwbMesh *mesh = test_mesh_sphere_off_centre ();
   g_array_remove_range (mesh->triangles, 3 * 20, 3);   /* a hole of one triangle */
   g_autoptr (TestBody) bad = test_body_new (mesh, 7, 1);
   LdiSurface surfaces[2] = { good->surface, bad->surface };

@@ -10,6 +10,7 @@
 
 #include "ldi_fixture.h"
 #include "registry.h"
+#include "world_private.h"
 
 /* The boxes' faces lie on pixel boundaries (multiples of PIXEL from the snapped region
  * origin), never through a pixel centre, so each image counts the overlap exactly: volumes,
@@ -89,40 +90,19 @@ typedef struct Output {
   CwbInspection inspection;
 } Output;
 
+/* The contact set and inspection arrays, as the host hands them over. */
 static void
 output_init (Output *out)
 {
-  out->set = (CwbContactSet) {
-    .struct_size = sizeof (CwbContactSet),
-    .frames = g_array_new (FALSE, FALSE, sizeof (CwbContactFrame)),
-    .rows = g_array_new (FALSE, FALSE, sizeof (CwbConstraintRow)),
-    .weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight)),
-    .forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight)),
-    .stiffness = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness)),
-    .intersection_volume = NAN,
-    .max_penetration = NAN,
-  };
-  out->inspection = (CwbInspection) {
-    .struct_size = sizeof (CwbInspection),
-    .spans = g_array_new (FALSE, FALSE, sizeof (CwbInspectSpan)),
-    .voxels = g_array_new (FALSE, FALSE, sizeof (CwbInspectVoxel)),
-    .cells = g_array_new (FALSE, FALSE, sizeof (CwbInspectCell)),
-    .vectors = g_array_new (FALSE, FALSE, sizeof (CwbInspectVector)),
-  };
+  cwb_contact_set_init (&out->set);
+  cwb_inspection_init (&out->inspection);
 }
 
 static void
 output_clear (Output *out)
 {
-  g_array_unref (out->set.frames);
-  g_array_unref (out->set.rows);
-  g_array_unref (out->set.weights);
-  g_array_unref (out->set.forces);
-  g_array_unref (out->set.stiffness);
-  g_array_unref (out->inspection.spans);
-  g_array_unref (out->inspection.voxels);
-  g_array_unref (out->inspection.cells);
-  g_array_unref (out->inspection.vectors);
+  cwb_contact_set_destroy (&out->set);
+  cwb_inspection_destroy (&out->inspection);
 }
 
 /* The built `ldi` module, found as the host finds it. */

@@ -169,20 +169,10 @@ expect_refused (CwbMesh *mesh, const char *what)
     g_assert_cmpuint (ldi->images[axis].n_fragments, ==, 0);
 }
 
-static CwbMesh *
-sphere_mesh (void)
-{
-  const double c[3] = { 0.5, 0, 0 };
-  TestBody *body = test_body_sphere (1, 16, c, 1);
-  CwbMesh *mesh = g_steal_pointer (&body->mesh);
-  g_free (body);
-  return mesh;
-}
-
 static void
 test_refuse_open (void)
 {
-  CwbMesh *mesh = sphere_mesh ();
+  CwbMesh *mesh = test_mesh_sphere_off_centre ();
   g_array_remove_range (mesh->triangles, 3 * 20, 3);   /* a hole of one triangle */
   expect_refused (mesh, "3 boundary edges");
 }
@@ -190,7 +180,7 @@ test_refuse_open (void)
 static void
 test_refuse_nonmanifold (void)
 {
-  CwbMesh *mesh = sphere_mesh ();
+  CwbMesh *mesh = test_mesh_sphere_off_centre ();
   uint32_t t[3];
   memcpy (t, &g_array_index (mesh->triangles, uint32_t, 3 * 20), sizeof t);
   g_array_append_vals (mesh->triangles, t, 3);   /* the same triangle twice */
@@ -200,7 +190,7 @@ test_refuse_nonmanifold (void)
 static void
 test_refuse_inconsistent (void)
 {
-  CwbMesh *mesh = sphere_mesh ();
+  CwbMesh *mesh = test_mesh_sphere_off_centre ();
   uint32_t *t = &g_array_index (mesh->triangles, uint32_t, 3 * 20);
   uint32_t tmp = t[1];
   t[1] = t[2];

@@ -101,20 +101,14 @@ mean_depth_now (CwbWorld *world)
       const LdiVolume *volume = ldi_volume_result_pair (result, 0, 1);
       if (volume != NULL)
         {
-          CwbContactSet set = {
-            .struct_size = sizeof set,
-            .frames = g_array_new (FALSE, FALSE, sizeof (CwbContactFrame)),
-            .rows = g_array_new (FALSE, FALSE, sizeof (CwbConstraintRow)),
-            .weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight)),
-          };
+          CwbContactSet set;
+          cwb_contact_set_init (&set);
           VolumeConstraintParams constraint = { .target_depth = TARGET };
           g_assert_true (volume_constraint_append (&set, volume,
                                                    (const CwbPointWeight *) result->pair_gradients->data,
                                                    geometries, &constraint));
           depth = -g_array_index (set.frames, CwbContactFrame, 0).gap;
-          g_array_unref (set.frames);
-          g_array_unref (set.rows);
-          g_array_unref (set.weights);
+          cwb_contact_set_destroy (&set);
         }
     }
   contact_regions_clear (&regions);
