@@ -7,11 +7,25 @@
 
 G_BEGIN_DECLS
 
+/* How an interval's bounding fragments make the gradient (see intersection_volume.c).
+ *   AXIS:   Allard 2010 eq. 12-14: image c gives the c components only, a b_k e_c per
+ *           fragment; the exact derivative of each image's volume along its own axis.
+ *   NORMAL: every image gives all three components, a b_k u u_c per fragment, u the unit
+ *           mean normal of the interval's two bounding surfaces, so u u_c summed over the
+ *           three images is u (sum of u_c^2 = 1): each face is measured mostly by the image
+ *           that sees it face on, and a contact patch seen edge on by one image (a few pixel
+ *           rows) no longer makes that component jump by a row's worth. */
+typedef enum LdiGradientMode {
+  LDI_GRADIENT_AXIS = 0,
+  LDI_GRADIENT_NORMAL = 1,
+} LdiGradientMode;
+
 typedef struct LdiVolumeParams {
   double cell_size;        /* > 0: also split the volumes into cubic cells of this side, on a
                             * grid starting at the LDI's box_min (sec. 5); 0: pairs only */
   gboolean want_spans;     /* collect every intersection interval as a CwbInspectSpan */
   guint n_threads;         /* 0: one per processor; the result does not depend on it */
+  LdiGradientMode gradient;
 } LdiVolumeParams;
 
 /* The intersection volume of one pair of bodies, or of one pair in one cell. */
@@ -29,8 +43,9 @@ typedef struct LdiVolume {
 
 /* Everything the intersection pass produces. Gradient entries are CwbPointWeight
  * (geometry = LdiSurface.geometry, point = vertex, w = dV/dp_k, eq. 13-14), one per vertex
- * with a non-zero gradient, sorted by (geometry, point) within each volume. Component c of
- * dV/dp_k comes from the image along axis c alone (eq. 12: only that image resolves it). */
+ * with a non-zero gradient, sorted by (geometry, point) within each volume. With
+ * LDI_GRADIENT_AXIS component c of dV/dp_k comes from the image along axis c alone (eq. 12);
+ * with LDI_GRADIENT_NORMAL from all three. */
 typedef struct LdiVolumeResult {
   GArray *pairs;           /* LdiVolume, sorted by (body_a, body_b) */
   GArray *pair_gradients;  /* CwbPointWeight */

@@ -38,6 +38,7 @@ typedef struct LdiModelParams {
   double target_depth;    /* pixels */
   guint threads;
   gboolean inspect_spans;
+  LdiGradientMode gradient;
 } LdiModelParams;
 
 typedef struct LdiModel {
@@ -68,6 +69,11 @@ static const CwbParamSpec ldi_params[] = {
     "Threads rasterising and walking the LDIs; 0: one per processor" },
   { "inspect_spans", CWB_PARAM_BOOL, "", "true", 0, 1, NULL,
     "Export every interval of every intersection volume for display (fig. 1)" },
+  { "gradient", CWB_PARAM_ENUM, "", "normal", 1, 0, "normal|axis",
+    "How the volume gradient is measured: axis, each component from the image along it "
+    "(Allard 2010 eq. 12-14), or normal, every image giving the whole vector along the "
+    "surfaces' normals, weighted to the image that sees them face on (exact directions for "
+    "flat contacts tilted against the axes; see docs/plugins/ldi.md)" },
 };
 
 static void
@@ -81,6 +87,8 @@ read_params (LdiModel *self, const CwbParamSet *params)
   p->target_depth = cwb_param_double (params, "target_depth", 0.5);
   p->threads = (guint) cwb_param_int (params, "threads", 0);
   p->inspect_spans = cwb_param_bool (params, "inspect_spans", TRUE);
+  p->gradient = g_strcmp0 (cwb_param_string (params, "gradient", "normal"), "axis") == 0
+                  ? LDI_GRADIENT_AXIS : LDI_GRADIENT_NORMAL;
 }
 
 static void *
@@ -241,6 +249,7 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
         .cell_size = p->multi_volume ? p->cell_size : 0,
         .want_spans = p->inspect_spans,
         .n_threads = p->threads,
+        .gradient = p->gradient,
       };
       g_autoptr (LdiVolumeResult) result = ldi_intersection_volume (ldi, surfaces,
                                                                     region->n_geometries,

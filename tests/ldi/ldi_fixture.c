@@ -98,11 +98,18 @@ test_body_box (const double size[3], const double centre[3], const double q[4], 
 
 /* The backend test_volumes_ldi rasterises with: NULL for the CPU. */
 static LdiGl *volumes_gl;
+static LdiGradientMode volumes_gradient = LDI_GRADIENT_AXIS;
 
 void
 test_set_backend (LdiGl *gl)
 {
   volumes_gl = gl;
+}
+
+void
+test_set_gradient (LdiGradientMode mode)
+{
+  volumes_gradient = mode;
 }
 
 LdiVolumeResult *
@@ -122,7 +129,7 @@ test_volumes_ldi (TestBody *const *bodies, size_t n_bodies, const double box_min
     g_assert_true (ldi_raster_cpu (ldi, surfaces, n_bodies, n_threads, &error));
   g_assert_no_error (error);
   LdiVolumeParams params = { .cell_size = cell_size, .want_spans = want_spans,
-                             .n_threads = n_threads };
+                             .n_threads = n_threads, .gradient = volumes_gradient };
   LdiVolumeResult *result = ldi_intersection_volume (ldi, surfaces, n_bodies, &params);
   if (ldi_out != NULL)
     *ldi_out = g_steal_pointer (&ldi);

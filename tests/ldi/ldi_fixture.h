@@ -41,6 +41,9 @@ double *test_body_vertex (TestBody *body, size_t k);
 /* The backend of test_volumes and test_volumes_ldi from now on: gl, or the CPU (n_threads
  * threads) with NULL, the default. */
 void test_set_backend (LdiGl *gl);
+/* The gradient test_volumes measures from now on: LDI_GRADIENT_AXIS (eq. 12-14, the
+ * default) or LDI_GRADIENT_NORMAL. */
+void test_set_gradient (LdiGradientMode mode);
 /* The LDI over [box_min, box_max] with pixels of h of the bodies' surfaces, and its volumes. */
 LdiVolumeResult *test_volumes (TestBody *const *bodies, size_t n_bodies, const double box_min[3],
                                const double box_max[3], double h, guint n_threads,
