@@ -172,6 +172,38 @@ fixed_bodies (const CwbContactQuery *query)
   return CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed) ? query->body_fixed : NULL;
 }
 
+/* The size of the last detection's LDIs, in the terms of Allard 2010 Table 1 (its "LDI
+ * pixels" and "layers"), for G_MESSAGES_DEBUG=ldi: bench/ldi_table1.sh reads it. Only built
+ * when the message would be shown. */
+static void
+log_ldi_size (const LdiModel *self)
+{
+  if (g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
+    return;
+  uint32_t width = 0, height = 0, layers = 0;
+  size_t fragments = 0, triangles = 0;
+  for (guint i = 0; i < self->surfaces->len; i++)
+    triangles += g_array_index (self->surfaces, LdiSurface, i).n_triangles;
+  for (guint r = 0; r < self->ldis->len; r++)
+    {
+      const Ldi *ldi = g_ptr_array_index (self->ldis, r);
+      for (int axis = 0; axis < 3; axis++)
+        {
+          const LdiImage *image = &ldi->images[axis];
+          if ((uint64_t) image->width * image->height > (uint64_t) width * height)
+            {
+              width = image->width;
+              height = image->height;
+            }
+          fragments += image->n_fragments;
+          for (uint32_t p = 0; p < image->width * image->height; p++)
+            layers = MAX (layers, image->offsets[p + 1] - image->offsets[p]);
+        }
+    }
+  g_debug ("ldi size: %u regions, %zu triangles, largest image %u x %u pixels, %u layers, "
+           "%zu fragments", self->ldis->len, triangles, width, height, layers, fragments);
+}
+
 static gboolean
 ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
 {
@@ -206,6 +238,7 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
       if (!ok)
         return FALSE;
     }
+  log_ldi_size (self);
   return TRUE;
 }
 
