@@ -96,7 +96,7 @@ mean_depth_now (CwbWorld *world)
       g_autoptr (Ldi) ldi = ldi_new (region->box_min, region->box_max, PIXEL, &error);
       g_assert_no_error (error);
       g_assert_true (ldi_raster_cpu (ldi, surfaces, 2, 1, &error));
-      LdiVolumeParams params = { .n_threads = 1 };
+      LdiVolumeParams params = { .n_threads = 1, .gradient = LDI_GRADIENT_NORMAL };
       g_autoptr (LdiVolumeResult) result = ldi_intersection_volume (ldi, surfaces, 2, &params);
       const LdiVolume *volume = ldi_volume_result_pair (result, 0, 1);
       if (volume != NULL)
@@ -139,6 +139,10 @@ test_comes_to_rest (void)
       fixture_step (world, 1);
       double depth = mean_depth_now (world);
       deepest = MAX (deepest, depth);
+      /* The reported end-of-step depth is the one measured here. */
+      const CwbStepStats *stats = cwb_world_last_stats (world);
+      g_assert_cmpint (stats->stabilization_passes, >=, 0);
+      g_assert_cmpfloat_with_epsilon (stats->max_penetration, depth, 1e-12);
       if (k >= 100)   /* landed (a 5 mm fall takes 32 ms) and settled */
         shallowest = MIN (shallowest, depth);
     }
@@ -186,6 +190,19 @@ test_deep_overlap (void)
   g_assert_cmpfloat (fabs (before - BOX / 4), <, 0.1 * PIXEL);
   g_assert_cmpfloat (after, <=, TARGET + DEPTH_SLACK);
   g_assert_cmpfloat (speed, <, OVERLAP_SPEED);
+  /* What the solver reports of its post-stabilization (CwbStepContext.report_stabilization):
+   * the passes it took, at most the 10 allowed, the violation left beyond the target at the
+   * step's end (none: within the solver's 1e-12 tolerance), and the end-of-step mean depth,
+   * the same the test measured afresh (one detection, the same positions: equal to
+   * rounding). */
+  const CwbStepStats *stats = cwb_world_last_stats (world);
+  g_test_message ("post-stabilization: %d passes, %.3g m left beyond the target, end-of-step "
+                  "depth %.4g px", stats->stabilization_passes, stats->stabilization_violation,
+                  stats->max_penetration / PIXEL);
+  g_assert_cmpint (stats->stabilization_passes, >=, 1);
+  g_assert_cmpint (stats->stabilization_passes, <=, 10);
+  g_assert_cmpfloat (stats->stabilization_violation, <=, 1e-12);
+  g_assert_cmpfloat_with_epsilon (stats->max_penetration, after, 1e-12);
 
   /* Holding positions in the velocity pass undoes the same overlap with velocity: 5 cm in a
    * 5 ms step is 10 m/s. */

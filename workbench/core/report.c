@@ -111,6 +111,12 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
         json_builder_add_null_value (b);
       add_number_or_null (b, "solver_residual", st->solver_residual);
       add_number_or_null (b, "compliance_ms", st->compliance_ms);
+      json_builder_set_member_name (b, "stabilization_passes");
+      if (st->stabilization_passes >= 0)
+        json_builder_add_int_value (b, st->stabilization_passes);
+      else
+        json_builder_add_null_value (b);
+      add_number_or_null (b, "stabilization_violation", st->stabilization_violation);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

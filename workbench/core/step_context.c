@@ -248,6 +248,17 @@ ctx_report_solve (CwbStepContext *ctx, int iterations, double residual,
     g_array_append_vals (world->residual_history, residual_history, (guint) n_history);
 }
 
+static void
+ctx_report_stabilization (CwbStepContext *ctx, int passes, double violation,
+                          double intersection_volume, double max_penetration)
+{
+  CwbWorld *world = world_of (ctx);
+  world->stats.stabilization_passes = passes;
+  world->stats.stabilization_violation = violation;
+  world->stats.intersection_volume = intersection_volume;
+  world->stats.max_penetration = max_penetration;
+}
+
 /* df = J^T K J dq for one body: J dq at the blocks' second points, K on it, J^T back from
  * their first points. */
 static void
@@ -294,4 +305,5 @@ cwb_world_init_step_context (CwbWorld *world)
   ctx->geometries = ctx_geometries;
   ctx->report_solve = ctx_report_solve;
   ctx->contact_stiffness_apply = ctx_contact_stiffness_apply;
+  ctx->report_stabilization = ctx_report_stabilization;
 }

@@ -546,6 +546,7 @@ cwb_world_new_full (const CwbScene *scene, CwbRegistry *registry,
   world->stats = (CwbStepStats){
     .intersection_volume = NAN, .max_penetration = NAN,
     .solver_iterations = -1, .solver_residual = NAN,
+    .stabilization_passes = -1, .stabilization_violation = NAN,
   };
   return g_steal_pointer (&world);
 }
@@ -636,8 +637,12 @@ update_stats (CwbWorld *world, gint64 total_ns)
   s->compliance_ms = world->compliance_ns * 1e-6;
   s->time = world->time;
   s->contacts = world->contacts.frames->len;
-  s->intersection_volume = world->contacts.intersection_volume;
-  s->max_penetration = world->contacts.max_penetration;
+  /* After a post-stabilization, the end-of-step measure ctx_report_stabilization stored. */
+  if (s->stabilization_passes < 0)
+    {
+      s->intersection_volume = world->contacts.intersection_volume;
+      s->max_penetration = world->contacts.max_penetration;
+    }
   s->kinetic_energy = 0;
   for (guint i = 0; i < world->bodies->len; i++)
     {
@@ -656,6 +661,8 @@ cwb_world_step (CwbWorld *world, GError **error)
   world->compliance_ns = 0;
   world->stats.solver_iterations = -1;
   world->stats.solver_residual = NAN;
+  world->stats.stabilization_passes = -1;
+  world->stats.stabilization_violation = NAN;
   g_array_set_size (world->residual_history, 0);
   world->contacts_fresh = FALSE;
 

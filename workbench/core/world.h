@@ -52,6 +52,10 @@ typedef struct CwbStepStats {
    * the contact-space operator W = H C H^T column by column and the corrective motion,
    * Saupin 2008 Table 2's "compliance computation". */
   double compliance_ms;
+  /* Post-stabilization (CwbStepContext.report_stabilization): position passes, -1 when the
+   * solver ran none; the violation left beyond tolerance at the step's end, NAN then. */
+  int stabilization_passes;
+  double stabilization_violation;
 } CwbStepStats;
 
 typedef struct CwbWorld CwbWorld;

@@ -340,19 +340,26 @@ worst_violation (const CwbContactSet *set)
 
 /* Allard 2010 Algorithm 1, lines 4-9, with the position MLCP of eq. 18-19. The contact set
  * the step reports (forces, frames) stays the velocity pass's: the stabilization's
- * multipliers are position corrections, not forces. */
+ * multipliers are position corrections, not forces. What the last detection measured at the
+ * step's final positions (the violation left, the volume, the penetration) goes to the
+ * report; when every pass corrected, one more detection measures the result. */
 static gboolean
 post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velocity_set,
                 GError **error)
 {
   copy_set (&self->snapshot, velocity_set);
-  for (int k = 0; k < self->stabilization_iterations; k++)
+  int passes = 0;
+  double violation = NAN, volume = NAN, penetration = NAN;
+  for (int k = 0; k <= self->stabilization_iterations; k++)
     {
       /* Each detection overwrites the world's set (the same one velocity_set points to). */
       CwbContactSet *set = ctx->detect (ctx, ctx->q, ctx->v, CWB_CONTACT_PASS_POSITION, error);
       if (set == NULL)
         return FALSE;
-      if (worst_violation (set) <= self->tolerance)
+      violation = worst_violation (set);
+      volume = set->intersection_volume;
+      penetration = set->max_penetration;
+      if (violation <= self->tolerance || k == self->stabilization_iterations)
         break;
       ComplianceAt at = { ctx, ctx->q, self->compliance };
       double *dq = zeroed (self->dq, ctx->nv);
@@ -360,8 +367,11 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       double *q = zeroed (self->q_stabilized, ctx->nq);
       memcpy (q, ctx->q, ctx->nq * sizeof (double));
       corrective_motion (ctx, q, NULL, dq);
+      passes++;
     }
   copy_set (velocity_set, &self->snapshot);
+  if (CWB_STRUCT_HAS (ctx, CwbStepContext, report_stabilization))
+    ctx->report_stabilization (ctx, passes, violation, volume, penetration);
   return TRUE;
 }
 
@@ -401,7 +411,7 @@ static const CwbPluginDesc constraint_desc = {
   .abi_minor = CWB_ABI_MINOR,
   .kind = CWB_PLUGIN_SOLVER,
   .name = "constraint",
-  .version = "1.1.0",
+  .version = "1.2.0",
   .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction (cone or "
              "pyramid), corrective motion, optional post-stabilization (Saupin 2008, "
              "Allard 2010)",

@@ -22,8 +22,9 @@ G_BEGIN_DECLS
  * CwbStepContext.contact_stiffness_apply.
  * 1.2: CwbContactModelVTable.save_state and restore_state.
  * 1.3: CwbBodyCreateInfo.dt, CwbContactSet.friction_law.
- * 1.4: CwbContactQuery.body_fixed. */
-#define CWB_ABI_MINOR 4
+ * 1.4: CwbContactQuery.body_fixed.
+ * 1.5: CwbStepContext.report_stabilization. */
+#define CWB_ABI_MINOR 5
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -84,6 +84,15 @@ struct CwbStepContext {
    * implicitly. Blocks between two bodies are not included (k_ext is per body). */
   void (*contact_stiffness_apply) (CwbStepContext *ctx, uint32_t body, const double *dq,
                                    double *df);
+
+  /* ABI 1.5 (check struct_size): statistics of a post-stabilization (Allard 2010 Algorithm 1,
+   * lines 4-9) for the report: the position MLCPs solved this step, and what the detection
+   * at the step's final positions measured: the largest normal-row violation beyond its
+   * tolerance (0 when every contact is within it), the set's intersection volume and its
+   * largest penetration (NAN where the model has none). The report's per-step volume and
+   * penetration are then these end-of-step values rather than the velocity pass's. */
+  void (*report_stabilization) (CwbStepContext *ctx, int passes, double violation,
+                                double intersection_volume, double max_penetration);
 };
 
 typedef struct CwbSolverCreateInfo {
