@@ -34,6 +34,11 @@
 
 #include "volume_constraint.h"
 
+/* Fraction of the summed lengths of the gradient entries below which their signed sum is
+ * cancellation, not a contact normal (volume_constraint_append): contacts measure near 1,
+ * the slivers it refuses 1e-8 and below. */
+#define NORMAL_CANCELLATION 1e-3
+
 /* One row over the volume's gradient entries grad[0 .. n - 1]: with direction NULL the
  * normal row, weights -dV/dp_k / A; otherwise a tangent row along direction, weights
  * -A_k t / A with A_k = n . dV/dp_k (eq. 20-21; vertices with A_k = 0 carry nothing). */
@@ -74,13 +79,21 @@ volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
 {
   const CwbPointWeight *grad = gradients + volume->first_gradient;
   uint32_t n = volume->n_gradients;
-  double normal[3] = { 0, 0, 0 };
+  double normal[3] = { 0, 0, 0 }, magnitudes = 0;
   for (uint32_t k = 0; k < n; k++)
     {
       double side = geometries[grad[k].geometry].body == volume->body_a ? -1 : 1;
       cwb_v3_axpy (normal, side, grad[k].w);
+      magnitudes += cwb_v3_norm (grad[k].w);
     }
-  if (!(cwb_v3_normalize (normal) > 0) || !(volume->volume > 0))
+  /* The two surfaces' repulsions add up in the sum, so that its length is about the sum of
+   * the entries' lengths (equal for a flat patch, above half of it for any cap less than a
+   * hemisphere). A sum that cancels to a small fraction of them is no normal: a sliver of a
+   * cell whose intervals all run between one body's own faces (a box's corner poking into
+   * the next column of cells by less than a pixel, seen only by an image along the
+   * ground), whose gradient on that body is round-off. Its row would ask for a depth no
+   * motion removes. */
+  if (!(cwb_v3_normalize (normal) > NORMAL_CANCELLATION * magnitudes) || !(volume->volume > 0))
     return FALSE;
 
   double area = 0, weight = 0, centre[3] = { 0, 0, 0 };

@@ -1,6 +1,7 @@
 #include <math.h>
 
 #include "world_fixture.h"
+#include "world_private.h"
 
 const char *const fixture_two_boxes_yaml =
   "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
@@ -90,6 +91,16 @@ fixture_step (CwbWorld *world, int n)
       cwb_world_step (world, &error);
       g_assert_no_error (error);
     }
+}
+
+const CwbContactSet *
+fixture_detect (CwbWorld *world, CwbContactPass pass)
+{
+  g_autoptr (GError) error = NULL;
+  const CwbContactSet *set = world->ctx.detect (&world->ctx, world->q, world->v, pass, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (set);
+  return set;
 }
 
 double

@@ -30,6 +30,13 @@ GPtrArray *fixture_params (const char *first_name, ...) G_GNUC_NULL_TERMINATED;
 /* Steps n times, failing the test on the first error. */
 void fixture_step (CwbWorld *world, int n);
 
+/* Detects at the world's current state as a solver does, through the step context: maps
+ * every body, runs the contact model's detect and model for `pass` and returns the world's
+ * contact set (the step context's H, dof_rows, then belongs to it). Replaces the set and
+ * inspection of the last step until the next step or detection; fails the test on an
+ * error. */
+const CwbContactSet *fixture_detect (CwbWorld *world, CwbContactPass pass);
+
 /* Velocity of `body` along the downhill direction (cos a, 0, -sin a) of a plane turned by
  * `angle` about y. */
 double fixture_downhill_velocity (CwbWorld *world, size_t body, double angle);
