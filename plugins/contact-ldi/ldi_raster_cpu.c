@@ -39,15 +39,34 @@ typedef struct RasterJob {
   GArray **lists;                 /* 3 * n_chunks: LdiPixelFragment, axis-major */
 } RasterJob;
 
-/* E(c) of the directed edge p -> q, evaluated from the lexicographically smaller end point
- * so that q -> p gets exactly -E. */
-static double
-edge_function (const double p[2], const double q[2], const double c[2])
+/* The directed edge p -> q, set up once per triangle: E(c) is evaluated from the edge's
+ * lexicographically smaller end point a towards the other b, so that q -> p gets exactly -E,
+ * and negated when p is not a. */
+typedef struct Edge {
+  const double *p, *q;   /* the directed edge */
+  const double *a;       /* its lexicographically smaller end point */
+  double d[2];           /* b - a */
+  gboolean forward;      /* a is p */
+} Edge;
+
+static void
+edge_init (Edge *edge, const double p[2], const double q[2])
 {
-  gboolean forward = p[0] < q[0] || (p[0] == q[0] && p[1] < q[1]);
-  const double *a = forward ? p : q, *b = forward ? q : p;
-  double e = (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]);
-  return forward ? e : -e;
+  edge->p = p;
+  edge->q = q;
+  edge->forward = p[0] < q[0] || (p[0] == q[0] && p[1] < q[1]);
+  edge->a = edge->forward ? p : q;
+  const double *b = edge->forward ? q : p;
+  edge->d[0] = b[0] - edge->a[0];
+  edge->d[1] = b[1] - edge->a[1];
+}
+
+/* E(c) of the directed edge. */
+static inline double
+edge_function (const Edge *edge, const double c[2])
+{
+  double e = edge->d[0] * (c[1] - edge->a[1]) - edge->d[1] * (c[0] - edge->a[0]);
+  return edge->forward ? e : -e;
 }
 
 /* The side of c + w (see the top of the file): +1, -1, or 0 for a degenerate edge. */
@@ -63,18 +82,53 @@ edge_side (double e, const double p[2], const double q[2])
   return 0;
 }
 
-/* First and last pixel index whose centre origin + (i + 0.5) h may lie in [lo, hi], widened
- * by one on each side against rounding (the edge tests decide), clamped to [0, n). FALSE
- * when none. */
+/* First and last pixel index whose centre origin + (i + 0.5) h may lie in [lo, hi], clamped
+ * to [0, n); FALSE when none. Rounding down the first and up the last keeps every centre
+ * within rounding of the range (the edge tests decide): a centre left out lies a whole
+ * pixel outside it. */
 static gboolean
 pixel_range (double lo, double hi, double origin, double h, uint32_t n, uint32_t *first,
              uint32_t *last)
 {
-  double a = floor ((lo - origin) / h - 0.5) - 1, b = ceil ((hi - origin) / h - 0.5) + 1;
+  double a = floor ((lo - origin) / h - 0.5), b = ceil ((hi - origin) / h - 0.5);
   if (b < 0 || a > (double) n - 1)
     return FALSE;
   *first = (uint32_t) MAX (a, 0.0);
   *last = (uint32_t) MIN (b, (double) n - 1);
+  return TRUE;
+}
+
+/* The pixels of a row (centre line v = row) that the projection a may cover: the u range
+ * where its edges cross the line, rounded outwards to pixel indices as pixel_range does and
+ * clipped to [i0, i1]; FALSE when the line misses the projection. The crossings are only
+ * rounded: a centre within rounding of the range is kept and the edge tests decide. */
+static gboolean
+row_range (const double a[3][2], double row, double ou, double h, uint32_t i0, uint32_t i1,
+           uint32_t *first, uint32_t *last)
+{
+  double lo = INFINITY, hi = -INFINITY;
+  for (int k = 0; k < 3; k++)
+    {
+      const double *p = a[k], *q = a[(k + 1) % 3];
+      if (row < MIN (p[1], q[1]) || row > MAX (p[1], q[1]))
+        continue;
+      if (p[1] == q[1])
+        {
+          lo = MIN (lo, MIN (p[0], q[0]));
+          hi = MAX (hi, MAX (p[0], q[0]));
+          continue;
+        }
+      double u = p[0] + (row - p[1]) * (q[0] - p[0]) / (q[1] - p[1]);
+      lo = MIN (lo, u);
+      hi = MAX (hi, u);
+    }
+  if (!(lo <= hi))
+    return FALSE;
+  double first_centre = floor ((lo - ou) / h - 0.5), last_centre = ceil ((hi - ou) / h - 0.5);
+  if (last_centre < i0 || first_centre > i1)
+    return FALSE;
+  *first = (uint32_t) MAX (first_centre, (double) i0);
+  *last = (uint32_t) MIN (last_centre, (double) i1);
   return TRUE;
 }
 
@@ -123,20 +177,29 @@ raster_triangle (const Ldi *ldi, const LdiImage *image, const LdiSurface *surfac
                        MAX (a[0][1], MAX (a[1][1], a[2][1])), ov, h, image->height, &j0, &j1))
     return;
 
+  /* edges[k]: the edge opposite vertex k, from vertex k + 1 to vertex k + 2; for a
+   * counter-clockwise triangle its E(c) is twice the area of (c, p_k+1, p_k+2), the
+   * unnormalised barycentric weight of vertex k. */
+  Edge edges[3];
+  for (int k = 0; k < 3; k++)
+    edge_init (&edges[k], a[(k + 1) % 3], a[(k + 2) % 3]);
   for (uint32_t j = j0; j <= j1; j++)
-    for (uint32_t i = i0; i <= i1; i++)
+    {
+      /* Only the centres of this row near the projection's crossing of the row's line:
+       * most of a thin triangle's bounding box is outside it. */
+      double row = ov + (j + 0.5) * h;
+      uint32_t first, last;
+      if (!row_range (a, row, ou, h, i0, i1, &first, &last))
+        continue;
+      for (uint32_t i = first; i <= last; i++)
       {
         double c[2] = { ou + (i + 0.5) * h, ov + (j + 0.5) * h };
-        /* e[k]: the edge opposite vertex k, from vertex k + 1 to vertex k + 2; for a
-         * counter-clockwise triangle it is twice the area of (c, p_k+1, p_k+2), the
-         * unnormalised barycentric weight of vertex k. */
         double e[3];
         int side[3];
         for (int k = 0; k < 3; k++)
           {
-            const double *from = a[(k + 1) % 3], *to = a[(k + 2) % 3];
-            e[k] = edge_function (from, to, c);
-            side[k] = edge_side (e[k], from, to);
+            e[k] = edge_function (&edges[k], c);
+            side[k] = edge_side (e[k], edges[k].p, edges[k].q);
           }
         if (side[0] == 0 || side[0] != side[1] || side[0] != side[2])
           continue;
@@ -160,6 +223,7 @@ raster_triangle (const Ldi *ldi, const LdiImage *image, const LdiSurface *surfac
         f.fragment.facing = side[0] > 0 ? LDI_BACK : LDI_FRONT;
         g_array_append_val (out, f);
       }
+    }
 }
 
 static void
