@@ -26,9 +26,12 @@
  * adding a b_k u u_c instead of a b_k e_c. Over the three images u u_c sums to u
  * (u_x^2 + u_y^2 + u_z^2 = 1), so a patch is counted mostly by the image that sees it face
  * on, and a planar patch (both surfaces parallel) has the exact direction at any pixel size.
- * The gradient is then no longer the exact derivative of the mean volume (the tests of
- * eq. 12 against finite differences use LDI_GRADIENT_AXIS) but a better estimate of the
- * continuous one: the surface integral of b_k n over the intersection's boundary.
+ * Bounds more than 5 degrees apart keep e_c, and the thin corners of an intersection (bounds
+ * more than 60 degrees apart, less than a pixel apart) give no gradient: see
+ * PARALLEL_BOUNDS_COS and CORNER_BOUNDS_COS below. The gradient is then no longer the exact
+ * derivative of the mean volume (the tests of eq. 12 against finite differences use
+ * LDI_GRADIENT_AXIS) but a better estimate of the continuous one: the surface integral of
+ * b_k n over the intersection's boundary.
  *
  * Multi-volume (sec. 5): an interval is cut at the walls of a cubic grid. A piece
  * [lo, hi] in a cell adds a (hi - lo) to that cell's volume; its bounds are surface pixels
@@ -80,6 +83,8 @@ static void
 add_fragment_gradient (AxisAccum *acc, SparseMap *gradients, uint32_t volume,
                        const LdiFragment *f, double coefficient, const double direction[3])
 {
+  if (direction[0] == 0 && direction[1] == 0 && direction[2] == 0)
+    return;   /* a thin corner (CORNER_BOUNDS_COS) */
   const LdiSurface *s = &acc->surfaces[f->surface];
   for (int k = 0; k < 3; k++)
     {
@@ -110,19 +115,33 @@ fragment_normal (const AxisAccum *acc, const LdiFragment *f, double n[3])
 }
 
 /* Bounds whose normals (both turned to +axis) make a larger angle than this keep eq. 12's
- * axis direction. Their mean normal u is off each surface's by half that angle, and a
- * surface element is counted by image c over |n_c| dA of pixels but weighted by u_c: the
- * gradient's bias grows as the square of the angle, about 1 % at 15 degrees. Contact
- * patches are well inside (two parallel faces: 0; a sphere's cap in another sphere: the
- * lens's bounds meet at the rim only), while a corner of the intersection (a box's side face
- * meeting the ground's top, 90 degrees) has a mean normal that is neither surface's. A deep
- * lens of two spheres (tests/ldi/test_ldi_gradient.c, normal-spheres) measured its vector
- * area 5 % high with 45 degrees and 0.07 % off with 15. */
-#define PARALLEL_BOUNDS_COS 0.9659258262890683   /* cos 15 degrees */
+ * axis direction. Their mean normal u is off each surface's by half that angle: for a flat
+ * face pressed into a curved one (a jaw into a soft ball), the cells' normals would lean off
+ * the flat face's by up to half the angle at the lens's rim, and a ball sliding between two
+ * jaws would plough into the leaning cells ahead of it (measured with 15 degrees: a slip
+ * 11 % slower than Coulomb's with the frames' forces; with 5, 0.3 %). Two parallel faces
+ * (a box on a tilted slab: 0 degrees), what the normal gradient is for, are well inside, and
+ * a corner of the intersection (a box's side face under the ground's top, 90 degrees), whose
+ * mean normal is neither surface's, far outside. */
+#define PARALLEL_BOUNDS_COS 0.9961946980917455   /* cos 5 degrees */
 
-/* The directions the bounds of the interval [lower, upper] move its length along: e_axis for
+/* Bounds further apart than this (60 degrees) over an interval shorter than a pixel are the
+ * corner of a thin intersection: the side face of a box sunk a fraction of a pixel into the
+ * ground, a strip thinner than a pixel that a row of pixel centres catches or misses as the
+ * box moves. Caught, it counts a whole row's area (ten times the strip's, for a layer a
+ * tenth of a pixel deep) in a direction off the contact's, and the cell at the box's edge
+ * took a normal 27 degrees off the slope and stopped a box sliding at 2.6 m/s in one step.
+ * Such intervals keep their volume but give no gradient: a side wall thinner than a pixel is
+ * below what the LDI resolves (its true share is the strip's area, and the front and back
+ * strips of a uniform layer cancel). Deep intersections keep their corners: a box sunk
+ * several pixels has side walls of long intervals; a sphere lens loses the band along its
+ * rim where it is thinner than a pixel (tests/ldi/test_ldi_gradient.c, lens-vector-area). */
+#define CORNER_BOUNDS_COS 0.5
+
+/* The direction the bounds of the interval [lower, upper] move its length along: e_axis for
  * eq. 12, or u u_axis with u the unit mean of the bounds' normals (top of the file) where
- * the interval lies between two bodies' nearly parallel surfaces. Both bounds of an interval
+ * the interval lies between two bodies' nearly parallel surfaces, or none for the thin
+ * corner of an intersection (CORNER_BOUNDS_COS). Both bounds of an interval
  * that crosses one body from face to face keep e_axis: that body's faces are cut by the ray
  * where it enters and leaves it, and a direction off the ray would turn the two equal and
  * opposite contributions into a torque that no motion of the body produces. A fragment's
@@ -141,7 +160,13 @@ interval_direction (const AxisAccum *acc, const LdiFragment *lower, const LdiFra
   double n_lower[3], n_upper[3];
   fragment_normal (acc, lower, n_lower);
   fragment_normal (acc, upper, n_upper);
-  if (cwb_v3_dot (n_lower, n_upper) < PARALLEL_BOUNDS_COS)
+  double cosine = cwb_v3_dot (n_lower, n_upper);
+  if (cosine < CORNER_BOUNDS_COS && upper->depth - lower->depth < acc->ldi->pixel_size)
+    {
+      cwb_v3_set (direction, 0, 0, 0);
+      return;
+    }
+  if (cosine < PARALLEL_BOUNDS_COS)
     return;
   cwb_v3_add (direction, n_lower, n_upper);
   cwb_v3_normalize (direction);

@@ -14,7 +14,8 @@ G_BEGIN_DECLS
  *           mean normal of the interval's two bounding surfaces, so u u_c summed over the
  *           three images is u (sum of u_c^2 = 1): each face is measured mostly by the image
  *           that sees it face on, and a contact patch seen edge on by one image (a few pixel
- *           rows) no longer makes that component jump by a row's worth. */
+ *           rows) no longer makes that component jump by a row's worth. Only where the
+ *           bounds are nearly parallel (within 5 degrees); others keep e_c. */
 typedef enum LdiGradientMode {
   LDI_GRADIENT_AXIS = 0,
   LDI_GRADIENT_NORMAL = 1,

@@ -9,8 +9,15 @@
  *            towards a, as contact.h wants, and taking both sums makes it symmetric.
  *   tangents t1, t2 completing n (Gram-Schmidt against a reference axis, cwb_v3_tangents).
  *   areas    A_k = n . dV/dp_k (eq. 20), the area of vertex k's surface projected on the
- *            tangent plane, signed by the side it bounds; the contact area A is the sum of
- *            the positive ones (sec. 4.3), the surface C- of fig. 4.
+ *            tangent plane, signed by the side it bounds. The contact area A is b's net
+ *            projected area n . sum_{k in b} dV/dp_k, half the length of the sum above (the
+ *            gradient cancels over both bodies interval by interval). Sec. 4.3 sums the
+ *            positive A_k, which is the same when every A_k of b is positive and every one of
+ *            a negative (a contact surface C+ over C-, fig. 4); where a body also bounds
+ *            intervals with its own faces (a ray crossing it inside the other), their
+ *            contributions cancel in its net area but not in a sum of the positive parts.
+ *            With the net area the rows below move each body by exactly the frame's force:
+ *            the sum of b's normal weights is -n, of its tangent weights -t.
  *   centre   sum |A_k| p_k / sum |A_k|, both surfaces' barycentre (sec. 4.2).
  *
  * The rows are Allard's, divided by the positive constant A (taken at detection, not
@@ -86,27 +93,26 @@ volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
       cwb_v3_axpy (normal, side, grad[k].w);
       magnitudes += cwb_v3_norm (grad[k].w);
     }
-  /* The two surfaces' repulsions add up in the sum, so that its length is about the sum of
-   * the entries' lengths (equal for a flat patch, above half of it for any cap less than a
-   * hemisphere). A sum that cancels to a small fraction of them is no normal: a sliver of a
+  /* The two surfaces' repulsions add up in the sum, so that its length, twice the contact
+   * area, is about the sum of the entries' lengths (equal for a flat patch, above half of it
+   * for any cap less than a hemisphere). A sum that cancels to a small fraction of them is no normal: a sliver of a
    * cell whose intervals all run between one body's own faces (a box's corner poking into
    * the next column of cells by less than a pixel, seen only by an image along the
    * ground), whose gradient on that body is round-off. Its row would ask for a depth no
    * motion removes. */
-  if (!(cwb_v3_normalize (normal) > NORMAL_CANCELLATION * magnitudes) || !(volume->volume > 0))
+  double twice_area = cwb_v3_normalize (normal);
+  if (!(twice_area > NORMAL_CANCELLATION * magnitudes) || !(volume->volume > 0))
     return FALSE;
+  double area = twice_area / 2;
 
-  double area = 0, weight = 0, centre[3] = { 0, 0, 0 };
+  double weight = 0, centre[3] = { 0, 0, 0 };
   for (uint32_t k = 0; k < n; k++)
     {
       double area_k = cwb_v3_dot (normal, grad[k].w);   /* eq. 20 */
-      area += MAX (area_k, 0);
       weight += fabs (area_k);
       const double *p = &geometries[grad[k].geometry].positions[3 * grad[k].point];
       cwb_v3_axpy (centre, fabs (area_k), p);
     }
-  if (!(area > 0))
-    return FALSE;
   cwb_v3_scale (centre, centre, 1.0 / weight);
   double depth = volume->volume / area;
 
