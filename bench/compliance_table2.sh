@@ -25,16 +25,7 @@ build="$top/build-bench"
 bin="$build/workbench/cli/contact-workbench"
 out=$(mktemp -d)
 [ -n "${BENCH_KEEP:-}" ] && echo "reports kept in $out" >&2 || trap 'rm -rf "$out"' EXIT
-machine=$(python3 - <<'PY'
-import os, re
-name = "unknown"
-for line in open("/proc/cpuinfo"):
-    if line.startswith("model name"):
-        name = line.split(":", 1)[1].strip()
-        break
-print(re.sub(r"[^A-Za-z0-9]+", "_", name.split()[0] + "_" + name.split()[1]) + f"-{os.cpu_count()}c")
-PY
-)
+machine=$(python3 "$top/bench/machine_name.py")
 
 run() {  # NAME SCENE STEPS VARIANT REPEAT [--set ...]: VARIANT exact | dense | warped
   local name=$1 scene=$2 steps=$3 variant=$4 r=$5 compliance=exact

@@ -20,16 +20,7 @@ build="$top/build-bench"
 bin="$build/tests/ldi/test-ldi-gl"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-machine=$(python3 - <<'PY'
-import os, re
-name = "unknown"
-for line in open("/proc/cpuinfo"):
-    if line.startswith("model name"):
-        name = line.split(":", 1)[1].strip()
-        break
-print(re.sub(r"[^A-Za-z0-9]+", "_", name.split()[0] + "_" + name.split()[1]) + f"-{os.cpu_count()}c")
-PY
-)
+machine=$(python3 "$top/bench/machine_name.py")
 for r in $(seq 1 "$repeats"); do
   CWB_BENCH_PIXELS="$pixels" "$bin" -m perf -p /ldi/gl/perf/raster > "$out/run-$r.log" 2>&1
 done

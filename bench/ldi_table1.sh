@@ -49,16 +49,7 @@ for c in "${cases[@]}"; do
   i=$((i + 1))
 done
 
-machine=$(python3 - <<'PY'
-import os, re
-name = "unknown"
-for line in open("/proc/cpuinfo"):
-    if line.startswith("model name"):
-        name = line.split(":", 1)[1].strip()
-        break
-print(re.sub(r"[^A-Za-z0-9]+", "_", name.split()[0] + "_" + name.split()[1]) + f"-{os.cpu_count()}c")
-PY
-)
+machine=$(python3 "$top/bench/machine_name.py")
 python3 - "$out" "$i" "$backends" "$top/bench/results/ldi-table1-$machine.csv" <<'PY'
 import csv, glob, json, re, statistics, sys
 out, n_cases, backends, csv_path = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
