@@ -66,7 +66,8 @@ static const CwbParamSpec ldi_params[] = {
     "Mean intersection depth the post-stabilization keeps, in pixels: eps_V = A * "
     "target_depth * pixel_size for a contact of area A (Allard 2010 sec. 4.3)" },
   { "threads", CWB_PARAM_INT, "1", "0", 0, 256, NULL,
-    "Threads rasterising and walking the LDIs; 0: one per processor" },
+    "Threads rasterising and walking the LDIs; 0: one per processor for regions of 10 000 "
+    "triangles or more, one below (starting threads costs more than it saves there)" },
   { "inspect_spans", CWB_PARAM_BOOL, "", "true", 0, 1, NULL,
     "Export every interval of every intersection volume for display (fig. 1)" },
   { "gradient", CWB_PARAM_ENUM, "", "normal", 1, 0, "normal|axis",
@@ -125,6 +126,26 @@ static void
 ldi_model_params_changed (void *self, const CwbParamSet *params)
 {
   read_params (self, params);
+}
+
+/* With `threads: 0`, regions of fewer triangles than this are rasterised and walked on the
+ * calling thread: each parallel loop starts its own threads, which on a small LDI costs more
+ * than it saves (bench/ldi_table1.sh, two cores: the grasp's 972 triangles per region took
+ * 4.1 + 1.6 ms a step on two threads, 2.7 + 0.9 on one; the snake's 6 732, 3.8 against 3.7;
+ * bench/ldi_raster.sh's 16 140, two threads 0.66 of one). */
+#define PARALLEL_MIN_TRIANGLES 10000
+
+/* The threads for a region: the parameter, or with 0 (one per processor) one thread for a
+ * small region. */
+static guint
+region_threads (const LdiModel *self, const ContactRegion *region)
+{
+  if (self->params.threads != 0)
+    return self->params.threads;
+  size_t triangles = 0;
+  for (uint32_t g = 0; g < region->n_geometries; g++)
+    triangles += g_array_index (self->surfaces, LdiSurface, region->first_geometry + g).n_triangles;
+  return triangles < PARALLEL_MIN_TRIANGLES ? 1 : 0;
 }
 
 static LdiSurface
@@ -233,8 +254,8 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
       if (p->gl && self->gl == NULL && (self->gl = ldi_gl_new (error)) == NULL)
         return FALSE;   /* switched to gl by a parameter edit on a machine without it */
       gboolean ok = p->gl ? ldi_raster_gl (self->gl, ldi, surfaces, region->n_geometries, error)
-                          : ldi_raster_cpu (ldi, surfaces, region->n_geometries, p->threads,
-                                            error);
+                          : ldi_raster_cpu (ldi, surfaces, region->n_geometries,
+                                            region_threads (self, region), error);
       if (!ok)
         return FALSE;
     }
@@ -281,7 +302,7 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
       LdiVolumeParams volume_params = {
         .cell_size = p->multi_volume ? p->cell_size : 0,
         .want_spans = p->inspect_spans,
-        .n_threads = p->threads,
+        .n_threads = region_threads (self, region),
         .gradient = p->gradient,
       };
       g_autoptr (LdiVolumeResult) result = ldi_intersection_volume (ldi, surfaces,
