@@ -28,9 +28,10 @@ cases=(
   "snake, 10 cm cells|scenes/ldi-snake.yaml|contact.multi_volume=true contact.cell_size=0.1"
   "snake, 5 cm cells|scenes/ldi-snake.yaml|contact.multi_volume=true contact.cell_size=0.05"
 )
-for scene in ldi-grasp ldi-detailed-rigids; do
-  [ -f "$top/scenes/$scene.yaml" ] && cases+=("$scene|scenes/$scene.yaml|")
-done
+cases+=(
+  "grasp (fig. 2b)|scenes/ldi-grasp.yaml|"
+  "detailed rigids (fig. 8)|scenes/ldi-detailed-rigids.yaml|"
+)
 
 i=0
 for c in "${cases[@]}"; do
