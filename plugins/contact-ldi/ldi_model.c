@@ -45,6 +45,7 @@ typedef struct LdiModel {
   LdiModelParams params;
   ContactRegions regions;
   GPtrArray *ldis;        /* Ldi per region of the last detection */
+  GArray *ldi_threads;    /* guint per region: the threads its LDI is rasterised and walked on */
   GArray *surfaces;       /* LdiSurface per entry of regions.geometries */
   LdiGl *gl;              /* the OpenGL backend's context, opened on first use */
 } LdiModel;
@@ -107,6 +108,7 @@ ldi_model_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
     }
   contact_regions_init (&self->regions);
   self->ldis = g_ptr_array_new_with_free_func ((GDestroyNotify) ldi_free);
+  self->ldi_threads = g_array_new (FALSE, FALSE, sizeof (guint));
   self->surfaces = g_array_new (FALSE, FALSE, sizeof (LdiSurface));
   return self;
 }
@@ -117,6 +119,7 @@ ldi_model_destroy (void *data)
   LdiModel *self = data;
   contact_regions_clear (&self->regions);
   g_ptr_array_unref (self->ldis);
+  g_array_unref (self->ldi_threads);
   g_array_unref (self->surfaces);
   g_clear_pointer (&self->gl, ldi_gl_free);
   g_free (self);
@@ -142,9 +145,11 @@ region_threads (const LdiModel *self, const ContactRegion *region)
 {
   if (self->params.threads != 0)
     return self->params.threads;
+  const LdiSurface *surfaces = &g_array_index (self->surfaces, LdiSurface,
+                                               region->first_geometry);
   size_t triangles = 0;
   for (uint32_t g = 0; g < region->n_geometries; g++)
-    triangles += g_array_index (self->surfaces, LdiSurface, region->first_geometry + g).n_triangles;
+    triangles += surfaces[g].n_triangles;
   return triangles < PARALLEL_MIN_TRIANGLES ? 1 : 0;
 }
 
@@ -234,6 +239,7 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
   contact_regions_find (&self->regions, query->geometries, query->n_geometries,
                         query->n_bodies, fixed_bodies (query), snap);
   g_ptr_array_set_size (self->ldis, 0);
+  g_array_set_size (self->ldi_threads, 0);
   g_array_set_size (self->surfaces, self->regions.geometries->len);
   for (guint i = 0; i < self->regions.geometries->len; i++)
     {
@@ -249,13 +255,14 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
       if (ldi == NULL)
         return FALSE;
       g_ptr_array_add (self->ldis, ldi);
+      guint threads = region_threads (self, region);
+      g_array_append_val (self->ldi_threads, threads);
       const LdiSurface *surfaces = &g_array_index (self->surfaces, LdiSurface,
                                                    region->first_geometry);
       if (p->gl && self->gl == NULL && (self->gl = ldi_gl_new (error)) == NULL)
         return FALSE;   /* switched to gl by a parameter edit on a machine without it */
       gboolean ok = p->gl ? ldi_raster_gl (self->gl, ldi, surfaces, region->n_geometries, error)
-                          : ldi_raster_cpu (ldi, surfaces, region->n_geometries,
-                                            region_threads (self, region), error);
+                          : ldi_raster_cpu (ldi, surfaces, region->n_geometries, threads, error);
       if (!ok)
         return FALSE;
     }
@@ -302,7 +309,7 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
       LdiVolumeParams volume_params = {
         .cell_size = p->multi_volume ? p->cell_size : 0,
         .want_spans = p->inspect_spans,
-        .n_threads = region_threads (self, region),
+        .n_threads = g_array_index (self->ldi_threads, guint, r),
         .gradient = p->gradient,
       };
       g_autoptr (LdiVolumeResult) result = ldi_intersection_volume (ldi, surfaces,

@@ -95,11 +95,11 @@ volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
     }
   /* The two surfaces' repulsions add up in the sum, so that its length, twice the contact
    * area, is about the sum of the entries' lengths (equal for a flat patch, above half of it
-   * for any cap less than a hemisphere). A sum that cancels to a small fraction of them is no normal: a sliver of a
-   * cell whose intervals all run between one body's own faces (a box's corner poking into
-   * the next column of cells by less than a pixel, seen only by an image along the
-   * ground), whose gradient on that body is round-off. Its row would ask for a depth no
-   * motion removes. */
+   * for any cap less than a hemisphere). A sum that cancels to a small fraction of them is
+   * no normal: a sliver of a cell whose intervals all run between one body's own faces (a
+   * box's corner poking into the next column of cells by less than a pixel, seen only by an
+   * image along the ground), whose gradient on that body is round-off. Its row would ask
+   * for a depth no motion removes. */
   double twice_area = cwb_v3_normalize (normal);
   if (!(twice_area > NORMAL_CANCELLATION * magnitudes) || !(volume->volume > 0))
     return FALSE;

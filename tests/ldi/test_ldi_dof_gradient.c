@@ -8,15 +8,15 @@
  * The model runs with `gradient: axis`, Allard's eq. 12-14, whose entries are exact
  * derivatives of the images' volumes (the default `gradient: normal` estimates the same
  * surface integral along the surfaces' normals and is checked against closed forms in
- * test_ldi_gradient.c). Component c of dV/dp_k comes from the image along axis c alone. A move of the
- * DOFs that moves every surface vertex along c only changes depths in that image, not which
- * pixels the triangles cover, so that image's volume V_c is linear in it while no two depths
- * of a ray swap, and its central difference equals the row's entry up to rounding: rigid
- * translations, and every node coordinate of the barycentric mapping (p = sum w_k q_k moves
- * along the node's axis). V_c is read from the model's spans (sum of lengths times h^2, one
- * image each). A rotation moves vertices across every axis: the mean V follows the row only
- * up to the other images' coverage changes (pixel noise) and the curvature of V over the
- * step, with the tolerance measured below. */
+ * test_ldi_gradient.c). Component c of dV/dp_k comes from the image along axis c alone. A
+ * move of the DOFs that moves every surface vertex along c only changes depths in that
+ * image, not which pixels the triangles cover, so that image's volume V_c is linear in it
+ * while no two depths of a ray swap, and its central difference equals the row's entry up
+ * to rounding: rigid translations, and every node coordinate of the barycentric mapping (p
+ * = sum w_k q_k moves along the node's axis). V_c is read from the model's spans (sum of
+ * lengths times h^2, one image each). A rotation moves vertices across every axis: the mean
+ * V follows the row only up to the other images' coverage changes (pixel noise) and the
+ * curvature of V over the step, with the tolerance measured below. */
 #include <math.h>
 
 #include "world_fixture.h"
@@ -132,19 +132,23 @@ largest_magnitude (const double *x, size_t n)
   return m;
 }
 
+/* Both scenes: no gravity, the model with eq. 12-14's gradient, the fixed ground as body 0. */
+#define GROUND_SCENE \
+  "world: { dt: 0.005, gravity: [0, 0, 0] }\n" \
+  "contact: { model: ldi, pixel_size: 0.002, threads: 1, gradient: axis }\n" \
+  "solver: { name: constraint }\n" \
+  "bodies:\n" \
+  "  - name: ground\n" \
+  "    shape: { type: ground, size: [2, 2, 0.5] }\n" \
+  "    fixed: true\n"
+
 /* ---- Rigid ------------------------------------------------------------------------------ */
 
 /* A box of 0.2 m turned so that one corner is lowest (about x by 0.3 rad, then y by 0.4),
  * that corner 3 cm into the fixed ground: V = 4.6e-5 m^3 over a triangular footprint of
  * A = 4.6e-3 m^2 (45 x 45 pixels). */
 static const char *rigid_yaml =
-  "world: { dt: 0.005, gravity: [0, 0, 0] }\n"
-  "contact: { model: ldi, pixel_size: 0.002, threads: 1, gradient: axis }\n"
-  "solver: { name: constraint }\n"
-  "bodies:\n"
-  "  - name: ground\n"
-  "    shape: { type: ground, size: [2, 2, 0.5] }\n"
-  "    fixed: true\n"
+  GROUND_SCENE
   "  - name: box\n"
   "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
   "    pose: { position: [0.013, -0.021, 0.5], orientation: [0.9589, 0.1417, 0.1963, 0.1440] }\n";
@@ -212,13 +216,7 @@ test_rigid (void)
 /* A deformable ball (R = 0.1, resolution 24: 552 triangles embedded in a grid of 3 cells
  * across) 2 cm into the fixed ground. */
 static const char *fem_yaml =
-  "world: { dt: 0.005, gravity: [0, 0, 0] }\n"
-  "contact: { model: ldi, pixel_size: 0.002, threads: 1, gradient: axis }\n"
-  "solver: { name: constraint }\n"
-  "bodies:\n"
-  "  - name: ground\n"
-  "    shape: { type: ground, size: [2, 2, 0.5] }\n"
-  "    fixed: true\n"
+  GROUND_SCENE
   "  - name: ball\n"
   "    model: fem\n"
   "    mapping: barycentric\n"

@@ -43,6 +43,17 @@ add_number_or_null (JsonBuilder *b, const char *name, double value)
     json_builder_add_null_value (b);
 }
 
+/* A count, or null where it is negative (does not apply to the run). */
+static void
+add_count_or_null (JsonBuilder *b, const char *name, int value)
+{
+  json_builder_set_member_name (b, name);
+  if (value >= 0)
+    json_builder_add_int_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
 static void
 add_vector (JsonBuilder *b, const char *name, const double *v, int n)
 {
@@ -104,18 +115,10 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
       json_builder_add_int_value (b, (gint64) st->contacts);
       add_number_or_null (b, "intersection_volume", st->intersection_volume);
       add_number_or_null (b, "max_penetration", st->max_penetration);
-      json_builder_set_member_name (b, "solver_iterations");
-      if (st->solver_iterations >= 0)
-        json_builder_add_int_value (b, st->solver_iterations);
-      else
-        json_builder_add_null_value (b);
+      add_count_or_null (b, "solver_iterations", st->solver_iterations);
       add_number_or_null (b, "solver_residual", st->solver_residual);
       add_number_or_null (b, "compliance_ms", st->compliance_ms);
-      json_builder_set_member_name (b, "stabilization_passes");
-      if (st->stabilization_passes >= 0)
-        json_builder_add_int_value (b, st->stabilization_passes);
-      else
-        json_builder_add_null_value (b);
+      add_count_or_null (b, "stabilization_passes", st->stabilization_passes);
       add_number_or_null (b, "stabilization_violation", st->stabilization_violation);
       json_builder_end_object (b);
     }
