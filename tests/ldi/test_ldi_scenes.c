@@ -14,12 +14,7 @@
  *     friction with mu = 0.8, and with mu = 0.2 slides out as Coulomb's law says. */
 #include <math.h>
 
-#include "contact_regions.h"
-#include "intersection_volume.h"
-#include "ldi_raster_cpu.h"
-#include "volume_constraint.h"
 #include "world_fixture.h"
-#include "world_private.h"
 
 #define TUBE 0.025
 /* Kinetic energy of a resting stack after 2 s: the tori fell 2 mm (4e-3 J in all), and a
@@ -37,10 +32,9 @@
 
 #define G 9.81
 
-/* ldi-detailed-rigids: its step, pixel, cells and stabilization target (half a pixel). */
+/* ldi-detailed-rigids: its step, pixel and stabilization target (half a pixel). */
 #define ARMS_DT 0.005
 #define ARMS_PIXEL 0.003
-#define ARMS_CELL 0.04
 #define ARMS_TARGET (0.5 * ARMS_PIXEL)
 /* 1 s: the upper arm lands after 45 ms, and the pair has settled by 0.5 s. */
 #define ARMS_STEPS 200
@@ -61,7 +55,6 @@
  * contact takes sqrt (mu_a mu_b)). The override sets the ball's to 0.05: sqrt (0.05 0.8). */
 #define GRASP_BALL 2
 #define GRASP_PIXEL 0.002
-#define GRASP_CELL 0.015
 /* After the first step the overlaps are down to the target (half a pixel) up to the position
  * solves' residual: their Gauss-Seidel stops at the scene's 200 sweeps before its 1e-9 m
  * tolerance on these 14 cells coupled through the ball (measured 2e-8 m over); 1e-6 m is a
@@ -75,7 +68,7 @@
 #define GRASP_SLIP_MU 0.2
 /* Held for 1 s: the ball sags while the contacts load (shear of the soft ball under the
  * friction, which uses 0.44 of what it could give), then sticks. The bound is one pixel
- * (2 mm), the size below which the LDI does not resolve positions; measured 0.68 mm. */
+ * (2 mm), the size below which the LDI does not resolve positions; measured 0.67 mm. */
 #define GRASP_HELD_STEPS 200
 #define GRASP_HELD_DROP 2e-3
 /* Sticking: no slide over the last 0.5 s. 1e-5 m is half a percent of a pixel; a sliding
@@ -98,7 +91,7 @@
 /* Slipping for 0.3 s: every loaded frame is on its cone, so the friction is mu N with N the
  * frames' normal forces, and the fall is g less mu N / m, stepped as the integrator steps.
  * 1 % covers what the estimate leaves out: the normals' z components and friction
- * directions off the vertical as the ball turns (8 degrees); measured 4e-4. */
+ * directions off the vertical as the ball turns (8 degrees); measured 2.6e-3. */
 #define GRASP_SLIP_STEPS 60
 #define GRASP_COULOMB_RELATIVE 1e-2
 /* Then out of the jaws: they reach 0.25 m below the ball's centre; after 0.5 s it must be
@@ -173,72 +166,19 @@ test_deep_overlap (void)
   g_assert_cmpfloat (ball.centroid[2], >, box.centroid[2] + 0.1 + 0.08 - 0.002 - 0.01);
 }
 
-/* The contacts at the world's current positions, measured afresh as the model measures them
- * (ldi_model.c, same regions, pixels and cells): the number of contact frames and the
- * deepest mean depth V / A among them. The world's own contact set is the velocity pass's,
- * taken at the free configuration; this is the intersection the step leaves. */
+/* The contacts at the world's current positions, measured afresh by the model itself (a
+ * position pass through the step context, as the stabilization's detections): the number of
+ * contact frames and the deepest mean depth V / A among them. The world's own contact set is
+ * the velocity pass's, taken at the free configuration; this is the intersection the step
+ * leaves. The world's contact set is then this one until the next step. */
 static void
-contacts_now (CwbWorld *world, double pixel, double cell, size_t *n_frames, double *deepest)
+contacts_now (CwbWorld *world, size_t *n_frames, double *deepest)
 {
-  size_t nq, nv;
-  double *q = cwb_world_q (world, &nq);
-  double *v = cwb_world_v (world, &nv);
-  cwb_world_map_geometries (world, q, v);
-  size_t n;
-  const CwbGeometry *geometries = cwb_world_geometries (world, &n);
-  size_t n_bodies = cwb_world_n_bodies (world);
-  g_autofree gboolean *fixed = g_new0 (gboolean, n_bodies);
-  for (size_t b = 0; b < n_bodies; b++)
-    fixed[b] = cwb_world_body_slot (world, b)->fixed;
-  ContactRegions regions;
-  contact_regions_init (&regions);
-  contact_regions_find (&regions, geometries, n, n_bodies, fixed, cell > 0 ? cell : pixel);
-  CwbContactSet set;
-  cwb_contact_set_init (&set);
-  for (guint r = 0; r < regions.regions->len; r++)
-    {
-      const ContactRegion *region = &g_array_index (regions.regions, ContactRegion, r);
-      g_autofree LdiSurface *surfaces = g_new0 (LdiSurface, region->n_geometries);
-      for (uint32_t i = 0; i < region->n_geometries; i++)
-        {
-          uint32_t g = g_array_index (regions.geometries, uint32_t, region->first_geometry + i);
-          surfaces[i] = (LdiSurface) { .positions = geometries[g].positions,
-                                       .n_vertices = geometries[g].n_points,
-                                       .triangles = geometries[g].triangles,
-                                       .n_triangles = geometries[g].n_triangles,
-                                       .geometry = g, .body = geometries[g].body,
-                                       .checked = TRUE };   /* closed: checked at attach */
-        }
-      g_autoptr (GError) error = NULL;
-      g_autoptr (Ldi) ldi = ldi_new (region->box_min, region->box_max, pixel, &error);
-      g_assert_no_error (error);
-      g_assert_true (ldi_raster_cpu (ldi, surfaces, region->n_geometries, 0, &error));
-      LdiVolumeParams params = { .cell_size = cell };
-      g_autoptr (LdiVolumeResult) result = ldi_intersection_volume (ldi, surfaces,
-                                                                    region->n_geometries,
-                                                                    &params);
-      const GArray *volumes = cell > 0 ? result->cells : result->pairs;
-      const GArray *gradients = cell > 0 ? result->cell_gradients : result->pair_gradients;
-      for (guint k = 0; k < volumes->len; k++)
-        {
-          const LdiVolume *volume = &g_array_index (volumes, LdiVolume, k);
-          /* As the model: no self-intersections, each pair from the region that owns it,
-           * no round-off slivers (below 1e-6 of a voxel). */
-          if (volume->body_a == volume->body_b
-              || contact_regions_owner (&regions, volume->body_a, volume->body_b) != r
-              || volume->volume < 1e-6 * pixel * pixel * pixel)
-            continue;
-          VolumeConstraintParams constraint = { .target_depth = 0 };
-          volume_constraint_append (&set, volume, (const CwbPointWeight *) gradients->data,
-                                    geometries, &constraint);
-        }
-    }
-  *n_frames = set.frames->len;
+  const CwbContactSet *set = fixture_detect (world, CWB_CONTACT_PASS_POSITION);
+  *n_frames = set->frames->len;
   *deepest = 0;
-  for (guint f = 0; f < set.frames->len; f++)
-    *deepest = MAX (*deepest, -g_array_index (set.frames, CwbContactFrame, f).gap);
-  cwb_contact_set_destroy (&set);
-  contact_regions_clear (&regions);
+  for (guint f = 0; f < set->frames->len; f++)
+    *deepest = MAX (*deepest, -g_array_index (set->frames, CwbContactFrame, f).gap);
 }
 
 /* The lowest and highest vertex of a body's surface, as last mapped. */
@@ -279,7 +219,7 @@ test_detailed_rigids (void)
       contacts_sum += (double) frames;
       contacts_max = MAX (contacts_max, frames);
       double depth;
-      contacts_now (world, ARMS_PIXEL, ARMS_CELL, &left, &depth);
+      contacts_now (world, &left, &depth);
       left_max = MAX (left_max, left);
       deepest = MAX (deepest, depth);
       if (k >= ARMS_STEPS - ARMS_REST_WINDOW)
@@ -384,7 +324,7 @@ test_grasp (void)
   grasp_run (held, 1, GRASP_MU, FALSE, &first);
   size_t frames;
   double deepest;
-  contacts_now (held, GRASP_PIXEL, GRASP_CELL, &frames, &deepest);
+  contacts_now (held, &frames, &deepest);
   CwbBodySummary ball;
   cwb_world_body_summary (held, GRASP_BALL, &ball);
   double free_fall = 0.5 * ball.mass * pow (G * cwb_world_dt (held), 2);
