@@ -75,20 +75,6 @@ ground_scene (const Drop *drop)
     g_ascii_dtostr (z, sizeof z, drop->height));
 }
 
-/* The deepest contact at the world's current positions, measured afresh by the model itself
- * (a position pass through the step context, as the stabilization's detections): the
- * largest mean depth V / A of its frames, one per cell with multi-volume; 0 when they do
- * not touch. The world's contact set is then this one, not the step's. */
-static double
-deepest_contact_now (CwbWorld *world)
-{
-  const CwbContactSet *set = fixture_detect (world, CWB_CONTACT_PASS_POSITION);
-  double depth = 0;
-  for (guint f = 0; f < set->frames->len; f++)
-    depth = MAX (depth, -g_array_index (set->frames, CwbContactFrame, f).gap);
-  return depth;
-}
-
 static double
 largest_speed (CwbWorld *world)
 {
@@ -115,7 +101,7 @@ run_measured (CwbRegistry *registry, const Drop *drop, int steps, double *deepes
     {
       fixture_step (world, 1);
       CwbStepStats stats = *cwb_world_last_stats (world);
-      double depth = deepest_contact_now (world);
+      double depth = fixture_deepest_contact (world, NULL);
       *deepest = MAX (*deepest, depth);
       /* What the solver reported of its post-stabilization (CwbStepContext.
        * report_stabilization) is this same end-of-step measure. */
@@ -199,7 +185,7 @@ run_sunk (CwbRegistry *registry, gboolean multi_volume, int stabilization_iterat
           return FALSE;
         }
       *height_off = MAX (*height_off, fabs (s.centroid[2] - BOX / 2));
-      *deepest = MAX (*deepest, deepest_contact_now (world));
+      *deepest = MAX (*deepest, fixture_deepest_contact (world, NULL));
     }
   *speed = largest_speed (world);
   return TRUE;
@@ -261,10 +247,10 @@ test_deep_overlap (void)
                 .stabilization_iterations = 10 };
   g_autofree char *yaml = ground_scene (&drop);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
-  double before = deepest_contact_now (world);
+  double before = fixture_deepest_contact (world, NULL);
   fixture_step (world, 1);
   CwbStepStats stats = *cwb_world_last_stats (world);
-  double after = deepest_contact_now (world), speed = largest_speed (world);
+  double after = fixture_deepest_contact (world, NULL), speed = largest_speed (world);
   g_test_message ("Algorithm 1: mean depth %.4g m -> %.4g px in one step, speed %.3g m/s",
                   before, after / PIXEL, speed);
   g_assert_cmpfloat (fabs (before - BOX / 4), <, 0.1 * PIXEL);

@@ -166,21 +166,6 @@ test_deep_overlap (void)
   g_assert_cmpfloat (ball.centroid[2], >, box.centroid[2] + 0.1 + 0.08 - 0.002 - 0.01);
 }
 
-/* The contacts at the world's current positions, measured afresh by the model itself (a
- * position pass through the step context, as the stabilization's detections): the number of
- * contact frames and the deepest mean depth V / A among them. The world's own contact set is
- * the velocity pass's, taken at the free configuration; this is the intersection the step
- * leaves. The world's contact set is then this one until the next step. */
-static void
-contacts_now (CwbWorld *world, size_t *n_frames, double *deepest)
-{
-  const CwbContactSet *set = fixture_detect (world, CWB_CONTACT_PASS_POSITION);
-  *n_frames = set->frames->len;
-  *deepest = 0;
-  for (guint f = 0; f < set->frames->len; f++)
-    *deepest = MAX (*deepest, -g_array_index (set->frames, CwbContactFrame, f).gap);
-}
-
 /* The lowest and highest vertex of a body's surface, as last mapped. */
 static void
 body_heights (CwbWorld *world, size_t body, double *lowest, double *highest)
@@ -218,8 +203,7 @@ test_detailed_rigids (void)
       size_t frames = cwb_world_contacts (world)->frames->len, left;
       contacts_sum += (double) frames;
       contacts_max = MAX (contacts_max, frames);
-      double depth;
-      contacts_now (world, &left, &depth);
+      double depth = fixture_deepest_contact (world, &left);
       left_max = MAX (left_max, left);
       deepest = MAX (deepest, depth);
       if (k >= ARMS_STEPS - ARMS_REST_WINDOW)
@@ -323,8 +307,7 @@ test_grasp (void)
   gint64 start = g_get_monotonic_time ();
   grasp_run (held, 1, GRASP_MU, FALSE, &first);
   size_t frames;
-  double deepest;
-  contacts_now (held, &frames, &deepest);
+  double deepest = fixture_deepest_contact (held, &frames);
   CwbBodySummary ball;
   cwb_world_body_summary (held, GRASP_BALL, &ball);
   double free_fall = 0.5 * ball.mass * pow (G * cwb_world_dt (held), 2);

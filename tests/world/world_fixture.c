@@ -112,6 +112,18 @@ fixture_downhill_velocity (CwbWorld *world, size_t body, double angle)
 }
 
 double
+fixture_deepest_contact (CwbWorld *world, size_t *n_frames)
+{
+  const CwbContactSet *set = fixture_detect (world, CWB_CONTACT_PASS_POSITION);
+  double deepest = 0;
+  for (guint f = 0; f < set->frames->len; f++)
+    deepest = MAX (deepest, -g_array_index (set->frames, CwbContactFrame, f).gap);
+  if (n_frames != NULL)
+    *n_frames = set->frames->len;
+  return deepest;
+}
+
+double
 fixture_downhill_acceleration (CwbWorld *world, size_t body, double angle, int settle,
                                int steps)
 {

@@ -37,6 +37,13 @@ void fixture_step (CwbWorld *world, int n);
  * error. */
 const CwbContactSet *fixture_detect (CwbWorld *world, CwbContactPass pass);
 
+/* The contacts a step leaves, measured afresh by the contact model itself (a position pass
+ * through fixture_detect, as a post-stabilization's detections): returns the largest
+ * penetration -gap among the frames (for volume contacts the mean depth V / A), 0 with no
+ * contact; their number into *n_frames if not NULL. The world's contact set is then this
+ * one until the next step. */
+double fixture_deepest_contact (CwbWorld *world, size_t *n_frames);
+
 /* Velocity of `body` along the downhill direction (cos a, 0, -sin a) of a plane turned by
  * `angle` about y. */
 double fixture_downhill_velocity (CwbWorld *world, size_t body, double angle);
