@@ -117,6 +117,11 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
       add_number_or_null (b, "max_penetration", st->max_penetration);
       add_count_or_null (b, "solver_iterations", st->solver_iterations);
       add_number_or_null (b, "solver_residual", st->solver_residual);
+      json_builder_set_member_name (b, "solver_converged");
+      if (st->solver_converged < 0)
+        json_builder_add_null_value (b);
+      else
+        json_builder_add_boolean_value (b, st->solver_converged != 0);
       add_number_or_null (b, "compliance_ms", st->compliance_ms);
       add_count_or_null (b, "stabilization_passes", st->stabilization_passes);
       add_number_or_null (b, "stabilization_violation", st->stabilization_violation);

@@ -248,6 +248,18 @@ ctx_report_solve (CwbStepContext *ctx, int iterations, double residual,
     g_array_append_vals (world->residual_history, residual_history, (guint) n_history);
 }
 
+/* A solve converged when its residual reached the tolerance; one that used every sweep of
+ * its cap without reaching it did not. */
+static void
+ctx_report_solve_limits (CwbStepContext *ctx, int max_iterations, double tolerance)
+{
+  CwbWorld *world = world_of (ctx);
+  CwbStepStats *st = &world->stats;
+  if (st->solver_iterations < 0)
+    return;
+  st->solver_converged = st->solver_residual <= tolerance || st->solver_iterations < max_iterations;
+}
+
 static void
 ctx_report_stabilization (CwbStepContext *ctx, int passes, double violation,
                           double intersection_volume, double max_penetration)
@@ -306,4 +318,5 @@ cwb_world_init_step_context (CwbWorld *world)
   ctx->report_solve = ctx_report_solve;
   ctx->contact_stiffness_apply = ctx_contact_stiffness_apply;
   ctx->report_stabilization = ctx_report_stabilization;
+  ctx->report_solve_limits = ctx_report_solve_limits;
 }

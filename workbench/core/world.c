@@ -545,7 +545,7 @@ cwb_world_new_full (const CwbScene *scene, CwbRegistry *registry,
   cwb_world_map_geometries (world, world->q, world->v);
   world->stats = (CwbStepStats){
     .intersection_volume = NAN, .max_penetration = NAN,
-    .solver_iterations = -1, .solver_residual = NAN,
+    .solver_iterations = -1, .solver_residual = NAN, .solver_converged = -1,
     .stabilization_passes = -1, .stabilization_violation = NAN,
   };
   return g_steal_pointer (&world);
@@ -661,6 +661,7 @@ cwb_world_step (CwbWorld *world, GError **error)
   world->compliance_ns = 0;
   world->stats.solver_iterations = -1;
   world->stats.solver_residual = NAN;
+  world->stats.solver_converged = -1;
   world->stats.stabilization_passes = -1;
   world->stats.stabilization_violation = NAN;
   g_array_set_size (world->residual_history, 0);

@@ -47,6 +47,9 @@ typedef struct CwbStepStats {
   double max_penetration;       /* NAN when the contact model has none */
   int solver_iterations;        /* -1 when no solve happened */
   double solver_residual;       /* NAN when no solve happened */
+  /* 1 when the solve reached its tolerance, 0 when it stopped at its sweep cap without it,
+   * -1 when unknown (no solve, or a solver that does not say its limits, ABI < 1.6). */
+  int solver_converged;
   double phase_ms[CWB_PHASE_COUNT];
   /* Time inside the body models' compliance_apply (part of constraint_solver): building
    * the contact-space operator W = H C H^T column by column and the corrective motion,

@@ -93,6 +93,7 @@ init_set (CwbContactSet *set)
   set->weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   set->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   set->stiffness = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness));
+  set->contact_ids = g_array_new (FALSE, FALSE, sizeof (guint64));
 }
 
 static void *
@@ -131,6 +132,7 @@ constraint_destroy (void *data)
   g_array_unref (self->snapshot.weights);
   g_array_unref (self->snapshot.forces);
   g_array_unref (self->snapshot.stiffness);
+  g_array_unref (self->snapshot.contact_ids);
   g_free (self);
 }
 
@@ -271,6 +273,8 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
       size_t n_history;
       const double *history = bgs_residual_history (self->bgs, &n_history);
       ctx->report_solve (ctx, result.iterations, result.residual, history, n_history);
+      if (CWB_STRUCT_HAS (ctx, CwbStepContext, report_solve_limits))
+        ctx->report_solve_limits (ctx, self->iterations, self->tolerance);
       /* The host judges stick and slip against the set the forces were bounded by. */
       if (CWB_STRUCT_HAS (set, CwbContactSet, friction_law))
         set->friction_law = self->friction;
@@ -317,6 +321,10 @@ copy_set (CwbContactSet *to, const CwbContactSet *from)
   copy_array (to->weights, from->weights);
   copy_array (to->forces, from->forces);
   copy_array (to->stiffness, from->stiffness);
+  if (CWB_STRUCT_HAS (from, CwbContactSet, contact_ids) && from->contact_ids != NULL)
+    copy_array (to->contact_ids, from->contact_ids);
+  else
+    g_array_set_size (to->contact_ids, 0);
   to->intersection_volume = from->intersection_volume;
   to->max_penetration = from->max_penetration;
   if (CWB_STRUCT_HAS (to, CwbContactSet, friction_law)

@@ -81,7 +81,33 @@ typedef struct CwbContactSet {
    * by (coulomb.h), which the host judges each frame's stick or slip against. Every detection
    * resets it to CWB_FRICTION_CONE; a solver that enforces another set writes it. */
   CwbFrictionLaw friction_law;
+  /* ABI 1.6 (check struct_size): one identity per frame (guint64), or none (empty) when the
+   * model gives none. An identity stays the same from step to step while the contact lasts
+   * (a feature pair, an LDI cell, a nearest-point pair) and is unique within the set; 0 is
+   * "no identity" for a single frame. Solvers warm-start a contact from the multipliers the
+   * same identity had in the last step; the GUI follows a contact over time. Every
+   * detection clears it; a model that fills it appends exactly one per frame. */
+  GArray *contact_ids;
 } CwbContactSet;
+
+/* The identity of frame f of a set, 0 when the model gave none (an older model, or an older
+ * host whose set has no contact_ids). */
+static inline guint64
+cwb_contact_set_id (const CwbContactSet *set, guint f)
+{
+  if (!CWB_STRUCT_HAS (set, CwbContactSet, contact_ids) || set->contact_ids == NULL
+      || set->contact_ids->len != set->frames->len || f >= set->contact_ids->len)
+    return 0;
+  return g_array_index (set->contact_ids, guint64, f);
+}
+
+/* Appends the identity of the frame just appended, when the set can hold identities. */
+static inline void
+cwb_contact_set_add_id (CwbContactSet *set, guint64 id)
+{
+  if (CWB_STRUCT_HAS (set, CwbContactSet, contact_ids) && set->contact_ids != NULL)
+    g_array_append_val (set->contact_ids, id);
+}
 
 /* Friction between two materials: the geometric mean, so that equal coefficients give that
  * coefficient and a frictionless material makes the pair frictionless. */

@@ -93,6 +93,13 @@ struct CwbStepContext {
    * penetration are then these end-of-step values rather than the velocity pass's. */
   void (*report_stabilization) (CwbStepContext *ctx, int passes, double violation,
                                 double intersection_volume, double max_penetration);
+
+  /* ABI 1.6 (check struct_size): the limits the last report_solve's solve ran under, its
+   * sweep cap and its stopping tolerance (same units as its residual), so that the host
+   * reports a solve that stopped at the cap without reaching the tolerance (report field
+   * solver_converged, GUI status) instead of passing it silently. Call it after report_solve;
+   * a solver that never calls it gets solver_converged null. */
+  void (*report_solve_limits) (CwbStepContext *ctx, int max_iterations, double tolerance);
 };
 
 typedef struct CwbSolverCreateInfo {
