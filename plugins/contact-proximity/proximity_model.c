@@ -32,15 +32,32 @@
  * detection), which this model does not do. Resting contacts pressed by gravity are found
  * with or without a margin, since each free motion sinks them.
  *
- * The model keeps no memory between steps. */
+ * Pairs of convex polytopes (boxes, prisms, any closed surface whose faces are planar and
+ * convex, up to POLYTOPE_MAX_FACES faces) are detected instead by the separating-axis test
+ * with clipped face manifolds (convex_contact.h): face-face, edge-face and edge-edge contact
+ * that points inside surfaces cannot see (boxes resting flush, corners on edges). Each such
+ * contact joins a point of one surface (a vertex, a point of an edge or of a face, as
+ * weights w_k on its vertices) to a point of the other, with the same rows:
+ *
+ *   g = n . (sum_k w_k p_k - sum_l w_l q_l),  dg/dp_k = +w_k n,  dg/dq_l = -w_l n.
+ *
+ * Every frame carries an identity (CwbContactSet.contact_ids): the features that made it,
+ * or (point geometry, point, surface geometry) for a point contact, so a solver can warm-start
+ * it. The margin is automatic by default (proximity_margin below). The model keeps no other
+ * memory between steps. */
 #include <cwb/cwb.h>
 
 #include "collision_detection.h"
+#include "convex_contact.h"
 
 typedef struct Proximity {
   DetectionParams detection;
+  double margin_param;   /* the parameter: < 0 automatic */
   CollisionDetector *detector;
+  ConvexDetector *convex;
   GArray *candidates;    /* ContactCandidate */
+  GArray *manifold;      /* ManifoldContact */
+  GArray *polytope;      /* gboolean per geometry: handled by the convex detector */
   GArray *mobility;      /* Mobility per geometry, decided lazily in each model() */
   GArray *probe;         /* CwbPointWeight, scratch for point_response */
   GArray *response;      /* double, scratch for point_response */
@@ -54,16 +71,19 @@ typedef enum Mobility {
 
 static const CwbParamSpec proximity_params[] = {
   DETECTION_PARAM_SPECS,
-  { "margin", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
-    "Points outside a body closer than this also make contacts (gap >= 0): rows the "
-    "corrective motion may close, e.g. the far edge of a body that turns as it lands" },
+  { "margin", CWB_PARAM_DOUBLE, "m", "-1", -1, 1, NULL,
+    "Points closer than this without touching also make contacts (gap >= 0), which carry "
+    "force only if the step would close them: bodies falling together, the far edge of a "
+    "body that turns as it lands. Negative: automatic, from gravity, the time step and "
+    "the bodies' size (the report and the property editor show the value used)" },
 };
 
 static void
 read_params (Proximity *self, const CwbParamSet *params)
 {
   detection_params_read (&self->detection, params);
-  self->detection.margin = cwb_param_double (params, "margin", 0);
+  self->margin_param = cwb_param_double (params, "margin", -1);
+  self->detection.margin = MAX (self->margin_param, 0);
 }
 
 static void *
@@ -73,7 +93,10 @@ proximity_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
   Proximity *self = g_new0 (Proximity, 1);
   read_params (self, info->params);
   self->detector = collision_detector_new ();
+  self->convex = convex_detector_new ();
   self->candidates = g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
+  self->manifold = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
+  self->polytope = g_array_new (FALSE, TRUE, sizeof (gboolean));
   self->mobility = g_array_new (FALSE, TRUE, sizeof (Mobility));
   self->probe = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->response = g_array_new (FALSE, FALSE, sizeof (double));
@@ -85,7 +108,10 @@ proximity_destroy (void *data)
 {
   Proximity *self = data;
   collision_detector_free (self->detector);
+  convex_detector_free (self->convex);
   g_array_unref (self->candidates);
+  g_array_unref (self->manifold);
+  g_array_unref (self->polytope);
   g_array_unref (self->mobility);
   g_array_unref (self->probe);
   g_array_unref (self->response);
@@ -109,8 +135,16 @@ static gboolean
 proximity_detect (void *data, const CwbContactQuery *query, GError **error)
 {
   Proximity *self = data;
+  self->detection.margin = self->margin_param >= 0 ? self->margin_param
+                                                   : detection_automatic_margin (query);
+  g_array_set_size (self->polytope, MAX (query->n_geometries, 1));
+  gboolean *polytope = (gboolean *) self->polytope->data;
+  convex_detector_run (self->convex, query->geometries, query->n_geometries,
+                       self->detection.margin, polytope, self->manifold);
+  self->detection.skip_pairs_among = polytope;
   collision_detector_run (self->detector, query->geometries, query->n_geometries,
                           &self->detection, self->candidates);
+  self->detection.skip_pairs_among = NULL;
   return TRUE;
 }
 
@@ -153,11 +187,10 @@ geometry_moves (Proximity *self, const CwbContactQuery *query, uint32_t g)
   return moves;
 }
 
-/* One row: weights `direction` on point i of A, -h_j `direction` on T's vertices (those with
- * h_j = 0 carry nothing and are left out). */
+/* One row: weights +w_k `direction` on a's vertices, -w_l `direction` on b's. */
 static void
-add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const ContactCandidate *c,
-         const uint32_t vertices[3], const double direction[3], double violation)
+add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const ManifoldContact *c,
+         const double direction[3], double violation)
 {
   CwbConstraintRow row = {
     .kind = kind,
@@ -165,19 +198,84 @@ add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const ContactCandi
     .first_weight = set->weights->len,
     .violation = violation,
   };
-  CwbPointWeight w = { .geometry = c->point_geometry, .point = c->point };
-  cwb_v3_copy (w.w, direction);
-  g_array_append_val (set->weights, w);
-  for (int j = 0; j < 3; j++)
-    {
-      if (c->bary[j] == 0)
-        continue;
-      w = (CwbPointWeight) { .geometry = c->surface_geometry, .point = vertices[j] };
-      cwb_v3_scale (w.w, direction, -c->bary[j]);
-      g_array_append_val (set->weights, w);
-    }
+  const SurfacePoint *sides[2] = { &c->a, &c->b };
+  for (int s = 0; s < 2; s++)
+    for (uint32_t k = 0; k < sides[s]->n; k++)
+      {
+        CwbPointWeight w = { .geometry = sides[s]->geometry, .point = sides[s]->vertex[k] };
+        cwb_v3_scale (w.w, direction, s == 0 ? sides[s]->weight[k] : -sides[s]->weight[k]);
+        g_array_append_val (set->weights, w);
+      }
   row.n_weights = set->weights->len - row.first_weight;
   g_array_append_val (set->rows, row);
+}
+
+/* A point candidate as a contact between two surface points: the point itself, and the
+ * closest point of the surface on T (vertices with h_j = 0 carry nothing and are left out). */
+static void
+candidate_contact (const CwbContactQuery *query, const ContactCandidate *c, ManifoldContact *out)
+{
+  const CwbGeometry *a = &query->geometries[c->point_geometry];
+  const CwbGeometry *b = &query->geometries[c->surface_geometry];
+  *out = (ManifoldContact) {
+    .a = { .geometry = c->point_geometry, .n = 1, .vertex = { c->point }, .weight = { 1 } },
+    .b = { .geometry = c->surface_geometry },
+    .gap = c->gap,
+    /* The point keeps its identity while it slides from triangle to triangle. */
+    .id = ((guint64) c->point_geometry << 44) ^ ((guint64) c->surface_geometry << 24)
+          ^ (guint64) c->point ^ 0x8000000000000000ull,
+  };
+  cwb_v3_copy (out->a.position, &a->positions[3 * c->point]);
+  for (int j = 0; j < 3; j++)
+    {
+      uint32_t v = b->triangles[3 * c->triangle + j];
+      cwb_v3_axpy (out->b.position, c->bary[j], &b->positions[3 * v]);
+      if (c->bary[j] == 0)
+        continue;
+      out->b.vertex[out->b.n] = v;
+      out->b.weight[out->b.n++] = c->bary[j];
+    }
+  cwb_v3_copy (out->normal, c->normal);
+}
+
+/* One contact frame, its rows and its identity; the depth shown when it penetrates. */
+static void
+add_contact (const CwbContactQuery *query, const ManifoldContact *c, CwbContactSet *set,
+             CwbInspection *inspection, double *deepest)
+{
+  const CwbGeometry *a = &query->geometries[c->a.geometry];
+  const CwbGeometry *b = &query->geometries[c->b.geometry];
+  double mu = cwb_friction_combine (query->friction[a->body], query->friction[b->body]);
+  gboolean friction = mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY;
+  uint32_t frame_index = set->frames->len;
+  CwbContactFrame frame = {
+    .mu = mu,
+    .body_a = a->body,
+    .body_b = b->body,
+    .first_row = set->rows->len,
+    .n_rows = friction ? 3 : 1,
+    .gap = c->gap,
+  };
+  cwb_v3_copy (frame.origin, c->b.position);
+  cwb_v3_copy (frame.normal, c->normal);
+  cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
+  g_array_append_val (set->frames, frame);
+  cwb_contact_set_add_id (set, c->id);
+  add_row (set, CWB_ROW_NORMAL, frame_index, c, frame.normal, c->gap);
+  if (friction)
+    {
+      add_row (set, CWB_ROW_TANGENT, frame_index, c, frame.t1, 0);
+      add_row (set, CWB_ROW_TANGENT, frame_index, c, frame.t2, 0);
+    }
+  if (c->gap >= 0)
+    return;
+  /* A penetrating contact shows its depth vector at its point of a, as the penalty model's. */
+  *deepest = MAX (*deepest, -c->gap);
+  CwbInspectVector depth = { .kind = CWB_VECTOR_DEPTH,
+                             .geometry = c->a.geometry, .point = c->a.vertex[0] };
+  cwb_v3_copy (depth.origin, c->a.position);
+  cwb_v3_sub (depth.vector, c->b.position, c->a.position);
+  g_array_append_val (inspection->vectors, depth);
 }
 
 static gboolean
@@ -188,54 +286,26 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   g_array_set_size (self->mobility, MAX (query->n_geometries, 1));
   memset (self->mobility->data, 0, self->mobility->len * sizeof (Mobility));
   double deepest = 0;
+  for (guint k = 0; k < self->manifold->len; k++)
+    {
+      const ManifoldContact *c = &g_array_index (self->manifold, ManifoldContact, k);
+      if (geometry_moves (self, query, c->a.geometry) || geometry_moves (self, query, c->b.geometry))
+        add_contact (query, c, set, inspection, &deepest);
+    }
   for (guint k = 0; k < self->candidates->len; k++)
     {
-      const ContactCandidate *c = &g_array_index (self->candidates, ContactCandidate, k);
-      if (!geometry_moves (self, query, c->point_geometry)
-          && !geometry_moves (self, query, c->surface_geometry))
+      const ContactCandidate *candidate = &g_array_index (self->candidates, ContactCandidate, k);
+      if (!geometry_moves (self, query, candidate->point_geometry)
+          && !geometry_moves (self, query, candidate->surface_geometry))
         continue;
-      const CwbGeometry *a = &query->geometries[c->point_geometry];
-      const CwbGeometry *b = &query->geometries[c->surface_geometry];
-      uint32_t vertices[3];
-      for (int j = 0; j < 3; j++)
-        vertices[j] = b->triangles[3 * c->triangle + j];
-      double mu = cwb_friction_combine (query->friction[a->body], query->friction[b->body]);
-      gboolean friction = mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY;
-      uint32_t frame_index = set->frames->len;
-      CwbContactFrame frame = {
-        .mu = mu,
-        .body_a = a->body,
-        .body_b = b->body,
-        .first_row = set->rows->len,
-        .n_rows = friction ? 3 : 1,
-        .gap = c->gap,
-      };
-      for (int j = 0; j < 3; j++)
-        cwb_v3_axpy (frame.origin, c->bary[j], &b->positions[3 * vertices[j]]);
-      cwb_v3_copy (frame.normal, c->normal);
-      cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
-      g_array_append_val (set->frames, frame);
-      add_row (set, CWB_ROW_NORMAL, frame_index, c, vertices, frame.normal, c->gap);
-      if (friction)
-        {
-          add_row (set, CWB_ROW_TANGENT, frame_index, c, vertices, frame.t1, 0);
-          add_row (set, CWB_ROW_TANGENT, frame_index, c, vertices, frame.t2, 0);
-        }
-      if (c->gap >= 0)
-        continue;
-      /* A penetrating contact shows its depth vector d_i at point i, as the penalty model's. */
-      deepest = MAX (deepest, -c->gap);
-      CwbInspectVector depth = { .kind = CWB_VECTOR_DEPTH,
-                                 .geometry = c->point_geometry, .point = c->point };
-      cwb_v3_copy (depth.origin, &a->positions[3 * c->point]);
-      cwb_v3_copy (depth.vector, c->depth);
-      g_array_append_val (inspection->vectors, depth);
+      ManifoldContact c;
+      candidate_contact (query, candidate, &c);
+      add_contact (query, &c, set, inspection, &deepest);
     }
   set->intersection_volume = NAN;   /* point contacts have no volume */
   set->max_penetration = deepest;
   return TRUE;
 }
-
 static const CwbContactModelVTable proximity_vtable = {
   .struct_size = sizeof (CwbContactModelVTable),
   .create = proximity_create,
@@ -252,9 +322,9 @@ static const CwbPluginDesc proximity_desc = {
   .abi_minor = CWB_ABI_MINOR,
   .kind = CWB_PLUGIN_CONTACT_MODEL,
   .name = "proximity",
-  .version = "0.1.0",
-  .summary = "Point contacts of surface points inside (or near) closed surfaces as Signorini "
-             "and Coulomb constraint rows (Saupin 2008 sec. 2.3)",
+  .version = "0.2.0",
+  .summary = "Point and convex-manifold contacts between closed surfaces as Signorini and "
+             "Coulomb constraint rows (Saupin 2008 sec. 2.3)",
   .params = proximity_params,
   .n_params = G_N_ELEMENTS (proximity_params),
   .vtable = &proximity_vtable,

@@ -85,6 +85,7 @@ cwb_world_contact_query (CwbWorld *world, CwbContactPass pass)
     .host_data = world,
     .point_response = cwb_world_point_response,
     .body_fixed = world->body_fixed,
+    .gravity = { world->gravity[0], world->gravity[1], world->gravity[2] },
   };
 }
 

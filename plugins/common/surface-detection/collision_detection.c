@@ -784,6 +784,15 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
   detector->stats = (DetectionStats) { 0 };
   detector->run++;
   detector->n_found = 0;
+  if (params->skip_pairs_among != NULL)
+    {
+      /* Nothing to do when another detector has every surface. */
+      gboolean any = FALSE;
+      for (size_t g = 0; g < n_geometries && !any; g++)
+        any = geometries[g].kind == CWB_GEOMETRY_SURFACE && !params->skip_pairs_among[g];
+      if (!any)
+        return;
+    }
 
   size_t n_points = prepare_geometries (detector, geometries, n_geometries);
   g_return_if_fail (n_points < G_MAXUINT32 / 2);   /* point ids and the table are 32-bit */
@@ -825,6 +834,9 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
           if (a == b || geometries[a].kind != CWB_GEOMETRY_SURFACE || ia->n_finite == 0
               || !boxes_overlap (ia->lo, ia->hi, lo, hi))
             continue;
+          if (params->skip_pairs_among != NULL && params->skip_pairs_among[a]
+              && params->skip_pairs_among[b])
+            continue;
           if (!prepared)
             prepare_triangles (detector, surface, reach);
           prepared = TRUE;
@@ -860,6 +872,50 @@ detection_params_read (DetectionParams *params, const CwbParamSet *set)
 {
   params->max_depth = cwb_param_double (set, "max_depth", 0.02);
   params->cell_size = cwb_param_double (set, "cell_size", 0);
+}
+
+static int
+compare_doubles (const void *x, const void *y)
+{
+  double a = *(const double *) x, b = *(const double *) y;
+  return (a > b) - (a < b);
+}
+
+double
+detection_automatic_margin (const CwbContactQuery *query)
+{
+  double g = CWB_STRUCT_HAS (query, CwbContactQuery, gravity) ? cwb_v3_norm (query->gravity) : 0;
+  gboolean know_fixed = CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed)
+                        && query->body_fixed != NULL;
+  g_autofree double *sizes = g_new (double, MAX (query->n_geometries, 1));
+  size_t n = 0;
+  for (size_t k = 0; k < query->n_geometries; k++)
+    {
+      const CwbGeometry *geometry = &query->geometries[k];
+      if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->n_points == 0
+          || (know_fixed && geometry->body < query->n_bodies && query->body_fixed[geometry->body]))
+        continue;
+      double lo[3], hi[3];
+      cwb_v3_copy (lo, geometry->positions);
+      cwb_v3_copy (hi, geometry->positions);
+      for (size_t i = 1; i < geometry->n_points; i++)
+        for (int c = 0; c < 3; c++)
+          {
+            double x = geometry->positions[3 * i + c];
+            lo[c] = MIN (lo[c], x);
+            hi[c] = MAX (hi[c], x);
+          }
+      double size = MAX (hi[0] - lo[0], MAX (hi[1] - lo[1], hi[2] - lo[2]));
+      if (isfinite (size))
+        sizes[n++] = size;
+    }
+  double median = 0;
+  if (n > 0)
+    {
+      qsort (sizes, n, sizeof (double), compare_doubles);
+      median = sizes[n / 2];
+    }
+  return MAX (MARGIN_STEPS_OF_FALL * g * query->h * query->h, MARGIN_OF_SIZE * median);
 }
 
 gboolean

@@ -73,6 +73,9 @@ typedef struct DetectionParams {
   /* FALSE (default): run the consistency pass on the depth vectors (collision_detection.c);
    * TRUE: return the raw closest-feature depths (tests, inspection). */
   gboolean raw_depths;
+  /* NULL, or per geometry: pairs of two flagged geometries are left out (another detector,
+   * convex_contact.h, handles them). */
+  const gboolean *skip_pairs_among;
 } DetectionParams;
 
 /* Fills `candidates` (cleared first; GArray of ContactCandidate) with one candidate per
@@ -123,6 +126,17 @@ void collision_detector_set_table_size (CollisionDetector *detector, size_t tabl
 /* Sets max_depth and cell_size from a parameter set declared with DETECTION_PARAM_SPECS;
  * leaves the other fields. */
 void detection_params_read (DetectionParams *params, const CwbParamSet *set);
+
+/* The margin of a model whose margin parameter is automatic: the larger of
+ *   MARGIN_STEPS_OF_FALL |g| h^2, a few steps' worth of the distance gravity adds between
+ *     two bodies in one step (g h^2, the sinking of a resting contact's free motion), and
+ *   MARGIN_OF_SIZE times the median size (largest box extent) of the moving surfaces, so that
+ *     bodies a step's motion brings together are found the step before they touch.
+ * Gravity from the query (ABI 1.6; taken as 0 from an older host), moving bodies from
+ * body_fixed (ABI 1.4; every body otherwise). */
+#define MARGIN_STEPS_OF_FALL 4.0
+#define MARGIN_OF_SIZE 0.01
+double detection_automatic_margin (const CwbContactQuery *query);
 
 /* For a model's attach: refuses (FALSE, with a message naming the body and `model`, which is
  * also the error domain) geometries the detector cannot see, i.e. anything but surfaces. */

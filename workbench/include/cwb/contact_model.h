@@ -49,6 +49,10 @@ typedef struct CwbContactQuery {
    * between two fixed bodies has nothing to act on: models leave it out without asking the
    * bodies' compliance (which, for a deformable body, costs a factorisation). */
   const gboolean *body_fixed;
+
+  /* ABI 1.6 (check struct_size): the world's gravity (m/s^2), from which models derive the
+   * distances a step's free motion covers (g h^2) when a parameter is left automatic. */
+  double gravity[3];
 } CwbContactQuery;
 
 

@@ -1,0 +1,606 @@
+/* Contact manifolds between convex polytopes (convex_contact.h).
+ *
+ * For two polytopes A and B the separating-axis test (SAT) looks for the axis of largest
+ * separation among (Gottschalk 1996; Gregorius 2013, "The separating axis test between
+ * convex polyhedra"):
+ *   - the face normals of A, with separation min over B's vertices of n . v - offset, and
+ *     those of B against A;
+ *   - the cross products of an edge of A and an edge of B, only for the pairs whose arcs on
+ *     the Gauss map of A - B cross (the pairs that form a face of the Minkowski difference),
+ *     oriented away from A, with separation axis . (q - p) between points of the two edges.
+ * The largest separation, when within the margin, decides the contact. A face axis is
+ * preferred over an edge axis unless the edge's separation is larger by a small part of the
+ * polytopes' size (resting boxes have edge axes as separated as their faces; the face gives
+ * the full manifold). For a face axis, the face of the other polytope most opposed to the
+ * reference normal (the incident face) is clipped against the side planes through the
+ * reference face's edges (Sutherland-Hodgman); its points within the margin of the reference
+ * plane become contacts, reduced to four (the deepest, the farthest from it, the largest
+ * triangle with both, and the point farthest outside that triangle) so that a resting face
+ * keeps its support polygon. For an edge axis, the closest points of the two edges make one
+ * contact. */
+#include "convex_contact.h"
+
+#include <math.h>
+
+#include "convex_polytope.h"
+#include "surface_topology.h"
+
+/* An edge-edge axis replaces the best face axis only when it separates the polytopes by
+ * more than this part of the smaller polytope's radius beyond it: equal separations (boxes
+ * resting flush, whose edge crossings give the face's own normal) keep the face's manifold,
+ * and a millimetre on a metre stays far below any real edge contact's lead. Likewise B's
+ * face is the reference only when it separates by this much more than A's, so that the
+ * reference face does not flip between steps on round-off. */
+#define EDGE_PREFERENCE 1e-3
+#define FACE_PREFERENCE 1e-4
+/* Edges closer to parallel than 1e-6 rad give no edge axis (their cross product's direction
+ * is round-off); the face axes cover parallel edges. */
+#define PARALLEL_SINE 1e-6
+/* At most four points per manifold: enough to hold a face resting on a face. */
+#define MANIFOLD_POINTS 4
+/* Identities: a tag per kind of contact, and intersection keys marked apart from vertices. */
+#define TAG_FACE 0x46u
+#define TAG_EDGE 0x45u
+#define CLIP_KEY_BIT 0x80000000u
+
+struct ConvexDetector {
+  TopologyCache topologies;
+  GArray *polytopes;    /* ConvexPolytope, per geometry */
+  GArray *order;        /* SweepEntry */
+  GArray *clip_in, *clip_out;   /* ClipVertex */
+  uint64_t run;
+  ConvexStats stats;
+};
+
+typedef struct SweepEntry {
+  double lo;
+  uint32_t geometry;
+} SweepEntry;
+
+typedef struct ClipVertex {
+  double p[3];
+  uint32_t key;
+} ClipVertex;
+
+ConvexDetector *
+convex_detector_new (void)
+{
+  ConvexDetector *d = g_new0 (ConvexDetector, 1);
+  topology_cache_init (&d->topologies);
+  d->polytopes = g_array_new (FALSE, TRUE, sizeof (ConvexPolytope));
+  d->order = g_array_new (FALSE, FALSE, sizeof (SweepEntry));
+  d->clip_in = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
+  d->clip_out = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
+  return d;
+}
+
+void
+convex_detector_free (ConvexDetector *d)
+{
+  if (d == NULL)
+    return;
+  for (guint g = 0; g < d->polytopes->len; g++)
+    convex_polytope_clear (&g_array_index (d->polytopes, ConvexPolytope, g));
+  g_array_unref (d->polytopes);
+  g_array_unref (d->order);
+  g_array_unref (d->clip_in);
+  g_array_unref (d->clip_out);
+  topology_cache_clear (&d->topologies);
+  g_free (d);
+}
+
+const ConvexStats *
+convex_detector_get_stats (const ConvexDetector *d)
+{
+  return &d->stats;
+}
+
+/* ---- identities ---------------------------------------------------------------------- */
+
+static guint64
+mix (guint64 h, guint64 v)
+{
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  h *= 0xbf58476d1ce4e5b9ull;
+  return h ^ (h >> 31);
+}
+
+static guint64
+contact_id (uint32_t tag, uint32_t g0, uint32_t g1, uint32_t f0, uint32_t f1, uint32_t key)
+{
+  guint64 h = mix (mix (mix (mix (mix (mix (0, tag), g0), g1), f0), f1), key);
+  return h != 0 ? h : 1;
+}
+
+/* ---- the separating-axis test -------------------------------------------------------- */
+
+typedef struct FaceQuery {
+  double separation;
+  uint32_t face;
+} FaceQuery;
+
+typedef struct EdgeQuery {
+  double separation;
+  uint32_t edge_a, edge_b;
+  double axis[3];       /* unit, away from A */
+  gboolean found;
+} EdgeQuery;
+
+static const double *
+vertex (const CwbGeometry *g, uint32_t v)
+{
+  return &g->positions[3 * v];
+}
+
+/* The face of P whose plane separates Q the most. */
+static FaceQuery
+query_faces (const ConvexPolytope *p, const ConvexPolytope *q, const CwbGeometry *gq)
+{
+  FaceQuery best = { -INFINITY, 0 };
+  for (uint32_t f = 0; f < p->n_faces; f++)
+    {
+      const PolytopeFace *face = &p->faces[f];
+      double lowest = INFINITY;
+      for (uint32_t k = 0; k < q->n_vertices; k++)
+        lowest = MIN (lowest, cwb_v3_dot (face->normal, vertex (gq, q->vertices[k])));
+      double separation = lowest - face->offset;
+      if (separation > best.separation)
+        best = (FaceQuery) { separation, f };
+    }
+  return best;
+}
+
+/* Whether arcs (a, b) and (c, d) of the Gauss map cross (Gregorius 2013): c and d on both
+ * sides of the plane of (a, b), a and b on both sides of that of (c, d), and the crossing
+ * on the same hemisphere rather than its antipode. */
+static gboolean
+arcs_cross (const double a[3], const double b[3], const double c[3], const double d[3])
+{
+  double bxa[3], dxc[3];
+  cwb_v3_cross (bxa, b, a);
+  cwb_v3_cross (dxc, d, c);
+  double cba = cwb_v3_dot (c, bxa), dba = cwb_v3_dot (d, bxa);
+  double adc = cwb_v3_dot (a, dxc), bdc = cwb_v3_dot (b, dxc);
+  return cba * dba < 0 && adc * bdc < 0 && cba * bdc > 0;
+}
+
+static EdgeQuery
+query_edges (const ConvexPolytope *pa, const CwbGeometry *ga, const ConvexPolytope *pb,
+             const CwbGeometry *gb)
+{
+  EdgeQuery best = { .separation = -INFINITY };
+  for (uint32_t i = 0; i < pa->n_edges; i++)
+    {
+      const PolytopeEdge *ea = &pa->edges[i];
+      const double *n_a0 = pa->faces[ea->face[0]].normal, *n_a1 = pa->faces[ea->face[1]].normal;
+      const double *p0 = vertex (ga, ea->v[0]);
+      double da[3];
+      cwb_v3_sub (da, vertex (ga, ea->v[1]), p0);
+      for (uint32_t j = 0; j < pb->n_edges; j++)
+        {
+          const PolytopeEdge *eb = &pb->edges[j];
+          double c[3], d[3];
+          cwb_v3_scale (c, pb->faces[eb->face[0]].normal, -1);
+          cwb_v3_scale (d, pb->faces[eb->face[1]].normal, -1);
+          if (!arcs_cross (n_a0, n_a1, c, d))
+            continue;
+          const double *q0 = vertex (gb, eb->v[0]);
+          double db[3], axis[3];
+          cwb_v3_sub (db, vertex (gb, eb->v[1]), q0);
+          cwb_v3_cross (axis, da, db);
+          double length = cwb_v3_norm (axis);
+          if (length <= PARALLEL_SINE * cwb_v3_norm (da) * cwb_v3_norm (db))
+            continue;
+          cwb_v3_scale (axis, axis, 1 / length);
+          double out[3];
+          cwb_v3_sub (out, p0, pa->centroid);
+          if (cwb_v3_dot (axis, out) < 0)
+            cwb_v3_scale (axis, axis, -1);
+          double gap[3];
+          cwb_v3_sub (gap, q0, p0);
+          double separation = cwb_v3_dot (axis, gap);
+          if (separation > best.separation)
+            {
+              best = (EdgeQuery) { separation, i, j, { 0 }, TRUE };
+              cwb_v3_copy (best.axis, axis);
+            }
+        }
+    }
+  return best;
+}
+
+/* ---- surface points ------------------------------------------------------------------ */
+
+/* x as a point of face f of polytope p: the closest point of the face's triangles, with its
+ * barycentric weights (x lies on the face up to round-off, so this is x itself). */
+static void
+face_point (const ConvexPolytope *p, const CwbGeometry *g, uint32_t geometry, uint32_t f,
+            const double x[3], SurfacePoint *out)
+{
+  const PolytopeFace *face = &p->faces[f];
+  double best = INFINITY;
+  for (uint32_t k = 0; k < face->n_triangles; k++)
+    {
+      const uint32_t *tri = &g->triangles[3 * p->face_triangles[face->first_triangle + k]];
+      double bary[3], on[3] = { 0, 0, 0 }, d[3];
+      cwb_triangle_closest_point (x, vertex (g, tri[0]), vertex (g, tri[1]), vertex (g, tri[2]),
+                                  bary);
+      for (int c = 0; c < 3; c++)
+        cwb_v3_axpy (on, bary[c], vertex (g, tri[c]));
+      cwb_v3_sub (d, on, x);
+      double dist2 = cwb_v3_dot (d, d);
+      if (dist2 >= best)
+        continue;
+      best = dist2;
+      *out = (SurfacePoint) { .geometry = geometry };
+      for (int c = 0; c < 3; c++)
+        if (bary[c] != 0)
+          {
+            out->vertex[out->n] = tri[c];
+            out->weight[out->n++] = bary[c];
+          }
+      cwb_v3_copy (out->position, on);
+    }
+}
+
+static void
+edge_point (const CwbGeometry *g, uint32_t geometry, const uint32_t v[2], double s,
+            SurfacePoint *out)
+{
+  *out = (SurfacePoint) { .geometry = geometry };
+  double w[2] = { 1 - s, s };
+  for (int k = 0; k < 2; k++)
+    if (w[k] != 0)
+      {
+        out->vertex[out->n] = v[k];
+        out->weight[out->n++] = w[k];
+        cwb_v3_axpy (out->position, w[k], vertex (g, v[k]));
+      }
+}
+
+/* ---- edge contact -------------------------------------------------------------------- */
+
+/* Closest points of segments p0 + s (p1 - p0) and q0 + t (q1 - q0), s, t in [0, 1]
+ * (Ericson 2005, Real-Time Collision Detection 5.1.9). */
+static void
+segments_closest (const double p0[3], const double p1[3], const double q0[3],
+                  const double q1[3], double *s_out, double *t_out)
+{
+  double d1[3], d2[3], r[3];
+  cwb_v3_sub (d1, p1, p0);
+  cwb_v3_sub (d2, q1, q0);
+  cwb_v3_sub (r, p0, q0);
+  double a = cwb_v3_dot (d1, d1), e = cwb_v3_dot (d2, d2), f = cwb_v3_dot (d2, r);
+  double c = cwb_v3_dot (d1, r), b = cwb_v3_dot (d1, d2);
+  double denom = a * e - b * b;
+  double s = denom > 0 ? CLAMP ((b * f - c * e) / denom, 0, 1) : 0;
+  double t = e > 0 ? (b * s + f) / e : 0;
+  if (t < 0)
+    {
+      t = 0;
+      s = a > 0 ? CLAMP (-c / a, 0, 1) : 0;
+    }
+  else if (t > 1)
+    {
+      t = 1;
+      s = a > 0 ? CLAMP ((b - c) / a, 0, 1) : 0;
+    }
+  *s_out = s;
+  *t_out = t;
+}
+
+static void
+edge_contact (const ConvexPolytope *pa, const CwbGeometry *ga, uint32_t a,
+              const ConvexPolytope *pb, const CwbGeometry *gb, uint32_t b,
+              const EdgeQuery *q, GArray *contacts)
+{
+  const PolytopeEdge *ea = &pa->edges[q->edge_a], *eb = &pb->edges[q->edge_b];
+  double s, t;
+  segments_closest (vertex (ga, ea->v[0]), vertex (ga, ea->v[1]), vertex (gb, eb->v[0]),
+                    vertex (gb, eb->v[1]), &s, &t);
+  ManifoldContact c = { .id = contact_id (TAG_EDGE, a, b, q->edge_a, q->edge_b, 0) };
+  edge_point (ga, a, ea->v, s, &c.a);
+  edge_point (gb, b, eb->v, t, &c.b);
+  /* The axis points from A towards B; b pushes a the other way. */
+  cwb_v3_scale (c.normal, q->axis, -1);
+  double d[3];
+  cwb_v3_sub (d, c.a.position, c.b.position);
+  c.gap = cwb_v3_dot (c.normal, d);
+  g_array_append_val (contacts, c);
+}
+
+/* ---- face contact -------------------------------------------------------------------- */
+
+static guint32
+clip_key (uint32_t from, uint32_t to, uint32_t plane)
+{
+  return CLIP_KEY_BIT | (uint32_t) (mix (mix (mix (1, from), to), plane) & ~CLIP_KEY_BIT);
+}
+
+/* Keeps the part of polygon `in` with side . (x - origin) <= 0 into `out`. */
+static void
+clip_polygon (const GArray *in, GArray *out, const double side[3], const double origin[3],
+              uint32_t plane)
+{
+  g_array_set_size (out, 0);
+  guint n = in->len;
+  for (guint k = 0; k < n; k++)
+    {
+      const ClipVertex *p = &g_array_index (in, ClipVertex, k);
+      const ClipVertex *q = &g_array_index (in, ClipVertex, (k + 1) % n);
+      double dp_[3], dq_[3];
+      cwb_v3_sub (dp_, p->p, origin);
+      cwb_v3_sub (dq_, q->p, origin);
+      double dp = cwb_v3_dot (side, dp_), dq = cwb_v3_dot (side, dq_);
+      if (dp <= 0)
+        g_array_append_val (out, *p);
+      if ((dp <= 0) != (dq <= 0))
+        {
+          double t = dp / (dp - dq);
+          ClipVertex x = { .key = clip_key (p->key, q->key, plane) };
+          for (int c = 0; c < 3; c++)
+            x.p[c] = p->p[c] + t * (q->p[c] - p->p[c]);
+          g_array_append_val (out, x);
+        }
+    }
+}
+
+/* Indices of at most four of the n points (depths `depth`, positions in `points`) that keep
+ * the support polygon: the deepest, the farthest from it, the one making the largest
+ * triangle with both, and the one farthest outside that triangle (normal n). */
+static guint
+reduce_points (const ClipVertex *points, const double *depth, guint n, const double n_[3],
+               guint keep[MANIFOLD_POINTS])
+{
+  if (n <= MANIFOLD_POINTS)
+    {
+      for (guint k = 0; k < n; k++)
+        keep[k] = k;
+      return n;
+    }
+  guint first = 0;
+  for (guint k = 1; k < n; k++)
+    if (depth[k] < depth[first])
+      first = k;
+  guint second = first;
+  double far = -1;
+  for (guint k = 0; k < n; k++)
+    {
+      double d[3];
+      cwb_v3_sub (d, points[k].p, points[first].p);
+      if (cwb_v3_dot (d, d) > far)
+        {
+          far = cwb_v3_dot (d, d);
+          second = k;
+        }
+    }
+  guint third = first;
+  double area = -1;
+  for (guint k = 0; k < n; k++)
+    {
+      double u[3], v[3], x[3];
+      cwb_v3_sub (u, points[second].p, points[first].p);
+      cwb_v3_sub (v, points[k].p, points[first].p);
+      cwb_v3_cross (x, u, v);
+      double a = fabs (cwb_v3_dot (x, n_));
+      if (a > area)
+        {
+          area = a;
+          third = k;
+        }
+    }
+  /* Orient the triangle counter-clockwise about n, then take the point most outside it. */
+  guint tri[3] = { first, second, third };
+  double u[3], v[3], x[3];
+  cwb_v3_sub (u, points[second].p, points[first].p);
+  cwb_v3_sub (v, points[third].p, points[first].p);
+  cwb_v3_cross (x, u, v);
+  if (cwb_v3_dot (x, n_) < 0)
+    {
+      tri[1] = third;
+      tri[2] = second;
+    }
+  guint fourth = first;
+  double outside = -INFINITY;
+  for (guint k = 0; k < n; k++)
+    {
+      if (k == first || k == second || k == third)
+        continue;
+      double worst = -INFINITY;
+      for (int e = 0; e < 3; e++)
+        {
+          double edge[3], side[3], rel[3];
+          cwb_v3_sub (edge, points[tri[(e + 1) % 3]].p, points[tri[e]].p);
+          cwb_v3_cross (side, edge, n_);
+          cwb_v3_sub (rel, points[k].p, points[tri[e]].p);
+          worst = MAX (worst, cwb_v3_dot (side, rel));
+        }
+      if (worst > outside)
+        {
+          outside = worst;
+          fourth = k;
+        }
+    }
+  keep[0] = first;
+  keep[1] = second;
+  keep[2] = third;
+  if (fourth == first)
+    return 3;
+  keep[3] = fourth;
+  return 4;
+}
+
+/* The manifold of reference face `ref_face` of R against the most opposed face of I. */
+static void
+face_contact (ConvexDetector *d, const ConvexPolytope *pr, const CwbGeometry *gr, uint32_t r,
+              uint32_t ref_face, const ConvexPolytope *pi, const CwbGeometry *gi, uint32_t i,
+              double margin, GArray *contacts)
+{
+  const PolytopeFace *ref = &pr->faces[ref_face];
+  uint32_t inc_face = 0;
+  double most_opposed = INFINITY;
+  for (uint32_t f = 0; f < pi->n_faces; f++)
+    {
+      double c = cwb_v3_dot (ref->normal, pi->faces[f].normal);
+      if (c < most_opposed)
+        {
+          most_opposed = c;
+          inc_face = f;
+        }
+    }
+  const PolytopeFace *inc = &pi->faces[inc_face];
+  g_array_set_size (d->clip_in, 0);
+  for (uint32_t k = 0; k < inc->n_vertices; k++)
+    {
+      uint32_t v = pi->loop[inc->first_vertex + k];
+      ClipVertex x = { .key = v };
+      cwb_v3_copy (x.p, vertex (gi, v));
+      g_array_append_val (d->clip_in, x);
+    }
+  for (uint32_t k = 0; k < ref->n_vertices && d->clip_in->len > 0; k++)
+    {
+      const double *u = vertex (gr, pr->loop[ref->first_vertex + k]);
+      const double *w = vertex (gr, pr->loop[ref->first_vertex + (k + 1) % ref->n_vertices]);
+      double edge[3], side[3];
+      cwb_v3_sub (edge, w, u);
+      cwb_v3_cross (side, edge, ref->normal);
+      if (cwb_v3_normalize (side) == 0)
+        continue;
+      clip_polygon (d->clip_in, d->clip_out, side, u, k);
+      GArray *swap = d->clip_in;
+      d->clip_in = d->clip_out;
+      d->clip_out = swap;
+    }
+
+  /* The clipped points within the margin of the reference plane. */
+  guint n = 0;
+  ClipVertex *points = (ClipVertex *) d->clip_in->data;
+  double depth_store[2 * POLYTOPE_MAX_FACES + 8];
+  double *depth = d->clip_in->len <= G_N_ELEMENTS (depth_store)
+                    ? depth_store : g_new (double, d->clip_in->len);
+  for (guint k = 0; k < d->clip_in->len; k++)
+    {
+      double s = cwb_v3_dot (ref->normal, points[k].p) - ref->offset;
+      if (s <= margin)
+        {
+          points[n] = points[k];
+          depth[n++] = s;
+        }
+    }
+  guint keep[MANIFOLD_POINTS];
+  guint n_keep = reduce_points (points, depth, n, ref->normal, keep);
+  for (guint k = 0; k < n_keep; k++)
+    {
+      const ClipVertex *x = &points[keep[k]];
+      ManifoldContact c = {
+        .id = contact_id (TAG_FACE, r, i, ref_face, inc_face, x->key),
+      };
+      double on_ref[3];
+      cwb_v3_copy (on_ref, x->p);
+      cwb_v3_axpy (on_ref, -depth[keep[k]], ref->normal);
+      face_point (pi, gi, i, inc_face, x->p, &c.a);
+      face_point (pr, gr, r, ref_face, on_ref, &c.b);
+      cwb_v3_copy (c.normal, ref->normal);
+      double gap[3];
+      cwb_v3_sub (gap, c.a.position, c.b.position);
+      c.gap = cwb_v3_dot (c.normal, gap);
+      g_array_append_val (contacts, c);
+    }
+  if (depth != depth_store)
+    g_free (depth);
+}
+
+/* ---- pairs --------------------------------------------------------------------------- */
+
+static void
+collide (ConvexDetector *d, const CwbGeometry *geometries, uint32_t a, uint32_t b,
+         double margin, GArray *contacts)
+{
+  const ConvexPolytope *pa = &g_array_index (d->polytopes, ConvexPolytope, a);
+  const ConvexPolytope *pb = &g_array_index (d->polytopes, ConvexPolytope, b);
+  const CwbGeometry *ga = &geometries[a], *gb = &geometries[b];
+  d->stats.pairs_tested++;
+  FaceQuery face_a = query_faces (pa, pb, gb);
+  if (face_a.separation > margin)
+    return;
+  FaceQuery face_b = query_faces (pb, pa, ga);
+  if (face_b.separation > margin)
+    return;
+  EdgeQuery edge = query_edges (pa, ga, pb, gb);
+  if (edge.found && edge.separation > margin)
+    return;
+  double scale = MIN (pa->radius, pb->radius);
+  double face_best = MAX (face_a.separation, face_b.separation);
+  if (edge.found && edge.separation > face_best + EDGE_PREFERENCE * scale)
+    {
+      d->stats.edge_contacts++;
+      edge_contact (pa, ga, a, pb, gb, b, &edge, contacts);
+      return;
+    }
+  d->stats.face_manifolds++;
+  if (face_b.separation > face_a.separation + FACE_PREFERENCE * scale)
+    face_contact (d, pb, gb, b, face_b.face, pa, ga, a, margin, contacts);
+  else
+    face_contact (d, pa, ga, a, face_a.face, pb, gb, b, margin, contacts);
+}
+
+static int
+compare_sweep (const void *x, const void *y)
+{
+  const SweepEntry *a = x, *b = y;
+  if (a->lo != b->lo)
+    return a->lo < b->lo ? -1 : 1;
+  return (a->geometry > b->geometry) - (a->geometry < b->geometry);
+}
+
+void
+convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_geometries,
+                     double margin, gboolean *handled, GArray *contacts)
+{
+  g_return_if_fail (g_array_get_element_size (contacts) == sizeof (ManifoldContact));
+  g_array_set_size (contacts, 0);
+  d->run++;
+  d->stats = (ConvexStats) { 0 };
+  for (guint g = (guint) n_geometries; g < d->polytopes->len; g++)
+    convex_polytope_clear (&g_array_index (d->polytopes, ConvexPolytope, g));
+  g_array_set_size (d->polytopes, (guint) n_geometries);
+  g_array_set_size (d->order, 0);
+  for (size_t g = 0; g < n_geometries; g++)
+    {
+      const CwbGeometry *geometry = &geometries[g];
+      handled[g] = FALSE;
+      if (geometry->kind != CWB_GEOMETRY_SURFACE || !geometry->closed
+          || geometry->n_triangles == 0 || geometry->positions == NULL)
+        continue;
+      gboolean built;
+      Topology *topology = topology_cache_lookup (&d->topologies, geometry, d->run, &built);
+      if (topology == NULL)
+        continue;
+      ConvexPolytope *p = &g_array_index (d->polytopes, ConvexPolytope, g);
+      if (!convex_polytope_update (p, geometry, topology, d->run))
+        continue;
+      handled[g] = TRUE;
+      d->stats.polytopes++;
+      SweepEntry e = { p->lo[0], (uint32_t) g };
+      g_array_append_val (d->order, e);
+    }
+  topology_cache_prune (&d->topologies, d->run);
+
+  /* Sweep and prune along x, then the y and z boxes, all grown by the margin. */
+  g_array_sort (d->order, compare_sweep);
+  const SweepEntry *order = (const SweepEntry *) d->order->data;
+  for (guint k = 0; k < d->order->len; k++)
+    {
+      uint32_t a = order[k].geometry;
+      const ConvexPolytope *pa = &g_array_index (d->polytopes, ConvexPolytope, a);
+      for (guint j = k + 1; j < d->order->len && order[j].lo <= pa->hi[0] + margin; j++)
+        {
+          uint32_t b = order[j].geometry;
+          const ConvexPolytope *pb = &g_array_index (d->polytopes, ConvexPolytope, b);
+          if (pb->lo[1] > pa->hi[1] + margin || pa->lo[1] > pb->hi[1] + margin
+              || pb->lo[2] > pa->hi[2] + margin || pa->lo[2] > pb->hi[2] + margin)
+            continue;
+          collide (d, geometries, MIN (a, b), MAX (a, b), margin, contacts);
+        }
+    }
+}

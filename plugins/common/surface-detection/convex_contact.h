@@ -1,0 +1,58 @@
+/* Contact manifolds between convex polytopes: the separating-axis test over face normals and
+ * edge-edge cross products, then, for a face axis, the incident face clipped against the
+ * reference face's side planes (at most four points kept), or, for an edge axis, the closest
+ * points of the two edges. What point-in-surface detection cannot see: face-face contact of
+ * boxes resting flush, corners lying exactly on edges, and edges crossing edges.
+ *
+ * Every closed surface that is a convex polytope at the current positions (convex_polytope.h)
+ * takes part; pairs of such geometries whose boxes overlap (grown by the margin) are tested,
+ * and their points within the margin of each other become contacts. Each contact carries an
+ * identity built from the features that made it (reference and incident faces and the clipped
+ * vertex's origin, or the two edges), which stays the same while the contact lasts. */
+#pragma once
+
+#include <cwb/cwb.h>
+
+G_BEGIN_DECLS
+
+/* A point of a surface as a combination of its vertices (1 to 3 of them). */
+typedef struct SurfacePoint {
+  uint32_t geometry;
+  uint32_t n;
+  uint32_t vertex[3];
+  double weight[3];
+  double position[3];   /* sum weight_k x[vertex_k] at detection */
+} SurfacePoint;
+
+/* One contact between surfaces a and b: b pushes a along normal. */
+typedef struct ManifoldContact {
+  SurfacePoint a, b;
+  double normal[3];     /* unit, from b towards a */
+  double gap;           /* normal . (a - b): negative when they overlap */
+  guint64 id;           /* identity from the features, unique within a run */
+} ManifoldContact;
+
+typedef struct ConvexDetector ConvexDetector;
+ConvexDetector *convex_detector_new (void);
+void convex_detector_free (ConvexDetector *detector);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (ConvexDetector, convex_detector_free)
+
+/* Finds the convex polytopes among the surface geometries (handled[g] = TRUE for those,
+ * n_geometries entries) and appends to `contacts` (ManifoldContact, cleared first) the
+ * manifolds of every pair of them within `margin` (>= 0) of each other. Pairs of two
+ * polytopes are the detector's: the point-based detection should skip them. */
+void convex_detector_run (ConvexDetector *detector, const CwbGeometry *geometries,
+                          size_t n_geometries, double margin, gboolean *handled,
+                          GArray *contacts);
+
+/* Statistics of the last run. */
+typedef struct ConvexStats {
+  size_t polytopes;        /* geometries handled */
+  size_t pairs_tested;     /* polytope pairs whose grown boxes overlap */
+  size_t face_manifolds;   /* pairs that touch on a face axis */
+  size_t edge_contacts;    /* pairs that touch on an edge-edge axis */
+} ConvexStats;
+
+const ConvexStats *convex_detector_get_stats (const ConvexDetector *detector);
+
+G_END_DECLS

@@ -1,0 +1,266 @@
+/* Closed surfaces as convex polytopes (convex_polytope.h). */
+#include "convex_polytope.h"
+
+#include <math.h>
+
+/* Two neighbouring triangles are parts of one face when their unit normals are within
+ * 1e-5 rad (1 - cos = 5e-11): exact duplicates of a plane (a box's two triangles per side)
+ * agree to round-off, while the flattest facets of a primitive (a 4096-segment cylinder's
+ * sides, 1.5e-3 rad apart) stay separate faces. */
+#define COPLANAR_COS (1.0 - 5e-11)
+/* Convexity and planarity are checked to 1e-7 of the polytope's radius: far above the
+ * round-off of a moved mesh (1e-15) and of single-precision mesh files (6e-8 relative),
+ * far below anything that changes a contact. */
+#define CONVEX_TOLERANCE 1e-7
+
+void
+convex_polytope_clear (ConvexPolytope *p)
+{
+  g_free (p->faces);
+  g_free (p->loop);
+  g_free (p->face_triangles);
+  g_free (p->edges);
+  g_free (p->vertices);
+  memset (p, 0, sizeof *p);
+}
+
+static uint32_t
+find_root (uint32_t *parent, uint32_t x)
+{
+  while (parent[x] != x)
+    {
+      parent[x] = parent[parent[x]];
+      x = parent[x];
+    }
+  return x;
+}
+
+static double
+triangle_unit_normal (const CwbGeometry *g, size_t t, double n[3])
+{
+  const uint32_t *tri = &g->triangles[3 * t];
+  double ab[3], ac[3];
+  cwb_v3_sub (ab, &g->positions[3 * tri[1]], &g->positions[3 * tri[0]]);
+  cwb_v3_sub (ac, &g->positions[3 * tri[2]], &g->positions[3 * tri[0]]);
+  cwb_v3_cross (n, ab, ac);
+  return cwb_v3_normalize (n);
+}
+
+/* A boundary half-edge of a face: from -> to, counter-clockwise around it. */
+typedef struct HalfEdge {
+  uint32_t from, to;
+  uint32_t other_face;
+} HalfEdge;
+
+/* Faces from coplanar neighbours, their loops and edges. FALSE when the surface is not a
+ * closed manifold, a face's boundary is not one simple loop, or the sizes exceed the limits. */
+static gboolean
+build_structure (ConvexPolytope *p, const CwbGeometry *g, const Topology *topology)
+{
+  size_t nt = g->n_triangles;
+  if (nt < 4 || !topology->valid)
+    return FALSE;
+  g_autofree uint32_t *parent = g_new (uint32_t, nt);
+  g_autofree double *normals = g_new (double, 3 * nt);
+  for (size_t t = 0; t < nt; t++)
+    {
+      parent[t] = (uint32_t) t;
+      if (triangle_unit_normal (g, t, &normals[3 * t]) == 0)
+        return FALSE;
+    }
+  for (size_t t = 0; t < nt; t++)
+    for (int k = 0; k < 3; k++)
+      {
+        uint32_t nb = topology->neighbour[3 * t + k];
+        if (nb == SURFACE_NONE)
+          return FALSE;
+        if (cwb_v3_dot (&normals[3 * t], &normals[3 * nb]) >= COPLANAR_COS)
+          parent[find_root (parent, (uint32_t) t)] = find_root (parent, nb);
+      }
+
+  /* Faces numbered in the order of their first triangle. */
+  g_autofree uint32_t *face_of = g_new (uint32_t, nt);
+  g_autofree uint32_t *face_of_root = g_new (uint32_t, nt);
+  for (size_t t = 0; t < nt; t++)
+    face_of_root[t] = G_MAXUINT32;
+  uint32_t n_faces = 0;
+  for (size_t t = 0; t < nt; t++)
+    {
+      uint32_t r = find_root (parent, (uint32_t) t);
+      if (face_of_root[r] == G_MAXUINT32)
+        face_of_root[r] = n_faces++;
+      face_of[t] = face_of_root[r];
+    }
+  if (n_faces > POLYTOPE_MAX_FACES)
+    return FALSE;
+
+  p->n_faces = n_faces;
+  p->faces = g_new0 (PolytopeFace, n_faces);
+  p->face_triangles = g_new (uint32_t, nt);
+  for (size_t t = 0; t < nt; t++)
+    p->faces[face_of[t]].n_triangles++;
+  for (uint32_t f = 1; f < n_faces; f++)
+    p->faces[f].first_triangle = p->faces[f - 1].first_triangle + p->faces[f - 1].n_triangles;
+  g_autofree uint32_t *fill = g_new0 (uint32_t, n_faces);
+  for (size_t t = 0; t < nt; t++)
+    {
+      PolytopeFace *face = &p->faces[face_of[t]];
+      p->face_triangles[face->first_triangle + fill[face_of[t]]++] = (uint32_t) t;
+    }
+
+  /* Each face's boundary half-edges, then its loop by following from -> to. */
+  g_autoptr (GArray) half = g_array_new (FALSE, FALSE, sizeof (HalfEdge));
+  g_autoptr (GArray) loop = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  g_autoptr (GArray) edges = g_array_new (FALSE, FALSE, sizeof (PolytopeEdge));
+  for (uint32_t f = 0; f < n_faces; f++)
+    {
+      PolytopeFace *face = &p->faces[f];
+      g_array_set_size (half, 0);
+      for (uint32_t k = 0; k < face->n_triangles; k++)
+        {
+          uint32_t t = p->face_triangles[face->first_triangle + k];
+          const uint32_t *tri = &g->triangles[3 * t];
+          for (int e = 0; e < 3; e++)
+            {
+              uint32_t nb = topology->neighbour[3 * t + e];
+              if (face_of[nb] == f)
+                continue;
+              HalfEdge h = { tri[e], tri[(e + 1) % 3], face_of[nb] };
+              g_array_append_val (half, h);
+              if (h.from < h.to)
+                {
+                  PolytopeEdge edge = { { h.from, h.to }, { f, h.other_face } };
+                  g_array_append_val (edges, edge);
+                }
+            }
+        }
+      if (half->len < 3)
+        return FALSE;
+      const HalfEdge *hs = (const HalfEdge *) half->data;
+      face->first_vertex = loop->len;
+      uint32_t at = hs[0].from;
+      for (guint step = 0; step < half->len; step++)
+        {
+          g_array_append_val (loop, at);
+          guint next = half->len;
+          for (guint k = 0; k < half->len && next == half->len; k++)
+            if (hs[k].from == at)
+              next = k;
+          if (next == half->len)
+            return FALSE;
+          at = hs[next].to;
+        }
+      /* A single loop comes back to its start after exactly its half-edges. */
+      if (at != hs[0].from)
+        return FALSE;
+      face->n_vertices = loop->len - face->first_vertex;
+    }
+  if (edges->len > POLYTOPE_MAX_EDGES)
+    return FALSE;
+  p->n_edges = edges->len;
+  p->edges = (PolytopeEdge *) g_array_free (g_steal_pointer (&edges), FALSE);
+  guint n_loop = loop->len;
+  p->loop = (uint32_t *) g_array_free (g_steal_pointer (&loop), FALSE);
+
+  g_autofree gboolean *seen = g_new0 (gboolean, g->n_points);
+  p->vertices = g_new (uint32_t, MAX (n_loop, 1));
+  for (guint k = 0; k < n_loop; k++)
+    if (!seen[p->loop[k]])
+      {
+        seen[p->loop[k]] = TRUE;
+        p->vertices[p->n_vertices++] = p->loop[k];
+      }
+  return TRUE;
+}
+
+/* The faces' planes (Newell's normal of each loop), the box, and whether every face is
+ * planar and every vertex behind every plane. */
+static gboolean
+update_planes (ConvexPolytope *p, const CwbGeometry *g)
+{
+  const double *x = g->positions;
+  double sum[3] = { 0, 0, 0 };
+  for (uint32_t k = 0; k < p->n_vertices; k++)
+    {
+      const double *v = &x[3 * p->vertices[k]];
+      for (int c = 0; c < 3; c++)
+        if (!isfinite (v[c]))
+          return FALSE;
+      cwb_v3_add (sum, sum, v);
+      for (int c = 0; c < 3; c++)
+        {
+          p->lo[c] = k == 0 ? v[c] : MIN (p->lo[c], v[c]);
+          p->hi[c] = k == 0 ? v[c] : MAX (p->hi[c], v[c]);
+        }
+    }
+  cwb_v3_scale (p->centroid, sum, 1.0 / p->n_vertices);
+  p->radius = 0;
+  for (uint32_t k = 0; k < p->n_vertices; k++)
+    {
+      double d[3];
+      cwb_v3_sub (d, &x[3 * p->vertices[k]], p->centroid);
+      p->radius = MAX (p->radius, cwb_v3_norm (d));
+    }
+  double tolerance = CONVEX_TOLERANCE * p->radius;
+
+  for (uint32_t f = 0; f < p->n_faces; f++)
+    {
+      PolytopeFace *face = &p->faces[f];
+      const uint32_t *loop = &p->loop[face->first_vertex];
+      double n[3] = { 0, 0, 0 };
+      for (uint32_t k = 0; k < face->n_vertices; k++)
+        {
+          const double *a = &x[3 * loop[k]], *b = &x[3 * loop[(k + 1) % face->n_vertices]];
+          n[0] += (a[1] - b[1]) * (a[2] + b[2]);
+          n[1] += (a[2] - b[2]) * (a[0] + b[0]);
+          n[2] += (a[0] - b[0]) * (a[1] + b[1]);
+        }
+      if (cwb_v3_normalize (n) == 0)
+        return FALSE;
+      cwb_v3_copy (face->normal, n);
+      double offset = 0;
+      for (uint32_t k = 0; k < face->n_vertices; k++)
+        offset += cwb_v3_dot (n, &x[3 * loop[k]]);
+      face->offset = offset / face->n_vertices;
+      for (uint32_t k = 0; k < face->n_triangles; k++)
+        {
+          const uint32_t *tri = &g->triangles[3 * p->face_triangles[face->first_triangle + k]];
+          for (int c = 0; c < 3; c++)
+            if (fabs (cwb_v3_dot (n, &x[3 * tri[c]]) - face->offset) > tolerance)
+              return FALSE;
+        }
+      for (uint32_t k = 0; k < p->n_vertices; k++)
+        if (cwb_v3_dot (n, &x[3 * p->vertices[k]]) - face->offset > tolerance)
+          return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology *topology,
+                        uint64_t run)
+{
+  if (p->triangles != g->triangles || p->n_triangles != g->n_triangles
+      || p->n_points != g->n_points || p->checksum != topology->checksum)
+    {
+      convex_polytope_clear (p);
+      p->triangles = g->triangles;
+      p->n_triangles = g->n_triangles;
+      p->n_points = g->n_points;
+      p->checksum = topology->checksum;
+      p->structured = build_structure (p, g, topology);
+      if (!p->structured)
+        {
+          /* keep the key, drop the partial structure */
+          g_clear_pointer (&p->faces, g_free);
+          g_clear_pointer (&p->loop, g_free);
+          g_clear_pointer (&p->face_triangles, g_free);
+          g_clear_pointer (&p->edges, g_free);
+          g_clear_pointer (&p->vertices, g_free);
+          p->n_faces = p->n_edges = p->n_vertices = 0;
+        }
+    }
+  p->last_run = run;
+  p->convex = p->structured && update_planes (p, g);
+  return p->convex;
+}

@@ -1,0 +1,368 @@
+/* Contact manifolds between convex polytopes (plugins/common/surface-detection/
+ * convex_contact.c), against closed forms on unit cubes placed by hand: the polytope
+ * structure of a box (6 faces, 12 edges, 8 vertices) and of shapes that are not polytopes;
+ * a cube resting flush on a cube (the four corners of the overlap square, at the depth set);
+ * a cube turned 45 degrees on a cube (an octagon reduced to four points that keep most of
+ * its area); two cubes crossed edge on edge (one contact between the two edges); cubes side
+ * by side face to face (gap 0); a cube on a corner; the margin; and identities that stay
+ * while the contact does and are unique. */
+#include <math.h>
+
+#include <cwb/cwb.h>
+
+#include "convex_contact.h"
+#include "convex_polytope.h"
+#include "mesh.h"
+
+/* Every expected value is a few sums of products of numbers given to a few decimals and of
+ * sqrt 2: exact to a few ulps of 1; 1e-12 leaves ample room. */
+#define TOLERANCE 1e-12
+#define DEPTH 1e-3
+
+typedef struct Body {
+  CwbMesh *mesh;
+  double *positions;
+  CwbGeometry geometry;
+} Body;
+
+/* A primitive shape at `position`, turned by the rotation vector `turn` (axis * angle). */
+static void
+body_init (Body *b, const CwbShapeDesc *shape, uint32_t index, const double position[3],
+           const double turn[3])
+{
+  g_autoptr (GError) error = NULL;
+  b->mesh = cwb_mesh_from_shape (shape, NULL, &error);
+  g_assert_no_error (error);
+  size_t n = cwb_mesh_n_vertices (b->mesh);
+  b->positions = g_new (double, 3 * n);
+  double q[4], r[9];
+  cwb_quat_from_rotvec (q, turn);
+  cwb_quat_to_m3 (r, q);
+  for (size_t i = 0; i < n; i++)
+    {
+      cwb_m3_mul_v3 (&b->positions[3 * i], r,
+                     &g_array_index (b->mesh->vertices, double, 3 * i));
+      cwb_v3_add (&b->positions[3 * i], &b->positions[3 * i], position);
+    }
+  b->geometry = (CwbGeometry) {
+    .struct_size = sizeof (CwbGeometry),
+    .kind = CWB_GEOMETRY_SURFACE,
+    .body = index,
+    .n_points = n,
+    .positions = b->positions,
+    .triangles = (const uint32_t *) (const void *) b->mesh->triangles->data,
+    .n_triangles = cwb_mesh_n_triangles (b->mesh),
+    .closed = b->mesh->closed,
+  };
+}
+
+static void
+cube_init (Body *b, uint32_t index, double x, double y, double z, const double turn[3])
+{
+  CwbShapeDesc shape = { .kind = CWB_SHAPE_BOX, .size = { 1, 1, 1 } };
+  double position[3] = { x, y, z };
+  double none[3] = { 0, 0, 0 };
+  body_init (b, &shape, index, position, turn != NULL ? turn : none);
+}
+
+static void
+body_clear (Body *b)
+{
+  cwb_mesh_free (b->mesh);
+  g_free (b->positions);
+}
+
+/* The manifold of two bodies with `margin`; checks what every contact must satisfy: the
+ * normal is unit, each side's weights sum to 1 and place its point, and the gap is the
+ * normal's distance between them. */
+static GArray *
+detect (Body *a, Body *b, double margin, gboolean handled_expected)
+{
+  CwbGeometry geometries[2] = { a->geometry, b->geometry };
+  gboolean handled[2];
+  GArray *contacts = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
+  g_autoptr (ConvexDetector) detector = convex_detector_new ();
+  convex_detector_run (detector, geometries, 2, margin, handled, contacts);
+  g_assert_cmpint (handled[0], ==, handled_expected);
+  g_assert_cmpint (handled[1], ==, handled_expected);
+  for (guint k = 0; k < contacts->len; k++)
+    {
+      const ManifoldContact *c = &g_array_index (contacts, ManifoldContact, k);
+      g_assert_cmpfloat_with_epsilon (cwb_v3_norm (c->normal), 1, TOLERANCE);
+      const SurfacePoint *sides[2] = { &c->a, &c->b };
+      for (int s = 0; s < 2; s++)
+        {
+          double sum = 0, at[3] = { 0, 0, 0 };
+          const CwbGeometry *g = &geometries[sides[s]->geometry];
+          for (uint32_t v = 0; v < sides[s]->n; v++)
+            {
+              sum += sides[s]->weight[v];
+              cwb_v3_axpy (at, sides[s]->weight[v], &g->positions[3 * sides[s]->vertex[v]]);
+            }
+          g_assert_cmpfloat_with_epsilon (sum, 1, TOLERANCE);
+          for (int i = 0; i < 3; i++)
+            g_assert_cmpfloat_with_epsilon (at[i], sides[s]->position[i], TOLERANCE);
+        }
+      double d[3];
+      cwb_v3_sub (d, c->a.position, c->b.position);
+      g_assert_cmpfloat_with_epsilon (c->gap, cwb_v3_dot (c->normal, d), TOLERANCE);
+      g_assert_cmpuint (c->a.geometry, !=, c->b.geometry);
+    }
+  return contacts;
+}
+
+/* The normal points from b's body towards a's: +axis when a is the body on the + side. */
+static double
+normal_towards_a (const ManifoldContact *c, int axis, uint32_t plus_side)
+{
+  return c->a.geometry == plus_side ? c->normal[axis] : -c->normal[axis];
+}
+
+static void
+test_polytope_structure (void)
+{
+  Body cube, torus;
+  cube_init (&cube, 0, 0, 0, 0, NULL);
+  CwbShapeDesc ring = { .kind = CWB_SHAPE_TORUS, .major_radius = 0.2, .minor_radius = 0.05,
+                        .resolution = 12 };
+  double origin[3] = { 0, 0, 0 };
+  body_init (&torus, &ring, 1, origin, origin);
+
+  TopologyCache cache;
+  topology_cache_init (&cache);
+  gboolean built;
+  ConvexPolytope p = { 0 };
+  Topology *topology = topology_cache_lookup (&cache, &cube.geometry, 1, &built);
+  g_assert_true (convex_polytope_update (&p, &cube.geometry, topology, 1));
+  g_assert_cmpuint (p.n_faces, ==, 6);
+  g_assert_cmpuint (p.n_edges, ==, 12);
+  g_assert_cmpuint (p.n_vertices, ==, 8);
+  for (uint32_t f = 0; f < p.n_faces; f++)
+    {
+      g_assert_cmpuint (p.faces[f].n_vertices, ==, 4);
+      g_assert_cmpuint (p.faces[f].n_triangles, ==, 2);
+      g_assert_cmpfloat_with_epsilon (p.faces[f].offset, 0.5, TOLERANCE);
+    }
+  /* Pushing one corner outwards makes the cube's faces non-planar: no longer a polytope. */
+  cube.positions[0] -= 0.01;
+  g_assert_false (convex_polytope_update (&p, &cube.geometry, topology, 2));
+  convex_polytope_clear (&p);
+
+  /* A torus is closed but not convex. */
+  topology = topology_cache_lookup (&cache, &torus.geometry, 3, &built);
+  g_assert_false (convex_polytope_update (&p, &torus.geometry, topology, 3));
+  convex_polytope_clear (&p);
+  topology_cache_clear (&cache);
+  body_clear (&cube);
+  body_clear (&torus);
+}
+
+/* A cube resting on a cube off centre, DEPTH into it: the four corners of the overlap
+ * square [-0.2, 0.5] x [-0.3, 0.5], at gap -DEPTH, normal +z towards the upper cube. */
+static void
+test_face_flush_stack (void)
+{
+  Body lower, upper;
+  cube_init (&lower, 0, 0, 0, 0, NULL);
+  cube_init (&upper, 1, 0.3, 0.2, 1 - DEPTH, NULL);
+  g_autoptr (GArray) contacts = detect (&lower, &upper, 0, TRUE);
+  g_assert_cmpuint (contacts->len, ==, 4);
+  int corners = 0;
+  for (guint k = 0; k < contacts->len; k++)
+    {
+      const ManifoldContact *c = &g_array_index (contacts, ManifoldContact, k);
+      g_assert_cmpfloat_with_epsilon (c->gap, -DEPTH, TOLERANCE);
+      g_assert_cmpfloat_with_epsilon (normal_towards_a (c, 2, 1), 1, TOLERANCE);
+      double x = c->b.position[0], y = c->b.position[1];
+      gboolean x_ok = fabs (x + 0.2) < TOLERANCE || fabs (x - 0.5) < TOLERANCE;
+      gboolean y_ok = fabs (y + 0.3) < TOLERANCE || fabs (y - 0.5) < TOLERANCE;
+      g_assert_true (x_ok && y_ok);
+      corners |= 1 << ((x > 0) + 2 * (y > 0));
+    }
+  g_assert_cmpint (corners, ==, 15);
+  body_clear (&lower);
+  body_clear (&upper);
+}
+
+/* A cube turned 45 degrees about z on a cube: the overlap is the regular octagon of area
+ * 2 (sqrt 2 - 1) = 0.828; four of its eight corners are kept, spanning the largest
+ * quadrilateral the reduction finds. Any four corners of the octagon with one in each
+ * quadrant span at least half of it (0.5 = the square on alternate corners, 0.5 / 0.828 of
+ * the area), which is the bound checked. */
+static void
+test_face_turned (void)
+{
+  double turn[3] = { 0, 0, G_PI / 4 };
+  Body lower, upper;
+  cube_init (&lower, 0, 0, 0, 0, NULL);
+  cube_init (&upper, 1, 0, 0, 1 - DEPTH, turn);
+  g_autoptr (GArray) contacts = detect (&lower, &upper, 0, TRUE);
+  g_assert_cmpuint (contacts->len, ==, 4);
+  double xy[4][2];
+  for (guint k = 0; k < 4; k++)
+    {
+      const ManifoldContact *c = &g_array_index (contacts, ManifoldContact, k);
+      g_assert_cmpfloat_with_epsilon (c->gap, -DEPTH, TOLERANCE);
+      g_assert_cmpfloat_with_epsilon (fabs (c->normal[2]), 1, TOLERANCE);
+      xy[k][0] = c->b.position[0];
+      xy[k][1] = c->b.position[1];
+      /* On the octagon's border: inside both squares, on one of their sides. */
+      double r = fabs (xy[k][0]) + fabs (xy[k][1]);
+      g_assert_cmpfloat (fabs (xy[k][0]), <=, 0.5 + TOLERANCE);
+      g_assert_cmpfloat (fabs (xy[k][1]), <=, 0.5 + TOLERANCE);
+      g_assert_cmpfloat (r, <=, G_SQRT2 / 2 + TOLERANCE);
+    }
+  /* Area of the quadrilateral in angular order around the centre. */
+  int order[4] = { 0, 1, 2, 3 };
+  for (int i = 0; i < 4; i++)
+    for (int j = i + 1; j < 4; j++)
+      if (atan2 (xy[order[j]][1], xy[order[j]][0]) < atan2 (xy[order[i]][1], xy[order[i]][0]))
+        {
+          int t = order[i];
+          order[i] = order[j];
+          order[j] = t;
+        }
+  double area = 0;
+  for (int i = 0; i < 4; i++)
+    {
+      const double *p = xy[order[i]], *q = xy[order[(i + 1) % 4]];
+      area += 0.5 * (p[0] * q[1] - q[0] * p[1]);
+    }
+  g_assert_cmpfloat (area, >=, 0.5 - TOLERANCE);
+  body_clear (&lower);
+  body_clear (&upper);
+}
+
+/* The lower cube turned 45 degrees about y (its top edge along y at z = sqrt 2 / 2), the
+ * upper about x (its bottom edge along x), DEPTH apart into each other: one contact, at the
+ * crossing of the two edges, normal +z. */
+static void
+test_edge_crossed (void)
+{
+  double about_y[3] = { 0, G_PI / 4, 0 }, about_x[3] = { G_PI / 4, 0, 0 };
+  Body lower, upper;
+  cube_init (&lower, 0, 0, 0, 0, about_y);
+  cube_init (&upper, 1, 0, 0, G_SQRT2 - DEPTH, about_x);
+  g_autoptr (GArray) contacts = detect (&lower, &upper, 0, TRUE);
+  g_assert_cmpuint (contacts->len, ==, 1);
+  const ManifoldContact *c = &g_array_index (contacts, ManifoldContact, 0);
+  g_assert_cmpfloat_with_epsilon (c->gap, -DEPTH, TOLERANCE);
+  g_assert_cmpfloat_with_epsilon (normal_towards_a (c, 2, 1), 1, TOLERANCE);
+  g_assert_cmpuint (c->a.n, ==, 2);
+  g_assert_cmpuint (c->b.n, ==, 2);
+  const SurfacePoint *on_lower = c->a.geometry == 0 ? &c->a : &c->b;
+  double top[3] = { 0, 0, G_SQRT2 / 2 };
+  for (int i = 0; i < 3; i++)
+    g_assert_cmpfloat_with_epsilon (on_lower->position[i], top[i], TOLERANCE);
+  body_clear (&lower);
+  body_clear (&upper);
+}
+
+/* Two cubes side by side, face to face: touching, gap 0, along x; with a margin they are
+ * found 5 mm apart too (gap 5e-3), and not beyond it. */
+static void
+test_face_side_by_side (void)
+{
+  Body left, right;
+  cube_init (&left, 0, 0, 0, 0, NULL);
+  cube_init (&right, 1, 1, 0.25, 0, NULL);
+  g_autoptr (GArray) touching = detect (&left, &right, 0, TRUE);
+  g_assert_cmpuint (touching->len, ==, 4);
+  for (guint k = 0; k < touching->len; k++)
+    {
+      const ManifoldContact *c = &g_array_index (touching, ManifoldContact, k);
+      g_assert_cmpfloat_with_epsilon (c->gap, 0, TOLERANCE);
+      g_assert_cmpfloat_with_epsilon (normal_towards_a (c, 0, 1), 1, TOLERANCE);
+    }
+  body_clear (&right);
+  cube_init (&right, 1, 1.005, 0.25, 0, NULL);
+  g_autoptr (GArray) near = detect (&left, &right, 0.01, TRUE);
+  g_assert_cmpuint (near->len, ==, 4);
+  for (guint k = 0; k < near->len; k++)
+    g_assert_cmpfloat_with_epsilon (g_array_index (near, ManifoldContact, k).gap, 0.005,
+                                    TOLERANCE);
+  g_autoptr (GArray) far = detect (&left, &right, 0.001, TRUE);
+  g_assert_cmpuint (far->len, ==, 0);
+  body_clear (&left);
+  body_clear (&right);
+}
+
+/* A cube standing on a corner (its diagonal vertical), DEPTH into a cube's top face: one
+ * contact at that vertex alone, gap -DEPTH, normal +z. */
+static void
+test_corner_on_face (void)
+{
+  /* Turning (1, 1, 1) / sqrt 3 onto -z: about the axis (1, -1, 0) / sqrt 2 by
+   * pi - acos (1 / sqrt 3). */
+  double angle = G_PI - acos (1 / sqrt (3)), turn[3] = { angle / G_SQRT2, -angle / G_SQRT2, 0 };
+  double half_diagonal = sqrt (3) / 2;
+  Body lower, upper;
+  cube_init (&lower, 0, 0, 0, 0, NULL);
+  cube_init (&upper, 1, 0.1, 0.1, 0.5 + half_diagonal - DEPTH, turn);
+  g_autoptr (GArray) contacts = detect (&lower, &upper, 0, TRUE);
+  g_assert_cmpuint (contacts->len, ==, 1);
+  const ManifoldContact *c = &g_array_index (contacts, ManifoldContact, 0);
+  g_assert_cmpfloat_with_epsilon (c->gap, -DEPTH, 1e-9);
+  g_assert_cmpfloat_with_epsilon (normal_towards_a (c, 2, 1), 1, TOLERANCE);
+  const SurfacePoint *corner = c->a.geometry == 1 ? &c->a : &c->b;
+  g_assert_cmpuint (corner->n, ==, 1);
+  body_clear (&lower);
+  body_clear (&upper);
+}
+
+static int
+compare_ids (const void *x, const void *y)
+{
+  guint64 a = *(const guint64 *) x, b = *(const guint64 *) y;
+  return (a > b) - (a < b);
+}
+
+/* The identities of a flush stack: unique, non-zero, and the same after the upper cube
+ * moves by 1e-5 m (the same features make the contacts). */
+static void
+test_identities (void)
+{
+  Body lower, upper;
+  cube_init (&lower, 0, 0, 0, 0, NULL);
+  cube_init (&upper, 1, 0.3, 0.2, 1 - DEPTH, NULL);
+  g_autoptr (GArray) first = detect (&lower, &upper, 0, TRUE);
+  body_clear (&upper);
+  cube_init (&upper, 1, 0.3 + 1e-5, 0.2 - 1e-5, 1 - DEPTH, NULL);
+  g_autoptr (GArray) second = detect (&lower, &upper, 0, TRUE);
+  g_assert_cmpuint (first->len, ==, 4);
+  g_assert_cmpuint (second->len, ==, 4);
+  guint64 ids[2][4];
+  for (guint k = 0; k < 4; k++)
+    {
+      ids[0][k] = g_array_index (first, ManifoldContact, k).id;
+      ids[1][k] = g_array_index (second, ManifoldContact, k).id;
+    }
+  for (int s = 0; s < 2; s++)
+    {
+      qsort (ids[s], 4, sizeof (guint64), compare_ids);
+      for (int k = 0; k < 4; k++)
+        {
+          g_assert_cmpuint (ids[s][k], !=, 0);
+          if (k > 0)
+            g_assert_cmpuint (ids[s][k], !=, ids[s][k - 1]);
+        }
+    }
+  for (int k = 0; k < 4; k++)
+    g_assert_cmpuint (ids[0][k], ==, ids[1][k]);
+  body_clear (&lower);
+  body_clear (&upper);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/convex/polytope/structure", test_polytope_structure);
+  g_test_add_func ("/convex/face/flush-stack", test_face_flush_stack);
+  g_test_add_func ("/convex/face/turned", test_face_turned);
+  g_test_add_func ("/convex/face/side-by-side", test_face_side_by_side);
+  g_test_add_func ("/convex/edge/crossed", test_edge_crossed);
+  g_test_add_func ("/convex/vertex/corner-on-face", test_corner_on_face);
+  g_test_add_func ("/convex/identities", test_identities);
+  return g_test_run ();
+}
