@@ -171,6 +171,61 @@ fixture_box_lowest_corner (CwbWorld *world, size_t body, double side)
 }
 
 char *
+fixture_pyramid_scene (int rows, double gap, double offset, double mu, double dt,
+                       const char *contact, const char *solver)
+{
+  GString *s = g_string_new (NULL);
+  char b[3][G_ASCII_DTOSTR_BUF_SIZE];   /* b[1] keeps mu throughout */
+  double ground = MAX (40.0, 2.5 * rows);
+  g_string_append_printf (s,
+    "world: { dt: %s, gravity: [0, 0, -9.81] }\n"
+    "contact: { %s }\n"
+    "solver: { %s }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [%g, %g, 1] }\n"
+    "    fixed: true\n"
+    "    material: { friction: %s }\n",
+    g_ascii_dtostr (b[0], sizeof b[0], dt), contact, solver, ground, ground,
+    g_ascii_dtostr (b[1], sizeof b[1], mu));
+  for (int r = 0; r < rows; r++)
+    for (int i = 0; i < rows - r; i++)
+      {
+        double x = (i - (rows - r - 1) / 2.0) * (1 + gap) + r * offset;
+        double y = r * offset, z = 0.5 + r * (1 + gap) + gap;
+        g_string_append_printf (s,
+          "  - name: box-%d-%d\n"
+          "    shape: { type: box, size: [1, 1, 1] }\n",
+          r, i);
+        g_string_append_printf (s, "    pose: { position: [%s, ",
+                                g_ascii_dtostr (b[0], sizeof b[0], x));
+        g_string_append_printf (s, "%s, %s] }\n", g_ascii_dtostr (b[0], sizeof b[0], y),
+                                g_ascii_dtostr (b[2], sizeof b[2], z));
+        g_string_append_printf (s, "    material: { density: 1000, friction: %s }\n", b[1]);
+      }
+  return g_string_free (s, FALSE);
+}
+
+double
+fixture_pyramid_drift (CwbWorld *world, int rows, double gap, double offset)
+{
+  double worst = 0;
+  size_t body = 1;
+  for (int r = 0; r < rows; r++)
+    for (int i = 0; i < rows - r; i++, body++)
+      {
+        double rest[3] = { (i - (rows - r - 1) / 2.0) * (1 + gap) + r * offset, r * offset,
+                           0.5 + r };
+        CwbBodySummary sum;
+        cwb_world_body_summary (world, body, &sum);
+        double d[3];
+        cwb_v3_sub (d, sum.centroid, rest);
+        worst = MAX (worst, cwb_v3_norm (d));
+      }
+  return worst;
+}
+
+char *
 fixture_incline_scene (double angle, double side, double mu, double dt, const char *contact,
                        const char *solver)
 {

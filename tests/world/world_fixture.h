@@ -69,3 +69,15 @@ double fixture_box_lowest_corner (CwbWorld *world, size_t body, double side);
  * contents of those mappings ("model: proximity", "name: constraint, iterations: 500"). */
 char *fixture_incline_scene (double angle, double side, double mu, double dt,
                              const char *contact, const char *solver);
+
+/* The box pyramid of bench/make_pyramid.py: `rows` rows of 1 m boxes (density 1000,
+ * friction mu) on a fixed ground, row r holding rows - r boxes centred over the joints of the
+ * row below; `gap` between the boxes of a row and between rows (0: flush), each row shifted
+ * by `offset` along x and y. Bodies: the ground, then the boxes row by row. */
+char *fixture_pyramid_scene (int rows, double gap, double offset, double mu, double dt,
+                             const char *contact, const char *solver);
+
+/* The largest distance of a pyramid box (bodies 1 ..) from where it stands at rest: its
+ * initial x and y, and the height of its row when the rows rest on each other (the gaps
+ * closed). */
+double fixture_pyramid_drift (CwbWorld *world, int rows, double gap, double offset);
