@@ -304,6 +304,8 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
     }
   set->intersection_volume = NAN;   /* point contacts have no volume */
   set->max_penetration = deepest;
+  if (self->margin_param < 0)
+    cwb_inspection_add_derived (inspection, "margin", self->detection.margin);
   return TRUE;
 }
 static const CwbContactModelVTable proximity_vtable = {

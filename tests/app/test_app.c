@@ -238,6 +238,51 @@ test_swap_through_actions (void)
   fixture_close (&f);
 }
 
+/* ---- automatic parameters ------------------------------------------------------------- */
+
+static gboolean
+margin_hint_shown (gpointer data)
+{
+  const char *hint = cwb_property_editor_hint (cwb_app_window_properties (data),
+                                               "contact.margin");
+  return hint != NULL && hint[0] != '\0';
+}
+
+/* A proximity scene leaves its margin automatic: once the simulation runs, the Properties
+ * panel shows beside the margin field the value the model derived, 1 % of the 0.5 m box
+ * (MARGIN_OF_SIZE; 4 g h^2 = 0.98 mm at dt 0.005 is smaller), as a person reads it. */
+static void
+test_automatic_margin_shown (void)
+{
+  Fixture f = { 0 };
+  fixture_app (&f);
+  g_autofree char *path = g_build_filename (f.dir, "margin.yaml", NULL);
+  g_assert_true (g_file_set_contents (path,
+    "world: { dt: 0.005 }\n"
+    "contact: { model: proximity }\n"
+    "solver: { name: constraint }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground }\n"
+    "    fixed: true\n"
+    "  - name: box\n"
+    "    shape: { type: box, size: [0.5, 0.5, 0.5] }\n"
+    "    pose: { position: [0, 0, 0.25] }\n", -1, NULL));
+  fixture_window (&f, path);
+  CwbAppWindow *window = f.window;
+  CwbPropertyEditor *properties = cwb_app_window_properties (window);
+  g_assert_nonnull (cwb_property_editor_find (properties, "contact.margin"));
+  g_assert_cmpstr (cwb_property_editor_hint (properties, "contact.margin"), ==, "");
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "play",
+                                      g_variant_new_boolean (TRUE));
+  g_assert_true (iterate_until (margin_hint_shown, window, 60));
+  g_assert_cmpstr (cwb_property_editor_hint (properties, "contact.margin"), ==,
+                   "auto: 0.005 m");
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "play",
+                                      g_variant_new_boolean (FALSE));
+  fixture_close (&f);
+}
+
 /* ---- undo and redo -------------------------------------------------------------------- */
 
 static char *
@@ -772,6 +817,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/every-scene-draws", test_every_scene_draws);
   g_test_add_func ("/app/swap-through-actions", test_swap_through_actions);
   g_test_add_func ("/app/undo-redo", test_undo_redo);
+  g_test_add_func ("/app/automatic-margin-shown", test_automatic_margin_shown);
   g_test_add_func ("/app/drag-edit", test_drag_edit);
   g_test_add_func ("/app/autosave-recovery", test_autosave_recovery);
   g_test_add_func ("/app/viewport-overlays", test_viewport_overlays);

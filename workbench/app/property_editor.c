@@ -33,6 +33,7 @@ typedef struct Field {
                                * NULL when the scene's value is invalid, so that any valid
                                * commit counts as a change */
   GtkWidget *widget;          /* what cwb_property_editor_find returns */
+  GtkLabel *hint;             /* beside the field: what an automatic value resolved to */
   GtkWidget *inputs[3];       /* DOUBLE, STRING: one entry; VEC3: three; else NULL */
   char *shown[3];             /* the text last put in each input, to tell user edits */
   GStrv choices;              /* ENUM: the words, in the drop-down's order */
@@ -709,6 +710,10 @@ cwb_property_editor_add_section (CwbPropertyEditor *editor, const char *title,
       gtk_widget_set_tooltip_text (label, f->tooltip);
       gtk_grid_attach (GTK_GRID (grid), label, 0, (int) k, 1, 1);
       gtk_grid_attach (GTK_GRID (grid), f->widget, 1, (int) k, 1, 1);
+      f->hint = GTK_LABEL (gtk_label_new (NULL));
+      gtk_label_set_xalign (f->hint, 0);
+      gtk_widget_add_css_class (GTK_WIDGET (f->hint), "dim-label");
+      gtk_grid_attach (GTK_GRID (grid), GTK_WIDGET (f->hint), 2, (int) k, 1, 1);
       gtk_accessible_update_relation (GTK_ACCESSIBLE (f->widget),
                                       GTK_ACCESSIBLE_RELATION_LABELLED_BY, label, NULL, -1);
 
@@ -728,4 +733,30 @@ cwb_property_editor_find (CwbPropertyEditor *editor, const char *key)
   g_return_val_if_fail (key != NULL, NULL);
   Field *f = g_hash_table_lookup (editor->by_key, key);
   return f != NULL ? f->widget : NULL;
+}
+
+gboolean
+cwb_property_editor_show_derived (CwbPropertyEditor *editor, const char *key, double value)
+{
+  g_return_val_if_fail (CWB_IS_PROPERTY_EDITOR (editor), FALSE);
+  g_return_val_if_fail (key != NULL, FALSE);
+  Field *f = g_hash_table_lookup (editor->by_key, key);
+  if (f == NULL || f->hint == NULL)
+    return FALSE;
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (number, sizeof number, "%.4g", value);
+  g_autofree char *text = unit_shown (f->spec.unit)
+                            ? g_strdup_printf ("auto: %s %s", number, f->spec.unit)
+                            : g_strdup_printf ("auto: %s", number);
+  if (g_strcmp0 (gtk_label_get_text (f->hint), text) != 0)
+    gtk_label_set_text (f->hint, text);
+  return TRUE;
+}
+
+const char *
+cwb_property_editor_hint (CwbPropertyEditor *editor, const char *key)
+{
+  g_return_val_if_fail (CWB_IS_PROPERTY_EDITOR (editor), NULL);
+  Field *f = g_hash_table_lookup (editor->by_key, key);
+  return f != NULL && f->hint != NULL ? gtk_label_get_text (f->hint) : NULL;
 }

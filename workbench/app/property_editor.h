@@ -33,6 +33,14 @@ void cwb_property_editor_clear (CwbPropertyEditor *editor);
 void cwb_property_editor_add_section (CwbPropertyEditor *editor, const char *title,
                                       const char *key_prefix, const CwbParamSpec *specs,
                                       size_t n_specs, GPtrArray *values);
+/* Shows beside KEY's field, dimmed, the value an automatic parameter resolved to
+ * ("auto: 0.01 m", in the field's unit); FALSE when no field edits KEY. The panel's rebuild
+ * clears it until the next call. */
+gboolean cwb_property_editor_show_derived (CwbPropertyEditor *editor, const char *key,
+                                           double value);
+/* The text shown beside KEY's field ("" when none), or NULL when no field edits KEY. */
+const char *cwb_property_editor_hint (CwbPropertyEditor *editor, const char *key);
+
 /* The widget editing KEY (for tests), or NULL. */
 GtkWidget *cwb_property_editor_find (CwbPropertyEditor *editor, const char *key);
 

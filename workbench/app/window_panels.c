@@ -438,6 +438,13 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
     s->stats.kinetic_energy, s->contact_model != NULL ? s->contact_model : "no contact model",
     s->solver, cwb_app_viewport_last_frame_ms (self->viewport));
   gtk_label_set_text (self->status_label, status);
+  /* What the contact model's automatic parameters resolved to, beside their fields. */
+  for (guint k = 0; s->inspection.derived != NULL && k < s->inspection.derived->len; k++)
+    {
+      const CwbDerivedParam *d = &g_array_index (s->inspection.derived, CwbDerivedParam, k);
+      g_autofree char *key = g_strdup_printf ("contact.%s", d->name);
+      cwb_property_editor_show_derived (self->properties, key, d->value);
+    }
 
   g_autofree char *failure = cwb_simulation_take_error (self->simulation);
   if (failure != NULL)

@@ -10,6 +10,7 @@ cwb_inspection_init (CwbInspection *inspection)
   inspection->voxels = g_array_new (FALSE, TRUE, sizeof (CwbInspectVoxel));
   inspection->cells = g_array_new (FALSE, TRUE, sizeof (CwbInspectCell));
   inspection->vectors = g_array_new (FALSE, TRUE, sizeof (CwbInspectVector));
+  inspection->derived = g_array_new (FALSE, TRUE, sizeof (CwbDerivedParam));
 }
 
 void
@@ -19,6 +20,7 @@ cwb_inspection_clear (CwbInspection *inspection)
   g_array_set_size (inspection->voxels, 0);
   g_array_set_size (inspection->cells, 0);
   g_array_set_size (inspection->vectors, 0);
+  g_array_set_size (inspection->derived, 0);
 }
 
 void
@@ -28,4 +30,5 @@ cwb_inspection_destroy (CwbInspection *inspection)
   g_clear_pointer (&inspection->voxels, g_array_unref);
   g_clear_pointer (&inspection->cells, g_array_unref);
   g_clear_pointer (&inspection->vectors, g_array_unref);
+  g_clear_pointer (&inspection->derived, g_array_unref);
 }

@@ -103,6 +103,19 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
   add_number_or_null (b, "compliance_ms",
                       report->steps->len > 0 ? compliance_sum / report->steps->len : NAN);
 
+  /* Beyond the contract (additive): what the contact model's automatic parameters resolved
+   * to at its last detection, e.g. { "contact.margin": 0.01 }. */
+  json_builder_set_member_name (b, "derived_params");
+  json_builder_begin_object (b);
+  const CwbInspection *inspection = cwb_world_inspection (world);
+  for (guint k = 0; inspection->derived != NULL && k < inspection->derived->len; k++)
+    {
+      const CwbDerivedParam *d = &g_array_index (inspection->derived, CwbDerivedParam, k);
+      g_autofree char *key = g_strdup_printf ("contact.%s", d->name);
+      add_number_or_null (b, key, d->value);
+    }
+  json_builder_end_object (b);
+
   json_builder_set_member_name (b, "per_step");
   json_builder_begin_array (b);
   for (guint s = 0; s < report->steps->len; s++)

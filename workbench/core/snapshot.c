@@ -102,6 +102,7 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
   s->inspection.voxels = array_copy (in->voxels, sizeof (CwbInspectVoxel));
   s->inspection.cells = array_copy (in->cells, sizeof (CwbInspectCell));
   s->inspection.vectors = array_copy (in->vectors, sizeof (CwbInspectVector));
+  s->inspection.derived = array_copy (in->derived, sizeof (CwbDerivedParam));
   return s;
 }
 

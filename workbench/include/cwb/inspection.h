@@ -51,12 +51,33 @@ typedef struct CwbInspectVector {
   double vector[3];
 } CwbInspectVector;
 
+/* The value an automatic parameter (one the user left to the plugin, such as a margin
+ * derived from gravity, the step and the bodies' size) resolved to in this detection, so the
+ * report and the property editor can show it. `name` is the parameter's schema name. */
+#define CWB_DERIVED_NAME_SIZE 48
+typedef struct CwbDerivedParam {
+  char name[CWB_DERIVED_NAME_SIZE];
+  double value;
+} CwbDerivedParam;
+
 typedef struct CwbInspection {
   size_t struct_size;
   GArray *spans;     /* CwbInspectSpan */
   GArray *voxels;    /* CwbInspectVoxel */
   GArray *cells;     /* CwbInspectCell */
   GArray *vectors;   /* CwbInspectVector */
+  GArray *derived;   /* ABI 1.6 (check struct_size): CwbDerivedParam */
 } CwbInspection;
+
+/* Publishes the value automatic parameter `name` resolved to (ignored by an older host). */
+static inline void
+cwb_inspection_add_derived (CwbInspection *inspection, const char *name, double value)
+{
+  if (!CWB_STRUCT_HAS (inspection, CwbInspection, derived) || inspection->derived == NULL)
+    return;
+  CwbDerivedParam d = { .value = value };
+  g_strlcpy (d.name, name, sizeof d.name);
+  g_array_append_val (inspection->derived, d);
+}
 
 G_END_DECLS
