@@ -132,71 +132,92 @@ mapping_jt (CwbWorld *world, uint32_t body, const CwbPointWeight *weights, size_
 static void
 gather_geometry (CwbWorld *world, const CwbPointWeight *items, size_t n, uint32_t g)
 {
-  g_array_set_size (world->scratch_weights, 0);
+  g_array_set_size (world->scratch_weights, (guint) n);
+  CwbPointWeight *out = (CwbPointWeight *) (void *) world->scratch_weights->data;
+  size_t kept = 0;
   for (size_t k = 0; k < n; k++)
     if (items[k].geometry == g)
-      g_array_append_val (world->scratch_weights, items[k]);
+      out[kept++] = items[k];
+  g_array_set_size (world->scratch_weights, (guint) kept);
 }
 
-static int
-compare_dof_entries (gconstpointer a, gconstpointer b)
+/* The distinct geometries a row's weights touch, ascending, into `out` (room for `cap`);
+ * returns how many there are, or cap + 1 when there are more than cap. Point and volume
+ * rows touch one or two geometries. */
+static size_t
+row_geometries (const CwbPointWeight *items, size_t n, uint32_t *out, size_t cap)
 {
-  const CwbDofEntry *x = a, *y = b;
-  if (x->body != y->body)
-    return x->body < y->body ? -1 : 1;
-  return (x->dof > y->dof) - (x->dof < y->dof);
+  size_t count = 0;
+  for (size_t k = 0; k < n; k++)
+    {
+      uint32_t g = items[k].geometry;
+      size_t at = 0;
+      while (at < count && out[at] < g)
+        at++;
+      if (at < count && out[at] == g)
+        continue;
+      if (count == cap)
+        return cap + 1;
+      memmove (&out[at + 1], &out[at], (count - at) * sizeof (uint32_t));
+      out[at] = g;
+      count++;
+    }
+  return count;
 }
 
 /* H_i = J_V^T w_i per body (Saupin 2008 eq. 17: r = H^T f): one row at a time, one body at a
- * time, through the mapping's J^T into a dense nv scratch, keeping the nonzeros. Fixed bodies
- * are left out: they never move, so they add nothing to W nor to the corrective motion. */
+ * time in ascending order (one geometry per body, in body order), through the mapping's J^T
+ * into a dense nv scratch, keeping the nonzeros, which are then sorted by body and DOF as
+ * they come. Fixed bodies are left out: they never move, so they add nothing to W nor to the
+ * corrective motion. */
 static void
 build_dof_rows (CwbWorld *world)
 {
   const CwbContactSet *set = &world->contacts;
-  g_array_set_size (world->dof_row_start, 0);
+  g_array_set_size (world->dof_row_start, set->rows->len + 1);
+  size_t *row_start = (size_t *) (void *) world->dof_row_start->data;
   g_array_set_size (world->dof_entries, 0);
-  size_t start = 0;
-  g_array_append_val (world->dof_row_start, start);
+  row_start[0] = 0;
+  enum { FEW_GEOMETRIES = 8 };
 
   for (guint i = 0; i < set->rows->len; i++)
     {
       const CwbConstraintRow *row = &g_array_index (set->rows, CwbConstraintRow, i);
       const CwbPointWeight *items = &g_array_index (set->weights, CwbPointWeight, row->first_weight);
-      size_t row_begin = world->dof_entries->len;
-      for (uint32_t k = 0; k < row->n_weights; k++)
+      uint32_t geometries[FEW_GEOMETRIES];
+      size_t n_geometries = row_geometries (items, row->n_weights, geometries, FEW_GEOMETRIES);
+      /* A row over more geometries than that: every geometry, in order, is asked. */
+      gboolean many = n_geometries > FEW_GEOMETRIES;
+      if (many)
+        n_geometries = world->bodies->len;
+      for (size_t j = 0; j < n_geometries; j++)
         {
-          uint32_t g = items[k].geometry;
-          gboolean seen = FALSE;   /* geometries already done for this row */
-          for (uint32_t j = 0; j < k && !seen; j++)
-            seen = items[j].geometry == g;
+          uint32_t g = many ? (uint32_t) j : geometries[j];
           uint32_t body = world->geometries[g].body;
-          if (seen || world->slots[body].fixed)
+          if (world->slots[body].fixed)
             continue;
           size_t nv = world->slots[body].nv;
           g_array_set_size (world->scratch_r, nv);
           double *r = (double *) world->scratch_r->data;
           memset (r, 0, nv * sizeof (double));
           gather_geometry (world, items, row->n_weights, g);
+          if (world->scratch_weights->len == 0)
+            continue;
           mapping_jt (world, body, (const CwbPointWeight *) world->scratch_weights->data,
                       world->scratch_weights->len, r);
+          guint end = world->dof_entries->len;
+          g_array_set_size (world->dof_entries, end + (guint) nv);
+          CwbDofEntry *entries = &g_array_index (world->dof_entries, CwbDofEntry, end);
+          size_t kept = 0;
           for (size_t d = 0; d < nv; d++)
             if (r[d] != 0)
-              {
-                CwbDofEntry e = { .body = body, .dof = (uint32_t) d, .value = r[d] };
-                g_array_append_val (world->dof_entries, e);
-              }
+              entries[kept++] = (CwbDofEntry) { .body = body, .dof = (uint32_t) d, .value = r[d] };
+          g_array_set_size (world->dof_entries, end + (guint) kept);
         }
-      /* A row between fixed bodies only has no entries, and the array may have no storage
-       * yet: qsort must not be handed its NULL. */
-      if (world->dof_entries->len > row_begin)
-        qsort (&g_array_index (world->dof_entries, CwbDofEntry, row_begin),
-               world->dof_entries->len - row_begin, sizeof (CwbDofEntry), compare_dof_entries);
-      size_t end = world->dof_entries->len;
-      g_array_append_val (world->dof_row_start, end);
+      row_start[i + 1] = world->dof_entries->len;
     }
   world->dof_rows.n_rows = set->rows->len;
-  world->dof_rows.row_start = (const size_t *) world->dof_row_start->data;
+  world->dof_rows.row_start = row_start;
   world->dof_rows.entries = (const CwbDofEntry *) world->dof_entries->data;
   world->dof_rows_valid = TRUE;
 }
