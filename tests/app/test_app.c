@@ -249,7 +249,7 @@ margin_hint_shown (gpointer data)
 }
 
 /* A proximity scene leaves its margin automatic: once the simulation runs, the Properties
- * panel shows beside the margin field the value the model derived, 1 % of the 0.5 m box
+ * panel shows beside the margin field the value the model derived, 0.2 % of the 1 m box
  * (MARGIN_OF_SIZE; 4 g h^2 = 0.98 mm at dt 0.005 is smaller), as a person reads it. */
 static void
 test_automatic_margin_shown (void)
@@ -266,8 +266,8 @@ test_automatic_margin_shown (void)
     "    shape: { type: ground }\n"
     "    fixed: true\n"
     "  - name: box\n"
-    "    shape: { type: box, size: [0.5, 0.5, 0.5] }\n"
-    "    pose: { position: [0, 0, 0.25] }\n", -1, NULL));
+    "    shape: { type: box, size: [1, 1, 1] }\n"
+    "    pose: { position: [0, 0, 0.5] }\n", -1, NULL));
   fixture_window (&f, path);
   CwbAppWindow *window = f.window;
   CwbPropertyEditor *properties = cwb_app_window_properties (window);
@@ -277,7 +277,7 @@ test_automatic_margin_shown (void)
                                       g_variant_new_boolean (TRUE));
   g_assert_true (iterate_until (margin_hint_shown, window, 60));
   g_assert_cmpstr (cwb_property_editor_hint (properties, "contact.margin"), ==,
-                   "auto: 0.005 m");
+                   "auto: 0.002 m");
   g_action_group_change_action_state (G_ACTION_GROUP (window), "play",
                                       g_variant_new_boolean (FALSE));
   fixture_close (&f);

@@ -104,7 +104,7 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
                       report->steps->len > 0 ? compliance_sum / report->steps->len : NAN);
 
   /* Beyond the contract (additive): what the contact model's automatic parameters resolved
-   * to at its last detection, e.g. { "contact.margin": 0.01 }. */
+   * to at its last detection, e.g. { "contact.margin": 0.0039 }. */
   json_builder_set_member_name (b, "derived_params");
   json_builder_begin_object (b);
   const CwbInspection *inspection = cwb_world_inspection (world);

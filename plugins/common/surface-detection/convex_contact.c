@@ -151,14 +151,14 @@ query_faces (const ConvexPolytope *p, const ConvexPolytope *q, const CwbGeometry
 }
 
 /* Whether arcs (a, b) and (c, d) of the Gauss map cross (Gregorius 2013): c and d on both
- * sides of the plane of (a, b), a and b on both sides of that of (c, d), and the crossing
- * on the same hemisphere rather than its antipode. */
+ * sides of the plane of (a, b) (normal bxa = b x a), a and b on both sides of that of
+ * (c, d) (normal dxc = d x c), and the crossing on the same hemisphere rather than its
+ * antipode. For A - B the arcs are an edge of A's face normals (a, b) and an edge of B's
+ * negated normals (c, d) = (-n_0, -n_1), whose d x c is B's own arc n_1 x n_0. */
 static gboolean
-arcs_cross (const double a[3], const double b[3], const double c[3], const double d[3])
+arcs_cross (const double a[3], const double b[3], const double bxa[3], const double c[3],
+            const double d[3], const double dxc[3])
 {
-  double bxa[3], dxc[3];
-  cwb_v3_cross (bxa, b, a);
-  cwb_v3_cross (dxc, d, c);
   double cba = cwb_v3_dot (c, bxa), dba = cwb_v3_dot (d, bxa);
   double adc = cwb_v3_dot (a, dxc), bdc = cwb_v3_dot (b, dxc);
   return cba * dba < 0 && adc * bdc < 0 && cba * bdc > 0;
@@ -182,7 +182,7 @@ query_edges (const ConvexPolytope *pa, const CwbGeometry *ga, const ConvexPolyto
           double c[3], d[3];
           cwb_v3_scale (c, pb->faces[eb->face[0]].normal, -1);
           cwb_v3_scale (d, pb->faces[eb->face[1]].normal, -1);
-          if (!arcs_cross (n_a0, n_a1, c, d))
+          if (!arcs_cross (n_a0, n_a1, &pa->edge_arcs[3 * i], c, d, &pb->edge_arcs[3 * j]))
             continue;
           const double *q0 = vertex (gb, eb->v[0]);
           double db[3], axis[3];

@@ -20,6 +20,7 @@ convex_polytope_clear (ConvexPolytope *p)
   g_free (p->loop);
   g_free (p->face_triangles);
   g_free (p->edges);
+  g_free (p->edge_arcs);
   g_free (p->vertices);
   memset (p, 0, sizeof *p);
 }
@@ -159,6 +160,7 @@ build_structure (ConvexPolytope *p, const CwbGeometry *g, const Topology *topolo
     return FALSE;
   p->n_edges = edges->len;
   p->edges = (PolytopeEdge *) g_array_free (g_steal_pointer (&edges), FALSE);
+  p->edge_arcs = g_new (double, 3 * MAX (p->n_edges, 1));
   guint n_loop = loop->len;
   p->loop = (uint32_t *) g_array_free (g_steal_pointer (&loop), FALSE);
 
@@ -233,6 +235,9 @@ update_planes (ConvexPolytope *p, const CwbGeometry *g)
         if (cwb_v3_dot (n, &x[3 * p->vertices[k]]) - face->offset > tolerance)
           return FALSE;
     }
+  for (uint32_t e = 0; e < p->n_edges; e++)
+    cwb_v3_cross (&p->edge_arcs[3 * e], p->faces[p->edges[e].face[1]].normal,
+                  p->faces[p->edges[e].face[0]].normal);
   return TRUE;
 }
 
@@ -256,6 +261,7 @@ convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology 
           g_clear_pointer (&p->loop, g_free);
           g_clear_pointer (&p->face_triangles, g_free);
           g_clear_pointer (&p->edges, g_free);
+          g_clear_pointer (&p->edge_arcs, g_free);
           g_clear_pointer (&p->vertices, g_free);
           p->n_faces = p->n_edges = p->n_vertices = 0;
         }

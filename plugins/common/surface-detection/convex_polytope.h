@@ -48,6 +48,8 @@ typedef struct ConvexPolytope {
   uint32_t *loop;                /* vertex ids of the faces' loops */
   uint32_t *face_triangles;      /* triangle ids of the faces */
   PolytopeEdge *edges;
+  double *edge_arcs;             /* 3 per edge, at the last update: n[face 1] x n[face 0], the
+                                  * normal of the edge's arc on the Gauss map */
   uint32_t *vertices;            /* the vertex ids on the polytope (each once) */
   double centroid[3];            /* mean of the vertices, at the last update */
   double lo[3], hi[3];           /* box of the vertices, at the last update */
