@@ -32,6 +32,11 @@
  * detection), which this model does not do. Resting contacts pressed by gravity are found
  * with or without a margin, since each free motion sinks them.
  *
+ * Each frame's identity (CwbContactSet.contact_ids) is its candidate's (point geometry,
+ * point, surface geometry), not its triangle, so a point sliding across the triangles of a
+ * surface stays one contact for the solver's warm start; the detector gives at most one
+ * candidate per (point, surface), so the identity is unique in the set.
+ *
  * The model keeps no memory between steps. */
 #include <cwb/cwb.h>
 
@@ -153,6 +158,19 @@ geometry_moves (Proximity *self, const CwbContactQuery *query, uint32_t g)
   return moves;
 }
 
+/* The identity of a candidate's contact: (point geometry, point, surface geometry) packed
+ * exactly while both geometry indices fit in 16 bits, mixed beyond that (65536 geometries:
+ * a clash is then possible but only costs two contacts their warm start). Never 0, since a
+ * point never touches its own geometry. */
+static guint64
+contact_id (const ContactCandidate *c)
+{
+  guint64 pg = c->point_geometry, sg = c->surface_geometry;
+  if (pg <= 0xffff && sg <= 0xffff)
+    return (pg << 48) | (sg << 32) | c->point;
+  return ((pg * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) ^ (sg << 32) ^ c->point) | 1;
+}
+
 /* One row: weights `direction` on point i of A, -h_j `direction` on T's vertices (those with
  * h_j = 0 carry nothing and are left out). */
 static void
@@ -215,6 +233,7 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
       cwb_v3_copy (frame.normal, c->normal);
       cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
       g_array_append_val (set->frames, frame);
+      cwb_contact_set_add_id (set, contact_id (c));
       add_row (set, CWB_ROW_NORMAL, frame_index, c, vertices, frame.normal, c->gap);
       if (friction)
         {
