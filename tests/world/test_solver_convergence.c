@@ -60,12 +60,12 @@ measure_stack (const char *warm_start, double *mean, int *most)
   *mean = sum / MEASURE_STEPS;
 }
 
-/* Measured: 178 sweeps every step from zero force, 11.7 on average (17 at most) from the
- * last step's forces. Gauss-Seidel's linear rate times the ratio of the initial errors
- * (the whole weight against what changed in one step) makes the ratio; the assertion asks
- * for a factor of 5, a third of the measured 15, so that a change of detection or of round-off
- * that moves a few contacts does not fail it while losing the warm start (a factor of 1)
- * does. */
+/* Measured (the default top-down order): 175 sweeps per step from zero force, 3.7 on average
+ * (10 at most) from the last step's forces; in the model's order 178 and 11.7. Gauss-Seidel's
+ * linear rate times the ratio of the initial errors (the whole weight against what changed in
+ * one step) makes the ratio; the assertion asks for a factor of 5, a third of the smaller
+ * measured gain (15), so that a change of detection or of round-off that moves a few
+ * contacts does not fail it while losing the warm start (a factor of 1) does. */
 #define WARM_START_MIN_GAIN 5.0
 
 static void
@@ -81,7 +81,8 @@ test_warm_start_resting_stack (void)
 }
 
 /* A settled stack converges (to the default 1e-10 m) within a few tens of sweeps: measured at
- * most 17 per step after the first second; 40 leaves room for the same changes as above. */
+ * most 10 per step after the first second (17 in the model's order); 40 leaves room for the
+ * same changes as above. */
 #define SETTLED_MAX_SWEEPS 40
 
 static void

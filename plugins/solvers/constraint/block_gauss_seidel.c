@@ -17,6 +17,7 @@ typedef struct Block {
   double w[9];
   CwbCoulombDisk disk;
   uint32_t island;
+  double height;   /* the frame's origin along the problem's order direction */
 } Block;
 
 struct BgsSolver {
@@ -232,6 +233,7 @@ build_blocks (BgsSolver *s, const BgsProblem *p)
           tangential_block (&block, w_tt);
           cwb_coulomb_disk_factor (w_tt, &block.disk);
           block.island = island_of (p, fr);
+          block.height = cwb_v3_dot (frame->origin, p->order_direction);
           g_array_append_val (s->blocks, block);
         }
       for (; k < n; k++)
@@ -345,6 +347,17 @@ solve_loose_row (const BgsSolver *s, const BgsProblem *p, size_t i, double *f, d
   return set_force (s, p, i, value, f, dq);
 }
 
+/* Along the order direction, then by index (a total order: the sort is deterministic). */
+static gint
+compare_height (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const Block *blocks = data;
+  guint i = *(const guint *) a, j = *(const guint *) b;
+  if (blocks[i].height != blocks[j].height)
+    return blocks[i].height < blocks[j].height ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
 /* Orders the blocks and the loose rows by island (a counting sort that keeps their order
  * within an island). */
 static void
@@ -378,6 +391,11 @@ group_islands (BgsSolver *s, const BgsProblem *p)
     ib[next[blocks[b].island]++] = b;
   for (guint k = 0; k < s->loose_rows->len; k++)
     il[next[n_islands + island_of (p, p->rows[loose[k]].frame)]++] = k;
+  if (p->order_direction[0] == 0 && p->order_direction[1] == 0 && p->order_direction[2] == 0)
+    return;
+  for (size_t i = 0; i < n_islands; i++)
+    g_qsort_with_data (ib + bs[i], (gint) (bs[i + 1] - bs[i]), sizeof (guint), compare_height,
+                       (gpointer) blocks);
 }
 
 /* Sweeps one island until its residual reaches the tolerance or the cap; returns the sweeps

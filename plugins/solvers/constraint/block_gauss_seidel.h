@@ -57,6 +57,11 @@ typedef struct BgsProblem {
    * island. */
   const uint32_t *frame_island;
   size_t n_islands;
+  /* Optional sweep order: when not zero, each island's frames are swept in the order of
+   * their origins along this direction (the solver passes gravity: the highest contact of a
+   * stack first, so a sweep carries a change of load from the top down to the ground the
+   * way the load goes); zero: the frames' own order. */
+  double order_direction[3];
 } BgsProblem;
 
 typedef struct BgsResult {

@@ -40,6 +40,7 @@ typedef struct ConstraintSolver {
   CwbFrictionLaw friction;
   gboolean velocity_level;  /* normal rows as rates in the velocity pass (Allard 2010 eq. 17) */
   double warm_start_factor; /* the share of the kept forces the velocity pass starts from */
+  gboolean order_by_gravity;  /* sweep each island's contacts from the top down */
   BgsSolver *bgs;
   ContactIslands islands;
   WarmStart *warm_start;
@@ -77,6 +78,10 @@ static const CwbParamSpec constraint_params[] = {
   { "warm_start", CWB_PARAM_DOUBLE, "1", "1", 0, 1, NULL,
     "Share of the last step's force a contact that keeps its identity starts the solve from "
     "(0: every solve starts from zero force)" },
+  { "order", CWB_PARAM_ENUM, "", "top_down", 1, 0, "top_down|model",
+    "Order of the contacts in a sweep: top_down, from the highest along gravity to the "
+    "lowest (a load change travels down a stack in one sweep), or model, the order the "
+    "contact model gave" },
 };
 
 static void
@@ -92,6 +97,8 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
   self->velocity_level = g_strcmp0 (cwb_param_string (params, "normal_constraint", "position"),
                                     "velocity") == 0;
   self->warm_start_factor = cwb_param_double (params, "warm_start", 1);
+  self->order_by_gravity = g_strcmp0 (cwb_param_string (params, "order", "top_down"),
+                                      "top_down") == 0;
 }
 
 static GArray *
@@ -292,6 +299,8 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   contact_islands_build (&self->islands, ctx->n_bodies, set, h);
   problem.frame_island = (const uint32_t *) self->islands.frame_island->data;
   problem.n_islands = self->islands.n_islands;
+  if (self->order_by_gravity)
+    cwb_v3_copy (problem.order_direction, ctx->gravity);
   double *f = zeroed (self->f, m);
   if (v != NULL)
     warm_start_guess (self->warm_start, set, self->friction, self->warm_start_factor, f);
@@ -422,8 +431,8 @@ state_continues (const ConstraintSolver *self, const CwbStepContext *ctx)
 {
   return self->q_left->len == ctx->nq && self->v_left->len == ctx->nv
          && ctx->time == self->time_left
-         && memcmp (self->q_left->data, ctx->q, ctx->nq * sizeof (double)) == 0
-         && memcmp (self->v_left->data, ctx->v, ctx->nv * sizeof (double)) == 0;
+         && (ctx->nq == 0 || memcmp (self->q_left->data, ctx->q, ctx->nq * sizeof (double)) == 0)
+         && (ctx->nv == 0 || memcmp (self->v_left->data, ctx->v, ctx->nv * sizeof (double)) == 0);
 }
 
 static void
@@ -431,8 +440,10 @@ remember_state (ConstraintSolver *self, const CwbStepContext *ctx)
 {
   g_array_set_size (self->q_left, (guint) ctx->nq);
   g_array_set_size (self->v_left, (guint) ctx->nv);
-  memcpy (self->q_left->data, ctx->q, ctx->nq * sizeof (double));
-  memcpy (self->v_left->data, ctx->v, ctx->nv * sizeof (double));
+  if (ctx->nq > 0)
+    memcpy (self->q_left->data, ctx->q, ctx->nq * sizeof (double));
+  if (ctx->nv > 0)
+    memcpy (self->v_left->data, ctx->v, ctx->nv * sizeof (double));
   self->time_left = ctx->time + ctx->h;
 }
 

@@ -44,7 +44,8 @@ warm_start_free (WarmStart *cache)
 void
 warm_start_forget (WarmStart *cache)
 {
-  memset (cache->slots->data, 0, (size_t) cache->slots->len * sizeof (Slot));
+  if (cache->slots->len > 0)
+    memset (cache->slots->data, 0, (size_t) cache->slots->len * sizeof (Slot));
   cache->used = 0;
   g_array_set_size (cache->anonymous, 0);
 }
