@@ -60,6 +60,7 @@ make_step (size_t i, double t)
     .max_penetration = NAN,
     .solver_iterations = (int) (i % 40),
     .solver_residual = 1e-6 / (1.0 + (double) i),
+    .solver_converged = i % 40 == 39 ? 0 : 1,
   };
   for (int p = 0; p < CWB_PHASE_COUNT; p++)
     s.phase_ms[p] = 0.1 * (p + 1);
@@ -93,7 +94,7 @@ read_lines (const char *path, size_t *n_lines)
 static const char csv_header[] =
   "t,kinetic_energy,contacts,intersection_volume,max_penetration,solver_iterations,"
   "solver_residual,collision_detection_ms,contact_modeling_ms,mechanical_motion_ms,"
-  "constraint_solver_ms";
+  "constraint_solver_ms,solver_converged";
 
 /* A cell that must read back as exactly `expected` (bit for bit), or be empty for NAN. */
 static void
@@ -132,6 +133,7 @@ test_csv_round_trip (void)
       stats[i].max_penetration = i % 2 == 1 ? NAN : awkward[(i + 3) % N];
       stats[i].solver_iterations = i % 3 == 0 ? -1 : (int) i;
       stats[i].solver_residual = i % 3 == 0 ? NAN : awkward[(i + 4) % N];
+      stats[i].solver_converged = i % 3 == 0 ? -1 : (int) (i % 2);
       stats[i].phase_ms[CWB_PHASE_CONTACT_MODELING] = i == 2 ? NAN : awkward[(i + 5) % N];
     }
 
@@ -149,7 +151,7 @@ test_csv_round_trip (void)
     {
       const CwbStepStats *s = &stats[i];
       g_auto (GStrv) cells = g_strsplit (lines[i + 1], ",", -1);
-      g_assert_cmpuint (g_strv_length (cells), ==, 11);
+      g_assert_cmpuint (g_strv_length (cells), ==, 12);
       assert_double_cell (cells[0], s->time);
       assert_double_cell (cells[1], s->kinetic_energy);
       g_autofree char *contacts = g_strdup_printf ("%zu", s->contacts);
@@ -163,6 +165,10 @@ test_csv_round_trip (void)
       assert_double_cell (cells[6], s->solver_residual);
       for (int p = 0; p < CWB_PHASE_COUNT; p++)
         assert_double_cell (cells[7 + p], s->phase_ms[p]);
+      if (s->solver_converged < 0)
+        g_assert_cmpstr (cells[11], ==, "");
+      else
+        g_assert_cmpint (atoi (cells[11]), ==, s->solver_converged);
     }
   /* The NAN and -1 cells above were checked empty; at least one of each kind was there. */
   g_assert_true (isnan (stats[0].intersection_volume) && stats[0].solver_iterations == -1);

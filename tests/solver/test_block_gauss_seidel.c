@@ -77,6 +77,97 @@ test_disk_zero_radius (void)
   g_assert_cmpfloat (f[1], ==, 0);
 }
 
+/* The disk solve as it was before the block's eigen decomposition was factored out of it
+ * (kept here as the reference): diagonalise w, then Newton on the secular equation. */
+static void
+disk_solve_unfactored (const double w[4], const double c[2], double radius, double f[2])
+{
+  f[0] = f[1] = 0;
+  if (!(radius > 0) || (c[0] == 0 && c[1] == 0))
+    return;
+  double a = w[0], b = 0.5 * (w[1] + w[2]), d = w[3];
+  double theta = 0.5 * atan2 (2 * b, a - d);
+  double cs = cos (theta), sn = sin (theta);
+  double l[2] = { a * cs * cs + 2 * b * sn * cs + d * sn * sn,
+                  a * sn * sn - 2 * b * sn * cs + d * cs * cs };
+  double cp[2] = { cs * c[0] + sn * c[1], -sn * c[0] + cs * c[1] };
+  double l_max = MAX (l[0], l[1]), l_min = MIN (l[0], l[1]);
+  if (!(l_max > 0))
+    return;
+  double alpha = 0;
+  if (l_min <= CWB_COULOMB_DISK_SINGULAR_RATIO * l_max)
+    alpha = MAX (0, -l_min) + CWB_COULOMB_DISK_SINGULAR_RATIO * l_max;
+  double fp[2] = { 0, 0 };
+  for (int k = 0; k <= CWB_COULOMB_DISK_MAX_NEWTON; k++)
+    {
+      double n2 = 0, n3 = 0;
+      for (int i = 0; i < 2; i++)
+        {
+          double inv = 1 / (l[i] + alpha);
+          fp[i] = -cp[i] * inv;
+          n2 += fp[i] * fp[i];
+          n3 += fp[i] * fp[i] * inv;
+        }
+      double norm = sqrt (n2);
+      if (alpha == 0 && norm <= radius)
+        break;
+      if (norm <= radius * (1 + CWB_COULOMB_DISK_RELATIVE_TOLERANCE))
+        break;
+      alpha -= (1 / norm - 1 / radius) / (n3 / (n2 * norm));
+    }
+  f[0] = cs * fp[0] - sn * fp[1];
+  f[1] = sn * fp[0] + cs * fp[1];
+  double norm = hypot (f[0], f[1]);
+  if (norm > radius)
+    {
+      f[0] *= radius / norm;
+      f[1] *= radius / norm;
+    }
+}
+
+/* The factored disk solve (block decomposed once, cwb_coulomb_disk_factor) against the
+ * unfactored one on random blocks: symmetric positive semi-definite w = Q diag(l) Q^T with
+ * eigenvalues over 12 decades (down to singular), random slips, radii that make some
+ * contacts stick and some slide. The arithmetic is the same but for the last rescaling
+ * (sqrt of the squared norm instead of hypot): within 1e-13 of the radius, a few ulps. */
+#define DISK_FACTORED_TOLERANCE 1e-13
+
+static void
+test_disk_factored (void)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (16);
+  int stick = 0, slip = 0;
+  for (int k = 0; k < 20000; k++)
+    {
+      double theta = g_rand_double_range (rand, -G_PI, G_PI);
+      double l0 = pow (10, g_rand_double_range (rand, -6, 0));
+      double l1 = k % 10 == 0 ? 0 : l0 * pow (10, g_rand_double_range (rand, -12, 0));
+      double cs = cos (theta), sn = sin (theta);
+      double w[4] = { l0 * cs * cs + l1 * sn * sn, (l0 - l1) * cs * sn, (l0 - l1) * cs * sn,
+                      l0 * sn * sn + l1 * cs * cs };
+      double c[2] = { g_rand_double_range (rand, -1, 1), g_rand_double_range (rand, -1, 1) };
+      double radius = pow (10, g_rand_double_range (rand, -1, 7));
+      double expected[2], f[2], g[2];
+      disk_solve_unfactored (w, c, radius, expected);
+      cwb_coulomb_disk_solve (w, c, radius, f);
+      CwbCoulombDisk disk;
+      cwb_coulomb_disk_factor (w, &disk);
+      cwb_coulomb_disk_solve_factored (&disk, c, radius, g);
+      for (int a = 0; a < 2; a++)
+        {
+          g_assert_cmpfloat (fabs (f[a] - expected[a]), <=, DISK_FACTORED_TOLERANCE * radius);
+          g_assert_cmpfloat (f[a], ==, g[a]);
+        }
+      if (hypot (expected[0], expected[1]) < radius * (1 - 1e-9))
+        stick++;
+      else
+        slip++;
+    }
+  g_test_message ("%d stick, %d slip", stick, slip);
+  g_assert_cmpint (stick, >, 1000);
+  g_assert_cmpint (slip, >, 1000);
+}
+
 /* ---- whole problems ------------------------------------------------------------------ */
 
 /* A problem on particles of 3 DOF each with compliance C = c_k I (C = h^2 / m for a particle
@@ -651,6 +742,62 @@ test_coupled_pyramid (void)
   check_coupled (CWB_FRICTION_PYRAMID);
 }
 
+/* Two groups of particles that share no body, {0, 1} and {2, 3}, each on the floor and
+ * against each other with friction: solved as two islands (each swept until its own
+ * residual reaches the tolerance) and as one. Each island's problem has one solution that
+ * both runs approach within their stopping tolerance, so the forces agree to
+ * BGS_FORCE_TOLERANCE (relative, as in the tests above); the islands stop each on its own,
+ * so they take no more block solves than the global run. Then a solve started from its own
+ * solution (a warm start that is exact) stops after one sweep. */
+static void
+test_islands_match_global (void)
+{
+  const double compliance[4] = { 1.0, 0.5, 2.0, 0.1 };
+  Fixture fx;
+  fixture_init (&fx, 4, compliance);
+  const double x[3] = { 1, 0, 0 }, y[3] = { 0, 1, 0 }, z[3] = { 0, 0, 1 };
+  add_friction_frame (&fx, 0, -1, 0.5, z, x, y);
+  add_friction_frame (&fx, 2, -1, 0.5, z, x, y);
+  add_friction_frame (&fx, 1, 0, 0.6, z, x, y);
+  add_friction_frame (&fx, 3, -1, 0.8, z, x, y);
+  add_friction_frame (&fx, 3, 2, 0.3, x, y, z);
+  const double delta_free[15] = { -0.05, 0.02, -0.01,
+                                  -0.08, 0.001, 0.002,
+                                  -0.02, 0.03, 0.0,
+                                  -0.01, 0.05, 0.05,
+                                  -0.03, -0.01, 0.02 };
+  const uint32_t frame_island[5] = { 0, 1, 0, 1, 1 };
+  BgsProblem global = fixture_problem (&fx, delta_free, TRUE);
+  global.tolerance = 1e-14;
+  BgsProblem islands = global;
+  islands.frame_island = frame_island;
+  islands.n_islands = 2;
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  double f_global[15] = { 0 }, dq_global[12] = { 0 }, f[15] = { 0 }, dq[12] = { 0 };
+  BgsResult r_global, r_islands;
+  bgs_solve (solver, &global, f_global, dq_global, &r_global);
+  bgs_solve (solver, &islands, f, dq, &r_islands);
+  g_test_message ("global: %d sweeps; islands: %d sweeps at most, %.1f per block",
+                  r_global.iterations, r_islands.iterations, r_islands.mean_sweeps);
+  g_assert_cmpuint (r_global.islands, ==, 1);
+  g_assert_cmpuint (r_islands.islands, ==, 2);
+  g_assert_cmpuint (r_islands.capped_islands, ==, 0);
+  g_assert_cmpfloat (r_islands.mean_sweeps, <=, r_global.mean_sweeps);
+  double scale = 0;
+  for (int i = 0; i < 15; i++)
+    scale = MAX (scale, fabs (f_global[i]));
+  g_assert_cmpfloat (scale, >, 0);
+  for (int i = 0; i < 15; i++)
+    g_assert_cmpfloat (fabs (f[i] - f_global[i]), <=, BGS_FORCE_TOLERANCE * scale);
+
+  /* Started from its solution, the first sweep moves no row beyond the tolerance. */
+  double dq_warm[12] = { 0 };
+  BgsResult r_warm;
+  bgs_solve (solver, &islands, f, dq_warm, &r_warm);
+  g_assert_cmpint (r_warm.iterations, ==, 1);
+  fixture_clear (&fx);
+}
+
 /* The post-solve check tells a wrong answer: the cone's solution of the diagonal case,
  * measured as if the pyramid had been asked for, lies outside the pyramid by
  * 2 x 0.024 - 0.04 = 0.008 N, and misses maximal dissipation by its distance. */
@@ -685,6 +832,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/coulomb-disk/slip-isotropic", test_disk_slip_isotropic);
   g_test_add_func ("/solver/coulomb-disk/slip-anisotropic", test_disk_slip_anisotropic);
   g_test_add_func ("/solver/coulomb-disk/zero-radius", test_disk_zero_radius);
+  g_test_add_func ("/solver/coulomb-disk/factored", test_disk_factored);
   g_test_add_func ("/solver/bgs/frictionless-lcp", test_frictionless_lcp);
   g_test_add_func ("/solver/bgs/particle-sticks", test_particle_sticks);
   g_test_add_func ("/solver/bgs/particle-slides", test_particle_slides);
@@ -693,5 +841,6 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/laws/coupled-cone", test_coupled_cone);
   g_test_add_func ("/solver/bgs/laws/coupled-pyramid", test_coupled_pyramid);
   g_test_add_func ("/solver/bgs/laws/check-reports", test_check_reports_violations);
+  g_test_add_func ("/solver/bgs/islands", test_islands_match_global);
   return g_test_run ();
 }

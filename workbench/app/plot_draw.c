@@ -35,6 +35,8 @@ static const Rgb frame_rgb = { 84, 87, 94 };
 static const Rgb text_rgb = { 222, 222, 222 };
 static const Rgb dim_text_rgb = { 158, 160, 166 };
 
+static const Rgb capped_rgb = { 235, 64, 52 };      /* a solve that stopped at its cap */
+
 static const Rgb strip_rgb[CWB_PLOT_STRIP_COUNT] = {
   [CWB_PLOT_STRIP_KINETIC_ENERGY] = { 250, 153, 51 },   /* orange */
   [CWB_PLOT_STRIP_CONTACTS] = { 89, 191, 242 },         /* sky blue */
@@ -316,6 +318,31 @@ penetration_quantity (const CwbPlotView *view)
   return QUANTITY_INTERSECTION_VOLUME;
 }
 
+/* A red tick along the top of the iterations plot at every step whose solve stopped at its
+ * sweep cap without reaching its tolerance (solver_converged 0), one per pixel column. */
+static void
+mark_capped_steps (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, double t1)
+{
+  const double tick = MIN (6, plot.h / 4);
+  double last_x = -1;
+  set_rgb (cr, capped_rgb);
+  cairo_set_line_width (cr, 1);
+  for (size_t i = 0; i < view->n; i++)
+    {
+      const CwbStepStats *s = cwb_plot_view_step (view, i);
+      if (s->solver_converged != 0)
+        continue;
+      double x = t1 > t0 ? plot.x + (s->time - t0) / (t1 - t0) * plot.w : plot.x + plot.w;
+      x = floor (x) + 0.5;
+      if (x == last_x)
+        continue;
+      last_x = x;
+      cairo_move_to (cr, x, plot.y);
+      cairo_line_to (cr, x, plot.y + tick);
+    }
+  cairo_stroke (cr);
+}
+
 static void
 draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect strip,
                  CwbPlotStrip which, gboolean time_axis)
@@ -339,7 +366,8 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
         title = "Max penetration (m)", unit = "m";
       break;
     default:
-      q = QUANTITY_ITERATIONS, title = "Solver iterations (count)", unit = "", count = TRUE;
+      q = QUANTITY_ITERATIONS, title = "Solver iterations (count; red: stopped at the cap)",
+      unit = "", count = TRUE;
       break;
     }
 
@@ -374,6 +402,8 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
       g_autofree char *min_text = g_strdup_printf ("%.3g", lo);
       draw_y_labels (cr, layout, plot, max_text, min_text);
       stroke_columns (cr, plot, cols, n_cols, lo, hi, strip_rgb[which]);
+      if (q == QUANTITY_ITERATIONS)
+        mark_capped_steps (view, cr, plot, t0, t1);
     }
   if (time_axis && view->n > 0)
     {

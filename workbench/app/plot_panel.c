@@ -154,7 +154,7 @@ cwb_plot_panel_n_steps (CwbPlotPanel *panel)
 static const char csv_header[] =
   "t,kinetic_energy,contacts,intersection_volume,max_penetration,solver_iterations,"
   "solver_residual,collision_detection_ms,contact_modeling_ms,mechanical_motion_ms,"
-  "constraint_solver_ms\n";
+  "constraint_solver_ms,solver_converged\n";
 
 /* A double as CSV: "%.17g" (which reads back bit-identically), in the C locale whatever the
  * user's, and an empty cell for NAN. */
@@ -189,6 +189,11 @@ append_rows (GString *out, const CwbStepStats *stats, size_t n)
       append_double (out, s->solver_residual);
       for (int p = 0; p < CWB_PHASE_COUNT; p++)
         append_double (out, s->phase_ms[p]);
+      /* 1 reached the tolerance, 0 stopped at the cap; empty when unknown. */
+      if (s->solver_converged >= 0)
+        g_string_append_printf (out, ",%d", s->solver_converged != 0);
+      else
+        g_string_append_c (out, ',');
       g_string_append_c (out, '\n');
     }
 }

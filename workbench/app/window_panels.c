@@ -432,10 +432,18 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
   g_autofree char *time = g_strdup_printf ("t = %.4f s   step %" G_GUINT64_FORMAT "%s", s->time,
                                            s->steps, at >= 0 ? "   (history)" : "");
   gtk_label_set_text (self->time_label, time);
+  /* The solve's sweeps, and loudly when it stopped at its cap above its tolerance. */
+  g_autofree char *solve = NULL;
+  if (s->stats.solver_iterations >= 0)
+    solve = s->stats.solver_converged == 0
+              ? g_strdup_printf ("   solver CAPPED at %d sweeps (residual %.3g m)",
+                                 s->stats.solver_iterations, s->stats.solver_residual)
+              : g_strdup_printf ("   %d sweeps", s->stats.solver_iterations);
   g_autofree char *status = g_strdup_printf (
-    "%s   %u contacts   KE %.4g J   %s / %s   frame %.1f ms",
+    "%s   %u contacts   KE %.4g J%s   %s / %s   frame %.1f ms",
     cwb_simulation_is_playing (self->simulation) ? "running" : "paused", s->frames->len,
-    s->stats.kinetic_energy, s->contact_model != NULL ? s->contact_model : "no contact model",
+    s->stats.kinetic_energy, solve != NULL ? solve : "",
+    s->contact_model != NULL ? s->contact_model : "no contact model",
     s->solver, cwb_app_viewport_last_frame_ms (self->viewport));
   gtk_label_set_text (self->status_label, status);
   /* What the contact model's automatic parameters resolved to, beside their fields. */

@@ -7,13 +7,17 @@ typedef struct Segment {
   size_t offset;
 } Segment;
 
-/* One contact frame's block: the normal row and up to two tangent rows (-1: none), and the
- * frame's 3x3 block of W in (normal, t1, t2) order. */
+/* One contact frame's block: the normal row and up to two tangent rows (-1: none), the
+ * frame's 3x3 block of W in (normal, t1, t2) order and, for the cone, its 2x2 tangential
+ * block factored once for every disk solve of the solve (cwb/coulomb.h). */
 typedef struct Block {
   int normal, tangent[2];
   int n_tangents;
   double mu;
   double w[9];
+  CwbCoulombDisk disk;
+  uint32_t island;
+  double height;   /* the frame's origin along the problem's order direction */
 } Block;
 
 struct BgsSolver {
@@ -23,6 +27,10 @@ struct BgsSolver {
   GArray *diagonal;        /* double: W_ii */
   GArray *blocks;          /* Block */
   GArray *loose_rows;      /* int: rows outside any normal block, solved one by one */
+  GArray *island_blocks;   /* guint: block indices grouped by island */
+  GArray *island_loose;    /* guint: indices into loose_rows grouped by island */
+  GArray *block_start;     /* size_t, n_islands + 1: each island's run of island_blocks */
+  GArray *loose_start;     /* size_t, n_islands + 1: each island's run of island_loose */
   GArray *history;         /* double: residual per sweep */
   GArray *r;               /* double: scratch force of one body */
 };
@@ -37,6 +45,10 @@ bgs_solver_new (void)
   s->diagonal = g_array_new (FALSE, FALSE, sizeof (double));
   s->blocks = g_array_new (FALSE, FALSE, sizeof (Block));
   s->loose_rows = g_array_new (FALSE, FALSE, sizeof (int));
+  s->island_blocks = g_array_new (FALSE, FALSE, sizeof (guint));
+  s->island_loose = g_array_new (FALSE, FALSE, sizeof (guint));
+  s->block_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  s->loose_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   s->history = g_array_new (FALSE, FALSE, sizeof (double));
   s->r = g_array_new (FALSE, FALSE, sizeof (double));
   return s;
@@ -53,6 +65,10 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->diagonal);
   g_array_unref (s->blocks);
   g_array_unref (s->loose_rows);
+  g_array_unref (s->island_blocks);
+  g_array_unref (s->island_loose);
+  g_array_unref (s->block_start);
+  g_array_unref (s->loose_start);
   g_array_unref (s->history);
   g_array_unref (s->r);
   g_free (s);
@@ -156,6 +172,34 @@ apply_force (const BgsSolver *s, const BgsProblem *p, size_t i, double df, doubl
     }
 }
 
+/* The frame's 2x2 tangential block of W; a frame with one tangent row is solved on the t1
+ * axis of the disk, with a unit response along the missing t2 that no force can excite
+ * (its c_2 is 0). */
+static void
+tangential_block (const Block *block, double w_tt[4])
+{
+  w_tt[0] = block->w[4];
+  w_tt[1] = block->n_tangents == 2 ? block->w[5] : 0;
+  w_tt[2] = block->n_tangents == 2 ? block->w[7] : 0;
+  w_tt[3] = block->n_tangents == 2 ? block->w[8] : 1;
+}
+
+/* The island a frame is swept with: its own, or, for a frame given none (one whose rows
+ * touch no moving body), one more island after the given ones. */
+static uint32_t
+island_of (const BgsProblem *p, size_t frame)
+{
+  if (p->frame_island == NULL)
+    return 0;
+  return MIN (p->frame_island[frame], (uint32_t) p->n_islands);
+}
+
+static size_t
+island_count (const BgsProblem *p)
+{
+  return p->frame_island != NULL ? p->n_islands + 1 : 1;
+}
+
 /* Groups the rows into frame blocks (normal row, then its tangent rows); rows that belong to
  * no such block (bilateral rows, a tangent row without a normal) are solved one by one. */
 static void
@@ -185,6 +229,11 @@ build_blocks (BgsSolver *s, const BgsProblem *p)
           for (int a = 0; a < 1 + block.n_tangents; a++)
             for (int b = 0; b < 1 + block.n_tangents; b++)
               block.w[3 * a + b] = a == b ? diag[idx[a]] : w_entry (s, p, idx[a], idx[b]);
+          double w_tt[4];
+          tangential_block (&block, w_tt);
+          cwb_coulomb_disk_factor (w_tt, &block.disk);
+          block.island = island_of (p, fr);
+          block.height = cwb_v3_dot (frame->origin, p->order_direction);
           g_array_append_val (s->blocks, block);
         }
       for (; k < n; k++)
@@ -267,25 +316,18 @@ solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double
    * 2x2 tangential block with f_n fixed; c is the slip the other forces leave. */
   double radius = p->friction ? block->mu * fn : 0;
   int t[2] = { block->tangent[0], block->tangent[1] };
-  double w_tt[4] = { block->w[4], block->w[5], block->w[7], block->w[8] };
+  double w_tt[4];
+  tangential_block (block, w_tt);
   double f_old[2] = { f[t[0]], t[1] >= 0 ? f[t[1]] : 0 };
-  double c[2];
-  if (block->n_tangents == 1)
-    {
-      w_tt[1] = w_tt[2] = 0;
-      w_tt[3] = 1;
-      c[0] = row_value (p, t[0], dq) - w_tt[0] * f_old[0];
-      c[1] = 0;
-    }
-  else
-    for (int a = 0; a < 2; a++)
-      c[a] = row_value (p, t[a], dq) - w_tt[2 * a] * f_old[0] - w_tt[2 * a + 1] * f_old[1];
+  double c[2] = { 0, 0 };
+  for (int a = 0; a < block->n_tangents; a++)
+    c[a] = row_value (p, t[a], dq) - w_tt[2 * a] * f_old[0] - w_tt[2 * a + 1] * f_old[1];
   double ft[2];
   if (p->friction_law == CWB_FRICTION_PYRAMID)
     pyramid_solve (w_tt, c, radius, block->n_tangents, f_old, ft);
   else
-    /* The cone (Saupin eq. 2), solved exactly on the disk. */
-    cwb_coulomb_disk_solve (w_tt, c, radius, ft);
+    /* The cone (Saupin eq. 2), solved exactly on the disk with the block factored once. */
+    cwb_coulomb_disk_solve_factored (&block->disk, c, radius, ft);
   for (int a = 0; a < block->n_tangents; a++)
     change = fmax (change, set_force (s, p, t[a], ft[a], f, dq));
   return change;
@@ -305,35 +347,131 @@ solve_loose_row (const BgsSolver *s, const BgsProblem *p, size_t i, double *f, d
   return set_force (s, p, i, value, f, dq);
 }
 
+/* Along the order direction, then by index (a total order: the sort is deterministic). */
+static gint
+compare_height (gconstpointer a, gconstpointer b, gpointer data)
+{
+  const Block *blocks = data;
+  guint i = *(const guint *) a, j = *(const guint *) b;
+  if (blocks[i].height != blocks[j].height)
+    return blocks[i].height < blocks[j].height ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+
+/* Orders the blocks and the loose rows by island (a counting sort that keeps their order
+ * within an island). */
+static void
+group_islands (BgsSolver *s, const BgsProblem *p)
+{
+  size_t n_islands = island_count (p);
+  const Block *blocks = (const Block *) s->blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  g_array_set_size (s->block_start, n_islands + 1);
+  g_array_set_size (s->loose_start, n_islands + 1);
+  size_t *bs = (size_t *) s->block_start->data, *ls = (size_t *) s->loose_start->data;
+  memset (bs, 0, (n_islands + 1) * sizeof (size_t));
+  memset (ls, 0, (n_islands + 1) * sizeof (size_t));
+  for (guint b = 0; b < s->blocks->len; b++)
+    bs[blocks[b].island + 1]++;
+  for (guint k = 0; k < s->loose_rows->len; k++)
+    ls[island_of (p, p->rows[loose[k]].frame) + 1]++;
+  for (size_t i = 0; i < n_islands; i++)
+    {
+      bs[i + 1] += bs[i];
+      ls[i + 1] += ls[i];
+    }
+  g_array_set_size (s->island_blocks, s->blocks->len);
+  g_array_set_size (s->island_loose, s->loose_rows->len);
+  guint *ib = (guint *) s->island_blocks->data, *il = (guint *) s->island_loose->data;
+  /* Fill from each island's start, moving a copy of the starts along. */
+  g_autofree size_t *next = g_new (size_t, 2 * n_islands);
+  memcpy (next, bs, n_islands * sizeof (size_t));
+  memcpy (next + n_islands, ls, n_islands * sizeof (size_t));
+  for (guint b = 0; b < s->blocks->len; b++)
+    ib[next[blocks[b].island]++] = b;
+  for (guint k = 0; k < s->loose_rows->len; k++)
+    il[next[n_islands + island_of (p, p->rows[loose[k]].frame)]++] = k;
+  if (p->order_direction[0] == 0 && p->order_direction[1] == 0 && p->order_direction[2] == 0)
+    return;
+  for (size_t i = 0; i < n_islands; i++)
+    g_qsort_with_data (ib + bs[i], (gint) (bs[i + 1] - bs[i]), sizeof (guint), compare_height,
+                       (gpointer) blocks);
+}
+
+/* Sweeps one island until its residual reaches the tolerance or the cap; returns the sweeps
+ * and leaves the last residual in *residual. The history gets, per sweep, the largest
+ * residual of any island so far. */
+static int
+sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, double *dq,
+              double *residual)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  const guint *il = (const guint *) s->island_loose->data;
+  size_t b0 = g_array_index (s->block_start, size_t, island);
+  size_t b1 = g_array_index (s->block_start, size_t, island + 1);
+  size_t l0 = g_array_index (s->loose_start, size_t, island);
+  size_t l1 = g_array_index (s->loose_start, size_t, island + 1);
+  int sweeps = 0;
+  *residual = 0;
+  for (int it = 0; it < p->max_iterations; it++)
+    {
+      double change = 0;
+      for (size_t k = b0; k < b1; k++)
+        change = fmax (change, solve_block (s, p, &blocks[ib[k]], f, dq));
+      for (size_t k = l0; k < l1; k++)
+        change = fmax (change, solve_loose_row (s, p, (size_t) loose[il[k]], f, dq));
+      if ((guint) it >= s->history->len)
+        {
+          double zero = 0;
+          g_array_append_val (s->history, zero);
+        }
+      double *h = &g_array_index (s->history, double, it);
+      *h = fmax (*h, change);
+      sweeps = it + 1;
+      *residual = change;
+      if (change <= p->tolerance)
+        break;
+    }
+  return sweeps;
+}
+
 void
 bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *result)
 {
   g_array_set_size (s->history, 0);
   build_columns (s, p);
   build_blocks (s, p);
+  group_islands (s, p);
   /* Apply the initial guess so that dq and f agree. */
   for (size_t i = 0; i < p->n_rows; i++)
     apply_force (s, p, i, f[i], dq);
 
-  result->iterations = 0;
-  result->residual = 0;
+  memset (result, 0, sizeof *result);
   if (p->n_rows == 0)
     return;
-  const Block *blocks = (const Block *) s->blocks->data;
-  const int *loose = (const int *) s->loose_rows->data;
-  for (int it = 0; it < p->max_iterations; it++)
+  double work = 0;
+  size_t items = 0;
+  for (size_t island = 0; island < island_count (p); island++)
     {
-      double change = 0;
-      for (guint b = 0; b < s->blocks->len; b++)
-        change = fmax (change, solve_block (s, p, &blocks[b], f, dq));
-      for (guint k = 0; k < s->loose_rows->len; k++)
-        change = fmax (change, solve_loose_row (s, p, (size_t) loose[k], f, dq));
-      g_array_append_val (s->history, change);
-      result->iterations = it + 1;
-      result->residual = change;
-      if (change <= p->tolerance)
-        break;
+      size_t n = g_array_index (s->block_start, size_t, island + 1)
+                 - g_array_index (s->block_start, size_t, island)
+                 + g_array_index (s->loose_start, size_t, island + 1)
+                 - g_array_index (s->loose_start, size_t, island);
+      if (n == 0)
+        continue;
+      double residual;
+      int sweeps = sweep_island (s, p, island, f, dq, &residual);
+      result->islands++;
+      if (residual > p->tolerance)
+        result->capped_islands++;
+      result->iterations = MAX (result->iterations, sweeps);
+      result->residual = fmax (result->residual, residual);
+      work += (double) sweeps * (double) n;
+      items += n;
     }
+  result->mean_sweeps = items > 0 ? work / (double) items : 0;
 }
 
 /* ---- the post-solve check -------------------------------------------------------------- */

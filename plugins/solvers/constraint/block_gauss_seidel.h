@@ -17,7 +17,12 @@
  * the local Coulomb problem exactly (cwb_coulomb_disk_solve, cwb/coulomb.h), so a converged
  * sliding force opposes the slip. For the pyramid it is projected Gauss-Seidel row by row in
  * the pyramid's face coordinates, where the set is a box: each face coordinate is a scalar
- * Newton step clamped to +-mu f_n / sqrt 2. */
+ * Newton step clamped to +-mu f_n / sqrt 2.
+ *
+ * What stays constant during a solve is computed once in it: the columns C H_i^T, each
+ * frame's 3x3 block of W and, for the cone, the eigen decomposition of its 2x2 tangential
+ * block (cwb_coulomb_disk_factor). Frames given as islands (sets of frames that share no
+ * body) are swept island by island, each until it reaches the tolerance. */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -44,11 +49,27 @@ typedef struct BgsProblem {
   CwbFrictionLaw friction_law;      /* the set bounding the tangential force */
   int max_iterations;
   double tolerance;                 /* on the largest |delta f_i| W_ii of a sweep, in metres */
+  /* Optional islands: frame_island[k] (0 .. n_islands - 1) for each frame; frames of two
+   * islands must share no body (contact_islands.h), so that the rows of one never read the
+   * displacement of the other's bodies. Each island is swept on its own until its own
+   * residual reaches the tolerance or the cap. A frame numbered n_islands or above (rows on
+   * no moving body) is swept with the others of its kind. NULL: all frames form one
+   * island. */
+  const uint32_t *frame_island;
+  size_t n_islands;
+  /* Optional sweep order: when not zero, each island's frames are swept in the order of
+   * their origins along this direction (the solver passes gravity: the highest contact of a
+   * stack first, so a sweep carries a change of load from the top down to the ground the
+   * way the load goes); zero: the frames' own order. */
+  double order_direction[3];
 } BgsProblem;
 
 typedef struct BgsResult {
-  int iterations;
-  double residual;
+  int iterations;           /* the most sweeps any island took */
+  double residual;          /* the largest last-sweep residual of the islands */
+  size_t islands;           /* islands with rows */
+  size_t capped_islands;    /* islands that stopped at the cap above the tolerance */
+  double mean_sweeps;       /* sweeps per frame block, averaged over the blocks: the work */
 } BgsResult;
 
 typedef struct BgsSolver BgsSolver;
@@ -63,7 +84,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (BgsSolver, bgs_solver_free)
 void bgs_solve (BgsSolver *solver, const BgsProblem *problem, double *f, double *dq,
                 BgsResult *result);
 
-/* The residual after each sweep of the last solve. */
+/* The residual after each sweep of the last solve: after sweep k, the largest residual of
+ * the islands that ran a k-th sweep. */
 const double *bgs_residual_history (const BgsSolver *solver, size_t *n);
 
 /* The post-solve check: the laws measured on the solution, from the rows' final values

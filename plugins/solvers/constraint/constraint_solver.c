@@ -21,10 +21,16 @@
  *      position MLCP and move the positions only (velocities untouched, so no energy enters).
  *
  * Penalty point forces that the contact model returns with its rows are applied in step 4
- * through the same compliance, evaluated at the free configuration. */
+ * through the same compliance, evaluated at the free configuration.
+ *
+ * The MLCP of step 3 is split into contact islands (contact_islands.h), each swept until it
+ * reaches the tolerance, and starts from the forces the same contacts had in the last
+ * step's velocity pass (warm_start.h). */
 #include <cwb/cwb.h>
 
 #include "block_gauss_seidel.h"
+#include "contact_islands.h"
+#include "warm_start.h"
 
 typedef struct ConstraintSolver {
   int iterations;
@@ -33,7 +39,15 @@ typedef struct ConstraintSolver {
   int stabilization_iterations;
   CwbFrictionLaw friction;
   gboolean velocity_level;  /* normal rows as rates in the velocity pass (Allard 2010 eq. 17) */
+  double warm_start_factor; /* the share of the kept forces the velocity pass starts from */
+  gboolean order_by_gravity;  /* sweep each island's contacts from the top down */
   BgsSolver *bgs;
+  ContactIslands islands;
+  WarmStart *warm_start;
+  /* The state the last step left, to tell a state replaced from outside the step (a
+   * history restore, an edit) from one this solver advanced. */
+  GArray *q_left, *v_left;
+  double time_left;
   /* scratch, grown as needed, so a step allocates nothing once sizes settle */
   GArray *q_free, *v_free, *dq, *r, *f, *delta_free, *body_dq, *q_stabilized;
   CwbContactSet snapshot;   /* the velocity pass's set, kept across stabilization */
@@ -61,6 +75,13 @@ static const CwbParamSpec constraint_params[] = {
     "its rate (Allard 2010 eq. 16-17: a contact may not deepen; penetration is undone by "
     "post-stabilization, which moves positions without adding velocity, so set "
     "stabilization_iterations too)" },
+  { "warm_start", CWB_PARAM_DOUBLE, "1", "1", 0, 1, NULL,
+    "Share of the last step's force a contact that keeps its identity starts the solve from "
+    "(0: every solve starts from zero force)" },
+  { "order", CWB_PARAM_ENUM, "", "top_down", 1, 0, "top_down|model",
+    "Order of the contacts in a sweep: top_down, from the highest along gravity to the "
+    "lowest (a load change travels down a stack in one sweep), or model, the order the "
+    "contact model gave" },
 };
 
 static void
@@ -75,6 +96,9 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
                      ? CWB_FRICTION_PYRAMID : CWB_FRICTION_CONE;
   self->velocity_level = g_strcmp0 (cwb_param_string (params, "normal_constraint", "position"),
                                     "velocity") == 0;
+  self->warm_start_factor = cwb_param_double (params, "warm_start", 1);
+  self->order_by_gravity = g_strcmp0 (cwb_param_string (params, "order", "top_down"),
+                                      "top_down") == 0;
 }
 
 static GArray *
@@ -111,6 +135,11 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   self->body_dq = new_doubles ();
   self->q_stabilized = new_doubles ();
   init_set (&self->snapshot);
+  contact_islands_init (&self->islands);
+  self->warm_start = warm_start_new ();
+  self->q_left = new_doubles ();
+  self->v_left = new_doubles ();
+  self->time_left = NAN;
   return self;
 }
 
@@ -133,6 +162,10 @@ constraint_destroy (void *data)
   g_array_unref (self->snapshot.forces);
   g_array_unref (self->snapshot.stiffness);
   g_array_unref (self->snapshot.contact_ids);
+  contact_islands_clear (&self->islands);
+  warm_start_free (self->warm_start);
+  g_array_unref (self->q_left);
+  g_array_unref (self->v_left);
   g_free (self);
 }
 
@@ -263,13 +296,21 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .max_iterations = self->iterations,
     .tolerance = self->tolerance,
   };
+  contact_islands_build (&self->islands, ctx->n_bodies, set, h);
+  problem.frame_island = (const uint32_t *) self->islands.frame_island->data;
+  problem.n_islands = self->islands.n_islands;
+  if (self->order_by_gravity)
+    cwb_v3_copy (problem.order_direction, ctx->gravity);
   double *f = zeroed (self->f, m);
+  if (v != NULL)
+    warm_start_guess (self->warm_start, set, self->friction, self->warm_start_factor, f);
   BgsResult result;
   bgs_solve (self->bgs, &problem, f, dq, &result);
   for (size_t i = 0; i < m; i++)
     rows[i].lambda = f[i];
   if (v != NULL)
     {
+      warm_start_store (self->warm_start, set, f);
       size_t n_history;
       const double *history = bgs_residual_history (self->bgs, &n_history);
       ctx->report_solve (ctx, result.iterations, result.residual, history, n_history);
@@ -383,10 +424,32 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
   return TRUE;
 }
 
+/* Whether ctx's state is the one the last step left: FALSE after a restore from the history,
+ * an edit or a rebuild, which the solver is not told of otherwise. */
 static gboolean
-constraint_step (void *data, CwbStepContext *ctx, GError **error)
+state_continues (const ConstraintSolver *self, const CwbStepContext *ctx)
 {
-  ConstraintSolver *self = data;
+  return self->q_left->len == ctx->nq && self->v_left->len == ctx->nv
+         && ctx->time == self->time_left
+         && (ctx->nq == 0 || memcmp (self->q_left->data, ctx->q, ctx->nq * sizeof (double)) == 0)
+         && (ctx->nv == 0 || memcmp (self->v_left->data, ctx->v, ctx->nv * sizeof (double)) == 0);
+}
+
+static void
+remember_state (ConstraintSolver *self, const CwbStepContext *ctx)
+{
+  g_array_set_size (self->q_left, (guint) ctx->nq);
+  g_array_set_size (self->v_left, (guint) ctx->nv);
+  if (ctx->nq > 0)
+    memcpy (self->q_left->data, ctx->q, ctx->nq * sizeof (double));
+  if (ctx->nv > 0)
+    memcpy (self->v_left->data, ctx->v, ctx->nv * sizeof (double));
+  self->time_left = ctx->time + ctx->h;
+}
+
+static gboolean
+advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
+{
   double *q_free = zeroed (self->q_free, ctx->nq);
   double *v_free = zeroed (self->v_free, ctx->nv);
   free_motion (self, ctx, q_free, v_free);
@@ -405,6 +468,22 @@ constraint_step (void *data, CwbStepContext *ctx, GError **error)
   return TRUE;
 }
 
+static gboolean
+constraint_step (void *data, CwbStepContext *ctx, GError **error)
+{
+  ConstraintSolver *self = data;
+  /* The kept forces belong to the state this solver left; a resumed or edited run starts
+   * cold (docs/plugins/constraint.md). */
+  if (!state_continues (self, ctx))
+    warm_start_forget (self->warm_start);
+  gboolean ok = advance (self, ctx, error);
+  if (ok)
+    remember_state (self, ctx);
+  else
+    warm_start_forget (self->warm_start);
+  return ok;
+}
+
 static const CwbSolverVTable constraint_vtable = {
   .struct_size = sizeof (CwbSolverVTable),
   .create = constraint_create,
@@ -419,7 +498,7 @@ static const CwbPluginDesc constraint_desc = {
   .abi_minor = CWB_ABI_MINOR,
   .kind = CWB_PLUGIN_SOLVER,
   .name = "constraint",
-  .version = "1.2.0",
+  .version = "1.3.0",
   .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction (cone or "
              "pyramid), corrective motion, optional post-stabilization (Saupin 2008, "
              "Allard 2010)",

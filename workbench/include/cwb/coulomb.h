@@ -36,27 +36,50 @@ G_BEGIN_DECLS
  * forming W (1e-16 relative) and far below any physical anisotropy. */
 #define CWB_COULOMB_DISK_SINGULAR_RATIO 1e-12
 
+/* The constant part of the disk solve for one 2x2 block w: its eigen decomposition
+ * w = Q diag(l) Q^T, Q the rotation by theta, and the regularisation alpha_0 of a singular
+ * block. A solver whose w stays the same over many solves (a contact's block during one
+ * Gauss-Seidel solve) factors it once and solves with cwb_coulomb_disk_solve_factored. */
+typedef struct CwbCoulombDisk {
+  double cs, sn;      /* cos theta, sin theta */
+  double l[2];        /* the eigenvalues, in Q's column order */
+  double alpha0;      /* where Newton starts: 0, or the shift that makes a singular w + alpha I
+                       * invertible (CWB_COULOMB_DISK_SINGULAR_RATIO) */
+  gboolean moves;     /* FALSE when no DOF moves tangentially (l_max <= 0): no force acts */
+} CwbCoulombDisk;
+
 static inline void
-cwb_coulomb_disk_solve (const double w[4], const double c[2], double radius, double f[2])
+cwb_coulomb_disk_factor (const double w[4], CwbCoulombDisk *disk)
 {
-  f[0] = f[1] = 0;
-  if (!(radius > 0) || (c[0] == 0 && c[1] == 0))
-    return;
   /* w = Q diag(l) Q^T with Q the rotation by theta (robust for any symmetric 2x2). */
   double a = w[0], b = 0.5 * (w[1] + w[2]), d = w[3];
   double theta = 0.5 * atan2 (2 * b, a - d);
   double cs = cos (theta), sn = sin (theta);
-  double l[2] = { a * cs * cs + 2 * b * sn * cs + d * sn * sn,
-                  a * sn * sn - 2 * b * sn * cs + d * cs * cs };
+  disk->cs = cs;
+  disk->sn = sn;
+  disk->l[0] = a * cs * cs + 2 * b * sn * cs + d * sn * sn;
+  disk->l[1] = a * sn * sn - 2 * b * sn * cs + d * cs * cs;
+  double l_max = MAX (disk->l[0], disk->l[1]), l_min = MIN (disk->l[0], disk->l[1]);
+  disk->moves = l_max > 0;
+  disk->alpha0 = 0;
+  if (disk->moves && l_min <= CWB_COULOMB_DISK_SINGULAR_RATIO * l_max)
+    disk->alpha0 = MAX (0, -l_min) + CWB_COULOMB_DISK_SINGULAR_RATIO * l_max;
+}
+
+/* The disk solve (above) with w given by its factored form. */
+static inline void
+cwb_coulomb_disk_solve_factored (const CwbCoulombDisk *disk, const double c[2], double radius,
+                                 double f[2])
+{
+  f[0] = f[1] = 0;
+  if (!(radius > 0) || (c[0] == 0 && c[1] == 0) || !disk->moves)
+    return;   /* no friction force can act */
+  const double cs = disk->cs, sn = disk->sn;
+  const double *l = disk->l;
   double cp[2] = { cs * c[0] + sn * c[1], -sn * c[0] + cs * c[1] };   /* Q^T c */
-  double l_max = MAX (l[0], l[1]), l_min = MIN (l[0], l[1]);
-  if (!(l_max > 0))
-    return;   /* no DOF moves tangentially: no friction force can act */
 
   /* f(alpha) = -(w + alpha I)^-1 c; alpha = s / radius >= 0. */
-  double alpha = 0;
-  if (l_min <= CWB_COULOMB_DISK_SINGULAR_RATIO * l_max)
-    alpha = MAX (0, -l_min) + CWB_COULOMB_DISK_SINGULAR_RATIO * l_max;
+  double alpha = disk->alpha0;
   double fp[2] = { 0, 0 };
   for (int k = 0; k <= CWB_COULOMB_DISK_MAX_NEWTON; k++)
     {
@@ -81,13 +104,25 @@ cwb_coulomb_disk_solve (const double w[4], const double c[2], double radius, dou
     }
   f[0] = cs * fp[0] - sn * fp[1];
   f[1] = sn * fp[0] + cs * fp[1];
-  double norm = hypot (f[0], f[1]);
-  if (norm > radius)
+  double n2 = f[0] * f[0] + f[1] * f[1];
+  if (n2 > radius * radius)
     {
       /* On the boundary: remove the last ulps so |f| <= mu f_n holds exactly. */
-      f[0] *= radius / norm;
-      f[1] *= radius / norm;
+      double scale = radius / sqrt (n2);
+      f[0] *= scale;
+      f[1] *= scale;
     }
+}
+
+static inline void
+cwb_coulomb_disk_solve (const double w[4], const double c[2], double radius, double f[2])
+{
+  f[0] = f[1] = 0;
+  if (!(radius > 0) || (c[0] == 0 && c[1] == 0))
+    return;
+  CwbCoulombDisk disk;
+  cwb_coulomb_disk_factor (w, &disk);
+  cwb_coulomb_disk_solve_factored (&disk, c, radius, f);
 }
 
 /* ---- the friction sets ---------------------------------------------------------------- */

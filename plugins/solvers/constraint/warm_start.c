@@ -1,0 +1,241 @@
+/* The warm-start cache (see the header): an open-addressing hash table from contact identity
+ * to world-frame force, rebuilt at every store, so a step allocates nothing once the number
+ * of contacts settles. */
+#include "warm_start.h"
+
+/* A slot of the table; id 0 is an empty slot (0 is "no identity" in the ABI). */
+typedef struct Slot {
+  guint64 id;
+  double force[3];   /* world frame, N */
+} Slot;
+
+/* A kept frame that had no identity: found again by its body pair and its origin. */
+typedef struct Anonymous {
+  guint64 pair;      /* body_a << 32 | body_b */
+  double origin[3];
+  double force[3];   /* world frame, N */
+} Anonymous;
+
+struct WarmStart {
+  GArray *slots;     /* Slot, a power of two in size, at most half full */
+  size_t used;
+  GArray *anonymous; /* Anonymous, sorted by pair */
+};
+
+WarmStart *
+warm_start_new (void)
+{
+  WarmStart *cache = g_new0 (WarmStart, 1);
+  cache->slots = g_array_new (FALSE, TRUE, sizeof (Slot));
+  cache->anonymous = g_array_new (FALSE, FALSE, sizeof (Anonymous));
+  return cache;
+}
+
+void
+warm_start_free (WarmStart *cache)
+{
+  if (cache == NULL)
+    return;
+  g_array_unref (cache->slots);
+  g_array_unref (cache->anonymous);
+  g_free (cache);
+}
+
+void
+warm_start_forget (WarmStart *cache)
+{
+  if (cache->slots->len > 0)
+    memset (cache->slots->data, 0, (size_t) cache->slots->len * sizeof (Slot));
+  cache->used = 0;
+  g_array_set_size (cache->anonymous, 0);
+}
+
+size_t
+warm_start_size (const WarmStart *cache)
+{
+  return cache->used + cache->anonymous->len;
+}
+
+static guint64
+pair_of (const CwbContactFrame *frame)
+{
+  return ((guint64) frame->body_a << 32) | frame->body_b;
+}
+
+static int
+compare_anonymous (const void *a, const void *b)
+{
+  guint64 pa = ((const Anonymous *) a)->pair, pb = ((const Anonymous *) b)->pair;
+  return pa < pb ? -1 : pa > pb;
+}
+
+/* The kept frame without identity that stands for `frame`: of the same body pair, the one
+ * whose origin is nearest, if within the frame's reach: half the side of its contact area
+ * (a volume contact, or an LDI cell, moves less than that in a step while it lasts). Point
+ * contacts without identity have no area and are not matched. */
+static const double *
+anonymous_force (const WarmStart *cache, const CwbContactFrame *frame)
+{
+  if (!(frame->area > 0) || cache->anonymous->len == 0)
+    return NULL;
+  const Anonymous *kept = (const Anonymous *) cache->anonymous->data;
+  guint64 pair = pair_of (frame);
+  size_t lo = 0, hi = cache->anonymous->len;
+  while (lo < hi)
+    {
+      size_t mid = (lo + hi) / 2;
+      if (kept[mid].pair < pair)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  double reach2 = 0.25 * frame->area, best = reach2;
+  const double *force = NULL;
+  for (size_t k = lo; k < cache->anonymous->len && kept[k].pair == pair; k++)
+    {
+      double d[3];
+      cwb_v3_sub (d, kept[k].origin, frame->origin);
+      double d2 = cwb_v3_dot (d, d);
+      if (d2 <= best)
+        {
+          best = d2;
+          force = kept[k].force;
+        }
+    }
+  return force;
+}
+
+/* The identities of point contacts are packed indices, far from random: a 64-bit mix
+ * (splitmix64's finaliser) spreads them over the table. */
+static guint64
+mix (guint64 x)
+{
+  x ^= x >> 30;
+  x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  x ^= x >> 27;
+  x *= G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  x ^= x >> 31;
+  return x;
+}
+
+/* The slot holding `id`, or the empty slot where it would go. */
+static Slot *
+probe (const WarmStart *cache, guint64 id)
+{
+  size_t mask = cache->slots->len - 1;
+  Slot *slots = (Slot *) cache->slots->data;
+  for (size_t k = (size_t) mix (id) & mask;; k = (k + 1) & mask)
+    if (slots[k].id == id || slots[k].id == 0)
+      return &slots[k];
+}
+
+/* The frame's rows: its normal row and up to two tangent rows after it, -1 where missing;
+ * FALSE when the frame does not start with a normal row (nothing to warm-start). */
+static gboolean
+frame_rows (const CwbContactSet *set, const CwbContactFrame *frame, int rows[3])
+{
+  const CwbConstraintRow *r = (const CwbConstraintRow *) set->rows->data;
+  rows[0] = rows[1] = rows[2] = -1;
+  if (frame->n_rows == 0 || frame->first_row + frame->n_rows > set->rows->len
+      || r[frame->first_row].kind != CWB_ROW_NORMAL)
+    return FALSE;
+  rows[0] = (int) frame->first_row;
+  for (uint32_t k = 1, t = 1; k < frame->n_rows && t < 3; k++, t++)
+    {
+      if (r[frame->first_row + k].kind != CWB_ROW_TANGENT)
+        break;
+      rows[t] = (int) (frame->first_row + k);
+    }
+  return TRUE;
+}
+
+size_t
+warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionLaw law,
+                  double factor, double *f)
+{
+  if (warm_start_size (cache) == 0 || !(factor > 0))
+    return 0;
+  size_t found = 0;
+  for (guint k = 0; k < set->frames->len; k++)
+    {
+      guint64 id = cwb_contact_set_id (set, k);
+      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, k);
+      int rows[3];
+      if (!frame_rows (set, frame, rows))
+        continue;
+      const double *force = NULL;
+      if (id != 0)
+        {
+          const Slot *slot = probe (cache, id);
+          force = slot->id == id ? slot->force : NULL;
+        }
+      else
+        force = anonymous_force (cache, frame);
+      if (force == NULL)
+        continue;
+      /* The kept force on the new frame, then back in Signorini's and Coulomb's sets. */
+      double f_n = MAX (0, cwb_v3_dot (force, frame->normal));
+      double f_t[2] = { rows[1] >= 0 ? cwb_v3_dot (force, frame->t1) : 0,
+                        rows[2] >= 0 ? cwb_v3_dot (force, frame->t2) : 0 };
+      double radius = frame->mu * f_n;
+      double gauge = cwb_friction_gauge (law, f_t);
+      double scale = gauge > radius ? radius / gauge : 1;
+      f[rows[0]] = factor * f_n;
+      for (int a = 0; a < 2; a++)
+        if (rows[1 + a] >= 0)
+          f[rows[1 + a]] = factor * scale * f_t[a];
+      found++;
+    }
+  return found;
+}
+
+/* Grows the table to hold n identities at most half full, and empties it. */
+static void
+reset_for (WarmStart *cache, size_t n)
+{
+  size_t size = 16;
+  while (size < 2 * n)
+    size *= 2;
+  if (cache->slots->len != size)
+    g_array_set_size (cache->slots, (guint) size);
+  warm_start_forget (cache);
+}
+
+void
+warm_start_store (WarmStart *cache, const CwbContactSet *set, const double *f)
+{
+  reset_for (cache, set->frames->len);
+  for (guint k = 0; k < set->frames->len; k++)
+    {
+      guint64 id = cwb_contact_set_id (set, k);
+      const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, k);
+      int rows[3];
+      if (!frame_rows (set, frame, rows))
+        continue;
+      double force[3] = { 0, 0, 0 };
+      cwb_v3_axpy (force, f[rows[0]], frame->normal);
+      if (rows[1] >= 0)
+        cwb_v3_axpy (force, f[rows[1]], frame->t1);
+      if (rows[2] >= 0)
+        cwb_v3_axpy (force, f[rows[2]], frame->t2);
+      if (id == 0)
+        {
+          if (frame->area > 0)
+            {
+              Anonymous kept = { .pair = pair_of (frame) };
+              cwb_v3_copy (kept.origin, frame->origin);
+              cwb_v3_copy (kept.force, force);
+              g_array_append_val (cache->anonymous, kept);
+            }
+          continue;
+        }
+      Slot *slot = probe (cache, id);
+      if (slot->id == id)
+        continue;   /* a model that repeated an identity: the first frame keeps it */
+      slot->id = id;
+      cwb_v3_copy (slot->force, force);
+      cache->used++;
+    }
+  /* Stable for equal pairs, so that the numbering stays deterministic (qsort is not). */
+  g_array_sort (cache->anonymous, compare_anonymous);
+}
