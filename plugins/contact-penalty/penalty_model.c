@@ -6,21 +6,26 @@
  *
  * One model() call, for the configuration the solver predicted (positions and velocities
  * after free motion, i.e. at t + dt):
- *   1. collisions (point i, triangle T_i) with depth vectors d_i (collision_detection.c);
- *   2. effective masses m_i, m_j along each depth direction from the host's point_response;
- *   3. F_i = (m_i / dt^2) eps_i d_i (eq. 3-5, contact_force.c), then a group guard: the
- *      forces are applied together, and a contact whose point the whole set would move past
- *      its surface (several contacts on one rigid body each sized as if alone) is scaled back
- *      to close its own penetration;
- *   4. the post-correction (eq. 6) distributes each F_i: half on i, half on T_i;
- *   5. friction per contact (eq. 7-19, static_friction.c), distributed on T_i by its
+ *   1. collisions (point i, triangle T_i) with depth vectors d_i (collision_detection.c),
+ *      and the points outside within `margin` (gap >= 0) that the forces may push in;
+ *   2. the pairs' mobility W over the step from the host's point_response, once
+ *      (pair_mobility.c): every later response is a product with it;
+ *   3. normal forces: F_i = (m_i / dt^2) eps_i d_i (eq. 3-5, contact_force.c) with the
+ *      post-correction's pattern (eq. 6: half on i, half on T_i) for a contact new in this
+ *      step, the last step's force for a lasting one; then `normal_sweeps` projected
+ *      Gauss-Seidel sweeps make the forces, applied together, close every penetration by
+ *      t + dt (the paper's aim, which its per-contact formula meets only when the contacts
+ *      do not move each other: flat contact, lumped masses);
+ *   4. friction per contact (eq. 7-19, static_friction.c), distributed on T_i by its
  *      barycentric weights without the post-correction's scaling (sec. 4.1).
- * The relative velocities the friction law needs ("after the forces") are predicted with
- * point_response, which is exactly what the solvers do with the forces. */
+ * The relative velocities the friction law needs ("after the forces") are predicted with W,
+ * which is exactly what the solvers do with the forces. */
 #include <cwb/cwb.h>
 
 #include "collision_detection.h"
 #include "contact_force.h"
+#include "entry_face.h"
+#include "pair_mobility.h"
 #include "static_friction.h"
 
 /* A contact's relative tangential velocity below this (m/s) is "zero within acceptable
@@ -34,13 +39,27 @@
 /* A friction force within this relative distance of mu f_n is on the cone (dynamic): the
  * disk solve puts a sliding force there to 1e-14, a sticking one is inside by far more. */
 #define PENALTY_CONE_TOLERANCE 1e-9
+/* The normal solve stops when a sweep changes no contact's closing by more than this
+ * fraction of the deepest penetration. A closing error e leaves a velocity error e / h; at
+ * rest the deepest penetration is g dt^2, so this leaves 1e-6 g dt (5e-8 m/s at dt 0.005),
+ * below the 1e-6 m/s that counts as sticking (1e-3 left resting stacks trembling at
+ * 1e-4 m/s). */
+#define PENALTY_NORMAL_TOLERANCE 1e-6
+/* The detection margin is widened to this multiple of the step's deepest penetration: the
+ * forces closing a penetration d move the surface they act on by up to about this much
+ * (one push on a rigid body moves no point of a cube farther than the pushed one; a rod's
+ * far end moves up to 1.5 times as far, when pushed a sixth of its length off its centre:
+ * (1 + 6 x) / (1 + 12 x^2) at its maximum, x = 1/6). */
+#define PENALTY_MARGIN_FACTOR 1.5
 
 typedef struct Contact {
   PenaltyPair pair;
-  double normal[3];       /* d_i / |d_i| */
-  double depth;           /* |d_i| */
+  double normal[3];       /* unit, out of T_i's surface (d_i / |d_i| for a point inside) */
+  double gap;             /* signed distance along it at the predicted state: -|d_i| inside,
+                           * >= 0 for a point outside within the margin */
   double mu;
-  double force[3];        /* F_i: the collision's normal force before the post-correction */
+  double f_n;             /* the pair's normal force (N): +f_n n on i, -h_ij f_n n on T_i
+                           * (eq. 6's F_i / 2 for the paper's force) */
   double tangent[3];      /* u~ / |u~| (zero when there is no sliding to oppose) */
   double base_velocity[3];/* relative velocity with the normal forces applied, no friction */
   double gamma;           /* eq. 13 (1 when sliding) */
@@ -55,24 +74,23 @@ typedef struct Penalty {
   FrictionIteration iteration;
   double alpha;
   int friction_sweeps;
+  int normal_sweeps;
+  double softness;
+  double margin;
   CollisionDetector *detector;
   FrictionMemory *memory;
   PenaltyNormalisation *norm;
+  PairMobility *mobility;
   GArray *candidates;   /* ContactCandidate */
   GArray *contacts;     /* Contact */
-  GArray *forces;       /* CwbPointWeight, scratch for point_response */
-  GArray *at;           /* CwbPointWeight, 4 per contact: i, then T_i's vertices */
-  GArray *dp;           /* double, 3 per entry of at */
-  GArray *normal_forces;/* double, 3 per contact */
+  GArray *forces;       /* CwbPointWeight: the contact set's point forces */
   GArray *pairs;        /* PenaltyPair, scratch */
-  GArray *rel;          /* double, 3 per contact: relative responses */
+  GArray *inside;       /* guint: the contacts eq. 3-5 sizes */
+  GArray *inside_pairs; /* PenaltyPair of each entry of inside */
+  GArray *normal_vectors;/* double, 3 per contact: f_n n */
+  GArray *rel;          /* double, 3 per contact: relative response to the normal forces */
   GArray *rel_friction; /* double, 3 per contact: response to the friction decided so far */
-  GArray *by_geometry_start, *by_geometry;   /* contacts touching each geometry (CSR) */
-  GArray *stamp;        /* guint per contact, to list a contact once */
   GArray *movable;      /* gboolean per geometry: some contact measured a finite mass on it */
-  guint stamp_now;
-  GArray *affected;     /* guint: contacts a friction force can move */
-  GArray *spread_at, *spread_dp;             /* point_response scratch for them */
 } Penalty;
 
 static const CwbParamSpec penalty_params[] = {
@@ -88,6 +106,19 @@ static const CwbParamSpec penalty_params[] = {
     "Passes over the contacts per step when sizing friction: the paper makes one (each force "
     "distributed before the next contact); the contacts of a rigid body share its sliding, "
     "so they need a few to agree" },
+  { "normal_sweeps", CWB_PARAM_INT, "1", "100", 0, 100000, NULL,
+    "Most Gauss-Seidel sweeps making the normal forces, applied together, close every "
+    "penetration by the end of the step; 0: the paper's per-contact forces as they are "
+    "(eq. 3-6), exact only for contacts that do not move each other" },
+  { "softness", CWB_PARAM_DOUBLE, "1", "0.01", 0, 10, NULL,
+    "Compliance each contact adds to its closing, in units of its own mobility: a lone "
+    "contact closes 1 / (1 + softness) of its penetration per step, and an overlap no "
+    "motion can close (a box clamped between fixed bars) is held by finite forces, "
+    "1 / softness times those that would close it alone; 0: exact closure" },
+  { "margin", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
+    "Least reach outside a body: points outside closer than this are contacts too, pushed "
+    "only when the other forces would move them in. Each step widens it to 1.5 times the "
+    "deepest penetration found (1.5 g dt^2 at rest)" },
   DETECTION_PARAM_SPECS,
 };
 
@@ -99,7 +130,10 @@ read_params (Penalty *self, const CwbParamSet *params)
                                                                 : FRICTION_FIXED_POINT;
   self->alpha = cwb_param_double (params, "alpha", -0.1);
   self->friction_sweeps = (int) cwb_param_int (params, "friction_sweeps", 10);
+  self->normal_sweeps = (int) cwb_param_int (params, "normal_sweeps", 100);
+  self->softness = cwb_param_double (params, "softness", 0.01);
   detection_params_read (&self->detection, params);
+  self->margin = cwb_param_double (params, "margin", 0);
 }
 
 static void *
@@ -111,22 +145,17 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
   self->detector = collision_detector_new ();
   self->memory = friction_memory_new ();
   self->norm = penalty_normalisation_new ();
+  self->mobility = pair_mobility_new ();
   self->candidates = g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
   self->contacts = g_array_new (FALSE, TRUE, sizeof (Contact));
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  self->at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  self->dp = g_array_new (FALSE, FALSE, sizeof (double));
-  self->normal_forces = g_array_new (FALSE, FALSE, sizeof (double));
   self->pairs = g_array_new (FALSE, FALSE, sizeof (PenaltyPair));
+  self->inside = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->inside_pairs = g_array_new (FALSE, FALSE, sizeof (PenaltyPair));
+  self->normal_vectors = g_array_new (FALSE, FALSE, sizeof (double));
   self->rel = g_array_new (FALSE, FALSE, sizeof (double));
   self->rel_friction = g_array_new (FALSE, FALSE, sizeof (double));
-  self->by_geometry_start = g_array_new (FALSE, FALSE, sizeof (size_t));
-  self->by_geometry = g_array_new (FALSE, FALSE, sizeof (guint));
-  self->stamp = g_array_new (FALSE, TRUE, sizeof (guint));
   self->movable = g_array_new (FALSE, TRUE, sizeof (gboolean));
-  self->affected = g_array_new (FALSE, FALSE, sizeof (guint));
-  self->spread_at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  self->spread_dp = g_array_new (FALSE, FALSE, sizeof (double));
   return self;
 }
 
@@ -137,22 +166,12 @@ penalty_destroy (void *data)
   collision_detector_free (self->detector);
   friction_memory_free (self->memory);
   penalty_normalisation_free (self->norm);
-  g_array_unref (self->candidates);
-  g_array_unref (self->contacts);
-  g_array_unref (self->forces);
-  g_array_unref (self->at);
-  g_array_unref (self->dp);
-  g_array_unref (self->normal_forces);
-  g_array_unref (self->pairs);
-  g_array_unref (self->rel);
-  g_array_unref (self->rel_friction);
-  g_array_unref (self->by_geometry_start);
-  g_array_unref (self->by_geometry);
-  g_array_unref (self->stamp);
-  g_array_unref (self->movable);
-  g_array_unref (self->affected);
-  g_array_unref (self->spread_at);
-  g_array_unref (self->spread_dp);
+  pair_mobility_free (self->mobility);
+  GArray *arrays[] = { self->candidates, self->contacts, self->forces, self->pairs,
+                       self->inside, self->inside_pairs, self->normal_vectors, self->rel,
+                       self->rel_friction, self->movable };
+  for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
+    g_array_unref (arrays[k]);
   g_free (self);
 }
 
@@ -179,12 +198,37 @@ penalty_attach (void *data, const CwbContactQuery *query, GError **error)
   return TRUE;
 }
 
+/* Detection with points outside within `margin`, each inside candidate's depth taken
+ * through the face it came in through (entry_face.c); returns the deepest penetration. */
+static double
+detect_entered (Penalty *self, const CwbContactQuery *query, double margin)
+{
+  self->detection.margin = margin;
+  collision_detector_run (self->detector, query->geometries, query->n_geometries,
+                          &self->detection, self->candidates);
+  double deepest = 0;
+  for (guint k = 0; k < self->candidates->len; k++)
+    {
+      ContactCandidate *c = &g_array_index (self->candidates, ContactCandidate, k);
+      entry_face_correct (c, query->geometries, query->h);
+      deepest = MAX (deepest, -c->gap);
+    }
+  return deepest;
+}
+
+/* Points outside a body are contacts when the step's forces may push them in: the forces
+ * move the surfaces they act on by about the penetrations they close, so the margin is
+ * widened to PENALTY_MARGIN_FACTOR times the deepest one (a stack whose lower box lands and
+ * is pushed up into the box falling 1 cm above it; at rest this is 1.5 g dt^2, the
+ * penetration a step of gravity makes). */
 static gboolean
 penalty_detect (void *data, const CwbContactQuery *query, GError **error)
 {
   Penalty *self = data;
-  collision_detector_run (self->detector, query->geometries, query->n_geometries,
-                          &self->detection, self->candidates);
+  double deepest = detect_entered (self, query, self->margin);
+  double reach = MIN (PENALTY_MARGIN_FACTOR * deepest, self->detection.max_depth);
+  if (reach > self->margin)
+    detect_entered (self, query, reach);
   return TRUE;
 }
 
@@ -205,40 +249,24 @@ effective_mass (const CwbContactQuery *query, uint32_t geometry, uint32_t point,
   return mobility > 0 ? query->h * query->h / mobility : INFINITY;
 }
 
-/* Fills self->at with the 4 points of every contact: i, then T_i's vertices. */
-static void
-set_response_points (Penalty *self)
+/* The pair pattern of force f at contact c: +f on i, -h_ij f on T_i's vertices. Normal
+ * forces take it with f = f_n n (eq. 6 with a = b = 1/2), friction with f = -friction u~
+ * (sec. 4.1). Vertices of zero weight are left out; returns the number of forces. */
+static int
+pair_pattern (const Contact *c, const double f[3], CwbPointWeight out[4])
 {
-  GArray *contacts = self->contacts;
-  g_array_set_size (self->at, 4 * contacts->len);
-  for (guint k = 0; k < contacts->len; k++)
+  int n = 0;
+  out[n] = (CwbPointWeight){ .geometry = c->pair.point_geometry, .point = c->pair.point };
+  cwb_v3_copy (out[n++].w, f);
+  for (int j = 0; j < 3; j++)
     {
-      const PenaltyPair *p = &g_array_index (contacts, Contact, k).pair;
-      CwbPointWeight *at = &g_array_index (self->at, CwbPointWeight, 4 * k);
-      at[0] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->point };
-      for (int v = 0; v < 3; v++)
-        at[1 + v] = (CwbPointWeight){ .geometry = p->surface_geometry, .point = p->vertices[v] };
+      if (c->pair.bary[j] == 0)
+        continue;
+      out[n] = (CwbPointWeight){ .geometry = c->pair.surface_geometry,
+                                 .point = c->pair.vertices[j] };
+      cwb_v3_scale (out[n++].w, f, -c->pair.bary[j]);
     }
-}
-
-/* The displacement of every contact's point relative to its triangle location,
- * dp_i - sum_j h_ij dp_j, caused by self->forces acting together. rel: 3 per contact. */
-static void
-relative_response (Penalty *self, const CwbContactQuery *query, double *rel)
-{
-  size_t n_at = self->at->len;
-  g_array_set_size (self->dp, 3 * MAX (n_at, 1));
-  double *dp = (double *) self->dp->data;
-  query->point_response (query->host_data, (const CwbPointWeight *) self->forces->data,
-                         self->forces->len, (const CwbPointWeight *) self->at->data, n_at, dp);
-  for (guint k = 0; k < self->contacts->len; k++)
-    {
-      const PenaltyPair *p = &g_array_index (self->contacts, Contact, k).pair;
-      const double *d = &dp[12 * k];
-      cwb_v3_copy (&rel[3 * k], d);
-      for (int v = 0; v < 3; v++)
-        cwb_v3_axpy (&rel[3 * k], -p->bary[v], &d[3 + 3 * v]);
-    }
+  return n;
 }
 
 /* ---- the forces ---------------------------------------------------------------------- */
@@ -261,13 +289,14 @@ build_contacts (Penalty *self, const CwbContactQuery *query)
         .surface_geometry = c->surface_geometry,
       } };
       memcpy (contact.pair.bary, c->bary, sizeof c->bary);
-      memcpy (contact.pair.depth, c->depth, sizeof c->depth);
       for (int v = 0; v < 3; v++)
         contact.pair.vertices[v] = surface->triangles[3 * c->triangle + v];
-      contact.depth = cwb_v3_norm (c->depth);
-      if (!(contact.depth > 0))
+      contact.gap = c->gap;
+      cwb_v3_copy (contact.normal, c->normal);
+      if (c->gap < 0)
+        memcpy (contact.pair.depth, c->depth, sizeof c->depth);   /* d_i: only inside */
+      if (!(cwb_v3_norm (contact.normal) > 0))
         continue;
-      cwb_v3_scale (contact.normal, c->depth, 1 / contact.depth);
       contact.pair.m_point = effective_mass (query, c->point_geometry, c->point, contact.normal);
       gboolean surface_moves = FALSE;
       for (int v = 0; v < 3; v++)
@@ -285,51 +314,149 @@ build_contacts (Penalty *self, const CwbContactQuery *query)
       contact.mu = cwb_friction_combine (query->friction[body_a], query->friction[body_b]);
       g_array_append_val (self->contacts, contact);
     }
+  g_array_set_size (self->pairs, self->contacts->len);
+  for (guint k = 0; k < self->contacts->len; k++)
+    g_array_index (self->pairs, PenaltyPair, k) = g_array_index (self->contacts, Contact, k).pair;
 }
 
-/* Sets self->forces to the post-corrected normal forces of all contacts. */
+/* The normal force eq. 3-5 gives each contact inside (0 outside), as the post-correction
+ * distributes it (eq. 6: F_i / 2 on the pair). The normalisation c (eq. 5) counts the
+ * collisions only, not the points outside. */
 static void
-set_normal_forces (Penalty *self)
+paper_normal_forces (Penalty *self, const CwbContactQuery *query, double *f_n)
 {
-  g_array_set_size (self->normal_forces, 3 * self->contacts->len);
-  double *f = (double *) self->normal_forces->data;
-  for (guint k = 0; k < self->contacts->len; k++)
-    cwb_v3_copy (&f[3 * k], g_array_index (self->contacts, Contact, k).force);
-  g_array_set_size (self->forces, 0);
-  /* Contacts are Contact structs, not PenaltyPair arrays: correct one at a time. */
-  for (guint k = 0; k < self->contacts->len; k++)
-    penalty_post_correct (&g_array_index (self->contacts, Contact, k).pair, &f[3 * k], 1,
-                          self->forces);
+  GArray *contacts = self->contacts;
+  g_array_set_size (self->inside, 0);
+  g_array_set_size (self->inside_pairs, 0);
+  for (guint k = 0; k < contacts->len; k++)
+    {
+      const Contact *c = &g_array_index (contacts, Contact, k);
+      f_n[k] = 0;
+      if (c->gap < 0)
+        {
+          g_array_append_val (self->inside, k);
+          g_array_append_val (self->inside_pairs, c->pair);
+        }
+    }
+  penalty_normalisation_build (self->norm, (const PenaltyPair *) self->inside_pairs->data,
+                               self->inside_pairs->len);
+  for (guint e = 0; e < self->inside->len; e++)
+    {
+      guint k = g_array_index (self->inside, guint, e);
+      double force[3];
+      penalty_contact_force (&g_array_index (self->inside_pairs, PenaltyPair, e), self->norm,
+                             query->h, force);
+      f_n[k] = 0.5 * cwb_v3_norm (force);
+    }
 }
 
-/* eq. 3-5, then the group guard. */
+/* The deepest penetration among the contacts (0 with none inside). */
+static double
+deepest_penetration (const Penalty *self)
+{
+  double deepest = 0;
+  for (guint k = 0; k < self->contacts->len; k++)
+    deepest = MAX (deepest, -g_array_index (self->contacts, Contact, k).gap);
+  return deepest;
+}
+
+/* Projected Gauss-Seidel on the normal forces, the coupled problem the per-contact formula
+ * leaves out: with rel_k = sum_j W_kj f_n,j n_j the relative displacement all normal forces
+ * cause at k over the step and other_k what the other forces (friction) cause, every
+ * contact ends closed or pulls nothing,
+ *   o_k = gap_k + n_k . (rel_k + other_k) + s_k w_k f_n,k >= 0,  f_n,k >= 0,  f_n,k o_k = 0,
+ * w_k = n_k . W_kk n_k, each sweep setting f_n,k to close its own gap given the others. The
+ * softness s_k (0 between movable bodies) is the compliance a contact with a fixed body
+ * adds: an overlap no motion can close (a box wider than the gap between fixed bars) then
+ * has a finite solution. rel is kept equal to W times the normal forces. */
+static void
+normal_sweeps (Penalty *self, double *rel, const double *other)
+{
+  GArray *contacts = self->contacts;
+  const gboolean *movable = (const gboolean *) self->movable->data;
+  double tolerance = PENALTY_NORMAL_TOLERANCE * deepest_penetration (self);
+  for (int sweep = 0; sweep < self->normal_sweeps; sweep++)
+    {
+      double largest = 0;
+      for (guint k = 0; k < contacts->len; k++)
+        {
+          Contact *c = &g_array_index (contacts, Contact, k);
+          double w[3];
+          const double *w_kk = pair_mobility_diagonal (self->mobility, k);
+          for (int r = 0; r < 3; r++)
+            w[r] = cwb_v3_dot (&w_kk[3 * r], c->normal);
+          double w_nn = cwb_v3_dot (c->normal, w);
+          if (!(w_nn > 0))
+            continue;
+          double soft = movable[c->pair.point_geometry] && movable[c->pair.surface_geometry]
+                          ? 0 : self->softness;
+          double open = c->gap + cwb_v3_dot (c->normal, &rel[3 * k]) + soft * w_nn * c->f_n;
+          if (other != NULL)
+            open += cwb_v3_dot (c->normal, &other[3 * k]);
+          double next = MAX (0, c->f_n - open / ((1 + soft) * w_nn));
+          double change = next - c->f_n;
+          if (change == 0)
+            continue;
+          largest = MAX (largest, fabs (change) * w_nn);
+          double delta[3];
+          cwb_v3_scale (delta, c->normal, change);
+          pair_mobility_spread (self->mobility, k, delta, rel);
+          c->f_n = next;
+        }
+      if (largest <= tolerance)
+        break;
+    }
+}
+
+/* The normal forces: eq. 3-6 for a contact new in this step, the last step's force for a
+ * lasting one, then the normal sweeps. rel: 3 per contact, the normal forces' response. */
 static void
 normal_forces (Penalty *self, const CwbContactQuery *query, double *rel)
 {
   GArray *contacts = self->contacts;
-  g_array_set_size (self->pairs, contacts->len);
-  for (guint k = 0; k < contacts->len; k++)
-    g_array_index (self->pairs, PenaltyPair, k) = g_array_index (contacts, Contact, k).pair;
-  penalty_normalisation_build (self->norm, (const PenaltyPair *) self->pairs->data,
-                               contacts->len);
-  for (guint k = 0; k < contacts->len; k++)
+  guint n = contacts->len;
+  g_autofree double *f_n = g_new0 (double, MAX (n, 1));
+  paper_normal_forces (self, query, f_n);
+  g_array_set_size (self->normal_vectors, 3 * MAX (n, 1));
+  double *vectors = (double *) self->normal_vectors->data;
+  for (guint k = 0; k < n; k++)
     {
       Contact *c = &g_array_index (contacts, Contact, k);
-      penalty_contact_force (&c->pair, self->norm, query->h, c->force);
+      if (self->normal_sweeps > 0)
+        {
+          const FrictionState *state = friction_memory_lookup (
+            self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
+            c->pair.surface_geometry);
+          if (!isnan (state->normal_force))
+            f_n[k] = state->normal_force;   /* warm start: a lasting contact */
+        }
+      c->f_n = f_n[k];
+      cwb_v3_scale (&vectors[3 * k], c->normal, c->f_n);
     }
-  /* The guard: applied together, would the forces move a contact's point past its
-   * surface? Then scale that contact back to its own penetration (one Jacobi step on the
-   * coupling the per-contact formula ignores). */
-  set_normal_forces (self);
-  relative_response (self, query, rel);
-  for (guint k = 0; k < contacts->len; k++)
+  pair_mobility_apply (self->mobility, vectors, rel);
+  normal_sweeps (self, rel, NULL);
+}
+
+/* The contact set's point forces: every contact's normal force in the pattern of eq. 6,
+ * kept as the next step's start. */
+static void
+add_normal_forces (Penalty *self)
+{
+  g_array_set_size (self->forces, 0);
+  for (guint k = 0; k < self->contacts->len; k++)
     {
-      Contact *c = &g_array_index (contacts, Contact, k);
-      double closing = cwb_v3_dot (&rel[3 * k], c->normal);
-      if (closing > c->depth)
-        cwb_v3_scale (c->force, c->force, c->depth / closing);
+      const Contact *c = &g_array_index (self->contacts, Contact, k);
+      FrictionState *state = friction_memory_lookup (
+        self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
+        c->pair.surface_geometry);
+      state->normal_force = c->f_n;
+      if (c->f_n == 0)
+        continue;
+      double f[3];
+      CwbPointWeight pattern[4];
+      cwb_v3_scale (f, c->normal, c->f_n);
+      g_array_append_vals (self->forces, pattern, pair_pattern (c, f, pattern));
     }
-  set_normal_forces (self);
 }
 
 /* The relative velocity of contact k's point and triangle location in the predicted state. */
@@ -343,133 +470,13 @@ predicted_relative_velocity (const CwbContactQuery *query, const Contact *c, dou
     cwb_v3_axpy (v, -c->pair.bary[j], &b->velocities[3 * c->pair.vertices[j]]);
 }
 
-/* The relative displacement of contact c (dp_i - sum_j h_ij dp_j) per unit force
- * +direction on i and -h_ij direction on T_i: one column of the pair's mobility. */
+/* rel = W_kk f: the relative displacement contact k's own pair force f causes. */
 static void
-pair_response (const CwbContactQuery *query, const Contact *c, const double direction[3],
-               double rel[3])
+own_response (const Penalty *self, guint k, const double f[3], double rel[3])
 {
-  CwbPointWeight forces[4];
-  forces[0] = (CwbPointWeight){ .geometry = c->pair.point_geometry, .point = c->pair.point };
-  cwb_v3_copy (forces[0].w, direction);
-  for (int j = 0; j < 3; j++)
-    {
-      forces[1 + j] = (CwbPointWeight){ .geometry = c->pair.surface_geometry,
-                                        .point = c->pair.vertices[j] };
-      cwb_v3_scale (forces[1 + j].w, direction, -c->pair.bary[j]);
-    }
-  double dp[12];
-  query->point_response (query->host_data, forces, 4, forces, 4, dp);
-  cwb_v3_copy (rel, dp);
-  for (int j = 0; j < 3; j++)
-    cwb_v3_axpy (rel, -c->pair.bary[j], &dp[3 + 3 * j]);
-}
-
-/* The contacts touching each movable geometry, so that a force's response is evaluated
- * only where it can act: at the contacts that share a moving body with it. A fixed body (the
- * ground, a basket) carries no list: it would tie every contact on it to every other. */
-static void
-index_contacts (Penalty *self, size_t n_geometries)
-{
-  GArray *contacts = self->contacts;
-  const gboolean *movable = (const gboolean *) self->movable->data;
-  g_array_set_size (self->by_geometry_start, n_geometries + 1);
-  size_t *start = (size_t *) self->by_geometry_start->data;
-  memset (start, 0, (n_geometries + 1) * sizeof (size_t));
-  for (guint k = 0; k < contacts->len; k++)
-    {
-      const PenaltyPair *p = &g_array_index (contacts, Contact, k).pair;
-      if (movable[p->point_geometry])
-        start[p->point_geometry + 1]++;
-      if (p->surface_geometry != p->point_geometry && movable[p->surface_geometry])
-        start[p->surface_geometry + 1]++;
-    }
-  for (size_t g = 0; g < n_geometries; g++)
-    start[g + 1] += start[g];
-  g_array_set_size (self->by_geometry, start[n_geometries]);
-  g_autofree size_t *fill = g_memdup2 (start, MAX (n_geometries, 1) * sizeof (size_t));
-  for (guint k = 0; k < contacts->len; k++)
-    {
-      const PenaltyPair *p = &g_array_index (contacts, Contact, k).pair;
-      if (movable[p->point_geometry])
-        g_array_index (self->by_geometry, guint, fill[p->point_geometry]++) = k;
-      if (p->surface_geometry != p->point_geometry && movable[p->surface_geometry])
-        g_array_index (self->by_geometry, guint, fill[p->surface_geometry]++) = k;
-    }
-  g_array_set_size (self->stamp, MAX (contacts->len, 1));
-  memset (self->stamp->data, 0, self->stamp->len * sizeof (guint));
-  self->stamp_now = 0;
-}
-
-/* The four forces of a friction of magnitude f opposing `tangent` at contact c: -f u on i,
- * +h_ij f u on T_i (sec. 4.1: without the post-correction's scaling). */
-static void
-friction_pattern (const Contact *c, const double tangent[3], double f, CwbPointWeight forces[4])
-{
-  forces[0] = (CwbPointWeight){ .geometry = c->pair.point_geometry, .point = c->pair.point };
-  cwb_v3_scale (forces[0].w, tangent, -f);
-  for (int j = 0; j < 3; j++)
-    {
-      forces[1 + j] = (CwbPointWeight){ .geometry = c->pair.surface_geometry,
-                                        .point = c->pair.vertices[j] };
-      cwb_v3_scale (forces[1 + j].w, tangent, f * c->pair.bary[j]);
-    }
-}
-
-/* acc[3 j] += the relative displacement that the n forces cause at every contact j that
- * shares a body with contact k (the only contacts they can move). */
-static void
-spread_forces (Penalty *self, const CwbContactQuery *query, guint k,
-               const CwbPointWeight *forces, size_t n_forces, double *acc)
-{
-  const Contact *c = &g_array_index (self->contacts, Contact, k);
-  const size_t *start = (const size_t *) self->by_geometry_start->data;
-  guint *stamp = (guint *) self->stamp->data;
-  self->stamp_now++;
-  g_array_set_size (self->affected, 0);
-  uint32_t geometries[2] = { c->pair.point_geometry, c->pair.surface_geometry };
-  for (int side = 0; side < 2; side++)
-    for (size_t e = start[geometries[side]]; e < start[geometries[side] + 1]; e++)
-      {
-        guint j = g_array_index (self->by_geometry, guint, e);
-        if (stamp[j] == self->stamp_now)
-          continue;
-        stamp[j] = self->stamp_now;
-        g_array_append_val (self->affected, j);
-      }
-  guint n = self->affected->len;
-  g_array_set_size (self->spread_at, 4 * n);
-  g_array_set_size (self->spread_dp, 12 * MAX (n, 1));
-  for (guint a = 0; a < n; a++)
-    memcpy (&g_array_index (self->spread_at, CwbPointWeight, 4 * a),
-            &g_array_index (self->at, CwbPointWeight, 4 * g_array_index (self->affected, guint, a)),
-            4 * sizeof (CwbPointWeight));
-  double *dp = (double *) self->spread_dp->data;
-  query->point_response (query->host_data, forces, n_forces,
-                         (const CwbPointWeight *) self->spread_at->data, 4 * n, dp);
-  for (guint a = 0; a < n; a++)
-    {
-      guint j = g_array_index (self->affected, guint, a);
-      const PenaltyPair *p = &g_array_index (self->contacts, Contact, j).pair;
-      const double *d = &dp[12 * a];
-      cwb_v3_add (&acc[3 * j], &acc[3 * j], d);
-      for (int v = 0; v < 3; v++)
-        cwb_v3_axpy (&acc[3 * j], -p->bary[v], &d[3 + 3 * v]);
-    }
-}
-
-/* The relative displacement at contact c of the forces (its own friction). */
-static void
-own_response (Penalty *self, const CwbContactQuery *query, guint k,
-              const CwbPointWeight *forces, double rel_out[3])
-{
-  const PenaltyPair *p = &g_array_index (self->contacts, Contact, k).pair;
-  const CwbPointWeight *at = &g_array_index (self->at, CwbPointWeight, 4 * k);
-  double dp[12];
-  query->point_response (query->host_data, forces, 4, at, 4, dp);
-  cwb_v3_copy (rel_out, dp);
-  for (int v = 0; v < 3; v++)
-    cwb_v3_axpy (rel_out, -p->bary[v], &dp[3 + 3 * v]);
+  const double *w = pair_mobility_diagonal (self->mobility, k);
+  for (int r = 0; r < 3; r++)
+    rel[r] = cwb_v3_dot (&w[3 * r], f);
 }
 
 /* Sizes contact c's friction (eq. 7-14) against the sliding the others leave it, u_rest:
@@ -484,9 +491,10 @@ own_response (Penalty *self, const CwbContactQuery *query, guint k,
  * opposing the remaining slip (eq. 7: dynamic friction). cwb_coulomb_disk_solve does both,
  * and reduces to eq. 11-13 exactly for an isotropic w. */
 static void
-size_friction (Penalty *self, const CwbContactQuery *query, Contact *c, const double u_rest[3])
+size_friction (Penalty *self, const CwbContactQuery *query, guint k, const double u_rest[3])
 {
-  double f_n = 0.5 * cwb_v3_norm (c->force);   /* the pair's force after eq. 6 */
+  Contact *c = &g_array_index (self->contacts, Contact, k);
+  double f_n = c->f_n;
   double v[3];
   cwb_v3_copy (v, u_rest);
   cwb_v3_axpy (v, -cwb_v3_dot (v, c->normal), c->normal);
@@ -511,7 +519,7 @@ size_friction (Penalty *self, const CwbContactQuery *query, Contact *c, const do
   for (int b = 0; b < 2; b++)
     {
       double rel[3];
-      pair_response (query, c, t[b], rel);
+      own_response (self, k, t[b], rel);
       for (int a = 0; a < 2; a++)
         w[2 * a + b] = cwb_v3_dot (t[a], rel) / query->h;
     }
@@ -544,11 +552,11 @@ size_friction (Penalty *self, const CwbContactQuery *query, Contact *c, const do
  * Seidel's method"): a contact's u~ includes the friction already decided for the others,
  * so the contacts of one body do not each stop the same sliding. The paper makes one pass;
  * the corners of a rigid body are coupled strongly enough to need a few (friction_sweeps).
- * rel holds the normal forces' relative response. */
+ * rel holds the normal forces' relative response; rel_friction is kept equal to the
+ * friction's (W times the friction decided so far). */
 static void
 friction_forces (Penalty *self, const CwbContactQuery *query, const double *rel)
 {
-  index_contacts (self, query->n_geometries);
   g_array_set_size (self->rel_friction, 3 * MAX (self->contacts->len, 1));
   double *rel_friction = (double *) self->rel_friction->data;
   memset (rel_friction, 0, self->rel_friction->len * sizeof (double));
@@ -572,39 +580,35 @@ friction_forces (Penalty *self, const CwbContactQuery *query, const double *rel)
       cwb_v3_copy (f, state->friction);
       cwb_v3_axpy (f, -cwb_v3_dot (f, c->normal), c->normal);
       double magnitude = cwb_v3_norm (f);
-      double cone = c->mu * 0.5 * cwb_v3_norm (c->force);
+      double cone = c->mu * c->f_n;
       if (!(magnitude > 0) || !(cone > 0))
         continue;
       cwb_v3_scale (c->tangent, f, -1 / magnitude);
       c->friction = MIN (magnitude, cone);
-      CwbPointWeight initial[4];
-      friction_pattern (c, c->tangent, c->friction, initial);
-      spread_forces (self, query, k, initial, 4, rel_friction);
+      double initial[3];
+      cwb_v3_scale (initial, c->tangent, -c->friction);
+      pair_mobility_spread (self->mobility, k, initial, rel_friction);
     }
   for (int sweep = 0; sweep < self->friction_sweeps; sweep++)
     for (guint k = 0; k < self->contacts->len; k++)
       {
         Contact *c = &g_array_index (self->contacts, Contact, k);
-        CwbPointWeight old_forces[4];
-        double old_tangent[3], old_friction = c->friction;
+        double old[3], old_tangent[3], old_friction = c->friction;
         cwb_v3_copy (old_tangent, c->tangent);
-        friction_pattern (c, old_tangent, old_friction, old_forces);
-        double u[3], own[3] = { 0, 0, 0 };
+        cwb_v3_scale (old, old_tangent, -old_friction);   /* its pair force */
+        double u[3], own[3];
         cwb_v3_copy (u, c->base_velocity);
         cwb_v3_axpy (u, 1 / query->h, &rel_friction[3 * k]);   /* every friction so far */
-        if (old_friction != 0)
-          {
-            own_response (self, query, k, old_forces, own);
-            cwb_v3_axpy (u, -1 / query->h, own);                 /* less its own */
-          }
-        size_friction (self, query, c, u);
+        own_response (self, k, old, own);
+        cwb_v3_axpy (u, -1 / query->h, own);                   /* less its own */
+        size_friction (self, query, k, u);
         if (c->friction == old_friction && cwb_v3_dot (c->tangent, old_tangent) == 1)
           continue;
         /* Spread the change: the new friction less the old one. */
-        CwbPointWeight change[8];
-        friction_pattern (c, c->tangent, c->friction, change);
-        friction_pattern (c, old_tangent, -old_friction, change + 4);
-        spread_forces (self, query, k, change, old_friction != 0 ? 8 : 4, rel_friction);
+        double change[3];
+        cwb_v3_scale (change, c->tangent, -c->friction);
+        cwb_v3_sub (change, change, old);
+        pair_mobility_spread (self->mobility, k, change, rel_friction);
       }
 }
 
@@ -617,11 +621,10 @@ add_friction_forces (Penalty *self)
       const Contact *c = &g_array_index (self->contacts, Contact, k);
       if (c->friction == 0)
         continue;
-      CwbPointWeight forces[4];
-      friction_pattern (c, c->tangent, c->friction, forces);
-      for (int j = 0; j < 4; j++)
-        if (j == 0 || c->pair.bary[j - 1] != 0)
-          g_array_append_val (self->forces, forces[j]);
+      double f[3];
+      CwbPointWeight pattern[4];
+      cwb_v3_scale (f, c->tangent, -c->friction);
+      g_array_append_vals (self->forces, pattern, pair_pattern (c, f, pattern));
     }
 }
 
@@ -640,7 +643,7 @@ finish_contacts (Penalty *self, const CwbContactQuery *query, const double *rel)
       cwb_v3_axpy (v, 1 / query->h, &rel[3 * k]);
       cwb_v3_axpy (v, -cwb_v3_dot (v, c->normal), c->normal);
       gboolean slides = cwb_v3_norm (v) > PENALTY_SLIP_VELOCITY;
-      c->contact_state = cwb_v3_norm (c->force) == 0 ? CWB_CONTACT_OPEN
+      c->contact_state = c->f_n == 0 ? CWB_CONTACT_OPEN
                          : slides                    ? CWB_CONTACT_SLIP
                                                      : CWB_CONTACT_STICK;
       if (!self->static_friction)
@@ -674,8 +677,8 @@ add_frames (Penalty *self, const CwbContactQuery *query, CwbContactSet *set,
       CwbContactFrame frame = {
         .mu = c->mu,
         .body_a = a->body, .body_b = b->body,
-        .gap = -c->depth,
-        .force = { 0.5 * cwb_v3_norm (c->force), -c->friction, 0 },
+        .gap = c->gap,
+        .force = { c->f_n, -c->friction, 0 },
         .state = c->contact_state,
       };
       for (int j = 0; j < 3; j++)
@@ -689,7 +692,9 @@ add_frames (Penalty *self, const CwbContactQuery *query, CwbContactSet *set,
       else
         cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
       g_array_append_val (set->frames, frame);
-      deepest = MAX (deepest, c->depth);
+      if (!(c->gap < 0))
+        continue;   /* a point outside: no depth vector to show */
+      deepest = MAX (deepest, -c->gap);
 
       CwbInspectVector depth = { .kind = CWB_VECTOR_DEPTH,
                                  .geometry = c->pair.point_geometry, .point = c->pair.point };
@@ -700,18 +705,20 @@ add_frames (Penalty *self, const CwbContactQuery *query, CwbContactSet *set,
   set->max_penetration = deepest;
 }
 
-/* d(force)/d(position) of every contact's post-corrected normal force, for implicit
- * integrators: with g = (p_i - sum_j h_ij p_j) . n, the pair's force is -k g n with
- * k = |F_i| / (2 |d_i|), acting +1 on i and -h_ij on T_i's vertices. */
+/* d(force)/d(position) of every contact's normal force, for implicit integrators: with
+ * g = (p_i - sum_j h_ij p_j) . n, the pair's force is -k g n with k = f_n / |d_i| (eq. 3: a
+ * force proportional to the depth; for the paper's force k = |F_i| / (2 |d_i|)), acting +1
+ * on i and -h_ij on T_i's vertices. A point outside that carries a force (pushed by the
+ * others) has no depth to scale: it gets no stiffness. */
 static void
 add_stiffness (Penalty *self, CwbContactSet *set)
 {
   for (guint k = 0; k < self->contacts->len; k++)
     {
       const Contact *c = &g_array_index (self->contacts, Contact, k);
-      double stiffness = 0.5 * cwb_v3_norm (c->force) / c->depth;
-      if (stiffness == 0)
+      if (!(c->gap < 0) || c->f_n == 0)
         continue;
+      double stiffness = c->f_n / -c->gap;
       uint32_t geometry[4] = { c->pair.point_geometry, c->pair.surface_geometry,
                                c->pair.surface_geometry, c->pair.surface_geometry };
       uint32_t point[4] = { c->pair.point, c->pair.vertices[0], c->pair.vertices[1],
@@ -739,18 +746,24 @@ penalty_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   Penalty *self = data;
   friction_memory_begin_step (self->memory);
   build_contacts (self, query);
-  set_response_points (self);
+  pair_mobility_build (self->mobility, query, (const PenaltyPair *) self->pairs->data,
+                       self->pairs->len, (const gboolean *) self->movable->data);
   g_array_set_size (self->rel, 3 * MAX (self->contacts->len, 1));
   double *rel = (double *) self->rel->data;
   normal_forces (self, query, rel);
   if (query->pass == CWB_CONTACT_PASS_VELOCITY)
     {
-      relative_response (self, query, rel);   /* the guarded normal forces' */
       friction_forces (self, query, rel);
+      const double *rel_friction = (const double *) self->rel_friction->data;
+      add_normal_forces (self);
       add_friction_forces (self);
-      relative_response (self, query, rel);   /* all forces together */
+      /* All forces together: the normal forces' response and the friction's. */
+      for (guint k = 0; k < 3 * self->contacts->len; k++)
+        rel[k] += rel_friction[k];
       finish_contacts (self, query, rel);
     }
+  else
+    add_normal_forces (self);
   friction_memory_end_step (self->memory);
 
   g_array_append_vals (set->forces, self->forces->data, self->forces->len);

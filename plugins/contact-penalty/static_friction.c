@@ -63,7 +63,7 @@ friction_memory_lookup (FrictionMemory *memory, guint64 point_key, uint32_t surf
     }
   FrictionState fresh = {
     .point_key = point_key, .surface_geometry = surface_geometry,
-    .lambda = 1, .seen = memory->step,
+    .lambda = 1, .normal_force = NAN, .seen = memory->step,
   };
   g_array_insert_val (a, lo, fresh);
   return &g_array_index (a, FrictionState, lo);

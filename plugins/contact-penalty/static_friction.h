@@ -26,6 +26,8 @@ typedef struct FrictionState {
   double lambda_prev, u_prev; /* the secant method's previous iterate (eq. 19) */
   gboolean has_prev;
   double friction[3];         /* last step's friction force on point i (warm start) */
+  double normal_force;        /* last step's normal pair force (N), the warm start of the
+                               * normal solve; NAN for a contact new in this step */
   guint64 seen;               /* the step it was last used in */
 } FrictionState;
 
@@ -37,7 +39,8 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (FrictionMemory, friction_memory_free)
 
 /* Starts a step: contacts looked up from now on are marked as seen in it. */
 void friction_memory_begin_step (FrictionMemory *memory);
-/* The state of a contact, created (lambda = 1) if it is new. Valid until the next lookup. */
+/* The state of a contact, created (lambda = 1, normal_force NAN) if it is new. Valid until the
+ * next lookup. */
 FrictionState *friction_memory_lookup (FrictionMemory *memory, guint64 point_key,
                                        uint32_t surface_geometry);
 /* Forgets the contacts not looked up in this step: a broken contact starts afresh. */

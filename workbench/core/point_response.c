@@ -3,36 +3,23 @@
  * configuration the geometries were last mapped at. Force-based contact models use it to size
  * their forces (the effective m_i / dt^2 of Spillmann 2007 for any body model).
  *
- * Forces and query points are sorted by geometry, so a call costs O(n log n) in its forces
- * and points, plus one compliance product per body touched, whatever the world's size. */
+ * Nothing is sorted or copied: the items are read in runs of one geometry, in the caller's
+ * order. Each run of forces is one J^T call accumulated into its body's generalized force
+ * (J^T accumulates, so a body whose forces come in several runs gets their sum); each body
+ * with a force and a query point gets one compliance product; each run of query points is
+ * one J call written straight into the caller's displacements. A call costs O(n) in its
+ * forces and points plus one compliance product per body touched, whatever the world's size;
+ * items grouped by geometry (as contact models list them) make the fewest calls. */
 #include "world_private.h"
 
-/* One item with its position in the caller's array, for sorting by geometry. */
-typedef struct Indexed {
-  CwbPointWeight item;
-  size_t index;
-} Indexed;
-
-static int
-compare_indexed (gconstpointer a, gconstpointer b)
-{
-  const Indexed *x = a, *y = b;
-  if (x->item.geometry != y->item.geometry)
-    return x->item.geometry < y->item.geometry ? -1 : 1;
-  return (x->index > y->index) - (x->index < y->index);
-}
-
-/* items sorted by geometry (stable) into `sorted` (Indexed): O(n log n), independent of the
- * number of geometries, so that the many small calls a contact model makes stay cheap in a
- * world of thousands of bodies. */
-static void
-sort_by_geometry (const CwbPointWeight *items, size_t n, GArray *sorted)
-{
-  g_array_set_size (sorted, n);
-  for (size_t k = 0; k < n; k++)
-    g_array_index (sorted, Indexed, k) = (Indexed){ items[k], k };
-  g_array_sort (sorted, compare_indexed);
-}
+/* Where a geometry stands in the current call: touched in this call when its stamp is the
+ * call's; offset of its r and dq (nv each) in the scratch `dofs`. */
+typedef struct Touched {
+  guint64 force_stamp;   /* carries a force in this call; r at offset */
+  guint64 query_stamp;   /* has a query point in this call */
+  guint64 full_stamp;    /* ABI 1.0 mapping: J dq at all points is in `full` at full_offset */
+  size_t offset, full_offset;
+} Touched;
 
 static gboolean
 has_apply_j_points (const CwbMappingVTable *vt)
@@ -56,6 +43,117 @@ cwb_mapping_j_point (const CwbMappingVTable *vt, void *mapping, const double *q,
   memcpy (dp, &g_array_index (scratch, double, 3 * point), 3 * sizeof (double));
 }
 
+/* Room for `n` elements in a scratch array that only ever grows (shrinking a GArray costs a
+ * call per call; its length is its capacity here, the used part is tracked beside it). */
+static void *
+reserve (GArray *a, size_t n)
+{
+  if (a->len < n)
+    g_array_set_size (a, n);
+  return a->data;
+}
+
+/* The end of the run of items sharing items[begin]'s geometry. */
+static size_t
+run_end (const CwbPointWeight *items, size_t n, size_t begin)
+{
+  size_t end = begin + 1;
+  while (end < n && items[end].geometry == items[begin].geometry)
+    end++;
+  return end;
+}
+
+/* Pass 1: J^T f of every run of forces on a movable body that has query points, accumulated
+ * per body. Lists the bodies touched in s->touched_list. */
+static void
+gather_forces (CwbWorld *world, const CwbPointWeight *forces, size_t n_forces)
+{
+  CwbResponseScratch *s = &world->response;
+  Touched *touched = (Touched *) s->touched->data;
+  for (size_t begin = 0, end; begin < n_forces; begin = end)
+    {
+      end = run_end (forces, n_forces, begin);
+      uint32_t g = forces[begin].geometry;
+      Touched *t = &touched[g];
+      uint32_t body = world->geometries[g].body;
+      if (t->query_stamp != s->stamp || world->slots[body].fixed)
+        continue;   /* nothing measured on it, or it does not move */
+      CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
+      if (t->force_stamp != s->stamp)
+        {
+          t->force_stamp = s->stamp;
+          t->offset = s->dofs_used;
+          s->dofs_used += 2 * b->slot.nv;
+          double *dofs = reserve (s->dofs, s->dofs_used);
+          memset (&dofs[t->offset], 0, b->slot.nv * sizeof (double));
+          uint32_t *list = reserve (s->touched_list, s->n_touched + 1);
+          list[s->n_touched++] = g;
+        }
+      double *r = &g_array_index (s->dofs, double, t->offset);
+      b->mapping->apply_jt (b->mapping_self, world->q_detect + b->slot.q_offset,
+                            &forces[begin], end - begin, r);
+    }
+}
+
+/* Pass 2: dq = C r for every body touched (its r and dq follow each other in s->dofs). */
+static void
+apply_compliance (CwbWorld *world)
+{
+  CwbResponseScratch *s = &world->response;
+  const Touched *touched = (const Touched *) s->touched->data;
+  for (size_t k = 0; k < s->n_touched; k++)
+    {
+      uint32_t g = g_array_index (s->touched_list, uint32_t, k);
+      uint32_t body = world->geometries[g].body;
+      CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
+      double *r = &g_array_index (s->dofs, double, touched[g].offset);
+      b->model->compliance_apply (b->model_self, world->q_detect + b->slot.q_offset, world->h,
+                                  CWB_COMPLIANCE_EXACT, r, r + b->slot.nv);
+    }
+}
+
+/* Pass 3: J dq at every run of query points on a body touched, written in place. */
+static void
+measure_points (CwbWorld *world, const CwbPointWeight *at, size_t n_at, double *displacements)
+{
+  CwbResponseScratch *s = &world->response;
+  Touched *touched = (Touched *) s->touched->data;
+  for (size_t begin = 0, end; begin < n_at; begin = end)
+    {
+      end = run_end (at, n_at, begin);
+      uint32_t g = at[begin].geometry;
+      Touched *t = &touched[g];
+      if (t->force_stamp != s->stamp)
+        continue;   /* no force on it: it stays (zeroed by the caller) */
+      uint32_t body = world->geometries[g].body;
+      CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
+      const double *q = world->q_detect + b->slot.q_offset;
+      const double *dq = &g_array_index (s->dofs, double, t->offset + b->slot.nv);
+      size_t n = end - begin;
+      if (has_apply_j_points (b->mapping))
+        {
+          uint32_t *ids = reserve (s->point_ids, n);
+          for (size_t k = 0; k < n; k++)
+            ids[k] = at[begin + k].point;
+          b->mapping->apply_j_points (b->mapping_self, q, dq, ids, n, &displacements[3 * begin]);
+          continue;
+        }
+      /* An ABI 1.0 mapping: J at every point once per call and body, then pick
+       * (O(points) per body). */
+      if (t->full_stamp != s->stamp)
+        {
+          t->full_stamp = s->stamp;
+          t->full_offset = s->full_used;
+          s->full_used += 3 * world->geometries[g].n_points;
+          double *full = reserve (s->full, s->full_used);
+          b->mapping->apply_j (b->mapping_self, q, dq, &full[t->full_offset]);
+        }
+      const double *all = &g_array_index (s->full, double, t->full_offset);
+      for (size_t k = 0; k < n; k++)
+        cwb_v3_copy (&displacements[3 * (begin + k)], &all[3 * at[begin + k].point]);
+    }
+}
+
 void
 cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t n_forces,
                           const CwbPointWeight *at, size_t n_at, double *displacements)
@@ -70,83 +168,42 @@ cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t 
     g_return_if_fail (forces[k].geometry < n_geometries);
   for (size_t k = 0; k < n_at; k++)
     g_return_if_fail (at[k].geometry < n_geometries);
+  if (n_forces == 0)
+    return;
 
-  sort_by_geometry (forces, n_forces, s->forces);
-  sort_by_geometry (at, n_at, s->at);
-  const Indexed *f = (const Indexed *) s->forces->data;
-  const Indexed *a = (const Indexed *) s->at->data;
-  size_t fi = 0, ai = 0;
-  while (fi < n_forces && ai < n_at)
-    {
-      uint32_t g = f[fi].item.geometry;
-      if (a[ai].item.geometry < g)
-        {
-          ai++;
-          continue;
-        }
-      size_t f_end = fi;
-      while (f_end < n_forces && f[f_end].item.geometry == g)
-        f_end++;
-      size_t a_begin = ai;
-      while (ai < n_at && a[ai].item.geometry == g)
-        ai++;
-      size_t nf = f_end - fi, na = ai - a_begin;
-      size_t f_begin = fi;
-      fi = f_end;
-      uint32_t body = world->geometries[g].body;
-      if (na == 0 || world->slots[body].fixed)
-        continue;
-      CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
-      const double *q = world->q_detect + b->slot.q_offset;
-      size_t nv = b->slot.nv;
-      g_array_set_size (s->r, 2 * nv);
-      double *r = (double *) s->r->data, *dq = r + nv;
-      memset (r, 0, nv * sizeof (double));
-      g_array_set_size (s->weights, nf);
-      for (size_t k = 0; k < nf; k++)
-        g_array_index (s->weights, CwbPointWeight, k) = f[f_begin + k].item;
-      b->mapping->apply_jt (b->mapping_self, q, (const CwbPointWeight *) s->weights->data, nf,
-                            r);
-      b->model->compliance_apply (b->model_self, q, world->h, CWB_COMPLIANCE_EXACT, r, dq);
+  /* A new call: every geometry's stamps are stale at once. The table grows with the world
+   * (new entries zeroed, i.e. stale: stamps start at 1). */
+  if (s->touched->len < n_geometries)
+    g_array_set_size (s->touched, n_geometries);
+  s->stamp++;
+  s->n_touched = 0;
+  s->dofs_used = 0;
+  s->full_used = 0;
+  Touched *touched = (Touched *) s->touched->data;
+  for (size_t k = 0; k < n_at; k++)
+    touched[at[k].geometry].query_stamp = s->stamp;
 
-      g_array_set_size (s->dp, 3 * MAX (na, world->geometries[g].n_points));
-      double *dp = (double *) s->dp->data;
-      g_array_set_size (s->point_ids, na);
-      uint32_t *ids = (uint32_t *) s->point_ids->data;
-      for (size_t k = 0; k < na; k++)
-        ids[k] = a[a_begin + k].item.point;
-      if (has_apply_j_points (b->mapping))
-        b->mapping->apply_j_points (b->mapping_self, q, dq, ids, na, dp);
-      else
-        {
-          /* An ABI 1.0 mapping: J at every point, then pick (O(points) per body). */
-          b->mapping->apply_j (b->mapping_self, q, dq, dp);
-          for (size_t k = 0; k < na; k++)
-            memmove (&dp[3 * k], &dp[3 * ids[k]], 3 * sizeof (double));
-        }
-      for (size_t k = 0; k < na; k++)
-        {
-          size_t original = a[a_begin + k].index;
-          cwb_v3_add (&displacements[3 * original], &displacements[3 * original], &dp[3 * k]);
-        }
-    }
+  gather_forces (world, forces, n_forces);
+  apply_compliance (world);
+  measure_points (world, at, n_at, displacements);
 }
 
 void
 cwb_response_scratch_init (CwbResponseScratch *s)
 {
-  s->forces = g_array_new (FALSE, FALSE, sizeof (Indexed));
-  s->at = g_array_new (FALSE, FALSE, sizeof (Indexed));
-  s->weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  s->touched = g_array_new (FALSE, TRUE, sizeof (Touched));
+  s->touched_list = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   s->point_ids = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  s->r = g_array_new (FALSE, FALSE, sizeof (double));
-  s->dp = g_array_new (FALSE, FALSE, sizeof (double));
+  s->dofs = g_array_new (FALSE, FALSE, sizeof (double));
+  s->full = g_array_new (FALSE, FALSE, sizeof (double));
+  s->stamp = 0;
+  s->n_touched = s->dofs_used = s->full_used = 0;
 }
 
 void
 cwb_response_scratch_destroy (CwbResponseScratch *s)
 {
-  GArray **arrays[] = { &s->forces, &s->at, &s->weights, &s->point_ids, &s->r, &s->dp };
+  GArray **arrays[] = { &s->touched, &s->touched_list, &s->point_ids, &s->dofs, &s->full };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_clear_pointer (arrays[k], g_array_unref);
 }

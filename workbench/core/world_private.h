@@ -21,12 +21,15 @@ typedef struct CwbWorldBody {
   double friction;
 } CwbWorldBody;
 
-/* Scratch of cwb_world_point_response, reused from call to call. */
+/* Scratch of cwb_world_point_response, reused from call to call (point_response.c). */
 typedef struct CwbResponseScratch {
-  GArray *forces, *at;       /* the call's items sorted by geometry, with their positions */
-  GArray *weights;           /* CwbPointWeight: one geometry's forces */
-  GArray *point_ids;         /* uint32_t */
-  GArray *r, *dp;            /* double */
+  GArray *touched;           /* per geometry: what the current call did with it (stamped) */
+  GArray *touched_list;      /* uint32_t: the geometries that got a force in the call */
+  GArray *point_ids;         /* uint32_t: one run's query points */
+  GArray *dofs;              /* double: r then dq (nv each) of each geometry touched */
+  GArray *full;              /* double: J dq at all points, for ABI 1.0 mappings */
+  size_t n_touched, dofs_used, full_used;   /* the parts of the three above in use */
+  guint64 stamp;             /* the current call's number */
 } CwbResponseScratch;
 
 /* A plugin instance of the contact model or the solver, with its parameters. */

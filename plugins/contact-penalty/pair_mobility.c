@@ -1,0 +1,200 @@
+/* The pairs' mobility W (see pair_mobility.h). */
+#include "pair_mobility.h"
+
+struct PairMobility {
+  size_t n;
+  GArray *column_start;   /* size_t, n + 1: column k's entries are [start[k], start[k + 1]) */
+  GArray *rows;           /* guint per entry: the contact j the entry moves */
+  GArray *blocks;         /* double, 9 per entry: W_jk row-major */
+  GArray *diagonal;       /* size_t per contact: its own entry */
+  /* scratch */
+  GArray *by_geometry_start, *by_geometry;   /* the contacts touching each movable geometry */
+  GArray *stamp;          /* guint per contact, to list a contact once per column */
+  GArray *at;             /* CwbPointWeight: 4 per contact of a column */
+  GArray *dp;             /* double, 3 per entry of at */
+};
+
+PairMobility *
+pair_mobility_new (void)
+{
+  PairMobility *w = g_new0 (PairMobility, 1);
+  w->column_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  w->rows = g_array_new (FALSE, FALSE, sizeof (guint));
+  w->blocks = g_array_new (FALSE, FALSE, sizeof (double));
+  w->diagonal = g_array_new (FALSE, FALSE, sizeof (size_t));
+  w->by_geometry_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  w->by_geometry = g_array_new (FALSE, FALSE, sizeof (guint));
+  w->stamp = g_array_new (FALSE, TRUE, sizeof (guint));
+  w->at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  w->dp = g_array_new (FALSE, FALSE, sizeof (double));
+  return w;
+}
+
+void
+pair_mobility_free (PairMobility *w)
+{
+  if (w == NULL)
+    return;
+  GArray *arrays[] = { w->column_start, w->rows, w->blocks, w->diagonal, w->by_geometry_start,
+                       w->by_geometry, w->stamp, w->at, w->dp };
+  for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
+    g_array_unref (arrays[k]);
+  g_free (w);
+}
+
+/* The contacts touching each movable geometry (CSR), so that a column is measured only where
+ * its force can act. */
+static void
+index_contacts (PairMobility *w, const PenaltyPair *pairs, size_t n, const gboolean *movable,
+                size_t n_geometries)
+{
+  g_array_set_size (w->by_geometry_start, n_geometries + 1);
+  size_t *start = (size_t *) w->by_geometry_start->data;
+  memset (start, 0, (n_geometries + 1) * sizeof (size_t));
+  for (size_t k = 0; k < n; k++)
+    {
+      if (movable[pairs[k].point_geometry])
+        start[pairs[k].point_geometry + 1]++;
+      if (movable[pairs[k].surface_geometry])
+        start[pairs[k].surface_geometry + 1]++;
+    }
+  for (size_t g = 0; g < n_geometries; g++)
+    start[g + 1] += start[g];
+  g_array_set_size (w->by_geometry, start[n_geometries]);
+  guint *list = (guint *) w->by_geometry->data;
+  g_autofree size_t *fill = g_memdup2 (start, MAX (n_geometries, 1) * sizeof (size_t));
+  for (size_t k = 0; k < n; k++)
+    {
+      if (movable[pairs[k].point_geometry])
+        list[fill[pairs[k].point_geometry]++] = (guint) k;
+      if (movable[pairs[k].surface_geometry])
+        list[fill[pairs[k].surface_geometry]++] = (guint) k;
+    }
+}
+
+/* Column k's rows: k itself, then every other contact on k's movable geometries, once. */
+static void
+list_column (PairMobility *w, const PenaltyPair *pairs, size_t k, guint stamp_now)
+{
+  const size_t *start = (const size_t *) w->by_geometry_start->data;
+  const guint *list = (const guint *) w->by_geometry->data;
+  guint *stamp = (guint *) w->stamp->data;
+  stamp[k] = stamp_now;
+  g_array_append_val (w->rows, k);
+  uint32_t geometries[2] = { pairs[k].point_geometry, pairs[k].surface_geometry };
+  for (int side = 0; side < 2; side++)
+    for (size_t e = start[geometries[side]]; e < start[geometries[side] + 1]; e++)
+      if (stamp[list[e]] != stamp_now)
+        {
+          stamp[list[e]] = stamp_now;
+          g_array_append_val (w->rows, list[e]);
+        }
+}
+
+/* The pair pattern of force f at pair p: +f on i, -h_l f on T's vertices. */
+static void
+pair_pattern (const PenaltyPair *p, const double f[3], CwbPointWeight out[4])
+{
+  out[0] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->point };
+  cwb_v3_copy (out[0].w, f);
+  for (int l = 0; l < 3; l++)
+    {
+      out[1 + l] = (CwbPointWeight){ .geometry = p->surface_geometry, .point = p->vertices[l] };
+      cwb_v3_scale (out[1 + l].w, f, -p->bary[l]);
+    }
+}
+
+void
+pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const PenaltyPair *pairs,
+                     size_t n, const gboolean *movable)
+{
+  w->n = n;
+  index_contacts (w, pairs, n, movable, query->n_geometries);
+  g_array_set_size (w->column_start, n + 1);
+  g_array_set_size (w->diagonal, n);
+  g_array_set_size (w->rows, 0);
+  g_array_set_size (w->stamp, MAX (n, 1));
+  memset (w->stamp->data, 0, w->stamp->len * sizeof (guint));
+  size_t *column_start = (size_t *) w->column_start->data;
+  for (size_t k = 0; k < n; k++)
+    {
+      column_start[k] = w->rows->len;
+      g_array_index (w->diagonal, size_t, k) = w->rows->len;   /* k is listed first */
+      list_column (w, pairs, k, (guint) k + 1);
+    }
+  column_start[n] = w->rows->len;
+  g_array_set_size (w->blocks, 9 * MAX (w->rows->len, 1));
+  double *blocks = (double *) w->blocks->data;
+  const guint *rows = (const guint *) w->rows->data;
+  for (size_t k = 0; k < n; k++)
+    {
+      size_t first = column_start[k], m = column_start[k + 1] - first;
+      g_array_set_size (w->at, 4 * m);
+      CwbPointWeight *at = (CwbPointWeight *) w->at->data;
+      for (size_t e = 0; e < m; e++)
+        {
+          const PenaltyPair *p = &pairs[rows[first + e]];
+          at[4 * e] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->point };
+          for (int l = 0; l < 3; l++)
+            at[4 * e + 1 + l] = (CwbPointWeight){ .geometry = p->surface_geometry,
+                                                  .point = p->vertices[l] };
+        }
+      g_array_set_size (w->dp, 12 * m);
+      double *dp = (double *) w->dp->data;
+      for (int axis = 0; axis < 3; axis++)
+        {
+          double unit[3] = { 0, 0, 0 };
+          unit[axis] = 1;
+          CwbPointWeight forces[4];
+          pair_pattern (&pairs[k], unit, forces);
+          query->point_response (query->host_data, forces, 4, at, 4 * m, dp);
+          for (size_t e = 0; e < m; e++)
+            {
+              const PenaltyPair *p = &pairs[rows[first + e]];
+              const double *d = &dp[12 * e];
+              double rel[3];
+              cwb_v3_copy (rel, d);
+              for (int l = 0; l < 3; l++)
+                cwb_v3_axpy (rel, -p->bary[l], &d[3 + 3 * l]);
+              double *block = &blocks[9 * (first + e)];
+              for (int r = 0; r < 3; r++)
+                block[3 * r + axis] = rel[r];
+            }
+        }
+    }
+}
+
+const double *
+pair_mobility_diagonal (const PairMobility *w, size_t k)
+{
+  return &g_array_index (w->blocks, double, 9 * g_array_index (w->diagonal, size_t, k));
+}
+
+void
+pair_mobility_spread (const PairMobility *w, size_t k, const double f[3], double *acc)
+{
+  const size_t *start = (const size_t *) w->column_start->data;
+  const guint *rows = (const guint *) w->rows->data;
+  const double *blocks = (const double *) w->blocks->data;
+  for (size_t e = start[k]; e < start[k + 1]; e++)
+    {
+      const double *b = &blocks[9 * e];
+      double *a = &acc[3 * rows[e]];
+      for (int r = 0; r < 3; r++)
+        a[r] += b[3 * r] * f[0] + b[3 * r + 1] * f[1] + b[3 * r + 2] * f[2];
+    }
+}
+
+void
+pair_mobility_apply (const PairMobility *w, const double *f, double *out)
+{
+  memset (out, 0, 3 * w->n * sizeof (double));
+  for (size_t k = 0; k < w->n; k++)
+    pair_mobility_spread (w, k, &f[3 * k], out);
+}
+
+size_t
+pair_mobility_n_blocks (const PairMobility *w)
+{
+  return w->rows->len;
+}

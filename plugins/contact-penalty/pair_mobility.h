@@ -1,0 +1,46 @@
+/* The mobility of the penalty model's contact pairs over one step: Saupin 2008 eq. 19's
+ * W = H C H^T written in the pattern the model's forces take. A pair force g at contact k
+ * acts +g on its point i_k and -h_kl g on the vertices l of its triangle T_k (the
+ * post-correction's pattern, eq. 6, and the friction's, sec. 4.1); the block W_jk (3 x 3, m/N)
+ * is the displacement of contact j's point relative to its triangle location,
+ * dp_i - sum_l h_jl dp_l, that a unit pair force along each axis at k causes. Contacts that
+ * share no movable geometry do not move each other (zero blocks, not stored), so a fixed
+ * ground does not tie all its contacts together.
+ *
+ * Built once per model() call from the host's point_response (3 calls per contact, each
+ * measured at the contacts it can move), so that the model's sweeps over its contacts (the
+ * normal solve, the friction sweeps) cost 9 multiply-adds per coupled pair instead of a
+ * point_response call each. W is linear in the forces, so every product equals the
+ * point_response of the same forces up to round-off. */
+#pragma once
+
+#include <cwb/cwb.h>
+
+#include "contact_force.h"
+
+G_BEGIN_DECLS
+
+typedef struct PairMobility PairMobility;
+
+PairMobility *pair_mobility_new (void);
+void pair_mobility_free (PairMobility *w);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PairMobility, pair_mobility_free)
+
+/* W of the n pairs at the query's configuration. movable[g] (n_geometries entries): whether
+ * geometry g can move; a pair couples with the others only through its movable sides. */
+void pair_mobility_build (PairMobility *w, const CwbContactQuery *query,
+                          const PenaltyPair *pairs, size_t n, const gboolean *movable);
+
+/* W_kk, row-major (the pair's own mobility). */
+const double *pair_mobility_diagonal (const PairMobility *w, size_t k);
+
+/* acc[3 j .. 3 j + 2] += W_jk f for every contact j that k can move (k included). */
+void pair_mobility_spread (const PairMobility *w, size_t k, const double f[3], double *acc);
+
+/* out[3 j ..] = sum_k W_jk f[3 k ..] over all contacts (out is overwritten). */
+void pair_mobility_apply (const PairMobility *w, const double *f, double *out);
+
+/* Stored blocks (coupled ordered pairs, the diagonal included), for statistics. */
+size_t pair_mobility_n_blocks (const PairMobility *w);
+
+G_END_DECLS

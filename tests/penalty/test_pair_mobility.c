@@ -1,0 +1,149 @@
+/* The penalty model's pair mobility W (plugins/contact-penalty/pair_mobility.c), built from
+ * the host's point_response, against point_response itself: W f for any pair forces f
+ * equals one batched point_response of all their pair patterns measured at every contact,
+ * and each column spread equals the per-contact query of that contact's pattern alone.
+ * Pairs on a fixed body do not couple through it. W is linear, so both agree to round-off:
+ * 1e-12 of the largest displacement (sums of a few dozen products of order-1 numbers). */
+#include <math.h>
+
+#include "pair_mobility.h"
+#include "world_fixture.h"
+#include "world_private.h"
+
+#define RESPONSE_TOLERANCE 1e-12
+
+/* Two turned boxes on a fixed one, and a third box apart. */
+static const char *scene_yaml =
+  "world: { dt: 0.01, gravity: [0, 0, -9.81] }\n"
+  "bodies:\n"
+  "  - name: base\n"
+  "    shape: { type: box, size: [2, 2, 0.5] }\n"
+  "    pose: { position: [0, 0, -0.25] }\n"
+  "    fixed: true\n"
+  "  - name: a\n"
+  "    shape: { type: box, size: [0.4, 0.4, 0.4] }\n"
+  "    pose: { position: [0, 0, 0.2], orientation: [0.9589, 0.1417, 0.1963, 0.1440] }\n"
+  "    material: { density: 500 }\n"
+  "  - name: b\n"
+  "    shape: { type: box, size: [0.4, 0.6, 0.4] }\n"
+  "    pose: { position: [0.1, 0.2, 0.6], orientation: [0.8, 0.6, 0, 0] }\n"
+  "    material: { density: 700 }\n"
+  "  - name: c\n"
+  "    shape: { type: box, size: [0.4, 0.4, 0.4] }\n"
+  "    pose: { position: [3, 0, 0.2] }\n"
+  "    material: { density: 500 }\n";
+
+/* Hand-made pairs (point of one geometry, triangle of another), some on the fixed base. */
+static void
+make_pairs (const CwbGeometry *g, PenaltyPair *pairs, size_t *n)
+{
+  const struct { uint32_t pg, p, sg, t; double bary[3]; } spec[] = {
+    { 1, 0, 0, 2, { 0.2, 0.3, 0.5 } },   /* a on the base */
+    { 1, 3, 0, 3, { 0.6, 0.4, 0 } },     /* a on the base, on an edge */
+    { 2, 1, 1, 4, { 0.1, 0.1, 0.8 } },   /* b on a */
+    { 1, 6, 2, 7, { 1.0 / 3, 1.0 / 3, 1.0 / 3 } },   /* a on b */
+    { 3, 2, 0, 1, { 0.5, 0.25, 0.25 } }, /* c on the base: coupled with nothing */
+    { 2, 5, 1, 9, { 0, 1, 0 } },         /* b on a vertex of a */
+  };
+  *n = G_N_ELEMENTS (spec);
+  for (size_t k = 0; k < *n; k++)
+    {
+      pairs[k] = (PenaltyPair){ .point_geometry = spec[k].pg, .point = spec[k].p,
+                                .surface_geometry = spec[k].sg };
+      memcpy (pairs[k].bary, spec[k].bary, sizeof pairs[k].bary);
+      for (int v = 0; v < 3; v++)
+        pairs[k].vertices[v] = g[spec[k].sg].triangles[3 * spec[k].t + v];
+    }
+}
+
+/* The pattern of pair force f at pair p (+f on i, -h_j f on T's vertices) and p's 4 points. */
+static void
+pattern (const PenaltyPair *p, const double f[3], CwbPointWeight forces[4], CwbPointWeight at[4])
+{
+  forces[0] = at[0] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->point };
+  cwb_v3_copy (forces[0].w, f);
+  memset (at[0].w, 0, sizeof at[0].w);
+  for (int v = 0; v < 3; v++)
+    {
+      forces[1 + v] = at[1 + v] = (CwbPointWeight){ .geometry = p->surface_geometry,
+                                                    .point = p->vertices[v] };
+      cwb_v3_scale (forces[1 + v].w, f, -p->bary[v]);
+      memset (at[1 + v].w, 0, sizeof at[1 + v].w);
+    }
+}
+
+/* rel[3 k] from the displacements of every pair's 4 points. */
+static void
+relative (const PenaltyPair *pairs, size_t n, const double *dp, double *rel)
+{
+  for (size_t k = 0; k < n; k++)
+    {
+      cwb_v3_copy (&rel[3 * k], &dp[12 * k]);
+      for (int v = 0; v < 3; v++)
+        cwb_v3_axpy (&rel[3 * k], -pairs[k].bary[v], &dp[12 * k + 3 + 3 * v]);
+    }
+}
+
+static void
+test_matches_point_response (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
+  size_t n_geometries;
+  const CwbGeometry *g = cwb_world_geometries (world, &n_geometries);
+  CwbContactQuery query = cwb_world_contact_query (world, CWB_CONTACT_PASS_VELOCITY);
+  PenaltyPair pairs[8];
+  size_t n;
+  make_pairs (g, pairs, &n);
+  const gboolean movable[] = { FALSE, TRUE, TRUE, TRUE };
+  g_autoptr (PairMobility) w = pair_mobility_new ();
+  pair_mobility_build (w, &query, pairs, n, movable);
+
+  /* Pair forces of order 1e3 N in every direction. */
+  double f[3 * 8], wf[3 * 8];
+  for (size_t i = 0; i < 3 * n; i++)
+    f[i] = 1000 * sin (1.7 * (double) i + 0.3);
+  pair_mobility_apply (w, f, wf);
+
+  /* The batched query: all patterns at once, measured at every pair. */
+  CwbPointWeight forces[4 * 8], at[4 * 8];
+  for (size_t k = 0; k < n; k++)
+    pattern (&pairs[k], &f[3 * k], &forces[4 * k], &at[4 * k]);
+  double dp[12 * 8], batched[3 * 8];
+  query.point_response (query.host_data, forces, 4 * n, at, 4 * n, dp);
+  relative (pairs, n, dp, batched);
+  double largest = 0;
+  for (size_t i = 0; i < 3 * n; i++)
+    largest = MAX (largest, fabs (batched[i]));
+  g_assert_cmpfloat (largest, >, 0);
+  for (size_t i = 0; i < 3 * n; i++)
+    g_assert_cmpfloat (fabs (wf[i] - batched[i]), <, RESPONSE_TOLERANCE * largest);
+
+  /* Per contact: column k spread equals the query of contact k's pattern alone. */
+  for (size_t k = 0; k < n; k++)
+    {
+      double spread[3 * 8] = { 0 }, alone[3 * 8];
+      pair_mobility_spread (w, k, &f[3 * k], spread);
+      CwbPointWeight one[4], ignored[4];
+      pattern (&pairs[k], &f[3 * k], one, ignored);
+      query.point_response (query.host_data, one, 4, at, 4 * n, dp);
+      relative (pairs, n, dp, alone);
+      for (size_t i = 0; i < 3 * n; i++)
+        g_assert_cmpfloat (fabs (spread[i] - alone[i]), <, RESPONSE_TOLERANCE * largest);
+    }
+  /* c's pair (index 4) touches only the fixed base and c: nothing else moves it. */
+  double spread[3 * 8] = { 0 };
+  pair_mobility_spread (w, 4, &f[12], spread);
+  for (size_t k = 0; k < n; k++)
+    if (k != 4)
+      g_assert_cmpfloat (cwb_v3_norm (&spread[3 * k]), ==, 0);
+  g_assert_cmpuint (pair_mobility_n_blocks (w), <, n * n);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  g_test_add_func ("/penalty/pair-mobility/matches-point-response", test_matches_point_response);
+  return g_test_run ();
+}
