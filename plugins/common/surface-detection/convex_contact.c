@@ -36,6 +36,13 @@
 /* Edges closer to parallel than 1e-6 rad give no edge axis (their cross product's direction
  * is round-off); the face axes cover parallel edges. */
 #define PARALLEL_SINE 1e-6
+/* A clipped vertex within this part of the smaller polytope's radius of a side plane counts
+ * as on it: kept as itself, with no intersection point beside it. Boxes stacked flush have
+ * vertices exactly on each other's side planes, where round-off and millimetre motions would
+ * otherwise swap the vertex for an intersection point (another identity) from step to step
+ * and cost the contact its warm start; the point kept lies at most this far off the
+ * reference face, and its projection onto the face is clamped onto it. */
+#define CLIP_TOLERANCE 1e-3
 /* At most four points per manifold: enough to hold a face resting on a face. */
 #define MANIFOLD_POINTS 4
 /* Identities: a tag per kind of contact, and intersection keys marked apart from vertices. */
@@ -317,10 +324,11 @@ clip_key (uint32_t from, uint32_t to, uint32_t plane)
   return CLIP_KEY_BIT | (uint32_t) (mix (mix (mix (1, from), to), plane) & ~CLIP_KEY_BIT);
 }
 
-/* Keeps the part of polygon `in` with side . (x - origin) <= 0 into `out`. */
+/* Keeps the part of polygon `in` with side . (x - origin) <= 0 into `out`; vertices within
+ * `tolerance` of the plane count as on it. */
 static void
 clip_polygon (const GArray *in, GArray *out, const double side[3], const double origin[3],
-              uint32_t plane)
+              uint32_t plane, double tolerance)
 {
   g_array_set_size (out, 0);
   guint n = in->len;
@@ -332,9 +340,11 @@ clip_polygon (const GArray *in, GArray *out, const double side[3], const double 
       cwb_v3_sub (dp_, p->p, origin);
       cwb_v3_sub (dq_, q->p, origin);
       double dp = cwb_v3_dot (side, dp_), dq = cwb_v3_dot (side, dq_);
-      if (dp <= 0)
+      if (dp <= tolerance)
         g_array_append_val (out, *p);
-      if ((dp <= 0) != (dq <= 0))
+      /* An edge crosses the plane between a vertex clearly inside and one clearly outside;
+       * a vertex on the plane is its own crossing. */
+      if ((dp < -tolerance && dq > tolerance) || (dp > tolerance && dq < -tolerance))
         {
           double t = dp / (dp - dq);
           ClipVertex x = { .key = clip_key (p->key, q->key, plane) };
@@ -466,7 +476,8 @@ face_contact (ConvexDetector *d, const ConvexPolytope *pr, const CwbGeometry *gr
       cwb_v3_cross (side, edge, ref->normal);
       if (cwb_v3_normalize (side) == 0)
         continue;
-      clip_polygon (d->clip_in, d->clip_out, side, u, k);
+      clip_polygon (d->clip_in, d->clip_out, side, u, k,
+                    CLIP_TOLERANCE * MIN (pr->radius, pi->radius));
       GArray *swap = d->clip_in;
       d->clip_in = d->clip_out;
       d->clip_out = swap;
