@@ -32,6 +32,9 @@ contact:
   model: proximity
 solver:
   name: constraint
+  # Saupin 2008 eq. 19: position-level normal rows, no post-stabilization
+  normal_constraint: position
+  stabilization_iterations: 0
   compliance: warped
   friction: cone
   iterations: 100

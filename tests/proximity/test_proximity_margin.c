@@ -47,7 +47,8 @@ landing_scene (double margin)
   return g_strdup_printf (
     "world: { dt: %g, gravity: [0, 0, %g] }\n"
     "contact: { model: proximity, margin: %s }\n"
-    "solver: { name: constraint, iterations: 1000, tolerance: %g }\n"
+    "solver: { name: constraint, normal_constraint: position,\n"
+    "          stabilization_iterations: 0, iterations: 1000, tolerance: %g }\n"
     "bodies:\n"
     "  - name: ground\n"
     "    shape: { type: ground, size: [2, 2, 0.5] }\n"

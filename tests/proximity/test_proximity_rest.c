@@ -1,6 +1,7 @@
 /* A rigid box resting on a fixed rigid box through the whole pipeline: scene, rigid body and
  * mapping, the proximity model's rows, the constraint solver's MLCP (Saupin 2008 eq. 19 with
- * Signorini and Coulomb), corrective motion. References: statics (the four bottom corners
+ * Signorini and Coulomb: position-level rows without post-stabilization, set explicitly since
+ * the solver's default is rate rows with one post-stabilization pass), corrective motion. References: statics (the four bottom corners
  * carry m g) and the free motion's closed form (from rest on the support, each step's free
  * motion sinks the box by g h^2, which is what the model must report as penetration). */
 #include <math.h>
@@ -42,7 +43,8 @@ rest_scene (double margin)
   return g_strdup_printf (
     "world: { dt: %g, gravity: [0, 0, %g] }\n"
     "contact: { model: proximity, margin: %s }\n"
-    "solver: { name: constraint, iterations: 500, tolerance: %g }\n"
+    "solver: { name: constraint, normal_constraint: position,\n"
+    "          stabilization_iterations: 0, iterations: 500, tolerance: %g }\n"
     "bodies:\n"
     "  - name: support\n"
     "    shape: { type: box, size: [1, 1, 0.2] }\n"

@@ -3,7 +3,8 @@
  * solver (`friction: cone`, the exact Coulomb cone; `friction: pyramid`, Allard 2010
  * eq. 9-10): resting contact, the inclined plane against Coulomb's closed form, a push along
  * the diagonal t1 + t2 of the contact frames where the two sets differ, and after every step
- * every contact against Signorini's and Coulomb's laws. */
+ * every contact against Signorini's and Coulomb's laws, measured on the position-level
+ * solve (normal_constraint: position) whose rows the checks read. */
 #include <math.h>
 
 #include "world_fixture.h"
@@ -138,7 +139,8 @@ box_scene (double angle, const double gravity[3], CwbFrictionLaw law)
   return g_strdup_printf (
     "world: { dt: %g, gravity: [%s, %s, %s] }\n"
     "contact: { model: halfspace, normal: [%s, 0, %s], margin: 0.001 }\n"
-    "solver: { name: constraint, iterations: 500, tolerance: %g, friction: %s }\n"
+    "solver: { name: constraint, iterations: 500, tolerance: %g, friction: %s,\n"
+    "          normal_constraint: position, stabilization_iterations: 0 }\n"
     "bodies:\n"
     "  - name: box\n"
     "    shape: { type: box, size: [%g, %g, %g] }\n"
@@ -356,7 +358,9 @@ test_live_switch (void)
 
   g_autofree char *tolerance = g_strdup_printf ("%g", SOLVER_TOLERANCE);
   g_autoptr (GPtrArray) params = fixture_params ("iterations", "500", "tolerance", tolerance,
-                                                 "friction", "pyramid", NULL);
+                                                 "friction", "pyramid",
+                                                 "normal_constraint", "position",
+                                                 "stabilization_iterations", "0", NULL);
   g_autoptr (GError) error = NULL;
   g_assert_true (cwb_world_set_plugin_params (world, CWB_PLUGIN_SOLVER, params, &error));
   g_assert_no_error (error);

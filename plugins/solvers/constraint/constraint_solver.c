@@ -62,14 +62,14 @@ static const CwbParamSpec constraint_params[] = {
   { "compliance", CWB_PARAM_ENUM, "", "exact", 1, 0, "exact|warped",
     "Body compliance used for W = H C H^T: exact (Saupin 2008 eq. 21) or warped R C0 R^T "
     "(eq. 23); rigid bodies have one compliance" },
-  { "stabilization_iterations", CWB_PARAM_INT, "1", "0", 0, 100, NULL,
+  { "stabilization_iterations", CWB_PARAM_INT, "1", "1", 0, 100, NULL,
     "Post-stabilization passes per step (Allard 2010 Algorithm 1, lines 4-9): re-detect at "
     "the new positions and correct positions while a contact is violated; 0 turns it off" },
   { "friction", CWB_PARAM_ENUM, "", "cone", 1, 0, "pyramid|cone",
     "Friction set: cone |f_t| <= mu f_n solved exactly per contact (Duriez et al. 2006), or "
     "the four-sided pyramid |f_t1| + |f_t2| <= mu f_n of Allard 2010 eq. 9-10 solved row by "
     "row (equal to the cone along t1 and t2, 1/sqrt 2 of it between them)" },
-  { "normal_constraint", CWB_PARAM_ENUM, "", "position", 1, 0, "position|velocity",
+  { "normal_constraint", CWB_PARAM_ENUM, "", "velocity", 1, 0, "position|velocity",
     "What the velocity pass holds on a contact: position, its gap at the end of the step "
     "(Saupin 2008 eq. 19: a penetration is undone by the velocity it takes), or velocity, "
     "its rate (Allard 2010 eq. 16-17: a contact may not deepen; penetration is undone by "
@@ -91,10 +91,10 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
   self->tolerance = cwb_param_double (params, "tolerance", 1e-10);
   self->compliance = cwb_param_int (params, "compliance", 0) == 1 ? CWB_COMPLIANCE_WARPED
                                                                  : CWB_COMPLIANCE_EXACT;
-  self->stabilization_iterations = (int) cwb_param_int (params, "stabilization_iterations", 0);
+  self->stabilization_iterations = (int) cwb_param_int (params, "stabilization_iterations", 1);
   self->friction = g_strcmp0 (cwb_param_string (params, "friction", "cone"), "pyramid") == 0
                      ? CWB_FRICTION_PYRAMID : CWB_FRICTION_CONE;
-  self->velocity_level = g_strcmp0 (cwb_param_string (params, "normal_constraint", "position"),
+  self->velocity_level = g_strcmp0 (cwb_param_string (params, "normal_constraint", "velocity"),
                                     "velocity") == 0;
   self->warm_start_factor = cwb_param_double (params, "warm_start", 1);
   self->order_by_gravity = g_strcmp0 (cwb_param_string (params, "order", "top_down"),
@@ -278,6 +278,13 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
             rate += h->entries[e].value * v[ctx->bodies[h->entries[e].body].v_offset
                                              + h->entries[e].dof];
           delta_free[i] = ctx->h * rate;
+          /* A normal rate row of a contact still open at the free configuration (g_free > 0: a
+           * speculative contact within the margin) may close its gap within the step but no
+           * more: max (h H v_end, g_free + H dq) >= 0, so a body approaching from the margin
+           * stops at contact rather than at the margin. Contacts already touching keep the
+           * pure rate row (Allard 2010 eq. 17). */
+          if (rows[i].kind == CWB_ROW_NORMAL && rows[i].violation > 0)
+            delta_free[i] = MAX (delta_free[i], rows[i].violation);
         }
     }
   BgsProblem problem = {
