@@ -56,7 +56,7 @@ typedef struct LdiModel {
   ContactRegions regions;
   GArray *pairs;          /* PairLdi per region of the last detection, in the regions' order */
   GArray *spare;          /* PairLdi: the pairs of the detection before, while matching */
-  GArray *body_scale;     /* double per body: the smallest side of its bounding box at attach */
+  GArray *body_scale;     /* double per body: its size 6 V / A at attach */
   GArray *last_positions; /* double: every surface's positions at the last detection */
   GArray *moved;          /* gboolean per body: moved since the last detection */
   LdiGl *gl;              /* the OpenGL backend's context, opened on first use */
@@ -70,10 +70,11 @@ static const CwbParamSpec ldi_params[] = {
   { "pixel_size", CWB_PARAM_DOUBLE, "m", "0", 0, 10, NULL,
     "Side of an LDI pixel: the resolution of the intersection volumes, whatever the "
     "meshes' resolution (Allard 2010 sec. 3.2); 0: for each pair, the smaller body's "
-    "smallest side over pixels_per_body" },
+    "size over pixels_per_body" },
   { "pixels_per_body", CWB_PARAM_DOUBLE, "1", "32", 1, 4096, NULL,
-    "With pixel_size 0: pixels across the smallest side of the smaller body of a pair "
-    "(its bounding box when the model was attached)" },
+    "With pixel_size 0: pixels across the smaller body of a pair, whose size is 6 V / A "
+    "(a cube's side, a ball's diameter, three times a plate's thickness), to two "
+    "significant digits" },
   { "multi_volume", CWB_PARAM_BOOL, "", "false", 0, 1, NULL,
     "Split each intersection volume into the cells of a grid, one contact per cell "
     "(Allard 2010 sec. 5): pressure and friction vary across the contact" },
@@ -187,42 +188,56 @@ surface_of (const CwbGeometry *geometries, uint32_t g)
   };
 }
 
-/* Each body's scale for the automatic pixel size: the smallest side of its surfaces'
- * bounding box, at the positions of `query`. */
+/* Each body's scale for the automatic pixel size: 6 V / A of its closed surfaces (volume by
+ * the divergence theorem, area), which is the side of a cube, the diameter of a ball and
+ * three times the thickness of a thin plate, and which a rigid motion does not change
+ * (unlike a bounding box, which grows as a box turns): a run resumed at another pose gets
+ * the same pixels. Measured when the model is attached (a deformable body: in the shape it
+ * has then); INFINITY for a body with no volume. */
 static void
 measure_body_scales (LdiModel *self, const CwbContactQuery *query)
 {
-  g_array_set_size (self->body_scale, query->n_bodies);
-  g_autofree double *boxes = g_new (double, 6 * MAX (query->n_bodies, 1));
-  for (size_t b = 0; b < query->n_bodies; b++)
-    for (int k = 0; k < 3; k++)
-      {
-        boxes[6 * b + k] = INFINITY;
-        boxes[6 * b + 3 + k] = -INFINITY;
-      }
+  g_autofree double *volume = g_new0 (double, MAX (query->n_bodies, 1));
+  g_autofree double *area = g_new0 (double, MAX (query->n_bodies, 1));
   for (size_t g = 0; g < query->n_geometries; g++)
     {
       const CwbGeometry *geometry = &query->geometries[g];
       if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->body >= query->n_bodies)
         continue;
-      double *box = boxes + 6 * geometry->body;
-      for (size_t i = 0; i < 3 * geometry->n_points; i++)
+      for (size_t t = 0; t < geometry->n_triangles; t++)
         {
-          box[i % 3] = fmin (box[i % 3], geometry->positions[i]);
-          box[3 + i % 3] = fmax (box[3 + i % 3], geometry->positions[i]);
+          const double *p0 = &geometry->positions[3 * (size_t) geometry->triangles[3 * t]];
+          const double *p1 = &geometry->positions[3 * (size_t) geometry->triangles[3 * t + 1]];
+          const double *p2 = &geometry->positions[3 * (size_t) geometry->triangles[3 * t + 2]];
+          double e1[3], e2[3], n[3], c[3];
+          cwb_v3_sub (e1, p1, p0);
+          cwb_v3_sub (e2, p2, p0);
+          cwb_v3_cross (n, e1, e2);
+          cwb_v3_cross (c, p1, p2);
+          volume[geometry->body] += cwb_v3_dot (p0, c) / 6;
+          area[geometry->body] += cwb_v3_norm (n) / 2;
         }
     }
+  g_array_set_size (self->body_scale, query->n_bodies);
   for (size_t b = 0; b < query->n_bodies; b++)
     {
-      double *box = boxes + 6 * b;
-      double side = fmin (box[3] - box[0], fmin (box[4] - box[1], box[5] - box[2]));
-      g_array_index (self->body_scale, double, b) = side > 0 && isfinite (side) ? side
-                                                                               : INFINITY;
+      double scale = 6 * volume[b] / area[b];
+      g_array_index (self->body_scale, double, b) = scale > 0 && isfinite (scale) ? scale
+                                                                                 : INFINITY;
     }
 }
 
+/* x to two significant digits: the automatic pixel size does not depend on the round-off of
+ * the volumes and areas it comes from (0.03125 becomes 0.031). */
+static double
+two_digits (double x)
+{
+  double unit = pow (10, floor (log10 (x)) - 1);
+  return round (x / unit) * unit;
+}
+
 /* The pixel size of the pair (a, b): the parameter, or the smaller body's scale over
- * pixels_per_body (a body with no extent, a point, takes the other's). */
+ * pixels_per_body (a body with no volume takes the other's; two such, 1 m). */
 static double
 pair_pixel_size (const LdiModel *self, uint32_t a, uint32_t b)
 {
@@ -231,7 +246,7 @@ pair_pixel_size (const LdiModel *self, uint32_t a, uint32_t b)
     return p->pixel_size;
   double scale = fmin (g_array_index (self->body_scale, double, a),
                        g_array_index (self->body_scale, double, b));
-  return isfinite (scale) ? scale / p->pixels_per_body : 1.0 / p->pixels_per_body;
+  return two_digits ((isfinite (scale) ? scale : 1.0) / p->pixels_per_body);
 }
 
 /* Every geometry must be a closed, consistently oriented surface. */

@@ -19,11 +19,10 @@
 
 #include "pair_ldi.h"
 
-/* The margin around a pair's overlap, in pixels. A post-stabilization pass moves the bodies
- * by about what exceeds the target depth, a fraction of a pixel, and a step of a resting
- * contact by g h^2: with two pixels the box of the step's first detection usually holds the
- * overlap through its passes and the next steps, and the LDI's arrays are reused. It costs
- * a ring of two pixels around the contact's footprint in each image. */
+/* The margin around a pair's overlap, in pixels: the culling keeps triangles by comparing
+ * their vertices with the box, and a margin keeps every triangle that bounds the pair's
+ * intersection clear of that comparison's rounding (pair_ldi.c, top). Two pixels cost a
+ * ring of two pixels around the contact's footprint in each image. */
 #define PAIR_LDI_MARGIN_PIXELS 2.0
 
 void
@@ -63,13 +62,9 @@ pair_ldi_place (PairLdi *pair, const double overlap_min[3], const double overlap
 {
   double box_min[3], box_max[3];
   fresh_box (overlap_min, overlap_max, h, grid, box_min, box_max);
-  gboolean keep = pair->ldi != NULL && pair->pixel_size == h && pair->grid == grid;
-  double margin = PAIR_LDI_MARGIN_PIXELS * h;
-  for (int k = 0; k < 3 && keep; k++)
-    keep = pair->box_min[k] <= overlap_min[k] && overlap_max[k] <= pair->box_max[k]
-           && pair->box_min[k] >= box_min[k] - margin - grid
-           && pair->box_max[k] <= box_max[k] + margin;
-  if (keep)
+  if (pair->ldi != NULL && pair->pixel_size == h && pair->grid == grid
+      && memcmp (pair->box_min, box_min, sizeof box_min) == 0
+      && memcmp (pair->box_max, box_max, sizeof box_max) == 0)
     return FALSE;
   pair->pixel_size = h;
   pair->grid = grid;

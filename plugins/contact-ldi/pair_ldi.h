@@ -2,8 +2,8 @@
  * (the pair's bounding-box overlap plus a margin, on the pixel or cell grid), the triangles of
  * the two surfaces that can matter inside it, the rasterised LDI and the volumes measured on
  * it. A post-stabilization pass (Allard 2010 Algorithm 1, line 8) moves only some bodies:
- * the pairs of bodies that did not move keep their LDI and their volumes; the others keep
- * their box while the overlap stays inside it, and their arrays. */
+ * the pairs of bodies that did not move keep their LDI and their volumes, bit for bit what
+ * they would measure again. */
 #pragma once
 
 #include "contact_regions.h"
@@ -30,10 +30,11 @@ void pair_ldi_init (PairLdi *pair, uint32_t body_a, uint32_t body_b);
 void pair_ldi_clear (PairLdi *pair);
 
 /* Places the pair's box for the overlap [overlap_min, overlap_max] at pixel size h on a grid
- * of side `grid`: the box of the last detection while it holds the overlap and is not more
- * than a margin larger than a fresh one would be, else a fresh one (the overlap widened by
- * PAIR_LDI_MARGIN_PIXELS, box_min rounded down to the grid), which drops the LDI and its
- * volumes. Returns whether the box changed. */
+ * of side `grid`: the overlap widened by PAIR_LDI_MARGIN_PIXELS, box_min rounded down to the
+ * grid. The box depends on the overlap alone, never on the detections before, so that what
+ * the model measures is a function of the positions (a run resumed from the host's history
+ * goes on bitwise as it went). A new box drops the LDI and its volumes. Returns whether the
+ * box changed. */
 gboolean pair_ldi_place (PairLdi *pair, const double overlap_min[3], const double overlap_max[3],
                          double h, double grid);
 
