@@ -444,9 +444,9 @@ log_ldi_size (const LdiModel *self, guint rasterised)
             layers = MAX (layers, image->offsets[p + 1] - image->offsets[p]);
         }
     }
-  g_debug ("ldi size: %u regions (%u rasterised), %zu triangles, largest image %u x %u "
-           "pixels, %u layers, %zu fragments", self->pairs->len, rasterised, triangles, width,
-           height, layers, fragments);
+  g_debug ("ldi size: %u regions, %zu triangles, largest image %u x %u pixels, %u layers, "
+           "%zu fragments, %u regions rasterised", self->pairs->len, triangles, width, height,
+           layers, fragments, rasterised);
 }
 
 static gboolean
