@@ -1,9 +1,14 @@
 /* Where LDIs are needed (Allard 2010 sec. 3.2: "the LDI is computed over the region where
- * the bounding boxes overlap"): the pairs of bodies whose bounding boxes overlap, grouped into
- * regions, each the smallest box holding a group of overlaps that touch one another, with the
- * surface geometries of the group's bodies. One LDI per region then holds every intersection
- * of those bodies: an intersection of a and b lies inside both boxes, hence inside their
- * overlap, hence inside its region. */
+ * the bounding boxes overlap"): the pairs of bodies whose bounding boxes overlap, each a
+ * region of its own with the overlap box and the two bodies' surface geometries. An
+ * intersection of a and b lies inside both boxes, hence inside their overlap: one LDI over
+ * that box (ldi_model.c adds a margin and snaps it to the pixel grid), rasterising the two
+ * surfaces only, holds all of it.
+ *
+ * One region per pair rather than one per group of touching overlaps: in a stack or a pile
+ * every overlap touches the next one, a group's union box spans the whole pile, and its LDI
+ * rasterises every body's whole surface at full resolution (docs/plugins/ldi.md, "Many
+ * bodies"). */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -11,32 +16,32 @@
 G_BEGIN_DECLS
 
 typedef struct ContactRegion {
-  double box_min[3], box_max[3];
+  uint32_t body_a, body_b;                 /* body_a < body_b */
+  double overlap_min[3], overlap_max[3];   /* the overlap of the two bodies' bounding boxes */
   uint32_t first_geometry, n_geometries;   /* into ContactRegions.geometries */
-  uint32_t n_pairs;                        /* overlapping body pairs it holds */
 } ContactRegion;
 
 typedef struct ContactRegions {
-  GArray *regions;      /* ContactRegion */
-  GArray *geometries;   /* uint32_t geometry indices, each region's consecutive, in increasing order */
+  GArray *regions;      /* ContactRegion, sorted by (body_a, body_b) */
+  GArray *geometries;   /* uint32_t geometry indices, each region's consecutive, in increasing
+                         * order (a's and b's interleaved as the world lists them) */
   /* scratch */
   GArray *body_boxes;   /* double[6] per body: min, max; min > max for a body with no surface */
-  GArray *pairs;        /* the overlapping pairs with their boxes */
+  GArray *order;        /* uint32_t bodies by increasing box min x (sweep and prune) */
+  GArray *body_geometries;   /* uint32_t: geometries grouped by body (CSR) */
+  GArray *body_first;        /* uint32_t per body + 1: into body_geometries */
 } ContactRegions;
 
 void contact_regions_init (ContactRegions *regions);
 void contact_regions_clear (ContactRegions *regions);
 
 /* Finds the regions of the surface geometries' current positions. Pairs of two fixed bodies
- * (body_fixed may be NULL: none is fixed) are left out: nothing can act on them. Each region's
- * box_min is rounded down to a multiple of `snap` on every axis, so that pixel grids (and
- * multi-volume cells) of different regions and steps line up on one world grid. */
+ * (body_fixed may be NULL: none is fixed) are left out: nothing can act on them. */
 void contact_regions_find (ContactRegions *regions, const CwbGeometry *geometries,
-                           size_t n_geometries, size_t n_bodies, const gboolean *body_fixed,
-                           double snap);
+                           size_t n_geometries, size_t n_bodies, const gboolean *body_fixed);
 
-/* The region that owns the overlap of bodies a and b (in either order), or G_MAXUINT32 when
- * their boxes do not overlap (or both are fixed). */
-uint32_t contact_regions_owner (const ContactRegions *regions, uint32_t body_a, uint32_t body_b);
+/* The bounding box of body b's surfaces at the last contact_regions_find (min > max when it
+ * has none). */
+const double *contact_regions_body_box (const ContactRegions *regions, uint32_t body);
 
 G_END_DECLS

@@ -64,6 +64,22 @@ typedef struct RayBody {
   uint32_t self_enter;  /* fragment where count last rose to 2 */
 } RayBody;
 
+/* Recently used triangles, direct-mapped: along a row of pixels an interval's bounds lie on
+ * the same few triangles, whose normal and gradient entries are then looked up once rather
+ * than per pixel (the same values: a cache, not an approximation). */
+#define TRIANGLE_CACHE_SIZE 64u
+
+typedef struct NormalCacheEntry {
+  uint32_t surface, triangle;   /* surface G_MAXUINT32: empty */
+  double normal[3];
+} NormalCacheEntry;
+
+typedef struct GradientCacheEntry {
+  const SparseMap *map;         /* NULL: empty */
+  uint32_t volume, surface, triangle;
+  uint32_t index[3];            /* the entries of the triangle's vertices in map */
+} GradientCacheEntry;
+
 /* What one image's walk accumulates. Keys: pairs (a, b, 0, 0, 0), cells (a, b, ix, iy, iz),
  * gradients (volume index, geometry, vertex, 0, 0); values: component [axis]. */
 typedef struct AxisAccum {
@@ -74,7 +90,15 @@ typedef struct AxisAccum {
   SparseMap pairs, pair_gradients, cells, cell_gradients;
   GArray *spans;        /* CwbInspectSpan, or NULL */
   GArray *ray;          /* RayBody scratch */
+  NormalCacheEntry normals[TRIANGLE_CACHE_SIZE];
+  GradientCacheEntry gradient_entries[TRIANGLE_CACHE_SIZE];
 } AxisAccum;
+
+static uint32_t
+triangle_slot (uint32_t surface, uint32_t triangle, uint32_t salt)
+{
+  return (triangle * 2654435761u + surface * 40503u + salt * 97u) % TRIANGLE_CACHE_SIZE;
+}
 
 /* Adds a coefficient times the barycentric weights of fragment f to its triangle's vertices,
  * along `direction` (e_axis, or u u_axis: see the top of the file), in the gradient of
@@ -86,11 +110,23 @@ add_fragment_gradient (AxisAccum *acc, SparseMap *gradients, uint32_t volume,
   if (direction[0] == 0 && direction[1] == 0 && direction[2] == 0)
     return;   /* a thin corner (CORNER_BOUNDS_COS) */
   const LdiSurface *s = &acc->surfaces[f->surface];
+  GradientCacheEntry *cached = &acc->gradient_entries[triangle_slot (f->surface, f->triangle,
+                                                                      volume)];
+  if (cached->map != gradients || cached->volume != volume || cached->surface != f->surface
+      || cached->triangle != f->triangle)
+    {
+      *cached = (GradientCacheEntry) { .map = gradients, .volume = volume,
+                                       .surface = f->surface, .triangle = f->triangle };
+      for (int k = 0; k < 3; k++)
+        {
+          uint32_t key[SPARSE_KEY_WORDS] = { volume, s->geometry,
+                                             s->triangles[3 * (size_t) f->triangle + k], 0, 0 };
+          cached->index[k] = sparse_map_index (gradients, key);
+        }
+    }
   for (int k = 0; k < 3; k++)
     {
-      uint32_t key[SPARSE_KEY_WORDS] = { volume, s->geometry,
-                                         s->triangles[3 * (size_t) f->triangle + k], 0, 0 };
-      double *value = sparse_map_entry (gradients, sparse_map_index (gradients, key))->value;
+      double *value = sparse_map_entry (gradients, cached->index[k])->value;
       for (int c = 0; c < 3; c++)
         if (direction[c] != 0)
           value[c] += coefficient * f->bary[k] * direction[c];
@@ -99,8 +135,14 @@ add_fragment_gradient (AxisAccum *acc, SparseMap *gradients, uint32_t volume,
 
 /* The unit normal of fragment f's triangle, turned so that its `axis` component is >= 0. */
 static void
-fragment_normal (const AxisAccum *acc, const LdiFragment *f, double n[3])
+fragment_normal (AxisAccum *acc, const LdiFragment *f, double n[3])
 {
+  NormalCacheEntry *cached = &acc->normals[triangle_slot (f->surface, f->triangle, 0)];
+  if (cached->surface == f->surface && cached->triangle == f->triangle)
+    {
+      cwb_v3_copy (n, cached->normal);
+      return;
+    }
   const LdiSurface *s = &acc->surfaces[f->surface];
   const uint32_t *t = &s->triangles[3 * (size_t) f->triangle];
   const double *p0 = &s->positions[3 * (size_t) t[0]], *p1 = &s->positions[3 * (size_t) t[1]],
@@ -112,6 +154,9 @@ fragment_normal (const AxisAccum *acc, const LdiFragment *f, double n[3])
   cwb_v3_normalize (n);
   if (n[acc->axis] < 0)
     cwb_v3_scale (n, n, -1);
+  cached->surface = f->surface;
+  cached->triangle = f->triangle;
+  cwb_v3_copy (cached->normal, n);
 }
 
 /* Bounds whose normals (both turned to +axis) make a larger angle than this keep eq. 12's
@@ -148,7 +193,7 @@ fragment_normal (const AxisAccum *acc, const LdiFragment *f, double n[3])
  * triangle is never parallel to the ray (such triangles cover no pixel centre), so both
  * normals have a positive axis component and so has their sum. */
 static void
-interval_direction (const AxisAccum *acc, const LdiFragment *lower, const LdiFragment *upper,
+interval_direction (AxisAccum *acc, const LdiFragment *lower, const LdiFragment *upper,
                     double direction[3])
 {
   uint32_t axis = acc->axis;
@@ -445,6 +490,11 @@ ldi_intersection_volume (const Ldi *ldi, const LdiSurface *surfaces, size_t n_su
       acc[axis].spans = params->want_spans ? g_array_new (FALSE, FALSE, sizeof (CwbInspectSpan))
                                            : NULL;
       acc[axis].ray = g_array_new (FALSE, FALSE, sizeof (RayBody));
+      for (guint k = 0; k < TRIANGLE_CACHE_SIZE; k++)
+        {
+          acc[axis].normals[k].surface = G_MAXUINT32;
+          acc[axis].gradient_entries[k].map = NULL;
+        }
     }
   ldi_parallel_for (3, params->n_threads, walk_image, acc);
 

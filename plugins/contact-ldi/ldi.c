@@ -83,6 +83,8 @@ ldi_free (Ldi *ldi)
       g_free (ldi->images[axis].offsets);
       g_free (ldi->images[axis].fragments);
     }
+  if (ldi->scratch != NULL)
+    g_ptr_array_unref (ldi->scratch);
   g_free (ldi);
 }
 
@@ -114,6 +116,12 @@ fragment_compare (const void *pa, const void *pb)
   return 0;
 }
 
+/* Pixels of at most this many fragments (a few surfaces crossing the ray: nearly all of
+ * them) are sorted by insertion, in place: qsort's merge sort allocates and calls through a
+ * pointer per comparison, several times the cost on lists of two to eight. The order is
+ * total, so both sorts give the same lists. */
+#define INSERTION_SORT_MAX 16u
+
 static void
 sort_chunk (guint item, gpointer data)
 {
@@ -124,8 +132,18 @@ sort_chunk (guint item, gpointer data)
   for (uint32_t p = first; p < last; p++)
     {
       uint32_t n = image->offsets[p + 1] - image->offsets[p];
-      if (n > 1)
-        qsort (image->fragments + image->offsets[p], n, sizeof (LdiFragment), fragment_compare);
+      LdiFragment *f = image->fragments + image->offsets[p];
+      if (n > INSERTION_SORT_MAX)
+        qsort (f, n, sizeof (LdiFragment), fragment_compare);
+      else
+        for (uint32_t i = 1; i < n; i++)
+          {
+            LdiFragment x = f[i];
+            uint32_t j = i;
+            for (; j > 0 && fragment_compare (&f[j - 1], &x) > 0; j--)
+              f[j] = f[j - 1];
+            f[j] = x;
+          }
     }
 }
 
@@ -158,8 +176,12 @@ ldi_image_fill (LdiImage *image, GArray *const *lists, size_t n_lists, guint n_t
   for (uint32_t p = 0; p < n_pixels; p++)
     image->offsets[p + 1] += image->offsets[p];
 
-  g_free (image->fragments);
-  image->fragments = g_new (LdiFragment, MAX (total, 1));
+  if (total > image->capacity || image->fragments == NULL)
+    {
+      g_free (image->fragments);
+      image->capacity = MAX (total, 1);
+      image->fragments = g_new (LdiFragment, image->capacity);
+    }
   image->n_fragments = total;
   g_autofree uint32_t *cursor = g_memdup2 (image->offsets, (size_t) n_pixels * sizeof (uint32_t));
   for (size_t l = 0; l < n_lists; l++)

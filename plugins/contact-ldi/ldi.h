@@ -79,6 +79,7 @@ typedef struct LdiImage {
                                 * [offsets[p], offsets[p + 1]) */
   LdiFragment *fragments;
   size_t n_fragments;
+  size_t capacity;             /* fragments allocated, kept from fill to fill */
   gboolean sorted;             /* each pixel's list sorted by ldi_image_sort */
 } LdiImage;
 
@@ -87,6 +88,8 @@ typedef struct Ldi {
   double pixel_size;               /* h; a pixel's area is h^2 (a of eq. 11) */
   LdiImage images[3];              /* along x, y, z */
   size_t n_surfaces;               /* of the last fill; fragments' surface indices are below */
+  GPtrArray *scratch;              /* a backend's fragment lists (GArray), kept for the next
+                                    * fill of this LDI; NULL until used */
 } Ldi;
 
 /* An empty LDI over the box [box_min, box_max] (non-empty on every axis) with square pixels

@@ -3,27 +3,36 @@
  * constraint solver as one constraint per intersecting body pair (mono-volume, sec. 4) or
  * per pair and grid cell (multi-volume, sec. 5).
  *
- *   detect: the bodies' bounding-box overlaps grouped into regions (contact_regions.c), an
- *           LDI over each region with pixels of side pixel_size, the surfaces of the
- *           region's bodies rasterised into it along x, y and z (ldi_raster_cpu.c, or
- *           ldi_raster_gl.c with the same fragments): Allard's "collision detection"
- *           (Table 1);
+ *   detect: the body pairs whose bounding boxes overlap (contact_regions.c), an LDI per pair
+ *           over the overlap plus a margin, the triangles of the pair's two surfaces that
+ *           can matter there rasterised into it along x, y and z (pair_ldi.c,
+ *           ldi_raster_cpu.c, or ldi_raster_gl.c with the same fragments): Allard's
+ *           "collision detection" (Table 1);
  *   model:  the intersection volumes and their gradients from the sorted fragments (eq.
  *           11-14, 22-24; intersection_volume.c), each volume turned into a contact frame
- *           and rows (volume_constraint.c): Allard's "contact modeling".
+ *           and rows (volume_constraint.c), with an identity (contact_id.c): Allard's
+ *           "contact modeling".
  *
  * Post-stabilization (Algorithm 1, lines 4-9) is the solver's loop over position passes:
  * every row carries the regulated tolerance (eps_V / A = target_depth pixels), so the solver
- * corrects positions while some volume exceeds it. The model keeps no memory between steps.
+ * corrects positions while some volume exceeds it. Between detections the model keeps each
+ * pair's LDI: a pair whose two bodies have not moved since the last detection keeps its
+ * LDI and volumes, bit for bit what it would measure again; the others are rasterised anew.
+ * The pairs' LDIs are independent, and are rasterised and walked in parallel.
  *
  * Surfaces must be closed, manifold and consistently oriented: attach refuses others, naming
  * the body, since the inside counting along a ray needs it (ldi_topology.c). */
+#include <math.h>
+#include <string.h>
+
 #include <cwb/cwb.h>
 
+#include "contact_id.h"
 #include "contact_regions.h"
 #include "intersection_volume.h"
 #include "ldi_raster_cpu.h"
 #include "ldi_raster_gl.h"
+#include "pair_ldi.h"
 #include "volume_constraint.h"
 
 /* Volumes below this fraction of a voxel (pixel_size^3) are round-off, not geometry: a cell
@@ -32,7 +41,8 @@
 
 typedef struct LdiModelParams {
   gboolean gl;            /* backend: gl, else cpu */
-  double pixel_size;      /* m */
+  double pixel_size;      /* m; 0: from each pair's bodies (pixels_per_body) */
+  double pixels_per_body;
   gboolean multi_volume;
   double cell_size;       /* m */
   double target_depth;    /* pixels */
@@ -44,9 +54,11 @@ typedef struct LdiModelParams {
 typedef struct LdiModel {
   LdiModelParams params;
   ContactRegions regions;
-  GPtrArray *ldis;        /* Ldi per region of the last detection */
-  GArray *ldi_threads;    /* guint per region: the threads its LDI is rasterised and walked on */
-  GArray *surfaces;       /* LdiSurface per entry of regions.geometries */
+  GArray *pairs;          /* PairLdi per region of the last detection, in the regions' order */
+  GArray *spare;          /* PairLdi: the pairs of the detection before, while matching */
+  GArray *body_scale;     /* double per body: its size 6 V / A at attach */
+  GArray *last_positions; /* double: every surface's positions at the last detection */
+  GArray *moved;          /* gboolean per body: moved since the last detection */
   LdiGl *gl;              /* the OpenGL backend's context, opened on first use */
 } LdiModel;
 
@@ -55,9 +67,14 @@ static const CwbParamSpec ldi_params[] = {
     "Where the LDIs are rasterised: cpu, the multithreaded reference rasteriser, or gl, "
     "OpenGL 4.3 on the plugin's own headless EGL context (the same fragments; faster on a "
     "GPU, slower on a software OpenGL such as llvmpipe)" },
-  { "pixel_size", CWB_PARAM_DOUBLE, "m", "0.004", 1e-6, 10, NULL,
+  { "pixel_size", CWB_PARAM_DOUBLE, "m", "0", 0, 10, NULL,
     "Side of an LDI pixel: the resolution of the intersection volumes, whatever the "
-    "meshes' resolution (Allard 2010 sec. 3.2)" },
+    "meshes' resolution (Allard 2010 sec. 3.2); 0: for each pair, the smaller body's "
+    "size over pixels_per_body" },
+  { "pixels_per_body", CWB_PARAM_DOUBLE, "1", "32", 1, 4096, NULL,
+    "With pixel_size 0: pixels across the smaller body of a pair, whose size is 6 V / A "
+    "(a cube's side, a ball's diameter, three times a plate's thickness), to two "
+    "significant digits" },
   { "multi_volume", CWB_PARAM_BOOL, "", "false", 0, 1, NULL,
     "Split each intersection volume into the cells of a grid, one contact per cell "
     "(Allard 2010 sec. 5): pressure and friction vary across the contact" },
@@ -67,8 +84,8 @@ static const CwbParamSpec ldi_params[] = {
     "Mean intersection depth the post-stabilization keeps, in pixels: eps_V = A * "
     "target_depth * pixel_size for a contact of area A (Allard 2010 sec. 4.3)" },
   { "threads", CWB_PARAM_INT, "1", "0", 0, 256, NULL,
-    "Threads rasterising and walking the LDIs; 0: one per processor for regions of 10 000 "
-    "triangles or more, one below (starting threads costs more than it saves there)" },
+    "Threads rasterising and walking the LDIs (0: one per processor): the pairs' LDIs are "
+    "shared among them, one thread each, but an LDI of 10 000 triangles or more gets all" },
   { "inspect_spans", CWB_PARAM_BOOL, "", "true", 0, 1, NULL,
     "Export every interval of every intersection volume for display (fig. 1)" },
   { "gradient", CWB_PARAM_ENUM, "", "normal", 1, 0, "normal|axis",
@@ -83,7 +100,8 @@ read_params (LdiModel *self, const CwbParamSet *params)
 {
   LdiModelParams *p = &self->params;
   p->gl = g_strcmp0 (cwb_param_string (params, "backend", "cpu"), "gl") == 0;
-  p->pixel_size = cwb_param_double (params, "pixel_size", 0.004);
+  p->pixel_size = cwb_param_double (params, "pixel_size", 0);
+  p->pixels_per_body = cwb_param_double (params, "pixels_per_body", 32);
   p->multi_volume = cwb_param_bool (params, "multi_volume", FALSE);
   p->cell_size = cwb_param_double (params, "cell_size", 0.05);
   p->target_depth = cwb_param_double (params, "target_depth", 0.5);
@@ -91,6 +109,14 @@ read_params (LdiModel *self, const CwbParamSet *params)
   p->inspect_spans = cwb_param_bool (params, "inspect_spans", TRUE);
   p->gradient = g_strcmp0 (cwb_param_string (params, "gradient", "normal"), "axis") == 0
                   ? LDI_GRADIENT_AXIS : LDI_GRADIENT_NORMAL;
+}
+
+static void
+pairs_clear (GArray *pairs)
+{
+  for (guint i = 0; i < pairs->len; i++)
+    pair_ldi_clear (&g_array_index (pairs, PairLdi, i));
+  g_array_set_size (pairs, 0);
 }
 
 static void *
@@ -107,9 +133,11 @@ ldi_model_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
       return NULL;
     }
   contact_regions_init (&self->regions);
-  self->ldis = g_ptr_array_new_with_free_func ((GDestroyNotify) ldi_free);
-  self->ldi_threads = g_array_new (FALSE, FALSE, sizeof (guint));
-  self->surfaces = g_array_new (FALSE, FALSE, sizeof (LdiSurface));
+  self->pairs = g_array_new (FALSE, FALSE, sizeof (PairLdi));
+  self->spare = g_array_new (FALSE, FALSE, sizeof (PairLdi));
+  self->body_scale = g_array_new (FALSE, FALSE, sizeof (double));
+  self->last_positions = g_array_new (FALSE, FALSE, sizeof (double));
+  self->moved = g_array_new (FALSE, FALSE, sizeof (gboolean));
   return self;
 }
 
@@ -118,40 +146,33 @@ ldi_model_destroy (void *data)
 {
   LdiModel *self = data;
   contact_regions_clear (&self->regions);
-  g_ptr_array_unref (self->ldis);
-  g_array_unref (self->ldi_threads);
-  g_array_unref (self->surfaces);
+  pairs_clear (self->pairs);
+  g_array_unref (self->pairs);
+  g_array_unref (self->spare);
+  g_array_unref (self->body_scale);
+  g_array_unref (self->last_positions);
+  g_array_unref (self->moved);
   g_clear_pointer (&self->gl, ldi_gl_free);
   g_free (self);
 }
 
+/* New parameters may change every measure: nothing of the last detection is reused. */
 static void
-ldi_model_params_changed (void *self, const CwbParamSet *params)
+ldi_model_params_changed (void *data, const CwbParamSet *params)
 {
+  LdiModel *self = data;
   read_params (self, params);
+  pairs_clear (self->pairs);
+  g_array_set_size (self->last_positions, 0);
 }
 
-/* With `threads: 0`, regions of fewer triangles than this are rasterised and walked on the
- * calling thread: each parallel loop starts its own threads, which on a small LDI costs more
- * than it saves (bench/ldi_table1.sh, two cores: the grasp's 972 triangles per region took
- * 4.1 + 1.6 ms a step on two threads, 2.7 + 0.9 on one; the snake's 6 732, 3.8 against 3.7;
- * bench/ldi_raster.sh's 16 140, two threads 0.66 of one). */
+/* With `threads: 0`, an LDI of fewer triangles than this is rasterised and walked on one
+ * thread, the pairs' LDIs shared among the processors: each parallel loop starts its own
+ * threads, which on a small LDI costs more than it saves (bench/ldi_table1.sh, two cores:
+ * the grasp's 972 triangles per region took 4.1 + 1.6 ms a step on two threads, 2.7 + 0.9
+ * on one; the snake's 6 732, 3.8 against 3.7; bench/ldi_raster.sh's 16 140, two threads 0.66
+ * of one). Larger LDIs get every thread, one after another. */
 #define PARALLEL_MIN_TRIANGLES 10000
-
-/* The threads for a region: the parameter, or with 0 (one per processor) one thread for a
- * small region. */
-static guint
-region_threads (const LdiModel *self, const ContactRegion *region)
-{
-  if (self->params.threads != 0)
-    return self->params.threads;
-  const LdiSurface *surfaces = &g_array_index (self->surfaces, LdiSurface,
-                                               region->first_geometry);
-  size_t triangles = 0;
-  for (uint32_t g = 0; g < region->n_geometries; g++)
-    triangles += surfaces[g].n_triangles;
-  return triangles < PARALLEL_MIN_TRIANGLES ? 1 : 0;
-}
 
 static LdiSurface
 surface_of (const CwbGeometry *geometries, uint32_t g)
@@ -167,10 +188,72 @@ surface_of (const CwbGeometry *geometries, uint32_t g)
   };
 }
 
+/* Each body's scale for the automatic pixel size: 6 V / A of its closed surfaces (volume by
+ * the divergence theorem, area), which is the side of a cube, the diameter of a ball and
+ * three times the thickness of a thin plate, and which a rigid motion does not change
+ * (unlike a bounding box, which grows as a box turns): a run resumed at another pose gets
+ * the same pixels. Measured when the model is attached (a deformable body: in the shape it
+ * has then); INFINITY for a body with no volume. */
+static void
+measure_body_scales (LdiModel *self, const CwbContactQuery *query)
+{
+  g_autofree double *volume = g_new0 (double, MAX (query->n_bodies, 1));
+  g_autofree double *area = g_new0 (double, MAX (query->n_bodies, 1));
+  for (size_t g = 0; g < query->n_geometries; g++)
+    {
+      const CwbGeometry *geometry = &query->geometries[g];
+      if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->body >= query->n_bodies)
+        continue;
+      for (size_t t = 0; t < geometry->n_triangles; t++)
+        {
+          const double *p0 = &geometry->positions[3 * (size_t) geometry->triangles[3 * t]];
+          const double *p1 = &geometry->positions[3 * (size_t) geometry->triangles[3 * t + 1]];
+          const double *p2 = &geometry->positions[3 * (size_t) geometry->triangles[3 * t + 2]];
+          double e1[3], e2[3], n[3], c[3];
+          cwb_v3_sub (e1, p1, p0);
+          cwb_v3_sub (e2, p2, p0);
+          cwb_v3_cross (n, e1, e2);
+          cwb_v3_cross (c, p1, p2);
+          volume[geometry->body] += cwb_v3_dot (p0, c) / 6;
+          area[geometry->body] += cwb_v3_norm (n) / 2;
+        }
+    }
+  g_array_set_size (self->body_scale, query->n_bodies);
+  for (size_t b = 0; b < query->n_bodies; b++)
+    {
+      double scale = 6 * volume[b] / area[b];
+      g_array_index (self->body_scale, double, b) = scale > 0 && isfinite (scale) ? scale
+                                                                                 : INFINITY;
+    }
+}
+
+/* x to two significant digits: the automatic pixel size does not depend on the round-off of
+ * the volumes and areas it comes from (0.03125 becomes 0.031). */
+static double
+two_digits (double x)
+{
+  double unit = pow (10, floor (log10 (x)) - 1);
+  return round (x / unit) * unit;
+}
+
+/* The pixel size of the pair (a, b): the parameter, or the smaller body's scale over
+ * pixels_per_body (a body with no volume takes the other's; two such, 1 m). */
+static double
+pair_pixel_size (const LdiModel *self, uint32_t a, uint32_t b)
+{
+  const LdiModelParams *p = &self->params;
+  if (p->pixel_size > 0)
+    return p->pixel_size;
+  double scale = fmin (g_array_index (self->body_scale, double, a),
+                       g_array_index (self->body_scale, double, b));
+  return two_digits ((isfinite (scale) ? scale : 1.0) / p->pixels_per_body);
+}
+
 /* Every geometry must be a closed, consistently oriented surface. */
 static gboolean
 ldi_model_attach (void *data, const CwbContactQuery *query, GError **error)
 {
+  LdiModel *self = data;
   for (size_t g = 0; g < query->n_geometries; g++)
     {
       const CwbGeometry *geometry = &query->geometries[g];
@@ -189,6 +272,9 @@ ldi_model_attach (void *data, const CwbContactQuery *query, GError **error)
           return FALSE;
         }
     }
+  measure_body_scales (self, query);
+  pairs_clear (self->pairs);
+  g_array_set_size (self->last_positions, 0);
   return TRUE;
 }
 
@@ -198,24 +284,156 @@ fixed_bodies (const CwbContactQuery *query)
   return CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed) ? query->body_fixed : NULL;
 }
 
-/* The size of the last detection's LDIs, in the terms of Allard 2010 Table 1 (its "LDI
- * pixels" and "layers"), for G_MESSAGES_DEBUG=ldi: bench/ldi_table1.sh reads it. Only built
- * when the message would be shown. */
+/* Which bodies moved since the last detection (all of them at the first, or when the
+ * geometries changed shape), bitwise; keeps the current positions for the next. */
 static void
-log_ldi_size (const LdiModel *self)
+find_moved_bodies (LdiModel *self, const CwbContactQuery *query)
+{
+  g_array_set_size (self->moved, query->n_bodies);
+  gboolean *moved = (gboolean *) self->moved->data;
+  size_t total = 0;
+  for (size_t g = 0; g < query->n_geometries; g++)
+    if (query->geometries[g].kind == CWB_GEOMETRY_SURFACE)
+      total += 3 * query->geometries[g].n_points;
+  gboolean first = self->last_positions->len != total;
+  for (size_t b = 0; b < query->n_bodies; b++)
+    moved[b] = first;
+  g_array_set_size (self->last_positions, total);
+  double *last = (double *) self->last_positions->data;
+  for (size_t g = 0; g < query->n_geometries; g++)
+    {
+      const CwbGeometry *geometry = &query->geometries[g];
+      if (geometry->kind != CWB_GEOMETRY_SURFACE)
+        continue;
+      size_t n = 3 * geometry->n_points * sizeof (double);
+      if (geometry->body < query->n_bodies && !first
+          && memcmp (last, geometry->positions, n) != 0)
+        moved[geometry->body] = TRUE;
+      memcpy (last, geometry->positions, n);
+      last += 3 * geometry->n_points;
+    }
+}
+
+/* The pairs of the last detection, matched to this one's regions: a pair that was there
+ * keeps its LDI and arrays (both lists are sorted by (body_a, body_b)), a new one starts
+ * empty, and the pairs that no longer overlap are freed. */
+static void
+match_pairs (LdiModel *self)
+{
+  GArray *old = self->pairs;
+  self->pairs = self->spare;
+  self->spare = old;
+  g_array_set_size (self->pairs, 0);
+  guint o = 0;
+  for (guint r = 0; r < self->regions.regions->len; r++)
+    {
+      const ContactRegion *region = &g_array_index (self->regions.regions, ContactRegion, r);
+      while (o < old->len
+             && (g_array_index (old, PairLdi, o).body_a < region->body_a
+                 || (g_array_index (old, PairLdi, o).body_a == region->body_a
+                     && g_array_index (old, PairLdi, o).body_b < region->body_b)))
+        pair_ldi_clear (&g_array_index (old, PairLdi, o++));
+      PairLdi pair;
+      if (o < old->len && g_array_index (old, PairLdi, o).body_a == region->body_a
+          && g_array_index (old, PairLdi, o).body_b == region->body_b)
+        pair = g_array_index (old, PairLdi, o++);
+      else
+        pair_ldi_init (&pair, region->body_a, region->body_b);
+      g_array_append_val (self->pairs, pair);
+    }
+  for (; o < old->len; o++)
+    pair_ldi_clear (&g_array_index (old, PairLdi, o));
+  g_array_set_size (old, 0);
+}
+
+/* Work over the pairs that need it: the small ones shared among the threads, each on one,
+ * and the large ones one after another, each on all of them (PARALLEL_MIN_TRIANGLES). The
+ * pairs' results do not depend on how they were shared. */
+typedef struct PairJob {
+  LdiModel *self;
+  gboolean (*run) (struct PairJob *job, PairLdi *pair, GError **error);
+  GArray *todo;           /* guint: indices into self->pairs */
+  GArray *shared;         /* guint: indices into todo, the pairs run one per thread */
+  GError **errors;        /* one per entry of todo */
+} PairJob;
+
+static void
+pair_job_item (guint item, gpointer data)
+{
+  PairJob *job = data;
+  guint k = g_array_index (job->shared, guint, item);
+  PairLdi *pair = &g_array_index (job->self->pairs, PairLdi, g_array_index (job->todo, guint, k));
+  job->run (job, pair, &job->errors[k]);
+}
+
+static gboolean
+pair_job_run (PairJob *job, GError **error)
+{
+  const LdiModelParams *p = &job->self->params;
+  guint n = job->todo->len;
+  job->errors = g_new0 (GError *, MAX (n, 1));
+  job->shared = g_array_new (FALSE, FALSE, sizeof (guint));
+  for (guint k = 0; k < n; k++)
+    if (g_array_index (job->self->pairs, PairLdi, g_array_index (job->todo, guint, k)).threads
+        == 1)
+      g_array_append_val (job->shared, k);
+  /* The OpenGL context takes one call at a time. */
+  ldi_parallel_for (job->shared->len, p->gl ? 1 : p->threads, pair_job_item, job);
+  for (guint k = 0; k < n; k++)
+    {
+      PairLdi *pair = &g_array_index (job->self->pairs, PairLdi,
+                                      g_array_index (job->todo, guint, k));
+      if (pair->threads != 1)
+        job->run (job, pair, &job->errors[k]);
+    }
+  gboolean ok = TRUE;
+  for (guint k = 0; k < n; k++)
+    if (job->errors[k] != NULL)
+      {
+        if (ok)
+          g_propagate_error (error, job->errors[k]);
+        else
+          g_error_free (job->errors[k]);
+        ok = FALSE;
+      }
+  g_clear_pointer (&job->errors, g_free);
+  g_clear_pointer (&job->shared, g_array_unref);
+  return ok;
+}
+
+static gboolean
+raster_pair (PairJob *job, PairLdi *pair, GError **error)
+{
+  LdiModel *self = job->self;
+  if (pair->ldi == NULL
+      && (pair->ldi = ldi_new (pair->box_min, pair->box_max, pair->pixel_size, error)) == NULL)
+    return FALSE;
+  const LdiSurface *surfaces = (const LdiSurface *) (void *) pair->surfaces->data;
+  gboolean ok = self->params.gl
+                  ? ldi_raster_gl (self->gl, pair->ldi, surfaces, pair->surfaces->len, error)
+                  : ldi_raster_cpu (pair->ldi, surfaces, pair->surfaces->len, pair->threads,
+                                    error);
+  pair->rasterised = ok;
+  return ok;
+}
+
+/* The size of the last detection's LDIs, in the terms of Allard 2010 Table 1 (its "LDI
+ * pixels" and "layers"), and what was rasterised anew, for G_MESSAGES_DEBUG=ldi:
+ * bench/ldi_table1.sh reads it. Only built when the message would be shown. */
+static void
+log_ldi_size (const LdiModel *self, guint rasterised)
 {
   if (g_log_writer_default_would_drop (G_LOG_LEVEL_DEBUG, G_LOG_DOMAIN))
     return;
   uint32_t width = 0, height = 0, layers = 0;
   size_t fragments = 0, triangles = 0;
-  for (guint i = 0; i < self->surfaces->len; i++)
-    triangles += g_array_index (self->surfaces, LdiSurface, i).n_triangles;
-  for (guint r = 0; r < self->ldis->len; r++)
+  for (guint r = 0; r < self->pairs->len; r++)
     {
-      const Ldi *ldi = g_ptr_array_index (self->ldis, r);
-      for (int axis = 0; axis < 3; axis++)
+      const PairLdi *pair = &g_array_index (self->pairs, PairLdi, r);
+      triangles += pair_ldi_triangles (pair);
+      for (int axis = 0; axis < 3 && pair->ldi != NULL; axis++)
         {
-          const LdiImage *image = &ldi->images[axis];
+          const LdiImage *image = &pair->ldi->images[axis];
           if ((uint64_t) image->width * image->height > (uint64_t) width * height)
             {
               width = image->width;
@@ -227,7 +445,8 @@ log_ldi_size (const LdiModel *self)
         }
     }
   g_debug ("ldi size: %u regions, %zu triangles, largest image %u x %u pixels, %u layers, "
-           "%zu fragments", self->ldis->len, triangles, width, height, layers, fragments);
+           "%zu fragments, %u regions rasterised", self->pairs->len, triangles, width, height,
+           layers, fragments, rasterised);
 }
 
 static gboolean
@@ -235,38 +454,67 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
 {
   LdiModel *self = data;
   const LdiModelParams *p = &self->params;
-  double snap = p->multi_volume ? p->cell_size : p->pixel_size;
+  if (p->gl && self->gl == NULL && (self->gl = ldi_gl_new (error)) == NULL)
+    return FALSE;   /* switched to gl by a parameter edit on a machine without it */
+  if (self->body_scale->len != query->n_bodies)
+    measure_body_scales (self, query);
   contact_regions_find (&self->regions, query->geometries, query->n_geometries,
-                        query->n_bodies, fixed_bodies (query), snap);
-  g_ptr_array_set_size (self->ldis, 0);
-  g_array_set_size (self->ldi_threads, 0);
-  g_array_set_size (self->surfaces, self->regions.geometries->len);
-  for (guint i = 0; i < self->regions.geometries->len; i++)
-    {
-      LdiSurface *surface = &g_array_index (self->surfaces, LdiSurface, i);
-      *surface = surface_of (query->geometries,
-                             g_array_index (self->regions.geometries, uint32_t, i));
-      surface->checked = TRUE;   /* at attach; a mapped geometry's triangles never change */
-    }
-  for (guint r = 0; r < self->regions.regions->len; r++)
+                        query->n_bodies, fixed_bodies (query));
+  find_moved_bodies (self, query);
+  match_pairs (self);
+
+  const gboolean *moved = (const gboolean *) self->moved->data;
+  PairJob job = { .self = self, .run = raster_pair,
+                  .todo = g_array_new (FALSE, FALSE, sizeof (guint)) };
+  for (guint r = 0; r < self->pairs->len; r++)
     {
       const ContactRegion *region = &g_array_index (self->regions.regions, ContactRegion, r);
-      Ldi *ldi = ldi_new (region->box_min, region->box_max, p->pixel_size, error);
-      if (ldi == NULL)
-        return FALSE;
-      g_ptr_array_add (self->ldis, ldi);
-      guint threads = region_threads (self, region);
-      g_array_append_val (self->ldi_threads, threads);
-      const LdiSurface *surfaces = &g_array_index (self->surfaces, LdiSurface,
+      PairLdi *pair = &g_array_index (self->pairs, PairLdi, r);
+      double h = pair_pixel_size (self, pair->body_a, pair->body_b);
+      double grid = p->multi_volume ? p->cell_size : h;
+      pair_ldi_place (pair, region->overlap_min, region->overlap_max, h, grid);
+      const uint32_t *geometries = &g_array_index (self->regions.geometries, uint32_t,
                                                    region->first_geometry);
-      if (p->gl && self->gl == NULL && (self->gl = ldi_gl_new (error)) == NULL)
-        return FALSE;   /* switched to gl by a parameter edit on a machine without it */
-      gboolean ok = p->gl ? ldi_raster_gl (self->gl, ldi, surfaces, region->n_geometries, error)
-                          : ldi_raster_cpu (ldi, surfaces, region->n_geometries, threads, error);
-      if (!ok)
-        return FALSE;
+      if (pair->rasterised && !moved[pair->body_a] && !moved[pair->body_b]
+          && pair->surfaces->len == region->n_geometries)
+        {
+          /* Unchanged: the same fragments and volumes; only the arrays may have moved. */
+          for (uint32_t i = 0; i < region->n_geometries; i++)
+            g_array_index (pair->surfaces, LdiSurface, i).positions
+              = query->geometries[geometries[i]].positions;
+          continue;
+        }
+      pair->rasterised = FALSE;
+      g_clear_pointer (&pair->result, ldi_volume_result_free);
+      pair_ldi_cull (pair, query->geometries, geometries, region->n_geometries);
+      pair->threads = pair_ldi_triangles (pair) < PARALLEL_MIN_TRIANGLES ? 1 : p->threads;
+      g_array_append_val (job.todo, r);
     }
-  log_ldi_size (self);
+  gboolean ok = pair_job_run (&job, error);
+  guint rasterised = job.todo->len;
+  g_array_unref (job.todo);
+  if (!ok)
+    {
+      pairs_clear (self->pairs);   /* no partial detection survives */
+      return FALSE;
+    }
+  log_ldi_size (self, rasterised);
+  return TRUE;
+}
+
+static gboolean
+measure_pair (PairJob *job, PairLdi *pair, GError **error)
+{
+  const LdiModelParams *p = &job->self->params;
+  LdiVolumeParams volume_params = {
+    .cell_size = p->multi_volume ? p->cell_size : 0,
+    .want_spans = p->inspect_spans,
+    .n_threads = pair->threads,
+    .gradient = p->gradient,
+  };
+  pair->result = ldi_intersection_volume (pair->ldi,
+                                          (const LdiSurface *) (void *) pair->surfaces->data,
+                                          pair->surfaces->len, &volume_params);
   return TRUE;
 }
 
@@ -293,28 +541,41 @@ inspect_volume (CwbInspection *inspection, const Ldi *ldi, const LdiModelParams 
   g_array_append_val (inspection->cells, cell);
 }
 
+/* The identity of a pair's volume (contact_id.h): with cells, the cell's coordinates on the
+ * world grid, its index in the LDI plus the LDI's origin, a multiple of the cell size. */
+static guint64
+volume_id (const LdiModelParams *p, const Ldi *ldi, const LdiVolume *volume)
+{
+  if (!p->multi_volume)
+    return contact_id (volume->body_a, volume->body_b, NULL);
+  int64_t cell[3];
+  for (int k = 0; k < 3; k++)
+    cell[k] = volume->cell[k] + (int64_t) llround (ldi->box_min[k] / p->cell_size);
+  return contact_id (volume->body_a, volume->body_b, cell);
+}
+
 static gboolean
 ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
                  CwbInspection *inspection, GError **error)
 {
   LdiModel *self = data;
   const LdiModelParams *p = &self->params;
+  PairJob job = { .self = self, .run = measure_pair,
+                  .todo = g_array_new (FALSE, FALSE, sizeof (guint)) };
+  for (guint r = 0; r < self->pairs->len; r++)
+    if (g_array_index (self->pairs, PairLdi, r).result == NULL)
+      g_array_append_val (job.todo, r);
+  gboolean ok = pair_job_run (&job, error);
+  g_array_unref (job.todo);
+  if (!ok)
+    return FALSE;
+
   double total_volume = 0, deepest = 0;
-  for (guint r = 0; r < self->ldis->len; r++)
+  for (guint r = 0; r < self->pairs->len; r++)
     {
-      const Ldi *ldi = g_ptr_array_index (self->ldis, r);
-      const ContactRegion *region = &g_array_index (self->regions.regions, ContactRegion, r);
-      const LdiSurface *surfaces = &g_array_index (self->surfaces, LdiSurface,
-                                                   region->first_geometry);
-      LdiVolumeParams volume_params = {
-        .cell_size = p->multi_volume ? p->cell_size : 0,
-        .want_spans = p->inspect_spans,
-        .n_threads = g_array_index (self->ldi_threads, guint, r),
-        .gradient = p->gradient,
-      };
-      g_autoptr (LdiVolumeResult) result = ldi_intersection_volume (ldi, surfaces,
-                                                                    region->n_geometries,
-                                                                    &volume_params);
+      const PairLdi *pair = &g_array_index (self->pairs, PairLdi, r);
+      const LdiVolumeResult *result = pair->result;
+      double h = pair->pixel_size;
       const GArray *volumes = p->multi_volume ? result->cells : result->pairs;
       const CwbPointWeight *gradients = (const CwbPointWeight *) (p->multi_volume
                                                                   ? result->cell_gradients
@@ -322,16 +583,13 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
       for (guint v = 0; v < volumes->len; v++)
         {
           const LdiVolume *volume = &g_array_index (volumes, LdiVolume, v);
-          /* Self-intersections are not constrained; a pair seen by another region's LDI is
-           * that region's; round-off slivers are dropped. */
-          if (volume->body_a == volume->body_b
-              || contact_regions_owner (&self->regions, volume->body_a, volume->body_b) != r
-              || volume->volume < ROUND_OFF_VOXELS * p->pixel_size * p->pixel_size * p->pixel_size)
+          /* Self-intersections are not constrained; round-off slivers are dropped. */
+          if (volume->body_a == volume->body_b || volume->volume < ROUND_OFF_VOXELS * h * h * h)
             continue;
           double mu = cwb_friction_combine (query->friction[volume->body_a],
                                             query->friction[volume->body_b]);
           VolumeConstraintParams constraint = {
-            .target_depth = p->target_depth * p->pixel_size,
+            .target_depth = p->target_depth * h,
             .friction = mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY,
             .mu = mu,
           };
@@ -339,17 +597,17 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
           if (!volume_constraint_append (set, volume, gradients, query->geometries,
                                          &constraint))
             continue;
+          cwb_contact_set_add_id (set, volume_id (p, pair->ldi, volume));
           total_volume += volume->volume;
           deepest = MAX (deepest, -g_array_index (set->frames, CwbContactFrame, frame).gap);
-          inspect_volume (inspection, ldi, p, volume, gradients, query->geometries, frame);
+          inspect_volume (inspection, pair->ldi, p, volume, gradients, query->geometries, frame);
         }
       if (result->spans == NULL)
         continue;
       for (guint s = 0; s < result->spans->len; s++)
         {
           const CwbInspectSpan *span = &g_array_index (result->spans, CwbInspectSpan, s);
-          if (span->body_a != span->body_b
-              && contact_regions_owner (&self->regions, span->body_a, span->body_b) == r)
+          if (span->body_a != span->body_b)
             g_array_append_val (inspection->spans, *span);
         }
     }

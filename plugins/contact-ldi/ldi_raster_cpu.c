@@ -183,6 +183,8 @@ raster_triangle (const Ldi *ldi, const LdiImage *image, const LdiSurface *surfac
   Edge edges[3];
   for (int k = 0; k < 3; k++)
     edge_init (&edges[k], a[(k + 1) % 3], a[(k + 2) % 3]);
+  /* Fragments are written in place into room made row by row, trimmed once at the end. */
+  guint base = out->len, count = 0;
   for (uint32_t j = j0; j <= j1; j++)
     {
       /* Only the centres of this row near the projection's crossing of the row's line:
@@ -191,6 +193,9 @@ raster_triangle (const Ldi *ldi, const LdiImage *image, const LdiSurface *surfac
       uint32_t first, last;
       if (!row_range (a, row, ou, h, i0, i1, &first, &last))
         continue;
+      if (out->len < base + count + (last - first + 1))
+        g_array_set_size (out, base + count + (last - first + 1));
+      LdiPixelFragment *row_out = &g_array_index (out, LdiPixelFragment, base);
       for (uint32_t i = first; i <= last; i++)
       {
         double c[2] = { ou + (i + 0.5) * h, ov + (j + 0.5) * h };
@@ -221,9 +226,11 @@ raster_triangle (const Ldi *ldi, const LdiImage *image, const LdiSurface *surfac
         f.fragment.triangle = t;
         /* Counter-clockwise in (u, v) means normal . axis > 0: the ray leaves the volume. */
         f.fragment.facing = side[0] > 0 ? LDI_BACK : LDI_FRONT;
-        g_array_append_val (out, f);
+        row_out[count++] = f;
       }
     }
+  if (out->len > base + count)
+    g_array_set_size (out, base + count);
 }
 
 static void
@@ -234,7 +241,8 @@ raster_chunk (guint item, gpointer data)
   const LdiImage *image = &job->ldi->images[axis];
   size_t first = (size_t) chunk * RASTER_CHUNK_TRIANGLES;
   size_t end = MIN (first + RASTER_CHUNK_TRIANGLES, job->first_triangle[job->n_surfaces]);
-  GArray *out = g_array_new (FALSE, FALSE, sizeof (LdiPixelFragment));
+  GArray *out = job->lists[item];
+  g_array_set_size (out, 0);
   /* The surface holding the flattened triangle `first`: the last with first_triangle <= it. */
   size_t s = 0;
   while (s + 1 < job->n_surfaces && job->first_triangle[s + 1] <= first)
@@ -246,7 +254,6 @@ raster_chunk (guint item, gpointer data)
       raster_triangle (job->ldi, image, &job->surfaces[s], (uint32_t) s,
                        (uint32_t) (g - job->first_triangle[s]), out);
     }
-  job->lists[item] = out;
 }
 
 gboolean
@@ -266,14 +273,17 @@ ldi_raster_cpu (Ldi *ldi, const LdiSurface *surfaces, size_t n_surfaces, guint n
     }
   guint n_chunks = (guint) ((first_triangle[n_surfaces] + RASTER_CHUNK_TRIANGLES - 1)
                             / RASTER_CHUNK_TRIANGLES);
-  g_autofree GArray **lists = g_new0 (GArray *, 3 * (size_t) n_chunks + 1);
+  /* The lists are the LDI's, kept with their capacity for its next fill. */
+  if (ldi->scratch == NULL)
+    ldi->scratch = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+  while (ldi->scratch->len < 3 * n_chunks)
+    g_ptr_array_add (ldi->scratch, g_array_new (FALSE, FALSE, sizeof (LdiPixelFragment)));
+  GArray **lists = (GArray **) ldi->scratch->pdata;
   RasterJob job = { ldi, surfaces, n_surfaces, first_triangle, n_chunks, lists };
   ldi_parallel_for (3 * n_chunks, n_threads, raster_chunk, &job);
 
   for (uint32_t axis = 0; axis < 3; axis++)
     ldi_image_fill (&ldi->images[axis], lists + (size_t) axis * n_chunks, n_chunks, n_threads);
-  for (size_t k = 0; k < 3 * (size_t) n_chunks; k++)
-    g_array_unref (lists[k]);
   ldi->n_surfaces = n_surfaces;
   return TRUE;
 }
