@@ -29,6 +29,25 @@ count_contacts (btCollisionDispatcher &dispatcher)
   return n;
 }
 
+/* Translational plus rotational: 1/2 m v.v + 1/2 w_b . I_b w_b, w_b the angular velocity in
+ * the body's principal frame (a box's own). */
+static double
+kinetic_energy (const std::vector<std::unique_ptr<btRigidBody>> &bodies)
+{
+  double e = 0;
+  for (const auto &body : bodies)
+    {
+      if (body->getInvMass () == 0)
+        continue;
+      btVector3 w = body->getAngularVelocity () * body->getWorldTransform ().getBasis ();
+      btVector3 inertia = body->getLocalInertia ();
+      e += 0.5 * body->getLinearVelocity ().length2 () / body->getInvMass ()
+           + 0.5 * (inertia.x () * w.x () * w.x () + inertia.y () * w.y () * w.y ()
+                    + inertia.z () * w.z () * w.z ());
+    }
+  return e;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -57,7 +76,8 @@ main (int argc, char **argv)
   for (int i = 0; i < scene.n; i++)
     {
       const PeerBox &b = scene.boxes[i];
-      shapes.emplace_back (new btBoxShape (btVector3 (b.size[0] / 2, b.size[1] / 2, b.size[2] / 2)));
+      btVector3 half (b.size[0] / 2, b.size[1] / 2, b.size[2] / 2);
+      shapes.emplace_back (new btBoxShape (half));
       btScalar mass = b.fixed ? 0 : b.density * b.size[0] * b.size[1] * b.size[2];
       btVector3 inertia (0, 0, 0);
       if (!b.fixed)
@@ -80,8 +100,8 @@ main (int argc, char **argv)
   double setup_s = peer_now () - t0;
 
   /* maxSubSteps 0: one step of exactly dt per call, no interpolation. Only the calls are
-   * timed; the contact count between them is not. */
-  double step_s = 0, contacts_sum = 0;
+   * timed; the contact count and the energy between them are not. */
+  double step_s = 0, contacts_sum = 0, energy_max = 0;
   int contacts = 0, contacts_max = 0;
   for (int s = 0; s < steps; s++)
     {
@@ -91,6 +111,7 @@ main (int argc, char **argv)
       contacts = count_contacts (dispatcher);
       contacts_sum += contacts;
       contacts_max = contacts > contacts_max ? contacts : contacts_max;
+      energy_max = std::fmax (energy_max, kinetic_energy (bodies));
     }
 
   std::vector<double> centre (3 * scene.n), velocity (3 * scene.n), orientation (4 * scene.n);
@@ -119,13 +140,13 @@ main (int argc, char **argv)
                  "\"solver_mode\": %d, \"box_margin\": %g, \"friction\": \"sqrt(mu) per body, "
                  "product\", \"sleep\": %s}",
                  sizeof (btScalar) == 8 ? "double" : "float", si.m_numIterations,
-                 (double) si.m_erp2, si.m_splitImpulse, (double) si.m_splitImpulsePenetrationThreshold,
-                 (double) si.m_warmstartingFactor, si.m_solverMode,
-                 (double) shapes[0]->getMargin (), sleep ? "true" : "false");
+                 (double) si.m_erp2, si.m_splitImpulse,
+                 (double) si.m_splitImpulsePenetrationThreshold, (double) si.m_warmstartingFactor,
+                 si.m_solverMode, (double) shapes[0]->getMargin (), sleep ? "true" : "false");
   char engine[64];
   std::snprintf (engine, sizeof engine, "bullet %d.%02d", btGetVersion () / 100,
                  btGetVersion () % 100);
-  peer_print_report (stdout, engine, settings, &scene, steps, step_s, setup_s,
+  peer_print_report (stdout, engine, settings, &scene, steps, step_s, setup_s, energy_max,
                      steps ? contacts_sum / steps : 0.0, contacts_max, contacts,
                      reinterpret_cast<const double (*)[3]> (centre.data ()),
                      reinterpret_cast<const double (*)[3]> (velocity.data ()),

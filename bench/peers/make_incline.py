@@ -29,9 +29,11 @@ normal = (math.sin(a), 0.0, math.cos(a))  # the slab's z axis, rotated
 centre = [-UPSLOPE * d + args.size / 2 * n for d, n in zip(down, normal)]
 accel = 9.81 * (math.sin(a) - args.mu * math.cos(a))
 quat = ", ".join(f"{c:.12g}" for c in q)
+critical = math.degrees(math.atan(args.mu))
+expected = f"g (sin a - mu cos a) = {accel:.4f} m/s^2" if accel > 0 else "0 (it sticks)"
 print(f"""# A {args.size:g} m box released on a plane tilted by {args.angle:g} degrees, mu {args.mu:g}
-# (critical angle atan(mu) = {math.degrees(math.atan(args.mu)):.2f} degrees): expected acceleration down the slope
-# {"g (sin a - mu cos a) = " + f"{accel:.4f} m/s^2" if accel > 0 else "0 (it sticks)"}, dt {args.dt:g}.
+# (critical angle atan(mu) = {critical:.2f} degrees): expected acceleration down the slope
+# {expected}, dt {args.dt:g}.
 # Written by bench/peers/make_incline.py --angle {args.angle:g} --mu {args.mu:g}.
 world:
   dt: {args.dt:g}

@@ -1,22 +1,25 @@
 /* MuJoCo peer of the box scenes: writes the box list that bench/peers/scene_to_boxes.py wrote
- * as MJCF text (a ground as a plane through its top face, as MuJoCo models grounds; other
- * fixed boxes as world geoms; moving boxes as free bodies with one box geom, mass from the
- * density), compiles it through a virtual file, steps it STEPS steps and prints one JSON line
- * (bench/peers/peer_scene.h). Its contacts are those that enter the solver: MuJoCo also lists
- * pairs at distance 0 or more, excluded from the constraints, which are not counted. Only the timestep and gravity are set: the solver
- * is MuJoCo's default (Newton, 100 iterations, tolerance 1e-8, pyramidal cones, Euler
- * integrator, default solref and solimp), condim 3 (sliding friction only). MuJoCo combines
- * two geoms' friction as the larger of the two; ours takes the geometric mean sqrt(mu_a mu_b)
- * (cwb_friction_combine). They agree where the two materials are equal, as in every peers
- * scene; a scene whose touching bodies differ gets a warning on stderr.
+ * as MJCF text (a ground as a plane through its top face, as MuJoCo models grounds: infinite
+ * for collision; other fixed boxes as world geoms; moving boxes as free bodies with one box
+ * geom, mass from the density), compiles it through a virtual file, steps it STEPS steps and
+ * prints one JSON line (bench/peers/peer_scene.h).
+ *
+ * Only the timestep and gravity are set: the solver is MuJoCo's default (Newton, 100
+ * iterations, tolerance 1e-8, pyramidal cones, Euler integrator, default solref and solimp,
+ * margin 0), condim 3 (sliding friction only). MuJoCo combines two geoms' friction as the
+ * larger of the two; ours takes the geometric mean sqrt(mu_a mu_b) (cwb_friction_combine).
+ * They agree where the two materials are equal, as in every peers scene; a scene whose
+ * bodies differ gets a warning on stderr. The contacts counted are those that enter the
+ * solver: MuJoCo also lists pairs at distance 0 or more, which it excludes.
  *
  * MuJoCo 2.2 sizes its contact and constraint arrays at compile time (<size nconmax njmax>),
  * in one buffer that holds an njmax x njmax matrix and whose size must fit an int (njmax about
- * 12 000 at most); the sizes here come from the scene's box count, lowered until mj_makeData
- * succeeds, and a run that fills them says so in its "warnings" (contacts dropped).
+ * 12 000 at most); the sizes here come from the scene's box count, njmax lowered until the
+ * model compiles. A step whose contacts need more rows than njmax stops the run (MuJoCo
+ * drops the rows past njmax with a warning and goes on) and the report says at which step.
  *
- * --option NAME=VALUE adds an attribute to MJCF's <option> (cone=elliptic, noslip_iterations=10,
- * ...): the settings printed are those the model compiled with.
+ * --option NAME=VALUE adds an attribute to MJCF's <option> (cone=elliptic,
+ * noslip_iterations=10, ...): the settings printed are those the model compiled with.
  *
  * Usage: mujoco_scene SCENE.boxes STEPS [--nconmax N] [--njmax N] [--option NAME=VALUE]... */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c17 */
@@ -71,8 +74,9 @@ plane_geom (Text *t, const PeerBox *b)
 {
   double half[3] = { 0, 0, b->size[2] / 2 }, up[3];
   mju_rotVecQuat (up, half, b->q);
-  text_append (t, "<geom name=\"%s\" type=\"plane\" size=\"%.17g %.17g 1\" friction=\"%.17g 0.005 0.0001\" "
-               "pos=\"%.17g %.17g %.17g\" quat=\"%.17g %.17g %.17g %.17g\"/>\n", b->name,
+  text_append (t, "<geom name=\"%s\" type=\"plane\" size=\"%.17g %.17g 1\" "
+               "friction=\"%.17g 0.005 0.0001\" pos=\"%.17g %.17g %.17g\" "
+               "quat=\"%.17g %.17g %.17g %.17g\"/>\n", b->name,
                b->size[0] / 2, b->size[1] / 2, b->mu, b->centre[0] + up[0], b->centre[1] + up[1],
                b->centre[2] + up[2], b->q[0], b->q[1], b->q[2], b->q[3]);
 }
@@ -80,7 +84,8 @@ plane_geom (Text *t, const PeerBox *b)
 static void
 box_geom (Text *t, const PeerBox *b, int with_pose)
 {
-  text_append (t, "<geom type=\"box\" size=\"%.17g %.17g %.17g\" friction=\"%.17g 0.005 0.0001\"",
+  text_append (t, "<geom type=\"box\" size=\"%.17g %.17g %.17g\" "
+               "friction=\"%.17g 0.005 0.0001\"",
                b->size[0] / 2, b->size[1] / 2, b->size[2] / 2, b->mu);
   if (with_pose)
     text_append (t, " pos=\"%.17g %.17g %.17g\" quat=\"%.17g %.17g %.17g %.17g\"", b->centre[0],
@@ -95,7 +100,8 @@ static char *
 scene_mjcf (const PeerScene *scene, int nconmax, int njmax, char **options, int n_options)
 {
   Text t = { 0 };
-  text_append (&t, "<mujoco model=\"peers\">\n<option timestep=\"%.17g\" gravity=\"%.17g %.17g %.17g\"",
+  text_append (&t, "<mujoco model=\"peers\">\n"
+               "<option timestep=\"%.17g\" gravity=\"%.17g %.17g %.17g\"",
                scene->dt, scene->gravity[0], scene->gravity[1], scene->gravity[2]);
   for (int i = 0; i < n_options; i++)
     {
@@ -113,9 +119,9 @@ scene_mjcf (const PeerScene *scene, int nconmax, int njmax, char **options, int 
         box_geom (&t, b, 1);
       else
         {
-          text_append (&t, "<body name=\"%s\" pos=\"%.17g %.17g %.17g\" quat=\"%.17g %.17g %.17g %.17g\">"
-                       "<freejoint/>", b->name, b->centre[0], b->centre[1], b->centre[2],
-                       b->q[0], b->q[1], b->q[2], b->q[3]);
+          text_append (&t, "<body name=\"%s\" pos=\"%.17g %.17g %.17g\" "
+                       "quat=\"%.17g %.17g %.17g %.17g\"><freejoint/>", b->name, b->centre[0],
+                       b->centre[1], b->centre[2], b->q[0], b->q[1], b->q[2], b->q[3]);
           box_geom (&t, b, 0);
           text_append (&t, "</body>\n");
         }
@@ -165,6 +171,32 @@ active_contacts (const mjData *d)
   for (int i = 0; i < d->ncon; i++)
     n += d->contact[i].exclude == 0;
   return n;
+}
+
+/* Translational plus rotational: 1/2 m v.v + 1/2 w . I w with a free joint's angular
+ * velocity in the body's frame, which is a box's principal frame (its inertia's iquat is the
+ * identity). */
+static double
+kinetic_energy (const mjModel *m, const mjData *d)
+{
+  double e = 0;
+  for (int j = 0; j < m->njnt; j++)
+    {
+      int b = m->jnt_bodyid[j];
+      const double *v = d->qvel + m->jnt_dofadr[j], *inertia = m->body_inertia + 3 * b;
+      e += 0.5 * m->body_mass[b] * (v[0] * v[0] + v[1] * v[1] + v[2] * v[2])
+           + 0.5 * (inertia[0] * v[3] * v[3] + inertia[1] * v[4] * v[4]
+                    + inertia[2] * v[5] * v[5]);
+    }
+  return e;
+}
+
+/* MuJoCo prints its warnings (a bad acceleration, a full contact list) on stdout by default,
+ * where they would break the JSON line: they go to stderr. */
+static void
+warn_on_stderr (const char *message)
+{
+  fprintf (stderr, "MuJoCo: warning: %s\n", message);
 }
 
 /* v rotated by the conjugate of the unit quaternion q (w, x, y, z): world to body frame. */
@@ -222,6 +254,7 @@ main (int argc, char **argv)
         break;
       }
 
+  mju_user_warning = warn_on_stderr;
   double t0 = peer_now ();
   char error[1000] = "";
   mjModel *m = load_model (&scene, nconmax, njmax, options, n_options, error, sizeof error);
@@ -250,10 +283,10 @@ main (int argc, char **argv)
     }
   double setup_s = peer_now () - t0;
 
-  /* A step whose contacts need more rows than njmax loses some (MuJoCo 2.2 sets no warning
-   * for it): the run stops there and says so, its result is not the scene's. */
+  /* A step whose contacts need more rows than njmax loses some (MuJoCo warns and goes on):
+   * the run stops there and says so, its result is not the scene's. */
   int rows = m->opt.cone == mjCONE_ELLIPTIC ? ROWS_PER_CONTACT_ELLIPTIC : ROWS_PER_CONTACT;
-  double step_s = 0, contacts_sum = 0;
+  double step_s = 0, contacts_sum = 0, energy_max = 0;
   int contacts = 0, contacts_max = 0, done = 0, rows_full = 0;
   for (; done < steps && !rows_full; done++)
     {
@@ -263,6 +296,7 @@ main (int argc, char **argv)
       contacts = active_contacts (d);
       contacts_sum += contacts;
       contacts_max = contacts > contacts_max ? contacts : contacts_max;
+      energy_max = fmax (energy_max, kinetic_energy (m, d));
       rows_full = d->nefc < rows * contacts;
     }
   if (rows_full)
@@ -297,11 +331,12 @@ main (int argc, char **argv)
             integrators[m->opt.integrator], m->opt.jacobian, m->opt.noslip_iterations,
             m->geom_condim[0], m->geom_solref[0], m->geom_solref[1], m->geom_solimp[0],
             m->geom_solimp[1], m->geom_solimp[2], m->geom_solimp[3], m->geom_solimp[4],
-            m->geom_margin[0], m->nconmax, m->njmax, rows_full ? done : 0, d->warning[mjWARN_CONTACTFULL].number,
-            d->warning[mjWARN_CNSTRFULL].number, d->warning[mjWARN_BADQACC].number);
+            m->geom_margin[0], m->nconmax, m->njmax, rows_full ? done : 0,
+            d->warning[mjWARN_CONTACTFULL].number, d->warning[mjWARN_CNSTRFULL].number,
+            d->warning[mjWARN_BADQACC].number);
   char engine[64];
   snprintf (engine, sizeof engine, "mujoco %s", mj_versionString ());
-  peer_print_report (stdout, engine, settings, &scene, done, step_s, setup_s,
+  peer_print_report (stdout, engine, settings, &scene, done, step_s, setup_s, energy_max,
                      done ? contacts_sum / done : 0.0, contacts_max, contacts,
                      (const double (*)[3]) centre, (const double (*)[3]) velocity,
                      (const double (*)[4]) orientation);

@@ -123,12 +123,14 @@ peer_print_vec (FILE *out, const double *v, int n)
 
 /* One JSON object on one line, shaped as contact-workbench's report where they share a field:
  * wall_ms is the stepping only (the sum of the step calls), setup_ms the scene's construction;
- * contacts_mean, contacts_max and contacts_end count the engine's contact points; bodies
+ * contacts_mean, contacts_max and contacts_end count the engine's contact points;
+ * kinetic_energy_max is the largest total kinetic energy after a step (J); bodies
  * hold the moving bodies' final centre (centroid), linear velocity and orientation (w x y z).
  * SETTINGS is a JSON object's text. */
 static inline void
 peer_print_report (FILE *out, const char *engine, const char *settings, const PeerScene *scene,
-                   int steps, double step_s, double setup_s, double contacts_mean,
+                   int steps, double step_s, double setup_s, double kinetic_energy_max,
+                   double contacts_mean,
                    int contacts_max, int contacts_end, const double (*centre)[3],
                    const double (*velocity)[3], const double (*orientation)[4])
 {
@@ -138,6 +140,8 @@ peer_print_report (FILE *out, const char *engine, const char *settings, const Pe
   peer_print_number (out, 1e3 * step_s);
   fputs (", \"setup_ms\": ", out);
   peer_print_number (out, 1e3 * setup_s);
+  fputs (", \"kinetic_energy_max\": ", out);
+  peer_print_number (out, kinetic_energy_max);
   fputs (", \"contacts_mean\": ", out);
   peer_print_number (out, contacts_mean);
   fprintf (out, ", \"contacts_max\": %d, \"contacts_end\": %d, \"bodies\": [", contacts_max,

@@ -15,11 +15,14 @@ Measures per run: steps/s of the stepping alone (each engine's own clock around 
 our report's wall_ms, the peers' sum of their step calls) and the whole process's wall time
 (load, build, steps, report) taken here; drift, the largest distance of a moving body's final
 centre from its start; contacts at the end and on average per step, as each engine counts
-them (ours: contact frames; Bullet: manifold points; MuJoCo: contacts, 4 rows each); for an
-incline, the box's acceleration 2 d / T^2 from its distance d travelled in T, against
-Coulomb's g (sin a - mu cos a). Outcome: `stands` (drift under 1 cm, the issue's test),
-`moved` (under one box size), `fell` (more), `exploded` (a non-finite position, or a body
-faster than falling the scene's whole height allows); on an incline `sticks` (under 1 cm),
+them (ours: contact frames; Bullet: manifold points; MuJoCo: contacts in the solve); for an
+incline, the box's acceleration 2 d / (T (T + dt)) from its distance d travelled in T (exact
+for semi-implicit Euler steps from rest), against Coulomb's g (sin a - mu cos a).
+
+Outcome: `stands` (drift under 1 cm, the issue's test), `moved` (under one box size), `fell`
+(more), `exploded` (a non-finite position, or a kinetic energy after some step above what the
+start's velocities and gravity can give: every box falling to the floor, plus ENERGY_SLACK);
+on an incline `sticks` (under 1 cm),
 `slides`, `hops` (sliding, but leaving the slope: its final speed along the slope's normal
 over HOP m/s) or `tumbles` (turned by more than TUMBLE degrees: a sliding box keeps its
 orientation).
@@ -29,6 +32,7 @@ import csv
 import json
 import math
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -43,6 +47,7 @@ ENGINES = ["ours", "bullet", "mujoco"]
 STANDS = 0.01  # m: the issue's "stands" (drift under 1 cm after 3 s)
 HOP = 0.1  # m/s: a box sliding on a slope moves off it no faster (0.1 s of fall: 1 m/s)
 TUMBLE = 10.0  # degrees: a sliding box does not turn (mu 0.6 under its tipping value 1)
+ENERGY_SLACK = 0.05  # relative: integrators and soft contacts may gain a little, not more
 
 
 def incline_expected(spec):
@@ -74,11 +79,12 @@ def make_scene(spec, out_dir):
     return spec, path, incline
 
 
-def run_one(cmd, timeout, report_path=None):
-    """Runs CMD; (status, report dict or None, process seconds, stderr tail)."""
+def run_one(cmd, timeout, cwd, report_path=None):
+    """Runs CMD in CWD (where MuJoCo leaves its MUJOCO_LOG.TXT); (status, report dict or None,
+    process seconds, stderr tail)."""
     t0 = time.monotonic()
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=cwd)
     except subprocess.TimeoutExpired:
         return "timeout", None, time.monotonic() - t0, ""
     seconds = time.monotonic() - t0
@@ -90,7 +96,8 @@ def run_one(cmd, timeout, report_path=None):
             with open(report_path) as f:
                 report = json.load(f)
         else:
-            report = json.loads(proc.stdout)
+            # the report is the last line: a peer's library may have printed before it
+            report = json.loads((proc.stdout.strip().splitlines() or [""])[-1])
     except (OSError, ValueError) as e:
         return "failed (report)", None, seconds, str(e)
     return "ok", report, seconds, tail[0]
@@ -100,12 +107,38 @@ def finite(v):
     return v is not None and all(c is not None and math.isfinite(c) for c in v)
 
 
-def measure(report, start, scene_height, gravity, incline, size):
-    """Drift, contacts, outcome (and incline acceleration) from an engine's report; INCLINE is
-    incline_expected()'s answer."""
+def available_energy(bodies, g):
+    """The most kinetic energy the scene can hold (J): the start's translational energy plus
+    every moving box falling from its lowest corner to the floor, the lowest corner of any
+    fixed body's top face (its local +z face: a ground's top)."""
+    def z_row(b):  # the world z row of the body's rotation matrix
+        w, x, y, z = b["orientation"]
+        return (2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y))
+
+    def lowest(b):
+        return b["centre"][2] - sum(abs(r) * s / 2 for r, s in zip(z_row(b), b["size"]))
+
+    def lowest_top(b):
+        r, s = z_row(b), b["size"]
+        return b["centre"][2] + r[2] * s[2] / 2 - abs(r[0]) * s[0] / 2 - abs(r[1]) * s[1] / 2
+
+    fixed = [lowest_top(b) for b in bodies if b["fixed"]]
+    floor = min(fixed) if fixed else -math.inf
+    total = 0.0
+    for b in bodies:
+        if b["fixed"]:
+            continue
+        mass = b["density"] * b["size"][0] * b["size"][1] * b["size"][2]
+        total += mass * (g * (lowest(b) - floor) + 0.5 * sum(v * v for v in b["linear"]))
+    return total
+
+
+def measure(report, start, energy, incline, size):
+    """Drift, contacts, outcome (and incline acceleration) from an engine's report; ENERGY is
+    available_energy(), INCLINE incline_expected()'s answer."""
     steps = report["steps"]
     duration = steps * report["dt"]
-    drift, speed, travel, off_slope, turn, exploded = 0.0, 0.0, 0.0, 0.0, 0.0, False
+    drift, travel, off_slope, turn, exploded = 0.0, 0.0, 0.0, 0.0, False
     for body in report["bodies"]:
         if body["name"] not in start:
             continue
@@ -122,11 +155,19 @@ def measure(report, start, scene_height, gravity, incline, size):
             if finite(q):
                 dot = abs(sum(a * b for a, b in zip(q, start[body["name"]][2])))
                 turn = math.degrees(2 * math.acos(min(1.0, dot / math.hypot(*q))))
-        speed = max(speed, math.hypot(*v) - math.hypot(*start[body["name"]][1]))
-    # Energy bound: no body may move faster than falling the scene's whole height allows.
-    if speed > math.sqrt(2 * gravity * scene_height) + 1.0:
+    if "per_step" in report:  # ours
+        energies = [s.get("kinetic_energy") for s in report["per_step"]]
+        kinetic = max((e if e is not None else math.inf for e in energies), default=0.0)
+    else:
+        kinetic = report.get("kinetic_energy_max")
+        kinetic = math.inf if kinetic is None else kinetic
+    if not kinetic <= (1 + ENERGY_SLACK) * energy + 1.0:  # 1 J: a scene at rest
         exploded = True
-    accel = 2 * travel / duration ** 2 if incline and duration > 0 else None
+    # From rest, n semi-implicit Euler steps of a constant a travel a dt^2 n (n + 1) / 2 (all
+    # three engines integrate so): a = 2 d / (T (T + dt)), exact for such an integrator.
+    accel = None
+    if incline and duration > 0:
+        accel = 2 * travel / (duration * (duration + report["dt"]))
     if exploded:
         outcome, drift = "exploded", (drift if drift else float("nan"))
     elif incline:
@@ -147,7 +188,7 @@ def measure(report, start, scene_height, gravity, incline, size):
     return {
         "steps_per_s": steps / (report["wall_ms"] / 1e3) if report["wall_ms"] else float("nan"),
         "drift": drift, "contacts_end": contacts_end, "contacts_mean": contacts_mean,
-        "accel": accel, "outcome": outcome,
+        "accel": accel, "outcome": outcome, "kinetic_max": kinetic,
     }
 
 
@@ -169,7 +210,8 @@ def main():
     ap.add_argument("--bin", required=True, help="contact-workbench")
     ap.add_argument("--bullet", required=True)
     ap.add_argument("--mujoco", required=True)
-    ap.add_argument("--scenes", nargs="+", default=["pyramid-10", "pyramid-20", "pyramid-40", "incline"])
+    ap.add_argument("--scenes", nargs="+",
+                    default=["pyramid-10", "pyramid-20", "pyramid-40", "incline"])
     ap.add_argument("--engines", nargs="+", default=ENGINES, choices=ENGINES)
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--steps", type=int, default=300)
@@ -184,7 +226,11 @@ def main():
     ap.add_argument("--keep", help="keep the scenes and every run's report in this folder")
     args = ap.parse_args()
 
-    out_dir = args.keep or tempfile.mkdtemp(prefix="peers-")
+    # the runs start in out_dir: programs named by a relative path are found from here
+    for key in ("bin", "bullet", "mujoco"):
+        if os.sep in getattr(args, key):
+            setattr(args, key, os.path.abspath(getattr(args, key)))
+    out_dir = os.path.abspath(args.keep or tempfile.mkdtemp(prefix="peers-"))
     os.makedirs(out_dir, exist_ok=True)
     runs = []  # dicts: scene, engine, repeat, status, process_s, and measure()'s fields
     settings = {}
@@ -198,13 +244,8 @@ def main():
             scene_to_boxes.write(dt, gravity, bodies, f)
         moving = [b for b in bodies if not b["fixed"]]
         start = {b["name"]: (b["centre"], b["linear"], b["orientation"]) for b in moving}
-        # The largest height a body can fall in the scene: from the top of the highest moving
-        # box to the bottom of the lowest body, each bounded by its half diagonal.
-        reach = lambda b: math.hypot(*b["size"]) / 2
-        height = (max(b["centre"][2] + reach(b) for b in moving)
-                  - min(b["centre"][2] - reach(b) for b in bodies))
+        energy = available_energy(bodies, math.hypot(*gravity))
         size = min(min(b["size"]) for b in moving)
-        g = math.hypot(*gravity)
         print(f"{name}: {len(moving)} moving boxes, {args.steps} steps of {dt:g} s, "
               f"{args.repeats} repeats", file=sys.stderr)
         for r in range(1, args.repeats + 1):
@@ -225,7 +266,7 @@ def main():
                     cmd = [args.mujoco, boxes_path, str(args.steps)]
                     for o in args.mujoco_option:
                         cmd += ["--option", o]
-                status, report, seconds, tail = run_one(cmd, args.timeout, report_path)
+                status, report, seconds, tail = run_one(cmd, args.timeout, out_dir, report_path)
                 row = {"scene": name, "engine": engine, "repeat": r, "status": status,
                        "process_s": seconds, "steps": args.steps}
                 if report is not None:
@@ -235,7 +276,7 @@ def main():
                     if engine == "mujoco" and report["settings"].get("rows_full_at_step"):
                         row["status"] = "njmax full"
                     row["steps"] = report["steps"]
-                    row.update(measure(report, start, height, g, incline, size))
+                    row.update(measure(report, start, energy, incline, size))
                     settings.setdefault(engine, describe(engine, report, args))
                 runs.append(row)
                 print(f"  {name} #{r} {engine}: {row['status']}"
@@ -260,7 +301,8 @@ def main():
                 f" ({row['other']})" if row["other"] else ""),
             fmt(row["steps_per_s"]), fmt(row["process_s"]), fmt(row["drift"]), row["outcome"],
             fmt(row["contacts_end"]), fmt(row["contacts_mean"]),
-            fmt(row["accel"], 4) + (f" (Coulomb {row['expected']:.4g})" if row["expected"] is not None else ""),
+            fmt(row["accel"], 4) + (f" (Coulomb {row['expected']:.4g})"
+                                    if row["expected"] is not None else ""),
             fmt(row["ratio"])]) + " |")
     if args.csv:
         os.makedirs(os.path.dirname(os.path.abspath(args.csv)), exist_ok=True)
@@ -271,12 +313,11 @@ def main():
             w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
             w.writeheader()
             for row in table:
-                w.writerow({**row, "machine": args.machine, "settings": settings.get(row["engine"], "")})
+                w.writerow({**row, "machine": args.machine,
+                            "settings": settings.get(row["engine"], "")})
         print(f"CSV: {args.csv}", file=sys.stderr)
     if not args.keep:
-        for entry in os.listdir(out_dir):
-            os.remove(os.path.join(out_dir, entry))
-        os.rmdir(out_dir)
+        shutil.rmtree(out_dir)
 
 
 def describe(engine, report, args):
@@ -286,14 +327,14 @@ def describe(engine, report, args):
         return f"contact {report.get('contact_model')}, solver {report.get('solver')} ({sets})"
     s = report["settings"]
     if engine == "bullet":
-        return (f"{report['engine']} ({s['precision']}), {s['solver']}, {s['iterations']} iterations, "
+        return (f"{report['engine']} ({s['precision']}), {s['solver']}, "
+                f"{s['iterations']} iterations, "
                 f"split impulse {s['split_impulse']}, warm start {s['warmstarting_factor']:g}, "
                 f"box margin {s['box_margin']:g} m, friction {s['friction']}, sleep {s['sleep']}")
     options = " ".join(f"--mujoco-option {o}" for o in args.mujoco_option) or "defaults"
     return (f"{report['engine']} ({options}), {s['solver']} {s['iterations']} iterations tol "
             f"{s['tolerance']:g}, {s['cone']} cone, {s['integrator']}, condim {s['condim']}, "
-            f"solref {s['solref']}, solimp {s['solimp']}, friction {s['friction']}, "
-            f"njmax {s['njmax']}")
+            f"solref {s['solref']}, solimp {s['solimp']}, friction {s['friction']}")
 
 
 def summarize(runs, args):

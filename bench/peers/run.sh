@@ -9,7 +9,9 @@
 # Usage: bench/peers/run.sh [--repeats N] [--steps N] [--timeout SECONDS]
 #            [--scenes "pyramid-10 pyramid-20 pyramid-40 incline"] [--engines "ours bullet mujoco"]
 #            [--set KEY=VALUE]... [--bullet-sleep] [--mujoco-option NAME=VALUE]... [--keep DIR]
-# REPEATS, STEPS and TIMEOUT may also come from the environment (defaults 5, 300, 600).
+#            [--tag TAG]
+# REPEATS, STEPS and TIMEOUT may also come from the environment (defaults 5, 300, 600). --tag
+# names a variant's CSV bench/results/peers-TAG-MACHINE.csv (e.g. --tag margin-2mm).
 # Example, a short run: bench/peers/run.sh --repeats 3 --scenes "pyramid-10 incline"
 #   --set contact.margin=0.002
 set -euo pipefail
@@ -19,6 +21,7 @@ steps=${STEPS:-300}
 timeout=${TIMEOUT:-600}
 scenes="pyramid-10 pyramid-20 pyramid-40 incline"
 engines="ours bullet mujoco"
+tag=""
 extra=()
 while [ $# -gt 0 ]; do
   case $1 in
@@ -29,6 +32,7 @@ while [ $# -gt 0 ]; do
     --engines) engines=$2; shift 2 ;;
     --set) extra+=(--set "$2"); shift 2 ;;
     --keep) extra+=(--keep "$2"); shift 2 ;;
+    --tag) tag="$2-"; shift 2 ;;
     --bullet-sleep) extra+=(--bullet-sleep); shift ;;
     --mujoco-option) extra+=(--mujoco-option "$2"); shift 2 ;;
     -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
@@ -67,11 +71,13 @@ src="$top/bench/peers"
 bullet_flags=$(pkg-config --cflags --libs bullet 2>/dev/null ||
   echo "-I/usr/include/bullet -lBulletDynamics -lBulletCollision -lLinearMath")
 mujoco_flags=$(pkg-config --cflags --libs mujoco 2>/dev/null || echo "-lmujoco")
-if [ ! "$peers/bullet_scene" -nt "$src/bullet_scene.cpp" ] || [ ! "$peers/bullet_scene" -nt "$src/peer_scene.h" ]; then
+# Each is rebuilt when it is older than its source or the shared header.
+stale() { [ ! "$1" -nt "$2" ] || [ ! "$1" -nt "$src/peer_scene.h" ]; }
+if stale "$peers/bullet_scene" "$src/bullet_scene.cpp"; then
   # shellcheck disable=SC2086 # the flags are words
   g++ -O2 -std=c++17 -Wall -Wextra -o "$peers/bullet_scene" "$src/bullet_scene.cpp" $bullet_flags
 fi
-if [ ! "$peers/mujoco_scene" -nt "$src/mujoco_scene.c" ] || [ ! "$peers/mujoco_scene" -nt "$src/peer_scene.h" ]; then
+if stale "$peers/mujoco_scene" "$src/mujoco_scene.c"; then
   # shellcheck disable=SC2086
   gcc -O2 -std=c17 -Wall -Wextra -o "$peers/mujoco_scene" "$src/mujoco_scene.c" $mujoco_flags -lm
 fi
@@ -81,4 +87,4 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo | sed 's/.*: //')
 # shellcheck disable=SC2086 # scenes and engines are lists of words
 python3 "$src/peers.py" --bin "$bin" --bullet "$peers/bullet_scene" --mujoco "$peers/mujoco_scene" \
   --repeats "$repeats" --steps "$steps" --timeout "$timeout" --scenes $scenes --engines $engines \
-  --machine "$cpu, $(nproc) cores" --csv "$top/bench/results/peers-$machine.csv" "${extra[@]}"
+  --machine "$cpu, $(nproc) cores" --csv "$top/bench/results/peers-$tag$machine.csv" "${extra[@]}"

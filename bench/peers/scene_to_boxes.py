@@ -61,7 +61,8 @@ def boxes(scene):
             drop = rotate(q, [0.0, 0.0, -size[2] / 2])
             centre = [p + d for p, d in zip(pos, drop)]
         else:
-            raise ValueError(f"body {body.get('name')}: shape {kind!r} has no peer (box, ground only)")
+            raise ValueError(f"body {body.get('name')}: shape {kind!r} has no peer "
+                             "(box and ground only)")
         out.append({
             "kind": kind,
             "name": str(body["name"]),

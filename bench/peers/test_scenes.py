@@ -2,9 +2,9 @@
 """Checks, without the peers, that the box lists the peers read are the scenes we run: the
 pyramid of bench/make_pyramid.py ROWS (row r holds ROWS - r flush boxes resting on the row
 below, the bottom row on the ground's top face at z = 0), the incline of make_incline.py (the
-box's bottom face on the slope, Coulomb's acceleration as stated) and the text round trip of
-scene_to_boxes.py. bench/peers/run.sh runs it before measuring; python3 bench/peers/test_scenes.py
-runs it alone."""
+box's bottom face on the slope, Coulomb's acceleration as stated), the text round trip of
+scene_to_boxes.py and the energy bound behind peers.py's "exploded". bench/peers/run.sh runs
+it before measuring; `python3 bench/peers/test_scenes.py` runs it alone."""
 import io
 import math
 import os
@@ -49,6 +49,10 @@ class Pyramid(unittest.TestCase):
                 self.assertAlmostEqual(b["centre"][0] - a["centre"][0], 1.0, delta=EXACT)  # flush
             # centred over the joints of the row below
             self.assertAlmostEqual(row[0]["centre"][0], -(rows - r - 1) / 2, delta=EXACT)
+        # peers.py's bound for "exploded": each box falling to the ground, its bottom from
+        # z = r to 0: 1000 kg g sum_r (rows - r) r
+        lift = sum((rows - r) * r for r in range(rows))
+        self.assertAlmostEqual(peers.available_energy(bodies, 9.81), 1000 * 9.81 * lift, delta=1e-6)
 
 
 class Incline(unittest.TestCase):
