@@ -32,6 +32,8 @@ struct BgsSolver {
   GArray *block_start;     /* size_t, n_islands + 1: each island's run of island_blocks */
   GArray *loose_start;     /* size_t, n_islands + 1: each island's run of island_loose */
   GArray *history;         /* double: residual per sweep */
+  GArray *values;          /* double per row: its value after the last sweep (the motion
+                            * residual) */
   GArray *r;               /* double: scratch force of one body */
 };
 
@@ -50,6 +52,7 @@ bgs_solver_new (void)
   s->block_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   s->loose_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   s->history = g_array_new (FALSE, FALSE, sizeof (double));
+  s->values = g_array_new (FALSE, FALSE, sizeof (double));
   s->r = g_array_new (FALSE, FALSE, sizeof (double));
   return s;
 }
@@ -70,6 +73,7 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->block_start);
   g_array_unref (s->loose_start);
   g_array_unref (s->history);
+  g_array_unref (s->values);
   g_array_unref (s->r);
   g_free (s);
 }
@@ -398,9 +402,56 @@ group_islands (BgsSolver *s, const BgsProblem *p)
                        (gpointer) blocks);
 }
 
+/* The rows of one island's blocks and loose rows, each visited by `visit`. */
+typedef void (*RowVisit) (const BgsProblem *p, size_t row, const double *dq, double *values,
+                          double *change);
+
+static void
+island_rows (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
+             size_t l1, RowVisit visit, const double *dq, double *change)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  const guint *il = (const guint *) s->island_loose->data;
+  double *values = (double *) s->values->data;
+  for (size_t k = b0; k < b1; k++)
+    {
+      const Block *block = &blocks[ib[k]];
+      visit (p, (size_t) block->normal, dq, values, change);
+      for (int a = 0; a < block->n_tangents; a++)
+        visit (p, (size_t) block->tangent[a], dq, values, change);
+    }
+  for (size_t k = l0; k < l1; k++)
+    visit (p, (size_t) loose[il[k]], dq, values, change);
+}
+
+static void
+record_value (const BgsProblem *p, size_t row, const double *dq, double *values,
+              double *change)
+{
+  values[row] = row_value (p, row, dq);
+}
+
+static void
+measure_value (const BgsProblem *p, size_t row, const double *dq, double *values,
+               double *change)
+{
+  double value = row_value (p, row, dq);
+  *change = fmax (*change, fabs (value - values[row]));
+  values[row] = value;
+}
+
 /* Sweeps one island until its residual reaches the tolerance or the cap; returns the sweeps
  * and leaves the last residual in *residual. The history gets, per sweep, the largest
- * residual of any island so far. */
+ * residual of any island so far.
+ *
+ * A sweep's residual is the smaller of two measures, in metres: the largest |delta f_i| W_ii
+ * (how far a row's own update moved it), and the largest change of a row's value over the
+ * sweep (how far the bodies' motion moved at any row). They differ where the contacts are
+ * redundant (four corners of a box resting on a face, a box on two others): forces may then
+ * keep shifting among the contacts along W's null space, which moves no body, so the first
+ * measure never settles while the motion, the solve's result, has converged. */
 static int
 sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, double *dq,
               double *residual)
@@ -415,6 +466,9 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
   size_t l1 = g_array_index (s->loose_start, size_t, island + 1);
   int sweeps = 0;
   *residual = 0;
+  /* The rows' values at the start (the warm start's motion), for the first sweep's motion
+   * measure. */
+  island_rows (s, p, b0, b1, l0, l1, record_value, dq, NULL);
   for (int it = 0; it < p->max_iterations; it++)
     {
       double change = 0;
@@ -422,6 +476,13 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
         change = fmax (change, solve_block (s, p, &blocks[ib[k]], f, dq));
       for (size_t k = l0; k < l1; k++)
         change = fmax (change, solve_loose_row (s, p, (size_t) loose[il[k]], f, dq));
+      /* The motion measure, once the force measure alone does not stop the solve. */
+      if (change > p->tolerance)
+        {
+          double motion = 0;
+          island_rows (s, p, b0, b1, l0, l1, measure_value, dq, &motion);
+          change = fmin (change, motion);
+        }
       if ((guint) it >= s->history->len)
         {
           double zero = 0;
@@ -444,6 +505,7 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
   build_columns (s, p);
   build_blocks (s, p);
   group_islands (s, p);
+  g_array_set_size (s->values, (guint) MAX (p->n_rows, 1));
   /* Apply the initial guess so that dq and f agree. */
   for (size_t i = 0; i < p->n_rows; i++)
     apply_force (s, p, i, f[i], dq);
