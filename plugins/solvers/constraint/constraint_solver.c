@@ -1,6 +1,6 @@
 /* The constraint solver: one time step as free motion, detection, a contact MLCP solved with
  * projected block Gauss-Seidel and Coulomb friction (the cone, or Allard 2010 eq. 9-10's
- * pyramid), corrective motion, and optionally Allard 2010's post-stabilization loop.
+ * pyramid), corrective motion, and Allard 2010's post-stabilization loop (one pass by default).
  *
  *   1. free motion (Saupin 2008 eq. 11-12): every body advances without contact to
  *      (q_free, v_free), through its own body model (linearised backward Euler for
@@ -57,8 +57,9 @@ static const CwbParamSpec constraint_params[] = {
   { "iterations", CWB_PARAM_INT, "1", "200", 1, 100000, NULL,
     "Maximum block Gauss-Seidel sweeps per solve" },
   { "tolerance", CWB_PARAM_DOUBLE, "m", "1e-10", 0, 1, NULL,
-    "Stop when a sweep moves no constraint by more than this displacement; also the "
-    "violation post-stabilization accepts for point contacts" },
+    "Stop when a sweep moves no constraint, and the bodies' motion at no constraint, by more "
+    "than this displacement; also the violation post-stabilization accepts for point "
+    "contacts" },
   { "compliance", CWB_PARAM_ENUM, "", "exact", 1, 0, "exact|warped",
     "Body compliance used for W = H C H^T: exact (Saupin 2008 eq. 21) or warped R C0 R^T "
     "(eq. 23); rigid bodies have one compliance" },
@@ -72,9 +73,9 @@ static const CwbParamSpec constraint_params[] = {
   { "normal_constraint", CWB_PARAM_ENUM, "", "velocity", 1, 0, "position|velocity",
     "What the velocity pass holds on a contact: position, its gap at the end of the step "
     "(Saupin 2008 eq. 19: a penetration is undone by the velocity it takes), or velocity, "
-    "its rate (Allard 2010 eq. 16-17: a contact may not deepen; penetration is undone by "
-    "post-stabilization, which moves positions without adding velocity, so set "
-    "stabilization_iterations too)" },
+    "its rate (Allard 2010 eq. 16-17, the default: a contact may not deepen; penetration is "
+    "undone by post-stabilization, which moves positions without adding velocity, so keep "
+    "stabilization_iterations above 0)" },
   { "warm_start", CWB_PARAM_DOUBLE, "1", "1", 0, 1, NULL,
     "Share of the last step's force a contact that keeps its identity starts the solve from "
     "(0: every solve starts from zero force)" },
