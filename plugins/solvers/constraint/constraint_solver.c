@@ -1,6 +1,7 @@
 /* The constraint solver: one time step as free motion, detection, a contact MLCP solved with
  * projected block Gauss-Seidel and Coulomb friction (the cone, or Allard 2010 eq. 9-10's
- * pyramid), corrective motion, and Allard 2010's post-stabilization loop (one pass by default).
+ * pyramid), corrective motion, and Allard 2010's post-stabilization loop (one pass by
+ * default).
  *
  *   1. free motion (Saupin 2008 eq. 11-12): every body advances without contact to
  *      (q_free, v_free), through its own body model (linearised backward Euler for
