@@ -229,7 +229,8 @@ add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const ManifoldCont
 /* A point candidate as a contact between two surface points: the point itself, and the
  * closest point of the surface on T (vertices with h_j = 0 carry nothing and are left out). */
 static void
-candidate_contact (const CwbContactQuery *query, const ContactCandidate *c, ManifoldContact *out)
+candidate_contact (const CwbContactQuery *query, const ContactCandidate *c,
+                   ManifoldContact *out)
 {
   const CwbGeometry *a = &query->geometries[c->point_geometry];
   const CwbGeometry *b = &query->geometries[c->surface_geometry];
@@ -303,12 +304,14 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   for (guint k = 0; k < self->manifold->len; k++)
     {
       const ManifoldContact *c = &g_array_index (self->manifold, ManifoldContact, k);
-      if (geometry_moves (self, query, c->a.geometry) || geometry_moves (self, query, c->b.geometry))
+      if (geometry_moves (self, query, c->a.geometry)
+          || geometry_moves (self, query, c->b.geometry))
         add_contact (query, c, set, inspection, &deepest);
     }
   for (guint k = 0; k < self->candidates->len; k++)
     {
-      const ContactCandidate *candidate = &g_array_index (self->candidates, ContactCandidate, k);
+      const ContactCandidate *candidate =
+        &g_array_index (self->candidates, ContactCandidate, k);
       if (!geometry_moves (self, query, candidate->point_geometry)
           && !geometry_moves (self, query, candidate->surface_geometry))
         continue;

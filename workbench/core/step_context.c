@@ -183,7 +183,8 @@ build_dof_rows (CwbWorld *world)
   for (guint i = 0; i < set->rows->len; i++)
     {
       const CwbConstraintRow *row = &g_array_index (set->rows, CwbConstraintRow, i);
-      const CwbPointWeight *items = &g_array_index (set->weights, CwbPointWeight, row->first_weight);
+      const CwbPointWeight *items =
+        &g_array_index (set->weights, CwbPointWeight, row->first_weight);
       uint32_t geometries[FEW_GEOMETRIES];
       size_t n_geometries = row_geometries (items, row->n_weights, geometries, FEW_GEOMETRIES);
       /* A row over more geometries than that: every geometry, in order, is asked. */
