@@ -10,21 +10,10 @@
  * A pair id is never 0 since body_a < body_b. */
 #include "contact_id.h"
 
+#include <cwb/contact.h>
+
 #define TAG_CELL (G_GUINT64_CONSTANT (1) << 62)
 #define TAG_HASH (G_GUINT64_CONSTANT (1) << 63)
-
-/* A 64-bit mix: xor-shifts and odd multiplications spread every input bit over the word
- * (the finaliser of the splitmix64 generator, Steele, Lea and Flood 2014). */
-static guint64
-mix (guint64 x)
-{
-  x ^= x >> 30;
-  x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-  x ^= x >> 27;
-  x *= G_GUINT64_CONSTANT (0x94d049bb133111eb);
-  x ^= x >> 31;
-  return x;
-}
 
 guint64
 contact_id (uint32_t body_a, uint32_t body_b, const int64_t *cell)
@@ -46,8 +35,8 @@ contact_id (uint32_t body_a, uint32_t body_b, const int64_t *cell)
         id |= ((guint64) cell[k] & mask) << ((2 - k) * CONTACT_ID_CELL_BITS);
       return id;
     }
-  guint64 h = mix (((guint64) body_a << 32) | body_b);
+  guint64 h = cwb_contact_id_mix (((guint64) body_a << 32) | body_b);
   for (int k = 0; k < 3; k++)
-    h = mix (h ^ (guint64) cell[k]);
+    h = cwb_contact_id_mix (h ^ (guint64) cell[k]);
   return TAG_HASH | (h >> 1);
 }

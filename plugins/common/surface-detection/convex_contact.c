@@ -107,9 +107,7 @@ convex_detector_get_stats (const ConvexDetector *d)
 static guint64
 mix (guint64 h, guint64 v)
 {
-  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-  h *= 0xbf58476d1ce4e5b9ull;
-  return h ^ (h >> 31);
+  return cwb_contact_id_mix (h ^ v);
 }
 
 static guint64

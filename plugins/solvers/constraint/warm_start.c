@@ -105,26 +105,15 @@ anonymous_force (const WarmStart *cache, const CwbContactFrame *frame)
   return force;
 }
 
-/* The identities of point contacts are packed indices, far from random: a 64-bit mix
- * (splitmix64's finaliser) spreads them over the table. */
-static guint64
-mix (guint64 x)
-{
-  x ^= x >> 30;
-  x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
-  x ^= x >> 27;
-  x *= G_GUINT64_CONSTANT (0x94d049bb133111eb);
-  x ^= x >> 31;
-  return x;
-}
-
+/* The identities of point contacts are packed indices, far from random: mixed
+ * (cwb_contact_id_mix) they spread over the table. */
 /* The slot holding `id`, or the empty slot where it would go. */
 static Slot *
 probe (const WarmStart *cache, guint64 id)
 {
   size_t mask = cache->slots->len - 1;
   Slot *slots = (Slot *) cache->slots->data;
-  for (size_t k = (size_t) mix (id) & mask;; k = (k + 1) & mask)
+  for (size_t k = (size_t) cwb_contact_id_mix (id) & mask;; k = (k + 1) & mask)
     if (slots[k].id == id || slots[k].id == 0)
       return &slots[k];
 }

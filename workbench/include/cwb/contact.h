@@ -101,6 +101,21 @@ cwb_contact_set_id (const CwbContactSet *set, guint f)
   return g_array_index (set->contact_ids, guint64, f);
 }
 
+/* A 64-bit mix for building identities from features and for hashing them: xor-shifts and
+ * odd multiplications spread every input bit over the word (the finaliser of the splitmix64
+ * generator, Steele, Lea and Flood 2014). Chain it to combine features:
+ * h = cwb_contact_id_mix (h ^ feature). */
+static inline guint64
+cwb_contact_id_mix (guint64 x)
+{
+  x ^= x >> 30;
+  x *= G_GUINT64_CONSTANT (0xbf58476d1ce4e5b9);
+  x ^= x >> 27;
+  x *= G_GUINT64_CONSTANT (0x94d049bb133111eb);
+  x ^= x >> 31;
+  return x;
+}
+
 /* Appends the identity of the frame just appended, when the set can hold identities. */
 static inline void
 cwb_contact_set_add_id (CwbContactSet *set, guint64 id)
