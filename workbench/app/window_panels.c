@@ -24,8 +24,9 @@ static const CwbParamSpec world_specs[] = {
 
 /* The view's own settings: not part of the scene, so not saved or undone. */
 static const CwbParamSpec view_specs[] = {
-  { "force_scale", CWB_PARAM_DOUBLE, "m/N", "0.01", 1e-9, 10, NULL,
-    "Length of force arrows and height of friction cones per newton of force." },
+  { "force_scale", CWB_PARAM_DOUBLE, "m/N", "0", 0, 10, NULL,
+    "Length of force arrows and height of friction cones per newton of force; 0: automatic, "
+    "the heaviest moving body's weight drawn half as long as a body is large." },
   { "vector_scale", CWB_PARAM_DOUBLE, "1", "1", 1e-6, 1e6, NULL,
     "Length factor of inspection vectors (penetration depths, volume and density gradients)." },
 };
@@ -453,6 +454,10 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
       g_autofree char *key = g_strdup_printf ("contact.%s", d->name);
       cwb_property_editor_show_derived (self->properties, key, d->value);
     }
+  const CwbOverlayOptions *overlays = cwb_app_viewport_overlays (self->viewport);
+  if (overlays->force_scale == 0)
+    cwb_property_editor_show_derived (self->properties, "view.force_scale",
+                                      cwb_render_overlay_force_scale (s, overlays));
 
   g_autofree char *failure = cwb_simulation_take_error (self->simulation);
   if (failure != NULL)

@@ -13,14 +13,60 @@
 /* Half side of the box marking the contact the user picked (m). */
 #define PICKED_MARK_HALF 0.015
 #define CONE_ALPHA 0.3f
+/* The automatic force scale: a body's weight drawn at this fraction of a body's size, and
+ * the reference gravity for that weight (m/s^2). */
+#define AUTO_FORCE_LENGTH 0.5
+#define REFERENCE_GRAVITY 9.81
+#define FALLBACK_FORCE_SCALE 0.01
 
 void
 cwb_render_overlay_options_default (CwbOverlayOptions *options)
 {
   *options = (CwbOverlayOptions){
     .grid = TRUE, .contacts = TRUE, .cones = TRUE,
-    .force_scale = 0.01, .vector_scale = 1,
+    .force_scale = 0, .vector_scale = 1,
   };
+}
+
+static int
+compare_doubles (const void *x, const void *y)
+{
+  double a = *(const double *) x, b = *(const double *) y;
+  return (a > b) - (a < b);
+}
+
+double
+cwb_render_overlay_force_scale (const CwbSnapshot *snapshot, const CwbOverlayOptions *options)
+{
+  if (options->force_scale > 0)
+    return options->force_scale;
+  g_autofree double *sizes = g_new (double, MAX (snapshot->n_bodies, 1));
+  size_t n = 0;
+  double heaviest = 0;
+  for (size_t i = 0; i < snapshot->n_bodies; i++)
+    {
+      const CwbSnapshotBody *b = &snapshot->bodies[i];
+      if (b->fixed || b->n_points == 0)
+        continue;
+      double lo[3], hi[3];
+      cwb_v3_copy (lo, b->positions);
+      cwb_v3_copy (hi, b->positions);
+      for (size_t k = 1; k < b->n_points; k++)
+        for (int c = 0; c < 3; c++)
+          {
+            lo[c] = MIN (lo[c], b->positions[3 * k + c]);
+            hi[c] = MAX (hi[c], b->positions[3 * k + c]);
+          }
+      double size = MAX (hi[0] - lo[0], MAX (hi[1] - lo[1], hi[2] - lo[2]));
+      if (isfinite (size) && size > 0)
+        sizes[n++] = size;
+      if (isfinite (b->summary.mass))
+        heaviest = MAX (heaviest, b->summary.mass);
+    }
+  if (n == 0 || !(heaviest > 0))
+    return FALLBACK_FORCE_SCALE;
+  qsort (sizes, n, sizeof (double), compare_doubles);
+  return AUTO_FORCE_LENGTH * sizes[n / 2] / (heaviest * REFERENCE_GRAVITY);
 }
 
 void
@@ -146,13 +192,13 @@ cone (CwbOverlayGeometry *g, const CwbContactFrame *frame, CwbFrictionLaw law, d
 
 static void
 add_contacts (CwbOverlayGeometry *g, const GArray *frames, CwbFrictionLaw law,
-              const CwbOverlayOptions *o)
+              const CwbOverlayOptions *o, double force_scale)
 {
   for (guint f = 0; f < frames->len; f++)
     {
       const CwbContactFrame *frame = &g_array_index (frames, CwbContactFrame, f);
       if (o->cones)
-        cone (g, frame, law, frame->force[0] > 0 ? o->force_scale * frame->force[0]
+        cone (g, frame, law, frame->force[0] > 0 ? force_scale * frame->force[0]
                                                  : OPEN_CONE_HEIGHT);
       if (o->contacts)
         {
@@ -162,7 +208,7 @@ add_contacts (CwbOverlayGeometry *g, const GArray *frames, CwbFrictionLaw law,
           cwb_v3_axpy (force, frame->force[0], frame->normal);
           cwb_v3_axpy (force, frame->force[1], frame->t1);
           cwb_v3_axpy (force, frame->force[2], frame->t2);
-          cwb_v3_scale (force, force, o->force_scale);
+          cwb_v3_scale (force, force, force_scale);
           arrow (g, frame->origin, force, rgba);
           g->n_force_arrows++;
         }
@@ -347,7 +393,8 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   geometry->n_ghost_edges = 0;
   if (options->grid)
     add_grid (geometry);
-  add_contacts (geometry, snapshot->frames, snapshot->friction_law, options);
+  add_contacts (geometry, snapshot->frames, snapshot->friction_law, options,
+                cwb_render_overlay_force_scale (snapshot, options));
   add_inspection (geometry, &snapshot->inspection, options);
   add_bodies (geometry, snapshot, options);
   if (options->grab)

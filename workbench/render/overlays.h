@@ -19,7 +19,8 @@ typedef struct CwbOverlayOptions {
   gboolean voxels;          /* intersection and density voxels */
   gboolean wireframe;       /* triangle edges of every body */
   gboolean aabbs;           /* each body's axis-aligned bounding box */
-  double force_scale;       /* m per N: force arrows and cone heights */
+  double force_scale;       /* m per N: force arrows and cone heights; 0: automatic
+                             * (cwb_render_overlay_force_scale) */
   double vector_scale;      /* length factor of inspection vectors */
   /* Highlights the GUI asks for (all off when zeroed): a selected body's outline, a picked
    * contact, and the mouse spring from the grabbed point to its target. */
@@ -34,7 +35,15 @@ typedef struct CwbOverlayOptions {
   double ghost_pivot[3], ghost_rotation[3], ghost_translation[3];
 } CwbOverlayOptions;
 
-/* Grid, contacts and cones on; the rest off; 1 cm per newton. */
+/* The force scale (m per N) the overlays draw with: options->force_scale, or, when it is 0
+ * (automatic), one that draws the weight of the heaviest moving body (m times standard
+ * gravity, as a reference force) half as long as the median moving body is large: 1 cm per
+ * newton suits 0.2 m boxes of 8 kg and would draw a 1 m box of a tonne's resting contacts
+ * 25 m tall. 0.01 when no body moves. */
+double cwb_render_overlay_force_scale (const CwbSnapshot *snapshot,
+                                       const CwbOverlayOptions *options);
+
+/* Grid, contacts and cones on; the rest off; automatic force scale. */
 void cwb_render_overlay_options_default (CwbOverlayOptions *options);
 /* Every overlay on. */
 void cwb_render_overlay_options_all (CwbOverlayOptions *options);
