@@ -3,7 +3,9 @@
 # `proximity` model (constraint solver, margin 2 mm) on one scene, run interleaved so that
 # both see the same machine load: the 10-row box pyramid of bench/make_pyramid.py with 1 cm
 # gaps and 1 cm offsets (the scene today's point detection handles), 300 steps.
-# Usage: bench/penalty_vs_proximity.sh [REPEATS (3)] [DT (0.002)] [BIN ...]
+# Usage: [PYRAMID=flush] bench/penalty_vs_proximity.sh [REPEATS (3)] [DT (0.002)] [BIN ...]
+# PYRAMID=flush runs the flush pyramid instead (boxes face to face, corners on the edges
+# below: make_pyramid.py 10 --gap 0 --offset 0), the scene the convex manifolds hold.
 # Each BIN (default: a release build of this tree) runs both models; give an older build's
 # contact-workbench as a second BIN for before/after (its plugins load from its build tree).
 # Prints per binary and model the medians of the step time, the mean contacts per step and
@@ -18,11 +20,16 @@ if [ ${#bins[@]} -eq 0 ]; then
   "$top/scripts/build.sh" "$top/build-bench" -Dbuildtype=release -Db_ndebug=true >/dev/null
   bins=("$top/build-bench/workbench/cli/contact-workbench")
 fi
+case ${PYRAMID:-gap} in
+  flush) layout=(--gap 0 --offset 0) ;;
+  gap) layout=(--gap 0.01 --offset 0.01) ;;
+  *) echo "PYRAMID must be gap or flush" >&2; exit 2 ;;
+esac
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-python3 "$top/bench/make_pyramid.py" 10 --gap 0.01 --offset 0.01 --dt "$dt" \
+python3 "$top/bench/make_pyramid.py" 10 "${layout[@]}" --dt "$dt" \
   --contact penalty --solver predictor-corrector > "$out/penalty.yaml"
-python3 "$top/bench/make_pyramid.py" 10 --gap 0.01 --offset 0.01 --dt "$dt" \
+python3 "$top/bench/make_pyramid.py" 10 "${layout[@]}" --dt "$dt" \
   --contact proximity --solver constraint > "$out/proximity.yaml"
 for r in $(seq 1 "$repeats"); do
   for b in "${!bins[@]}"; do

@@ -76,7 +76,11 @@ penalty_contact_force (const PenaltyPair *pair, const PenaltyNormalisation *norm
                        double force[3])
 {
   memset (force, 0, 3 * sizeof (double));
-  double c_i = penalty_normalisation_get (norm, pair->point_geometry, pair->point);
+  /* c_i of the weighted point: its vertices' c by its weights (contact_force.h). */
+  double c_i = 0;
+  for (uint32_t k = 0; k < pair->n_points; k++)
+    c_i += pair->weights[k] * penalty_normalisation_get (norm, pair->point_geometry,
+                                                         pair->points[k]);
   /* S = sum_j c_j h_ij m_j: infinite as soon as a vertex that carries weight is immovable. */
   double s = 0;
   for (int v = 0; v < 3; v++)
@@ -98,9 +102,12 @@ penalty_post_correct (const PenaltyPair *pairs, const double *forces, size_t n, 
     {
       const PenaltyPair *p = &pairs[k];
       const double *f = &forces[3 * k];
-      CwbPointWeight on_point = { .geometry = p->point_geometry, .point = p->point };
-      cwb_v3_scale (on_point.w, f, 0.5);
-      g_array_append_val (out, on_point);
+      for (uint32_t l = 0; l < p->n_points; l++)
+        {
+          CwbPointWeight on_point = { .geometry = p->point_geometry, .point = p->points[l] };
+          cwb_v3_scale (on_point.w, f, 0.5 * p->weights[l]);
+          g_array_append_val (out, on_point);
+        }
       for (int v = 0; v < 3; v++)
         {
           if (p->bary[v] == 0)

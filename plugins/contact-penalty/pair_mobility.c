@@ -10,7 +10,7 @@ struct PairMobility {
   /* scratch */
   GArray *by_geometry_start, *by_geometry;   /* the contacts touching each movable geometry */
   GArray *stamp;          /* guint per contact, to list a contact once per column */
-  GArray *at;             /* CwbPointWeight: 4 per contact of a column */
+  GArray *at;             /* CwbPointWeight: up to 6 per contact of a column */
   GArray *dp;             /* double, 3 per entry of at */
 };
 
@@ -91,17 +91,23 @@ list_column (PairMobility *w, const PenaltyPair *pairs, size_t k, guint stamp_no
         }
 }
 
-/* The pair pattern of force f at pair p: +f on i, -h_l f on T's vertices. */
-static void
-pair_pattern (const PenaltyPair *p, const double f[3], CwbPointWeight out[4])
+/* The pair pattern of force f at pair p: +w_k f on i's vertices, -h_l f on T's three;
+ * returns the number of entries. */
+static size_t
+pair_pattern (const PenaltyPair *p, const double f[3], CwbPointWeight *out)
 {
-  out[0] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->point };
-  cwb_v3_copy (out[0].w, f);
+  size_t n = 0;
+  for (uint32_t k = 0; k < p->n_points; k++)
+    {
+      out[n] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->points[k] };
+      cwb_v3_scale (out[n++].w, f, p->weights[k]);
+    }
   for (int l = 0; l < 3; l++)
     {
-      out[1 + l] = (CwbPointWeight){ .geometry = p->surface_geometry, .point = p->vertices[l] };
-      cwb_v3_scale (out[1 + l].w, f, -p->bary[l]);
+      out[n] = (CwbPointWeight){ .geometry = p->surface_geometry, .point = p->vertices[l] };
+      cwb_v3_scale (out[n++].w, f, -p->bary[l]);
     }
+  return n;
 }
 
 void
@@ -129,33 +135,41 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
   for (size_t k = 0; k < n; k++)
     {
       size_t first = column_start[k], m = column_start[k + 1] - first;
-      g_array_set_size (w->at, 4 * m);
+      /* Each row's points (i's vertices, then T's), listed one row after the other. */
+      g_array_set_size (w->at, 6 * m);
       CwbPointWeight *at = (CwbPointWeight *) w->at->data;
+      size_t n_at = 0;
       for (size_t e = 0; e < m; e++)
         {
           const PenaltyPair *p = &pairs[rows[first + e]];
-          at[4 * e] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->point };
+          for (uint32_t l = 0; l < p->n_points; l++)
+            at[n_at++] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->points[l] };
           for (int l = 0; l < 3; l++)
-            at[4 * e + 1 + l] = (CwbPointWeight){ .geometry = p->surface_geometry,
-                                                  .point = p->vertices[l] };
+            at[n_at++] = (CwbPointWeight){ .geometry = p->surface_geometry,
+                                           .point = p->vertices[l] };
         }
-      g_array_set_size (w->dp, 12 * m);
+      g_array_set_size (w->dp, 3 * MAX (n_at, 1));
       double *dp = (double *) w->dp->data;
       for (int axis = 0; axis < 3; axis++)
         {
           double unit[3] = { 0, 0, 0 };
           unit[axis] = 1;
-          CwbPointWeight forces[4];
-          pair_pattern (&pairs[k], unit, forces);
-          query->point_response (query->host_data, forces, 4, at, 4 * m, dp);
+          CwbPointWeight forces[6];
+          size_t n_forces = pair_pattern (&pairs[k], unit, forces);
+          query->point_response (query->host_data, forces, n_forces, at, n_at, dp);
+          const double *d = dp;
           for (size_t e = 0; e < m; e++)
             {
+              /* sum_l w_l dp_l over i's vertices less sum_l h_l dp_l over T's. */
               const PenaltyPair *p = &pairs[rows[first + e]];
-              const double *d = &dp[12 * e];
               double rel[3];
-              cwb_v3_copy (rel, d);
+              cwb_v3_scale (rel, d, p->weights[0]);
+              for (uint32_t l = 1; l < p->n_points; l++)
+                cwb_v3_axpy (rel, p->weights[l], &d[3 * l]);
+              d += 3 * p->n_points;
               for (int l = 0; l < 3; l++)
-                cwb_v3_axpy (rel, -p->bary[l], &d[3 + 3 * l]);
+                cwb_v3_axpy (rel, -p->bary[l], &d[3 * l]);
+              d += 9;
               double *block = &blocks[9 * (first + e)];
               for (int r = 0; r < 3; r++)
                 block[3 * r + axis] = rel[r];

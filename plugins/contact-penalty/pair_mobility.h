@@ -1,11 +1,11 @@
 /* The mobility of the penalty model's contact pairs over one step: Saupin 2008 eq. 19's
  * W = H C H^T written in the pattern the model's forces take. A pair force g at contact k
- * acts +g on its point i_k and -h_kl g on the vertices l of its triangle T_k (the
- * post-correction's pattern, eq. 6, and the friction's, sec. 4.1); the block W_jk (3 x 3, m/N)
- * is the displacement of contact j's point relative to its triangle location,
- * dp_i - sum_l h_jl dp_l, that a unit pair force along each axis at k causes. Contacts that
- * share no movable geometry do not move each other (zero blocks, not stored), so a fixed
- * ground does not tie all its contacts together.
+ * acts +w_kl g on the vertices l of its point i_k (+g on a lone vertex) and -h_kl g on the
+ * vertices l of its triangle T_k (the post-correction's pattern, eq. 6, and the friction's,
+ * sec. 4.1); the block W_jk (3 x 3, m/N) is the displacement of contact j's point relative
+ * to its triangle location, sum_l w_jl dp_l - sum_l h_jl dp_l, that a unit pair force along
+ * each axis at k causes. Contacts that share no movable geometry do not move each other
+ * (zero blocks, not stored), so a fixed ground does not tie all its contacts together.
  *
  * Built once per model() call from the host's point_response (3 calls per contact, each
  * measured at the contacts it can move), so that the model's sweeps over its contacts (the

@@ -8,6 +8,9 @@
  * after free motion, i.e. at t + dt):
  *   1. collisions (point i, triangle T_i) with depth vectors d_i (collision_detection.c),
  *      and the points outside within `margin` (gap >= 0) that the forces may push in;
+ *      between two convex polytopes, the contacts of their manifolds instead
+ *      (convex_contact.c: face-face, edge-face, edge-edge), each a pair whose i is a
+ *      weighted point of an edge or a face (contact_force.h), d_i = -gap n;
  *   2. the pairs' mobility W over the step from the host's point_response, once
  *      (pair_mobility.c): every later response is a product with it;
  *   3. normal forces: F_i = (m_i / dt^2) eps_i d_i (eq. 3-5, contact_force.c) with the
@@ -24,6 +27,7 @@
 
 #include "collision_detection.h"
 #include "contact_force.h"
+#include "convex_contact.h"
 #include "entry_face.h"
 #include "pair_mobility.h"
 #include "static_friction.h"
@@ -51,9 +55,17 @@
  * far end moves up to 1.5 times as far, when pushed a sixth of its length off its centre:
  * (1 + 6 x) / (1 + 12 x^2) at its maximum, x = 1/6). */
 #define PENALTY_MARGIN_FACTOR 1.5
+/* The friction memory's surface field for a manifold contact, whose key is its identity
+ * (ManifoldContact.id) rather than a point: no geometry has this index, so the two kinds of
+ * keys never meet. */
+#define PENALTY_MANIFOLD_SURFACE G_MAXUINT32
 
 typedef struct Contact {
   PenaltyPair pair;
+  guint64 key;            /* the friction memory's key: the point's (penalty_point_key) for a
+                           * point contact, ManifoldContact.id for a manifold's */
+  uint32_t key_surface;   /* T_i's geometry, PENALTY_MANIFOLD_SURFACE for a manifold's */
+  guint64 id;             /* the frame's identity (CwbContactSet.contact_ids) */
   double normal[3];       /* unit, out of T_i's surface (d_i / |d_i| for a point inside) */
   double gap;             /* signed distance along it at the predicted state: -|d_i| inside,
                            * >= 0 for a point outside within the margin */
@@ -78,10 +90,13 @@ typedef struct Penalty {
   double softness;
   double margin;
   CollisionDetector *detector;
+  ConvexDetector *convex;
   FrictionMemory *memory;
   PenaltyNormalisation *norm;
   PairMobility *mobility;
   GArray *candidates;   /* ContactCandidate */
+  GArray *manifold;     /* ManifoldContact: pairs of convex polytopes */
+  GArray *polytope;     /* gboolean per geometry: handled by the convex detector */
   GArray *contacts;     /* Contact */
   GArray *forces;       /* CwbPointWeight: the contact set's point forces */
   GArray *pairs;        /* PenaltyPair, scratch */
@@ -143,6 +158,9 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
   Penalty *self = g_new0 (Penalty, 1);
   read_params (self, info->params);
   self->detector = collision_detector_new ();
+  self->convex = convex_detector_new ();
+  self->manifold = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
+  self->polytope = g_array_new (FALSE, TRUE, sizeof (gboolean));
   self->memory = friction_memory_new ();
   self->norm = penalty_normalisation_new ();
   self->mobility = pair_mobility_new ();
@@ -164,10 +182,11 @@ penalty_destroy (void *data)
 {
   Penalty *self = data;
   collision_detector_free (self->detector);
+  convex_detector_free (self->convex);
   friction_memory_free (self->memory);
   penalty_normalisation_free (self->norm);
   pair_mobility_free (self->mobility);
-  GArray *arrays[] = { self->candidates, self->contacts, self->forces, self->pairs,
+  GArray *arrays[] = { self->candidates, self->manifold, self->polytope, self->contacts, self->forces, self->pairs,
                        self->inside, self->inside_pairs, self->normal_vectors, self->rel,
                        self->rel_friction, self->movable };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
@@ -198,15 +217,25 @@ penalty_attach (void *data, const CwbContactQuery *query, GError **error)
   return TRUE;
 }
 
-/* Detection with points outside within `margin`, each inside candidate's depth taken
- * through the face it came in through (entry_face.c); returns the deepest penetration. */
+/* Detection with points outside within `margin`: the manifolds of the pairs of convex
+ * polytopes (convex_contact.c), then the points of every other pair, each inside
+ * candidate's depth taken through the face it came in through (entry_face.c); returns the
+ * deepest penetration. */
 static double
 detect_entered (Penalty *self, const CwbContactQuery *query, double margin)
 {
   self->detection.margin = margin;
+  g_array_set_size (self->polytope, MAX (query->n_geometries, 1));
+  gboolean *polytope = (gboolean *) self->polytope->data;
+  convex_detector_run (self->convex, query->geometries, query->n_geometries, margin, polytope,
+                       self->manifold);
+  self->detection.skip_pairs_among = polytope;
   collision_detector_run (self->detector, query->geometries, query->n_geometries,
                           &self->detection, self->candidates);
+  self->detection.skip_pairs_among = NULL;
   double deepest = 0;
+  for (guint k = 0; k < self->manifold->len; k++)
+    deepest = MAX (deepest, -g_array_index (self->manifold, ManifoldContact, k).gap);
   for (guint k = 0; k < self->candidates->len; k++)
     {
       ContactCandidate *c = &g_array_index (self->candidates, ContactCandidate, k);
@@ -234,30 +263,43 @@ penalty_detect (void *data, const CwbContactQuery *query, GError **error)
 
 /* ---- the bodies' response ---------------------------------------------------------- */
 
-/* The mass point (geometry, point) shows along n over one step: dt^2 / (n . J C J^T n);
- * INFINITY when it cannot move. */
+/* The mass the weighted point sum_k w_k x_k (n vertices of `geometry`) shows along unit n
+ * over one step: dt^2 / (n . J C J^T n) with J the weighted point's, i.e. the force w_k n on
+ * each vertex k and the response read as sum_k w_k dp_k; INFINITY when it cannot move. A
+ * lone vertex (n = 1, w = 1) is the paper's mass point. */
 static double
-effective_mass (const CwbContactQuery *query, uint32_t geometry, uint32_t point,
-                const double n[3])
+effective_mass (const CwbContactQuery *query, uint32_t geometry, uint32_t n,
+                const uint32_t *points, const double *weights, const double normal[3])
 {
-  CwbPointWeight force = { .geometry = geometry, .point = point };
-  cwb_v3_copy (force.w, n);
-  CwbPointWeight at = { .geometry = geometry, .point = point };
-  double dp[3];
-  query->point_response (query->host_data, &force, 1, &at, 1, dp);
-  double mobility = cwb_v3_dot (n, dp);
+  CwbPointWeight force[3], at[3];
+  for (uint32_t k = 0; k < n; k++)
+    {
+      force[k] = at[k] = (CwbPointWeight){ .geometry = geometry, .point = points[k] };
+      cwb_v3_scale (force[k].w, normal, weights[k]);
+    }
+  double dp[9], sum[3];
+  query->point_response (query->host_data, force, n, at, n, dp);
+  cwb_v3_scale (sum, dp, weights[0]);
+  for (uint32_t k = 1; k < n; k++)
+    cwb_v3_axpy (sum, weights[k], &dp[3 * k]);
+  double mobility = cwb_v3_dot (normal, sum);
   return mobility > 0 ? query->h * query->h / mobility : INFINITY;
 }
 
-/* The pair pattern of force f at contact c: +f on i, -h_ij f on T_i's vertices. Normal
- * forces take it with f = f_n n (eq. 6 with a = b = 1/2), friction with f = -friction u~
- * (sec. 4.1). Vertices of zero weight are left out; returns the number of forces. */
+/* The pair pattern of force f at contact c: +w_k f on i's vertices (+f on a lone vertex),
+ * -h_ij f on T_i's. Normal forces take it with f = f_n n (eq. 6 with a = b = 1/2), friction
+ * with f = -friction u~ (sec. 4.1). Vertices of zero weight are left out; returns the number
+ * of forces. */
 static int
-pair_pattern (const Contact *c, const double f[3], CwbPointWeight out[4])
+pair_pattern (const Contact *c, const double f[3], CwbPointWeight out[6])
 {
   int n = 0;
-  out[n] = (CwbPointWeight){ .geometry = c->pair.point_geometry, .point = c->pair.point };
-  cwb_v3_copy (out[n++].w, f);
+  for (uint32_t k = 0; k < c->pair.n_points; k++)
+    {
+      out[n] = (CwbPointWeight){ .geometry = c->pair.point_geometry,
+                                 .point = c->pair.points[k] };
+      cwb_v3_scale (out[n++].w, f, c->pair.weights[k]);
+    }
   for (int j = 0; j < 3; j++)
     {
       if (c->pair.bary[j] == 0)
@@ -271,23 +313,93 @@ pair_pattern (const Contact *c, const double f[3], CwbPointWeight out[4])
 
 /* ---- the forces ---------------------------------------------------------------------- */
 
-/* Collisions to contacts: geometry, masses, friction coefficient. Pairs where neither side
- * can move are dropped. */
+/* The frame identity of a point contact: (point geometry, point, surface geometry), packed
+ * when the geometries' indices fit 16 bits, hashed (odd, never 0) otherwise. */
+static guint64
+point_contact_id (uint32_t point_geometry, uint32_t point, uint32_t surface_geometry)
+{
+  guint64 pg = point_geometry, sg = surface_geometry;
+  if (pg <= 0xffff && sg <= 0xffff)
+    return (pg << 48) | (sg << 32) | point;
+  return ((pg * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) ^ (sg << 32) ^ point) | 1;
+}
+
+/* Completes contact (pair geometry, normal, gap, keys set): masses along the normal and the
+ * friction coefficient, and appends it, unless neither side can move. */
+static void
+add_contact (Penalty *self, const CwbContactQuery *query, Contact *contact)
+{
+  gboolean *movable = (gboolean *) self->movable->data;
+  PenaltyPair *pair = &contact->pair;
+  if (!(cwb_v3_norm (contact->normal) > 0))
+    return;
+  pair->m_point = effective_mass (query, pair->point_geometry, pair->n_points, pair->points,
+                                  pair->weights, contact->normal);
+  gboolean surface_moves = FALSE;
+  for (int v = 0; v < 3; v++)
+    {
+      pair->m_vertex[v] = effective_mass (query, pair->surface_geometry, 1, &pair->vertices[v],
+                                          (const double[]){ 1 }, contact->normal);
+      surface_moves = surface_moves || !isinf (pair->m_vertex[v]);
+    }
+  if (isinf (pair->m_point) && !surface_moves)
+    return;
+  movable[pair->point_geometry] |= !isinf (pair->m_point);
+  movable[pair->surface_geometry] |= surface_moves;
+  uint32_t body_a = query->geometries[pair->point_geometry].body;
+  uint32_t body_b = query->geometries[pair->surface_geometry].body;
+  contact->mu = cwb_friction_combine (query->friction[body_a], query->friction[body_b]);
+  g_array_append_val (self->contacts, *contact);
+}
+
+/* A manifold contact (convex_contact.h) as a pair: i its point of a (1 to 3 weighted
+ * vertices), the other side its point of b, the normal from b towards a as for a point
+ * contact, and inside (gap < 0) the depth vector from a's point to its location on b along
+ * the normal, d_i = -gap n (the points differ by exactly that along n; a manifold's points
+ * lie on one line along it). */
+static void
+manifold_contact (const ManifoldContact *m, Contact *contact)
+{
+  *contact = (Contact){
+    .pair = { .point_geometry = m->a.geometry, .n_points = MIN (m->a.n, 3),
+              .surface_geometry = m->b.geometry },
+    .key = m->id, .key_surface = PENALTY_MANIFOLD_SURFACE, .id = m->id,
+    .gap = m->gap,
+  };
+  PenaltyPair *pair = &contact->pair;
+  for (uint32_t k = 0; k < 3; k++)
+    {
+      gboolean a_side = k < m->a.n, b_side = k < m->b.n;
+      pair->points[k] = m->a.vertex[a_side ? k : 0];
+      pair->weights[k] = a_side ? m->a.weight[k] : 0;
+      pair->vertices[k] = m->b.vertex[b_side ? k : 0];
+      pair->bary[k] = b_side ? m->b.weight[k] : 0;
+    }
+  cwb_v3_copy (contact->normal, m->normal);
+  if (m->gap < 0)
+    cwb_v3_scale (pair->depth, m->normal, -m->gap);
+}
+
+/* Collisions to contacts: geometry, masses, friction coefficient; the point candidates
+ * first, in the detector's order, then the polytopes' manifold contacts. Pairs where
+ * neither side can move are dropped. */
 static void
 build_contacts (Penalty *self, const CwbContactQuery *query)
 {
   g_array_set_size (self->contacts, 0);
   g_array_set_size (self->movable, MAX (query->n_geometries, 1));
-  gboolean *movable = (gboolean *) self->movable->data;
-  memset (movable, 0, self->movable->len * sizeof (gboolean));
+  memset (self->movable->data, 0, self->movable->len * sizeof (gboolean));
   for (guint k = 0; k < self->candidates->len; k++)
     {
       const ContactCandidate *c = &g_array_index (self->candidates, ContactCandidate, k);
       const CwbGeometry *surface = &query->geometries[c->surface_geometry];
-      Contact contact = { .pair = {
-        .point_geometry = c->point_geometry, .point = c->point,
-        .surface_geometry = c->surface_geometry,
-      } };
+      Contact contact = {
+        .pair = { .surface_geometry = c->surface_geometry },
+        .key = penalty_point_key (c->point_geometry, c->point),
+        .key_surface = c->surface_geometry,
+        .id = point_contact_id (c->point_geometry, c->point, c->surface_geometry),
+      };
+      penalty_pair_set_vertex (&contact.pair, c->point_geometry, c->point);
       memcpy (contact.pair.bary, c->bary, sizeof c->bary);
       for (int v = 0; v < 3; v++)
         contact.pair.vertices[v] = surface->triangles[3 * c->triangle + v];
@@ -295,24 +407,13 @@ build_contacts (Penalty *self, const CwbContactQuery *query)
       cwb_v3_copy (contact.normal, c->normal);
       if (c->gap < 0)
         memcpy (contact.pair.depth, c->depth, sizeof c->depth);   /* d_i: only inside */
-      if (!(cwb_v3_norm (contact.normal) > 0))
-        continue;
-      contact.pair.m_point = effective_mass (query, c->point_geometry, c->point, contact.normal);
-      gboolean surface_moves = FALSE;
-      for (int v = 0; v < 3; v++)
-        {
-          contact.pair.m_vertex[v] = effective_mass (query, c->surface_geometry,
-                                                     contact.pair.vertices[v], contact.normal);
-          surface_moves = surface_moves || !isinf (contact.pair.m_vertex[v]);
-        }
-      if (isinf (contact.pair.m_point) && !surface_moves)
-        continue;
-      movable[c->point_geometry] |= !isinf (contact.pair.m_point);
-      movable[c->surface_geometry] |= surface_moves;
-      uint32_t body_a = query->geometries[c->point_geometry].body;
-      uint32_t body_b = surface->body;
-      contact.mu = cwb_friction_combine (query->friction[body_a], query->friction[body_b]);
-      g_array_append_val (self->contacts, contact);
+      add_contact (self, query, &contact);
+    }
+  for (guint k = 0; k < self->manifold->len; k++)
+    {
+      Contact contact;
+      manifold_contact (&g_array_index (self->manifold, ManifoldContact, k), &contact);
+      add_contact (self, query, &contact);
     }
   g_array_set_size (self->pairs, self->contacts->len);
   for (guint k = 0; k < self->contacts->len; k++)
@@ -425,8 +526,7 @@ normal_forces (Penalty *self, const CwbContactQuery *query, double *rel)
       if (self->normal_sweeps > 0)
         {
           const FrictionState *state = friction_memory_lookup (
-            self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
-            c->pair.surface_geometry);
+            self->memory, c->key, c->key_surface);
           if (!isnan (state->normal_force))
             f_n[k] = state->normal_force;   /* warm start: a lasting contact */
         }
@@ -447,25 +547,27 @@ add_normal_forces (Penalty *self)
     {
       const Contact *c = &g_array_index (self->contacts, Contact, k);
       FrictionState *state = friction_memory_lookup (
-        self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
-        c->pair.surface_geometry);
+        self->memory, c->key, c->key_surface);
       state->normal_force = c->f_n;
       if (c->f_n == 0)
         continue;
       double f[3];
-      CwbPointWeight pattern[4];
+      CwbPointWeight pattern[6];
       cwb_v3_scale (f, c->normal, c->f_n);
       g_array_append_vals (self->forces, pattern, pair_pattern (c, f, pattern));
     }
 }
 
-/* The relative velocity of contact k's point and triangle location in the predicted state. */
+/* The relative velocity of contact k's point and triangle location in the predicted state:
+ * sum_k w_k v_k - sum_j h_ij v_j. */
 static void
 predicted_relative_velocity (const CwbContactQuery *query, const Contact *c, double v[3])
 {
   const CwbGeometry *a = &query->geometries[c->pair.point_geometry];
   const CwbGeometry *b = &query->geometries[c->pair.surface_geometry];
-  cwb_v3_copy (v, &a->velocities[3 * c->pair.point]);
+  cwb_v3_scale (v, &a->velocities[3 * c->pair.points[0]], c->pair.weights[0]);
+  for (uint32_t k = 1; k < c->pair.n_points; k++)
+    cwb_v3_axpy (v, c->pair.weights[k], &a->velocities[3 * c->pair.points[k]]);
   for (int j = 0; j < 3; j++)
     cwb_v3_axpy (v, -c->pair.bary[j], &b->velocities[3 * c->pair.vertices[j]]);
 }
@@ -536,8 +638,7 @@ size_friction (Penalty *self, const CwbContactQuery *query, guint k, const doubl
     {
       /* The pointer is used at once: a later lookup may insert and move the states. */
       FrictionState *state = friction_memory_lookup (
-        self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
-        c->pair.surface_geometry);
+        self->memory, c->key, c->key_surface);
       lambda = state->lambda;
       c->sticks = TRUE;
     }
@@ -574,8 +675,7 @@ friction_forces (Penalty *self, const CwbContactQuery *query, const double *rel)
        * tangent plane, inside the current cone), so the sweeps refine rather than rebuild
        * it; a resting stack then converges over the steps instead of within each one. */
       FrictionState *state = friction_memory_lookup (
-        self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
-        c->pair.surface_geometry);
+        self->memory, c->key, c->key_surface);
       double f[3];
       cwb_v3_copy (f, state->friction);
       cwb_v3_axpy (f, -cwb_v3_dot (f, c->normal), c->normal);
@@ -622,7 +722,7 @@ add_friction_forces (Penalty *self)
       if (c->friction == 0)
         continue;
       double f[3];
-      CwbPointWeight pattern[4];
+      CwbPointWeight pattern[6];
       cwb_v3_scale (f, c->tangent, -c->friction);
       g_array_append_vals (self->forces, pattern, pair_pattern (c, f, pattern));
     }
@@ -649,8 +749,7 @@ finish_contacts (Penalty *self, const CwbContactQuery *query, const double *rel)
       if (!self->static_friction)
         continue;
       FrictionState *state = friction_memory_lookup (
-        self->memory, penalty_point_key (c->pair.point_geometry, c->pair.point),
-        c->pair.surface_geometry);
+        self->memory, c->key, c->key_surface);
       cwb_v3_scale (state->friction, c->tangent, -c->friction);
       if (c->friction == 0)
         continue;
@@ -692,13 +791,17 @@ add_frames (Penalty *self, const CwbContactQuery *query, CwbContactSet *set,
       else
         cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
       g_array_append_val (set->frames, frame);
+      cwb_contact_set_add_id (set, c->id);
       if (!(c->gap < 0))
         continue;   /* a point outside: no depth vector to show */
       deepest = MAX (deepest, -c->gap);
 
       CwbInspectVector depth = { .kind = CWB_VECTOR_DEPTH,
-                                 .geometry = c->pair.point_geometry, .point = c->pair.point };
-      cwb_v3_copy (depth.origin, &a->positions[3 * c->pair.point]);
+                                 .geometry = c->pair.point_geometry,
+                                 .point = c->pair.points[0] };
+      cwb_v3_scale (depth.origin, &a->positions[3 * c->pair.points[0]], c->pair.weights[0]);
+      for (uint32_t l = 1; l < c->pair.n_points; l++)
+        cwb_v3_axpy (depth.origin, c->pair.weights[l], &a->positions[3 * c->pair.points[l]]);
       cwb_v3_copy (depth.vector, c->pair.depth);
       g_array_append_val (inspection->vectors, depth);
     }
@@ -706,9 +809,9 @@ add_frames (Penalty *self, const CwbContactQuery *query, CwbContactSet *set,
 }
 
 /* d(force)/d(position) of every contact's normal force, for implicit integrators: with
- * g = (p_i - sum_j h_ij p_j) . n, the pair's force is -k g n with k = f_n / |d_i| (eq. 3: a
- * force proportional to the depth; for the paper's force k = |F_i| / (2 |d_i|)), acting +1
- * on i and -h_ij on T_i's vertices. A point outside that carries a force (pushed by the
+ * g = (sum_k w_k p_k - sum_j h_ij p_j) . n (p_i itself for a lone vertex), the pair's force
+ * is -k g n with k = f_n / |d_i| (eq. 3: a force proportional to the depth; for the paper's
+ * force k = |F_i| / (2 |d_i|)), acting +w_k on i's vertices and -h_ij on T_i's. A point outside that carries a force (pushed by the
  * others) has no depth to scale: it gets no stiffness. */
 static void
 add_stiffness (Penalty *self, CwbContactSet *set)
@@ -719,13 +822,23 @@ add_stiffness (Penalty *self, CwbContactSet *set)
       if (!(c->gap < 0) || c->f_n == 0)
         continue;
       double stiffness = c->f_n / -c->gap;
-      uint32_t geometry[4] = { c->pair.point_geometry, c->pair.surface_geometry,
-                               c->pair.surface_geometry, c->pair.surface_geometry };
-      uint32_t point[4] = { c->pair.point, c->pair.vertices[0], c->pair.vertices[1],
-                            c->pair.vertices[2] };
-      double weight[4] = { 1, -c->pair.bary[0], -c->pair.bary[1], -c->pair.bary[2] };
-      for (int a = 0; a < 4; a++)
-        for (int b = 0; b < 4; b++)
+      uint32_t geometry[6], point[6];
+      double weight[6];
+      int n = 0;
+      for (uint32_t l = 0; l < c->pair.n_points; l++, n++)
+        {
+          geometry[n] = c->pair.point_geometry;
+          point[n] = c->pair.points[l];
+          weight[n] = c->pair.weights[l];
+        }
+      for (int j = 0; j < 3; j++, n++)
+        {
+          geometry[n] = c->pair.surface_geometry;
+          point[n] = c->pair.vertices[j];
+          weight[n] = -c->pair.bary[j];
+        }
+      for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++)
           {
             if (weight[a] == 0 || weight[b] == 0)
               continue;

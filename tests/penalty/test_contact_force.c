@@ -12,11 +12,13 @@
 static PenaltyPair
 pair (uint32_t point, uint32_t v0, uint32_t v1, uint32_t v2, double h0, double h1, double h2)
 {
-  return (PenaltyPair){
-    .point_geometry = 0, .point = point, .surface_geometry = 1,
+  PenaltyPair p = {
+    .surface_geometry = 1,
     .vertices = { v0, v1, v2 }, .bary = { h0, h1, h2 },
     .depth = { 0, 0, 0.01 }, .m_point = 2, .m_vertex = { 1, 1, 1 },
   };
+  penalty_pair_set_vertex (&p, 0, point);
+  return p;
 }
 
 /* eq. 3-4 with c = 1 everywhere: F = (m_i / dt^2) eps d, eps = S / (m_i + S), S = sum h m. */
@@ -65,8 +67,50 @@ test_normalisation (void)
   g_assert_cmpfloat (penalty_normalisation_get (norm, 0, 7), ==, 1);
 }
 
+/* A weighted point's c is its vertices' c by its weights (contact_force.h): here the point
+ * 0.25 x_7 + 0.75 x_9 of geometry 1, with c_7 = 1 / 2 and c_9 = 1 / 1.35 from two triangles
+ * of geometry 1 that a third pair of geometry 0 ... touches; and the force eq. 3-4 with it.
+ * A lone vertex with weight 1 is the paper's point. */
+static void
+test_weighted_point (void)
+{
+  PenaltyPair pairs[3] = { pair (0, 7, 8, 9, 0.5, 0.25, 0.25),
+                           pair (1, 7, 9, 10, 0.5, 0.1, 0.4),
+                           pair (0, 0, 1, 2, 0.2, 0.3, 0.5) };
+  pairs[0].point_geometry = pairs[1].point_geometry = 0;
+  pairs[0].surface_geometry = pairs[1].surface_geometry = 1;
+  /* The third pair's point lies on geometry 1's edge (7, 9), against geometry 2. */
+  pairs[2].point_geometry = 1;
+  pairs[2].n_points = 2;
+  pairs[2].points[0] = 7;
+  pairs[2].points[1] = 9;
+  pairs[2].weights[0] = 0.25;
+  pairs[2].weights[1] = 0.75;
+  pairs[2].surface_geometry = 2;
+  g_autoptr (PenaltyNormalisation) norm = penalty_normalisation_new ();
+  penalty_normalisation_build (norm, pairs, 2);
+  const double dt = 0.01;
+  double f[3];
+  penalty_contact_force (&pairs[2], norm, dt, f);
+  double c_i = 0.25 / 2.0 + 0.75 / 1.35;
+  double s = 0.2 * 1 + 0.3 * 1 + 0.5 * 1;   /* geometry 2's vertices are in no triangle */
+  double expected = 0.01 / (dt * dt * (1 / 2.0 + c_i / s));
+  g_assert_cmpfloat (fabs (f[2] - expected), <, FORCE_TOLERANCE * 1e3);
+
+  /* The post-correction puts w_k F / 2 on its vertices. */
+  g_autoptr (GArray) out = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  penalty_post_correct (&pairs[2], f, 1, out);
+  g_assert_cmpuint (out->len, ==, 5);
+  const CwbPointWeight *w = (const CwbPointWeight *) out->data;
+  g_assert_cmpuint (w[0].point, ==, 7);
+  g_assert_cmpuint (w[1].point, ==, 9);
+  g_assert_cmpfloat (fabs (w[0].w[2] - 0.125 * f[2]), <, FORCE_TOLERANCE * 1e3);
+  g_assert_cmpfloat (fabs (w[1].w[2] - 0.375 * f[2]), <, FORCE_TOLERANCE * 1e3);
+}
+
 /* Corrected forces sum to zero (momentum) for arbitrary configurations: random pairs with
- * random barycentric weights and forces, points shared between pairs. */
+ * random barycentric weights and forces, points shared between pairs, half of them with a
+ * weighted point of 2 or 3 vertices on the A side. */
 static void
 test_post_correction_momentum (void)
 {
@@ -83,6 +127,17 @@ test_post_correction_momentum (void)
                            g_rand_int_range (rand, 0, 10), g_rand_int_range (rand, 0, 10),
                            a, b, 1 - a - b);
           pairs[k].point_geometry = g_rand_int_range (rand, 0, 3);
+          if (k % 2 == 1)
+            {
+              /* A weighted point of an edge or a face (a manifold contact's). */
+              double w = g_rand_double (rand), u = g_rand_double (rand) * (1 - w);
+              pairs[k].n_points = 2 + k % 4 / 2;
+              pairs[k].points[1] = g_rand_int_range (rand, 0, 10);
+              pairs[k].points[2] = g_rand_int_range (rand, 0, 10);
+              pairs[k].weights[0] = w;
+              pairs[k].weights[1] = pairs[k].n_points == 2 ? 1 - w : u;
+              pairs[k].weights[2] = pairs[k].n_points == 2 ? 0 : 1 - w - u;
+            }
           pairs[k].surface_geometry = g_rand_int_range (rand, 0, 3);
           for (int i = 0; i < 3; i++)
             forces[3 * k + i] = g_rand_double_range (rand, -5, 5);
@@ -165,6 +220,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/penalty/force/closed-form", test_force_closed_form);
   g_test_add_func ("/penalty/force/normalisation", test_normalisation);
+  g_test_add_func ("/penalty/force/weighted-point", test_weighted_point);
   g_test_add_func ("/penalty/post-correction/momentum", test_post_correction_momentum);
   g_test_add_func ("/penalty/post-correction/flat-contact", test_post_correction_flat_contact);
   return g_test_run ();

@@ -33,54 +33,72 @@ static const char *scene_yaml =
   "    pose: { position: [3, 0, 0.2] }\n"
   "    material: { density: 500 }\n";
 
-/* Hand-made pairs (point of one geometry, triangle of another), some on the fixed base. */
+/* Hand-made pairs (point of one geometry, triangle of another), some on the fixed base; the
+ * last two with a weighted point (of an edge, of a face) on the A side, as a manifold
+ * contact makes. */
 static void
 make_pairs (const CwbGeometry *g, PenaltyPair *pairs, size_t *n)
 {
-  const struct { uint32_t pg, p, sg, t; double bary[3]; } spec[] = {
-    { 1, 0, 0, 2, { 0.2, 0.3, 0.5 } },   /* a on the base */
-    { 1, 3, 0, 3, { 0.6, 0.4, 0 } },     /* a on the base, on an edge */
-    { 2, 1, 1, 4, { 0.1, 0.1, 0.8 } },   /* b on a */
-    { 1, 6, 2, 7, { 1.0 / 3, 1.0 / 3, 1.0 / 3 } },   /* a on b */
-    { 3, 2, 0, 1, { 0.5, 0.25, 0.25 } }, /* c on the base: coupled with nothing */
-    { 2, 5, 1, 9, { 0, 1, 0 } },         /* b on a vertex of a */
+  const struct { uint32_t pg, p, sg, t; double bary[3]; uint32_t more[2]; double w[3]; } spec[] = {
+    { 1, 0, 0, 2, { 0.2, 0.3, 0.5 }, { 0 }, { 0 } },   /* a on the base */
+    { 1, 3, 0, 3, { 0.6, 0.4, 0 }, { 0 }, { 0 } },     /* a on the base, on an edge */
+    { 2, 1, 1, 4, { 0.1, 0.1, 0.8 }, { 0 }, { 0 } },   /* b on a */
+    { 1, 6, 2, 7, { 1.0 / 3, 1.0 / 3, 1.0 / 3 }, { 0 }, { 0 } },   /* a on b */
+    { 3, 2, 0, 1, { 0.5, 0.25, 0.25 }, { 0 }, { 0 } }, /* c on the base: coupled with nothing */
+    { 2, 5, 1, 9, { 0, 1, 0 }, { 0 }, { 0 } },         /* b on a vertex of a */
+    { 2, 1, 1, 2, { 0.3, 0.3, 0.4 }, { 3 }, { 0.35, 0.65 } },          /* b's edge on a */
+    { 1, 0, 2, 5, { 0.5, 0.5, 0 }, { 2, 6 }, { 0.2, 0.3, 0.5 } },      /* a's face on b */
   };
   *n = G_N_ELEMENTS (spec);
   for (size_t k = 0; k < *n; k++)
     {
-      pairs[k] = (PenaltyPair){ .point_geometry = spec[k].pg, .point = spec[k].p,
-                                .surface_geometry = spec[k].sg };
+      pairs[k] = (PenaltyPair){ .surface_geometry = spec[k].sg };
+      penalty_pair_set_vertex (&pairs[k], spec[k].pg, spec[k].p);
+      if (spec[k].w[0] > 0)
+        {
+          pairs[k].n_points = spec[k].w[2] > 0 ? 3 : 2;
+          pairs[k].points[1] = spec[k].more[0];
+          pairs[k].points[2] = spec[k].w[2] > 0 ? spec[k].more[1] : spec[k].p;
+          memcpy (pairs[k].weights, spec[k].w, sizeof pairs[k].weights);
+        }
       memcpy (pairs[k].bary, spec[k].bary, sizeof pairs[k].bary);
       for (int v = 0; v < 3; v++)
         pairs[k].vertices[v] = g[spec[k].sg].triangles[3 * spec[k].t + v];
     }
 }
 
-/* The pattern of pair force f at pair p (+f on i, -h_j f on T's vertices) and p's 4 points. */
+/* The pattern of pair force f at pair p (+w_k f on i's vertices, -h_j f on T's) and p's 6
+ * points (i's three, unused ones with weight 0, then T's). */
 static void
-pattern (const PenaltyPair *p, const double f[3], CwbPointWeight forces[4], CwbPointWeight at[4])
+pattern (const PenaltyPair *p, const double f[3], CwbPointWeight forces[6], CwbPointWeight at[6])
 {
-  forces[0] = at[0] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->point };
-  cwb_v3_copy (forces[0].w, f);
-  memset (at[0].w, 0, sizeof at[0].w);
+  for (int k = 0; k < 3; k++)
+    {
+      forces[k] = at[k] = (CwbPointWeight){ .geometry = p->point_geometry,
+                                            .point = p->points[k] };
+      cwb_v3_scale (forces[k].w, f, k < (int) p->n_points ? p->weights[k] : 0);
+      memset (at[k].w, 0, sizeof at[k].w);
+    }
   for (int v = 0; v < 3; v++)
     {
-      forces[1 + v] = at[1 + v] = (CwbPointWeight){ .geometry = p->surface_geometry,
+      forces[3 + v] = at[3 + v] = (CwbPointWeight){ .geometry = p->surface_geometry,
                                                     .point = p->vertices[v] };
-      cwb_v3_scale (forces[1 + v].w, f, -p->bary[v]);
-      memset (at[1 + v].w, 0, sizeof at[1 + v].w);
+      cwb_v3_scale (forces[3 + v].w, f, -p->bary[v]);
+      memset (at[3 + v].w, 0, sizeof at[3 + v].w);
     }
 }
 
-/* rel[3 k] from the displacements of every pair's 4 points. */
+/* rel[3 k] from the displacements of every pair's 6 points. */
 static void
 relative (const PenaltyPair *pairs, size_t n, const double *dp, double *rel)
 {
   for (size_t k = 0; k < n; k++)
     {
-      cwb_v3_copy (&rel[3 * k], &dp[12 * k]);
+      memset (&rel[3 * k], 0, 3 * sizeof (double));
+      for (uint32_t l = 0; l < pairs[k].n_points; l++)
+        cwb_v3_axpy (&rel[3 * k], pairs[k].weights[l], &dp[18 * k + 3 * l]);
       for (int v = 0; v < 3; v++)
-        cwb_v3_axpy (&rel[3 * k], -pairs[k].bary[v], &dp[12 * k + 3 + 3 * v]);
+        cwb_v3_axpy (&rel[3 * k], -pairs[k].bary[v], &dp[18 * k + 9 + 3 * v]);
     }
 }
 
@@ -106,11 +124,11 @@ test_matches_point_response (void)
   pair_mobility_apply (w, f, wf);
 
   /* The batched query: all patterns at once, measured at every pair. */
-  CwbPointWeight forces[4 * 8], at[4 * 8];
+  CwbPointWeight forces[6 * 8], at[6 * 8];
   for (size_t k = 0; k < n; k++)
-    pattern (&pairs[k], &f[3 * k], &forces[4 * k], &at[4 * k]);
-  double dp[12 * 8], batched[3 * 8];
-  query.point_response (query.host_data, forces, 4 * n, at, 4 * n, dp);
+    pattern (&pairs[k], &f[3 * k], &forces[6 * k], &at[6 * k]);
+  double dp[18 * 8], batched[3 * 8];
+  query.point_response (query.host_data, forces, 6 * n, at, 6 * n, dp);
   relative (pairs, n, dp, batched);
   double largest = 0;
   for (size_t i = 0; i < 3 * n; i++)
@@ -124,9 +142,9 @@ test_matches_point_response (void)
     {
       double spread[3 * 8] = { 0 }, alone[3 * 8];
       pair_mobility_spread (w, k, &f[3 * k], spread);
-      CwbPointWeight one[4], ignored[4];
+      CwbPointWeight one[6], ignored[6];
       pattern (&pairs[k], &f[3 * k], one, ignored);
-      query.point_response (query.host_data, one, 4, at, 4 * n, dp);
+      query.point_response (query.host_data, one, 6, at, 6 * n, dp);
       relative (pairs, n, dp, alone);
       for (size_t i = 0; i < 3 * n; i++)
         g_assert_cmpfloat (fabs (spread[i] - alone[i]), <, RESPONSE_TOLERANCE * largest);

@@ -88,8 +88,8 @@ check_sticks (gboolean implicit_contacts)
   g_assert_cmpfloat (worst, <, STICK_VELOCITY);
 
   /* What the overlays draw: one frame per contact (the box's four bottom corners), each
-   * sticking, pushing the box out of the plane, its friction inside the cone; and a depth
-   * vector per contact. */
+   * sticking, pushing the box out of the plane, its friction inside the cone, with an
+   * identity of its own (ABI 1.6); and a depth vector per contact. */
   const CwbContactSet *set = cwb_world_contacts (world);
   g_assert_cmpuint (set->frames->len, ==, 4);
   g_assert_cmpuint (set->rows->len, ==, 0);
@@ -103,6 +103,9 @@ check_sticks (gboolean implicit_contacts)
       g_assert_cmpfloat (cwb_v3_dot (frame->normal, normal), >, 1 - 1e-9);
       g_assert_cmpfloat (frame->force[0], >, 0);
       g_assert_cmpfloat (hypot (frame->force[1], frame->force[2]), <=, MU * frame->force[0]);
+      g_assert_cmpuint (cwb_contact_set_id (set, f), !=, 0);
+      for (guint e = 0; e < f; e++)
+        g_assert_cmpuint (cwb_contact_set_id (set, e), !=, cwb_contact_set_id (set, f));
     }
   const CwbInspection *inspection = cwb_world_inspection (world);
   guint depths = 0;
