@@ -6,6 +6,7 @@
  *  - flush: rows face to face, each upper box's corners on the lower boxes' top faces and
  *    their corners on its bottom face (what point-in-surface detection could not hold);
  *  - gap: 1 cm between the boxes of a row and between rows, so the rows fall and land;
+ *  - flush with 20 rows (210 boxes);
  *  - two equal boxes stacked with a 1 cm diagonal offset.
  * Tolerance: the issue's 1 cm drift after 3 s for the pyramids (a box that slides or tips
  * moves by decimetres; the solve's residual leaves millimetres at most); for the two boxes,
@@ -35,6 +36,13 @@ static void
 test_flush_10 (void)
 {
   run_pyramid (10, 0, 0);
+}
+
+/* 20 rows, 210 boxes: the larger pyramid for proximity. */
+static void
+test_flush_20 (void)
+{
+  run_pyramid (20, 0, 0);
 }
 
 static void
@@ -74,6 +82,7 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/proximity/pyramid/flush-10", test_flush_10);
   g_test_add_func ("/proximity/pyramid/gap-10", test_gap_10);
+  g_test_add_func ("/proximity/pyramid/flush-20", test_flush_20);
   g_test_add_func ("/proximity/stack/two-boxes-offset", test_two_boxes_offset);
   return g_test_run ();
 }
