@@ -36,7 +36,9 @@ typedef struct LdiVolume {
   int32_t cell[3];         /* the cell (ix, iy, iz): [box_min + ix s, box_min + (ix + 1) s) ...;
                             * 0, 0, 0 for a pair's whole volume */
   double volume;           /* mean of the three axes' volumes (sec. 3.2: accumulated three
-                            * times and corrected by 1/3) */
+                            * times and corrected by 1/3); with LDI_GRADIENT_NORMAL their mean
+                            * weighted by each image's share of the gradient (the volume that
+                            * gradient is the derivative of, intersection_volume.c) */
   double axis_volume[3];   /* eq. 11 with the x, y and z images */
   uint32_t first_gradient, n_gradients;   /* the entries of dV/dp in the result's gradient
                             * array (pair_gradients or cell_gradients) */
