@@ -116,6 +116,12 @@ slot (const BgsProblem *p, uint32_t body)
   return &p->bodies[body];
 }
 
+static gboolean
+frame_skipped (const BgsProblem *p, size_t frame)
+{
+  return p->skip_frame != NULL && frame < p->n_frames && p->skip_frame[frame];
+}
+
 /* Builds the columns C H_i^T, one body at a time. */
 static void
 build_columns (BgsSolver *s, const BgsProblem *p)
@@ -128,6 +134,8 @@ build_columns (BgsSolver *s, const BgsProblem *p)
   for (size_t i = 0; i < p->n_rows; i++)
     {
       size_t e = p->h->row_start[i], end = p->h->row_start[i + 1];
+      if (frame_skipped (p, p->rows[i].frame))
+        e = end;   /* no column: the row moves nothing */
       while (e < end)
         {
           /* Entries are sorted by body, then DOF: one run per body. */
@@ -250,7 +258,7 @@ build_blocks (BgsSolver *s, const BgsProblem *p)
     {
       const CwbContactFrame *frame = &p->frames[fr];
       size_t first = frame->first_row, n = frame->n_rows;
-      if (n == 0 || first + n > p->n_rows)
+      if (n == 0 || first + n > p->n_rows || frame_skipped (p, fr))
         continue;
       size_t k = 0;
       if (p->rows[first].kind == CWB_ROW_NORMAL)
