@@ -49,6 +49,7 @@ typedef struct ConstraintSolver {
   BgsSolver *bgs;
   ContactIslands islands;
   WarmStart *warm_start;
+  WarmStart *warm_position;   /* the last position pass's corrections, for the next one */
   /* The state the last step left, to tell a state replaced from outside the step (a
    * history restore, an edit) from one this solver advanced. */
   GArray *q_left, *v_left;
@@ -154,6 +155,7 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   init_set (&self->snapshot);
   contact_islands_init (&self->islands);
   self->warm_start = warm_start_new ();
+  self->warm_position = warm_start_new ();
   self->sleep = sleep_new ();
   self->frame_asleep = g_array_new (FALSE, FALSE, sizeof (gboolean));
   self->q_left = new_doubles ();
@@ -183,6 +185,7 @@ constraint_destroy (void *data)
   g_array_unref (self->snapshot.contact_ids);
   contact_islands_clear (&self->islands);
   warm_start_free (self->warm_start);
+  warm_start_free (self->warm_position);
   sleep_free (self->sleep);
   g_array_unref (self->frame_asleep);
   g_array_unref (self->q_left);
@@ -303,10 +306,12 @@ frames_asleep (ConstraintSolver *self, const CwbContactSet *set)
 /* The MLCP of one detected set: fills dq with C H^T f (added to what dq holds) and writes
  * the multipliers into the set's rows. With v (the velocity pass) the tangent rows get
  * delta_free = h H_t v, the tangential displacement of the step, friction applies and the
- * solve is the one reported; without v (a position pass) they carry no force. */
+ * solve is the one reported; without v (a position pass) they carry no force. The solve
+ * starts from the forces `cache` kept for the same contacts and leaves its own there; NULL
+ * starts from zero. */
 static void
 solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
-                const ComplianceAt *at, const double *v, double *dq)
+                const ComplianceAt *at, const double *v, WarmStart *cache, double *dq)
 {
   size_t m = set->rows->len;
   if (m == 0)
@@ -358,15 +363,16 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   if (self->order_by_gravity)
     cwb_v3_copy (problem.order_direction, ctx->gravity);
   double *f = zeroed (self->f, m);
-  if (v != NULL)
-    warm_start_guess (self->warm_start, set, self->friction, self->warm_start_factor, f);
+  if (cache != NULL)
+    warm_start_guess (cache, set, self->friction, self->warm_start_factor, f);
   BgsResult result;
   bgs_solve (self->bgs, &problem, f, dq, &result);
+  if (cache != NULL)
+    warm_start_store (cache, set, f);
   for (size_t i = 0; i < m; i++)
     rows[i].lambda = f[i];
   if (v != NULL)
     {
-      warm_start_store (self->warm_start, set, f);
       size_t n_history;
       const double *history = bgs_residual_history (self->bgs, &n_history);
       ctx->report_solve (ctx, result.iterations, result.residual, history, n_history);
@@ -473,7 +479,10 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
         break;
       ComplianceAt at = { ctx, ctx->q, self->compliance };
       double *dq = zeroed (self->dq, ctx->nv);
-      solve_contacts (self, ctx, set, &at, NULL, dq);
+      /* The first pass starts from the first pass of the last step: the correction the
+       * velocity pass's slow error asked for then, which it tends to ask for again. A later
+       * pass of the same step corrects what is left after that one, so it starts cold. */
+      solve_contacts (self, ctx, set, &at, NULL, k == 0 ? self->warm_position : NULL, dq);
       double *q = zeroed (self->q_stabilized, ctx->nq);
       memcpy (q, ctx->q, ctx->nq * sizeof (double));
       corrective_motion (self, ctx, q, NULL, dq);
@@ -531,7 +540,7 @@ advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
   ComplianceAt at = { ctx, q_free, self->compliance };
   double *dq = zeroed (self->dq, ctx->nv);
   penalty_displacement (self, ctx, set, &at, dq);
-  solve_contacts (self, ctx, set, &at, v_free, dq);
+  solve_contacts (self, ctx, set, &at, v_free, self->warm_start, dq);
   corrective_motion (self, ctx, q_free, v_free, dq);
 
   if (self->stabilization_iterations > 0 && !post_stabilize (self, ctx, set, error))
@@ -550,6 +559,7 @@ constraint_step (void *data, CwbStepContext *ctx, GError **error)
   if (!state_continues (self, ctx))
     {
       warm_start_forget (self->warm_start);
+      warm_start_forget (self->warm_position);
       sleep_wake_all (self->sleep);
     }
   if (!self->sleep_params.enabled)
@@ -560,6 +570,7 @@ constraint_step (void *data, CwbStepContext *ctx, GError **error)
   else
     {
       warm_start_forget (self->warm_start);
+      warm_start_forget (self->warm_position);
       sleep_wake_all (self->sleep);
     }
   return ok;
