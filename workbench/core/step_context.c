@@ -283,6 +283,21 @@ ctx_report_solve_limits (CwbStepContext *ctx, int max_iterations, double toleran
   st->solver_converged = st->solver_residual <= tolerance || st->solver_iterations < max_iterations;
 }
 
+/* Whether the host's mouse spring pulls `body` in this step (cwb_world_grab_begin_step ran
+ * before the solver's step). */
+static gboolean
+ctx_body_driven (CwbStepContext *ctx, uint32_t body)
+{
+  CwbWorld *world = world_of (ctx);
+  return world->grab_in_step && world->grab.body == body;
+}
+
+static void
+ctx_map_geometries (CwbStepContext *ctx, const double *q, const double *v)
+{
+  cwb_world_map_geometries (world_of (ctx), q, v);
+}
+
 static void
 ctx_report_stabilization (CwbStepContext *ctx, int passes, double violation,
                           double intersection_volume, double max_penetration)
@@ -342,4 +357,6 @@ cwb_world_init_step_context (CwbWorld *world)
   ctx->contact_stiffness_apply = ctx_contact_stiffness_apply;
   ctx->report_stabilization = ctx_report_stabilization;
   ctx->report_solve_limits = ctx_report_solve_limits;
+  ctx->body_driven = ctx_body_driven;
+  ctx->map_geometries = ctx_map_geometries;
 }

@@ -336,6 +336,7 @@ plugin_replace (CwbWorld *world, const CwbPluginDesc *desc, CwbParamBinding *bin
 {
   g_autoptr (CwbParamBinding) owned = binding;
   GError *plugin_error = NULL;
+  world->edits++;
   set_being_made (world, "%s '%s'", cwb_plugin_kind_name (desc->kind),
                                   desc->name);
   void *self = plugin_create (world, desc, owned, &plugin_error);
@@ -383,6 +384,7 @@ cwb_world_set_contact_model (CwbWorld *world, const char *name, GPtrArray *param
     return plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, name, params, &loc, error);
   plugin_destroy (&world->contact);
   contacts_reset (world);
+  world->edits++;
   return TRUE;
 }
 
@@ -439,6 +441,7 @@ cwb_world_set_plugin_params (CwbWorld *world, CwbPluginKind kind, GPtrArray *par
   /* The plugin may keep pointers into the set it was given until this call replaces it, so
    * the old binding is freed only after. */
   params_changed (slot->self, &binding->set);
+  world->edits++;
   cwb_param_binding_free (slot->params);
   slot->params = binding;
   return TRUE;
@@ -677,6 +680,7 @@ cwb_world_step (CwbWorld *world, GError **error)
   ctx->nv = world->nv;
   ctx->q = world->q;
   ctx->v = world->v;
+  ctx->edits = world->edits;
 
   cwb_world_grab_begin_step (world);
   const CwbSolverVTable *solver = world->solver.desc->vtable;

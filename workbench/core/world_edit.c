@@ -9,6 +9,7 @@
 static void
 state_replaced (CwbWorld *world)
 {
+  world->edits++;
   memcpy (world->q_prev, world->q, world->nq * sizeof (double));
   memcpy (world->v_prev, world->v, world->nv * sizeof (double));
   memcpy (world->q_detect, world->q, world->nq * sizeof (double));

@@ -83,6 +83,8 @@ struct CwbWorld {
   gboolean grabbing;
   CwbGrab grab;
   gboolean grab_in_step;        /* grab_dofs holds this step's force */
+  uint64_t edits;               /* raised by every change besides q and v a step depends on
+                                 * (CwbStepContext.edits) */
   GArray *grab_dofs;            /* double */
   GArray *grab_f_ext;           /* double: the solver's f_ext plus grab_dofs */
 

@@ -1,11 +1,20 @@
 /* Projected block Gauss-Seidel on the unbuilt Delassus operator W = H C H^T (see the header). */
 #include "block_gauss_seidel.h"
 
-/* C H_i^T restricted to one body: nv values of the pool from `offset`. */
+/* C H_i^T restricted to one body: nv values of the pool from `offset`, added into dq from
+ * the body's first DOF v_offset (copied from its slot, so a sweep looks no body up). */
 typedef struct Segment {
   uint32_t body;
   size_t offset;
+  size_t v_offset, nv;
 } Segment;
+
+/* An entry of H with its DOF's place in the flat nv space (the body's v_offset + the DOF),
+ * in H's order: a row's value reads dq directly. */
+typedef struct FlatEntry {
+  size_t at;
+  double value;
+} FlatEntry;
 
 /* One contact frame's block: the normal row and up to two tangent rows (-1: none), the
  * frame's 3x3 block of W in (normal, t1, t2) order and, for the cone, its 2x2 tangential
@@ -23,6 +32,7 @@ typedef struct Block {
 struct BgsSolver {
   GArray *segment_start;   /* size_t, n_rows + 1 */
   GArray *segments;        /* Segment */
+  GArray *entries;         /* FlatEntry, parallel to H's entries */
   GArray *pool;            /* double: the columns C H_i^T */
   GArray *diagonal;        /* double: W_ii */
   GArray *blocks;          /* Block */
@@ -32,8 +42,9 @@ struct BgsSolver {
   GArray *block_start;     /* size_t, n_islands + 1: each island's run of island_blocks */
   GArray *loose_start;     /* size_t, n_islands + 1: each island's run of island_loose */
   GArray *history;         /* double: residual per sweep */
-  GArray *values;          /* double per row: its value after the last sweep (the motion
-                            * residual) */
+  GArray *values;          /* double per row: its value where the last sweep read it (the
+                            * motion residual) */
+  GArray *start_values;    /* double per row: its value before the first sweep */
   GArray *r;               /* double: scratch force of one body */
 };
 
@@ -43,6 +54,7 @@ bgs_solver_new (void)
   BgsSolver *s = g_new0 (BgsSolver, 1);
   s->segment_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   s->segments = g_array_new (FALSE, FALSE, sizeof (Segment));
+  s->entries = g_array_new (FALSE, FALSE, sizeof (FlatEntry));
   s->pool = g_array_new (FALSE, FALSE, sizeof (double));
   s->diagonal = g_array_new (FALSE, FALSE, sizeof (double));
   s->blocks = g_array_new (FALSE, FALSE, sizeof (Block));
@@ -53,6 +65,7 @@ bgs_solver_new (void)
   s->loose_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   s->history = g_array_new (FALSE, FALSE, sizeof (double));
   s->values = g_array_new (FALSE, FALSE, sizeof (double));
+  s->start_values = g_array_new (FALSE, FALSE, sizeof (double));
   s->r = g_array_new (FALSE, FALSE, sizeof (double));
   return s;
 }
@@ -64,6 +77,7 @@ bgs_solver_free (BgsSolver *s)
     return;
   g_array_unref (s->segment_start);
   g_array_unref (s->segments);
+  g_array_unref (s->entries);
   g_array_unref (s->pool);
   g_array_unref (s->diagonal);
   g_array_unref (s->blocks);
@@ -74,6 +88,7 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->loose_start);
   g_array_unref (s->history);
   g_array_unref (s->values);
+  g_array_unref (s->start_values);
   g_array_unref (s->r);
   g_free (s);
 }
@@ -87,10 +102,24 @@ bgs_residual_history (const BgsSolver *s, size_t *n)
 
 /* ---- W, unbuilt ---------------------------------------------------------------------- */
 
+/* The larger of two sizes; b when a is NaN is never needed (a residual starts at 0), and a
+ * NaN b leaves a, as fmax does, without the libm call in the sweep's inner loop. */
+static inline double
+larger (double a, double b)
+{
+  return b > a ? b : a;
+}
+
 static const CwbBodySlot *
 slot (const BgsProblem *p, uint32_t body)
 {
   return &p->bodies[body];
+}
+
+static gboolean
+frame_skipped (const BgsProblem *p, size_t frame)
+{
+  return p->skip_frame != NULL && frame < p->n_frames && p->skip_frame[frame];
 }
 
 /* Builds the columns C H_i^T, one body at a time. */
@@ -105,6 +134,8 @@ build_columns (BgsSolver *s, const BgsProblem *p)
   for (size_t i = 0; i < p->n_rows; i++)
     {
       size_t e = p->h->row_start[i], end = p->h->row_start[i + 1];
+      if (frame_skipped (p, p->rows[i].frame))
+        e = end;   /* no column: the row moves nothing */
       while (e < end)
         {
           /* Entries are sorted by body, then DOF: one run per body. */
@@ -115,7 +146,8 @@ build_columns (BgsSolver *s, const BgsProblem *p)
           memset (r, 0, nv * sizeof (double));
           for (; e < end && p->h->entries[e].body == body; e++)
             r[p->h->entries[e].dof] += p->h->entries[e].value;
-          Segment seg = { .body = body, .offset = s->pool->len };
+          Segment seg = { .body = body, .offset = s->pool->len,
+                          .v_offset = slot (p, body)->v_offset, .nv = nv };
           g_array_set_size (s->pool, s->pool->len + nv);
           p->compliance (p->compliance_data, body, r, &g_array_index (s->pool, double, seg.offset));
           g_array_append_val (s->segments, seg);
@@ -123,6 +155,13 @@ build_columns (BgsSolver *s, const BgsProblem *p)
       size_t n = s->segments->len;
       g_array_append_val (s->segment_start, n);
     }
+  size_t n_entries = p->h->row_start[p->n_rows];
+  g_array_set_size (s->entries, (guint) n_entries);
+  FlatEntry *flat = (FlatEntry *) s->entries->data;
+  for (size_t e = 0; e < n_entries; e++)
+    flat[e] = (FlatEntry) { .at = slot (p, p->h->entries[e].body)->v_offset
+                                  + p->h->entries[e].dof,
+                            .value = p->h->entries[e].value };
 }
 
 /* H_i . (C H_j^T): one entry of W. */
@@ -147,15 +186,13 @@ w_entry (const BgsSolver *s, const BgsProblem *p, size_t i, size_t j)
 }
 
 /* The row's current value: delta_free_i + H_i dq. */
-static double
-row_value (const BgsProblem *p, size_t i, const double *dq)
+static inline double
+row_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq)
 {
+  const FlatEntry *flat = (const FlatEntry *) s->entries->data;
   double value = p->delta_free[i];
-  for (size_t e = p->h->row_start[i]; e < p->h->row_start[i + 1]; e++)
-    {
-      const CwbDofEntry *entry = &p->h->entries[e];
-      value += entry->value * dq[slot (p, entry->body)->v_offset + entry->dof];
-    }
+  for (size_t e = p->h->row_start[i], end = p->h->row_start[i + 1]; e < end; e++)
+    value += flat[e].value * dq[flat[e].at];
   return value;
 }
 
@@ -170,9 +207,10 @@ apply_force (const BgsSolver *s, const BgsProblem *p, size_t i, double df, doubl
   const double *pool = (const double *) s->pool->data;
   for (size_t k = start[i]; k < start[i + 1]; k++)
     {
-      const CwbBodySlot *b = slot (p, segs[k].body);
-      for (size_t d = 0; d < b->nv; d++)
-        dq[b->v_offset + d] += df * pool[segs[k].offset + d];
+      double *out = dq + segs[k].v_offset;
+      const double *column = pool + segs[k].offset;
+      for (size_t d = 0; d < segs[k].nv; d++)
+        out[d] += df * column[d];
     }
 }
 
@@ -220,7 +258,7 @@ build_blocks (BgsSolver *s, const BgsProblem *p)
     {
       const CwbContactFrame *frame = &p->frames[fr];
       size_t first = frame->first_row, n = frame->n_rows;
-      if (n == 0 || first + n > p->n_rows)
+      if (n == 0 || first + n > p->n_rows || frame_skipped (p, fr))
         continue;
       size_t k = 0;
       if (p->rows[first].kind == CWB_ROW_NORMAL)
@@ -301,18 +339,34 @@ row_tolerance (const BgsProblem *p, size_t i)
   return p->rate_normals ? 0 : p->rows[i].tolerance;
 }
 
+/* Row i's value where the sweep reads it for the row's own update, and the motion measure
+ * of the sweep at that row: how far the value moved since the same point of the sweep
+ * before (values[i]: its value then; the first sweep's measure is taken apart, in
+ * sweep_island). */
+static inline double
+observe (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq, double *motion)
+{
+  double *values = (double *) s->values->data;
+  double value = row_value (s, p, i, dq);
+  *motion = larger (*motion, fabs (value - values[i]));
+  values[i] = value;
+  return value;
+}
+
 static double
-solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double *f, double *dq)
+solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double *f, double *dq,
+             double *motion)
 {
   double change = 0;
   int n = block->normal;
   double w_nn = block->w[0];
   /* Signorini (Saupin eq. 1, with Allard eq. 19's tolerance): project f_n onto f_n >= 0
    * after a Newton step on delta_n + tol = 0. */
+  double value_n = observe (s, p, n, dq, motion);
   double fn = 0;
   if (w_nn > 0)
-    fn = fmax (0, f[n] - (row_value (p, n, dq) + row_tolerance (p, n)) / w_nn);
-  change = fmax (change, set_force (s, p, n, fn, f, dq));
+    fn = larger (0, f[n] - (value_n + row_tolerance (p, n)) / w_nn);
+  change = larger (change, set_force (s, p, n, fn, f, dq));
   if (block->n_tangents == 0)
     return change;
 
@@ -325,7 +379,7 @@ solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double
   double f_old[2] = { f[t[0]], t[1] >= 0 ? f[t[1]] : 0 };
   double c[2] = { 0, 0 };
   for (int a = 0; a < block->n_tangents; a++)
-    c[a] = row_value (p, t[a], dq) - w_tt[2 * a] * f_old[0] - w_tt[2 * a + 1] * f_old[1];
+    c[a] = observe (s, p, t[a], dq, motion) - w_tt[2 * a] * f_old[0] - w_tt[2 * a + 1] * f_old[1];
   double ft[2];
   if (p->friction_law == CWB_FRICTION_PYRAMID)
     pyramid_solve (w_tt, c, radius, block->n_tangents, f_old, ft);
@@ -333,20 +387,22 @@ solve_block (const BgsSolver *s, const BgsProblem *p, const Block *block, double
     /* The cone (Saupin eq. 2), solved exactly on the disk with the block factored once. */
     cwb_coulomb_disk_solve_factored (&block->disk, c, radius, ft);
   for (int a = 0; a < block->n_tangents; a++)
-    change = fmax (change, set_force (s, p, t[a], ft[a], f, dq));
+    change = larger (change, set_force (s, p, t[a], ft[a], f, dq));
   return change;
 }
 
 static double
-solve_loose_row (const BgsSolver *s, const BgsProblem *p, size_t i, double *f, double *dq)
+solve_loose_row (const BgsSolver *s, const BgsProblem *p, size_t i, double *f, double *dq,
+                 double *motion)
 {
   double w = g_array_index (s->diagonal, double, i);
   const CwbConstraintRow *row = &p->rows[i];
+  double current = observe (s, p, i, dq, motion);
   double value = 0;
   if (w > 0 && row->kind == CWB_ROW_BILATERAL)
-    value = f[i] - row_value (p, i, dq) / w;
+    value = f[i] - current / w;
   else if (w > 0 && row->kind == CWB_ROW_NORMAL)
-    value = fmax (0, f[i] - (row_value (p, i, dq) + row_tolerance (p, i)) / w);
+    value = larger (0, f[i] - (current + row_tolerance (p, i)) / w);
   /* A tangent row with no normal row to bound it carries no force. */
   return set_force (s, p, i, value, f, dq);
 }
@@ -402,44 +458,36 @@ group_islands (BgsSolver *s, const BgsProblem *p)
                        (gpointer) blocks);
 }
 
-/* The rows of one island's blocks and loose rows, each visited by `visit`. */
-typedef void (*RowVisit) (const BgsProblem *p, size_t row, const double *dq, double *values,
-                          double *change);
+/* The current value of row i into values[i]; with `motion`, the largest move since what
+ * values held is kept there. */
+static inline void
+record_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq,
+              double *values, double *motion)
+{
+  double value = row_value (s, p, i, dq);
+  if (motion != NULL)
+    *motion = larger (*motion, fabs (value - values[i]));
+  values[i] = value;
+}
 
+/* record_value for every row of one island. */
 static void
-island_rows (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
-             size_t l1, RowVisit visit, const double *dq, double *change)
+record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
+               size_t l1, const double *dq, double *values, double *motion)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
   const guint *ib = (const guint *) s->island_blocks->data;
   const guint *il = (const guint *) s->island_loose->data;
-  double *values = (double *) s->values->data;
   for (size_t k = b0; k < b1; k++)
     {
       const Block *block = &blocks[ib[k]];
-      visit (p, (size_t) block->normal, dq, values, change);
+      record_value (s, p, (size_t) block->normal, dq, values, motion);
       for (int a = 0; a < block->n_tangents; a++)
-        visit (p, (size_t) block->tangent[a], dq, values, change);
+        record_value (s, p, (size_t) block->tangent[a], dq, values, motion);
     }
   for (size_t k = l0; k < l1; k++)
-    visit (p, (size_t) loose[il[k]], dq, values, change);
-}
-
-static void
-record_value (const BgsProblem *p, size_t row, const double *dq, double *values,
-              double *change)
-{
-  values[row] = row_value (p, row, dq);
-}
-
-static void
-measure_value (const BgsProblem *p, size_t row, const double *dq, double *values,
-               double *change)
-{
-  double value = row_value (p, row, dq);
-  *change = fmax (*change, fabs (value - values[row]));
-  values[row] = value;
+    record_value (s, p, (size_t) loose[il[k]], dq, values, motion);
 }
 
 /* Sweeps one island until its residual reaches the tolerance or the cap; returns the sweeps
@@ -448,10 +496,12 @@ measure_value (const BgsProblem *p, size_t row, const double *dq, double *values
  *
  * A sweep's residual is the smaller of two measures, in metres: the largest |delta f_i| W_ii
  * (how far a row's own update moved it), and the largest change of a row's value over the
- * sweep (how far the bodies' motion moved at any row). They differ where the contacts are
- * redundant (four corners of a box resting on a face, a box on two others): forces may then
- * keep shifting among the contacts along W's null space, which moves no body, so the first
- * measure never settles while the motion, the solve's result, has converged. */
+ * sweep (how far the bodies' motion moved at any row), taken where the sweep reads the
+ * value for the row's own update, against the same point of the sweep before: after the
+ * first sweep that costs no pass over the rows of its own. They differ where the contacts are redundant (four
+ * corners of a box resting on a face, a box on two others): forces may then keep shifting
+ * among the contacts along W's null space, which moves no body, so the first measure never
+ * settles while the motion, the solve's result, has converged. */
 static int
 sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, double *dq,
               double *residual)
@@ -468,21 +518,27 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
   *residual = 0;
   /* The rows' values at the start (the warm start's motion), for the first sweep's motion
    * measure. */
-  island_rows (s, p, b0, b1, l0, l1, record_value, dq, NULL);
+  double *start = (double *) s->start_values->data;
+  record_values (s, p, b0, b1, l0, l1, dq, start, NULL);
   for (int it = 0; it < p->max_iterations; it++)
     {
-      double change = 0;
+      double change = 0, motion = 0;
       for (size_t k = b0; k < b1; k++)
-        change = fmax (change, solve_block (s, p, &blocks[ib[k]], f, dq));
+        change = larger (change, solve_block (s, p, &blocks[ib[k]], f, dq, &motion));
       for (size_t k = l0; k < l1; k++)
-        change = fmax (change, solve_loose_row (s, p, (size_t) loose[il[k]], f, dq));
-      /* The motion measure, once the force measure alone does not stop the solve. */
-      if (change > p->tolerance)
+        change = larger (change, solve_loose_row (s, p, (size_t) loose[il[k]], f, dq, &motion));
+      /* From the second sweep on, a row's window (where it was read in the sweep before to
+       * where it is read in this one) holds one update of every block of the island. The
+       * first sweep has no such window: the first row's is empty, and a lone contact's own
+       * update would never show. So its motion is measured from the start values to the
+       * values at its end, in a pass of their own. */
+      if (it == 0)
         {
-          double motion = 0;
-          island_rows (s, p, b0, b1, l0, l1, measure_value, dq, &motion);
-          change = fmin (change, motion);
+          motion = 0;
+          if (change > p->tolerance)
+            record_values (s, p, b0, b1, l0, l1, dq, start, &motion);
         }
+      change = fmin (change, motion);
       if ((guint) it >= s->history->len)
         {
           double zero = 0;
@@ -506,6 +562,7 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
   build_blocks (s, p);
   group_islands (s, p);
   g_array_set_size (s->values, (guint) MAX (p->n_rows, 1));
+  g_array_set_size (s->start_values, (guint) MAX (p->n_rows, 1));
   /* Apply the initial guess so that dq and f agree. */
   for (size_t i = 0; i < p->n_rows; i++)
     apply_force (s, p, i, f[i], dq);
@@ -548,7 +605,7 @@ bgs_check (const BgsSolver *s, const BgsProblem *p, const double *f, const doubl
     {
       const Block *block = &blocks[b];
       int n = block->normal;
-      double gap = row_value (p, n, dq) + row_tolerance (p, n);
+      double gap = row_value (s, p, n, dq) + row_tolerance (p, n);
       double f_n = f[n];
       check->contacts++;
       check->penetration = fmax (check->penetration, -gap);
@@ -558,7 +615,7 @@ bgs_check (const BgsSolver *s, const BgsProblem *p, const double *f, const doubl
       for (int a = 0; a < block->n_tangents; a++)
         {
           f_t[a] = f[block->tangent[a]];
-          slip[a] = row_value (p, block->tangent[a], dq);
+          slip[a] = row_value (s, p, block->tangent[a], dq);
         }
       double radius = p->friction ? block->mu * fmax (f_n, 0) : 0;
       check->friction_excess = fmax (check->friction_excess,

@@ -64,6 +64,10 @@ typedef struct BgsProblem {
    * stack first, so a sweep carries a change of load from the top down to the ground the
    * way the load goes); zero: the frames' own order. */
   double order_direction[3];
+  /* Optional, per frame: TRUE leaves the frame out of the solve (a contact between sleeping
+   * bodies, sleep.h): its rows keep the force they have on entry and move nothing. NULL:
+   * every frame is solved. */
+  const gboolean *skip_frame;
 } BgsProblem;
 
 typedef struct BgsResult {

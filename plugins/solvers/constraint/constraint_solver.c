@@ -26,11 +26,13 @@
  *
  * The MLCP of step 3 is split into contact islands (contact_islands.h), each swept until it
  * reaches the tolerance, and starts from the forces the same contacts had in the last
- * step's velocity pass (warm_start.h). */
+ * step's velocity pass (warm_start.h). With `sleep`, islands that stayed still fall asleep
+ * and skip stages 1, 3 and 4 until a wake rule wakes them (sleep.h). */
 #include <cwb/cwb.h>
 
 #include "block_gauss_seidel.h"
 #include "contact_islands.h"
+#include "sleep.h"
 #include "warm_start.h"
 
 typedef struct ConstraintSolver {
@@ -42,9 +44,13 @@ typedef struct ConstraintSolver {
   gboolean velocity_level;  /* normal rows as rates in the velocity pass (Allard 2010 eq. 17) */
   double warm_start_factor; /* the share of the kept forces the velocity pass starts from */
   gboolean order_by_gravity;  /* sweep each island's contacts from the top down */
+  SleepParams sleep_params;
+  Sleep *sleep;
+  GArray *frame_asleep;       /* gboolean per frame of the set being solved */
   BgsSolver *bgs;
   ContactIslands islands;
   WarmStart *warm_start;
+  WarmStart *warm_position;   /* the last position pass's corrections, for the next one */
   /* The state the last step left, to tell a state replaced from outside the step (a
    * history restore, an edit) from one this solver advanced. */
   GArray *q_left, *v_left;
@@ -84,6 +90,15 @@ static const CwbParamSpec constraint_params[] = {
     "Order of the contacts in a sweep: top_down, from the highest along gravity to the "
     "lowest (a load change travels down a stack in one sweep), or model, the order the "
     "contact model gave" },
+  { "sleep", CWB_PARAM_BOOL, "", "false", 0, 1, NULL,
+    "Let islands of bodies that stayed slower than sleep_speed for sleep_time sleep (no "
+    "free motion, no solve, velocity zero) until a contact with an awake body, a drag, a "
+    "parameter change or a replaced state wakes them" },
+  { "sleep_speed", CWB_PARAM_DOUBLE, "m/s", "0", 0, 100, NULL,
+    "Speed (largest of a body's points) below which a body counts as still; 0: automatic, "
+    "min (0.01 g h, 1e-3 size / sleep_time) per body" },
+  { "sleep_time", CWB_PARAM_DOUBLE, "s", "0.5", 0, 1000, NULL,
+    "How long every body of an island must stay still before the island sleeps" },
 };
 
 static void
@@ -101,6 +116,9 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
   self->warm_start_factor = cwb_param_double (params, "warm_start", 1);
   self->order_by_gravity = g_strcmp0 (cwb_param_string (params, "order", "top_down"),
                                       "top_down") == 0;
+  self->sleep_params.enabled = cwb_param_bool (params, "sleep", FALSE);
+  self->sleep_params.speed = cwb_param_double (params, "sleep_speed", 0);
+  self->sleep_params.time = cwb_param_double (params, "sleep_time", 0.5);
 }
 
 static GArray *
@@ -139,6 +157,9 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   init_set (&self->snapshot);
   contact_islands_init (&self->islands);
   self->warm_start = warm_start_new ();
+  self->warm_position = warm_start_new ();
+  self->sleep = sleep_new ();
+  self->frame_asleep = g_array_new (FALSE, FALSE, sizeof (gboolean));
   self->q_left = new_doubles ();
   self->v_left = new_doubles ();
   self->time_left = NAN;
@@ -166,15 +187,21 @@ constraint_destroy (void *data)
   g_array_unref (self->snapshot.contact_ids);
   contact_islands_clear (&self->islands);
   warm_start_free (self->warm_start);
+  warm_start_free (self->warm_position);
+  sleep_free (self->sleep);
+  g_array_unref (self->frame_asleep);
   g_array_unref (self->q_left);
   g_array_unref (self->v_left);
   g_free (self);
 }
 
 static void
-constraint_params_changed (void *self, const CwbParamSet *params)
+constraint_params_changed (void *data, const CwbParamSet *params)
 {
+  ConstraintSolver *self = data;
   read_params (self, params);
+  /* Any change of the solver's parameters wakes every sleeping body (sleep.h). */
+  sleep_wake_all (self->sleep);
 }
 
 /* A zeroed scratch array of n doubles. */
@@ -204,12 +231,20 @@ compliance_at (void *data, uint32_t body, const double *r, double *dq)
 
 /* ---- stages -------------------------------------------------------------------------- */
 
+/* Every awake body's free motion; a sleeping body stays where it is, at rest. */
 static void
 free_motion (ConstraintSolver *self, CwbStepContext *ctx, double *q_free, double *v_free)
 {
+  const gboolean *asleep = sleep_asleep (self->sleep);
   for (uint32_t b = 0; b < ctx->n_bodies; b++)
     {
       const CwbBodySlot *s = &ctx->bodies[b];
+      if (asleep != NULL && asleep[b])
+        {
+          memcpy (q_free + s->q_offset, ctx->q + s->q_offset, s->nq * sizeof (double));
+          memcpy (v_free + s->v_offset, ctx->v + s->v_offset, s->nv * sizeof (double));
+          continue;
+        }
       ctx->free_motion (ctx, b, ctx->q + s->q_offset, ctx->v + s->v_offset, NULL, NULL,
                         q_free + s->q_offset, v_free + s->v_offset);
     }
@@ -224,10 +259,11 @@ penalty_displacement (ConstraintSolver *self, CwbStepContext *ctx, const CwbCont
     return;
   double *r = zeroed (self->r, ctx->nv);
   ctx->point_forces_to_dofs (ctx, r);
+  const gboolean *asleep = sleep_asleep (self->sleep);
   for (uint32_t b = 0; b < ctx->n_bodies; b++)
     {
       const CwbBodySlot *s = &ctx->bodies[b];
-      if (s->fixed)
+      if (s->fixed || (asleep != NULL && asleep[b]))
         continue;
       double *body_dq = zeroed (self->body_dq, s->nv);
       compliance_at ((void *) at, b, r + s->v_offset, body_dq);
@@ -254,13 +290,30 @@ log_check (ConstraintSolver *self, const BgsProblem *problem, const double *f, c
            check.friction_excess, check.slip_error);
 }
 
+/* Per frame of `set`, whether it rests on sleeping bodies only (left out of the solves);
+ * NULL when no body sleeps. */
+static const gboolean *
+frames_asleep (ConstraintSolver *self, const CwbContactSet *set)
+{
+  if (sleep_asleep (self->sleep) == NULL)
+    return NULL;
+  g_array_set_size (self->frame_asleep, MAX (set->frames->len, 1));
+  gboolean *asleep = (gboolean *) self->frame_asleep->data;
+  for (guint k = 0; k < set->frames->len; k++)
+    asleep[k] = sleep_frame_asleep (self->sleep,
+                                    &g_array_index (set->frames, CwbContactFrame, k));
+  return asleep;
+}
+
 /* The MLCP of one detected set: fills dq with C H^T f (added to what dq holds) and writes
  * the multipliers into the set's rows. With v (the velocity pass) the tangent rows get
  * delta_free = h H_t v, the tangential displacement of the step, friction applies and the
- * solve is the one reported; without v (a position pass) they carry no force. */
+ * solve is the one reported; without v (a position pass) they carry no force. The solve
+ * starts from the forces `cache` kept for the same contacts and leaves its own there; NULL
+ * starts from zero. */
 static void
 solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
-                const ComplianceAt *at, const double *v, double *dq)
+                const ComplianceAt *at, const double *v, WarmStart *cache, double *dq)
 {
   size_t m = set->rows->len;
   if (m == 0)
@@ -304,6 +357,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .friction_law = self->friction,
     .max_iterations = self->iterations,
     .tolerance = self->tolerance,
+    .skip_frame = frames_asleep (self, set),
   };
   contact_islands_build (&self->islands, ctx->n_bodies, set, h);
   problem.frame_island = (const uint32_t *) self->islands.frame_island->data;
@@ -311,15 +365,16 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   if (self->order_by_gravity)
     cwb_v3_copy (problem.order_direction, ctx->gravity);
   double *f = zeroed (self->f, m);
-  if (v != NULL)
-    warm_start_guess (self->warm_start, set, self->friction, self->warm_start_factor, f);
+  if (cache != NULL)
+    warm_start_guess (cache, set, self->friction, self->warm_start_factor, f);
   BgsResult result;
   bgs_solve (self->bgs, &problem, f, dq, &result);
+  if (cache != NULL)
+    warm_start_store (cache, set, f);
   for (size_t i = 0; i < m; i++)
     rows[i].lambda = f[i];
   if (v != NULL)
     {
-      warm_start_store (self->warm_start, set, f);
       size_t n_history;
       const double *history = bgs_residual_history (self->bgs, &n_history);
       ctx->report_solve (ctx, result.iterations, result.residual, history, n_history);
@@ -335,16 +390,17 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
 /* q = q_from (+) dq and, when v_from is given, v = v_from + dq / h (Saupin eq. 14: the
  * displacement C r over the step is a velocity change of C r / h). */
 static void
-corrective_motion (CwbStepContext *ctx, const double *q_from, const double *v_from,
-                   double *dq)
+corrective_motion (ConstraintSolver *self, CwbStepContext *ctx, const double *q_from,
+                   const double *v_from, double *dq)
 {
+  const gboolean *asleep = sleep_asleep (self->sleep);
   for (uint32_t b = 0; b < ctx->n_bodies; b++)
     {
       const CwbBodySlot *s = &ctx->bodies[b];
       double *dv = dq + s->v_offset;
       for (size_t d = 0; d < s->nv; d++)
         dv[d] /= ctx->h;
-      if (s->fixed)
+      if (s->fixed || (asleep != NULL && asleep[b]))
         memcpy (ctx->q + s->q_offset, q_from + s->q_offset, s->nq * sizeof (double));
       else
         ctx->integrate_position (ctx, b, q_from + s->q_offset, dv, ctx->h,
@@ -382,14 +438,18 @@ copy_set (CwbContactSet *to, const CwbContactSet *from)
     to->friction_law = from->friction_law;
 }
 
-/* The largest violation of a normal row beyond its tolerance, 0 when all hold. */
+/* The largest violation of a normal row beyond its tolerance, 0 when all hold; rows between
+ * sleeping bodies, which no pass moves, are left out. */
 static double
-worst_violation (const CwbContactSet *set)
+worst_violation (ConstraintSolver *self, const CwbContactSet *set)
 {
+  const gboolean *asleep = frames_asleep (self, set);
   double worst = 0;
   for (guint i = 0; i < set->rows->len; i++)
     {
       const CwbConstraintRow *row = &g_array_index (set->rows, CwbConstraintRow, i);
+      if (asleep != NULL && row->frame < set->frames->len && asleep[row->frame])
+        continue;
       if (row->kind == CWB_ROW_NORMAL)
         worst = MAX (worst, -(row->violation + row->tolerance));
     }
@@ -414,17 +474,20 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       CwbContactSet *set = ctx->detect (ctx, ctx->q, ctx->v, CWB_CONTACT_PASS_POSITION, error);
       if (set == NULL)
         return FALSE;
-      violation = worst_violation (set);
+      violation = worst_violation (self, set);
       volume = set->intersection_volume;
       penetration = set->max_penetration;
       if (violation <= self->tolerance || k == self->stabilization_iterations)
         break;
       ComplianceAt at = { ctx, ctx->q, self->compliance };
       double *dq = zeroed (self->dq, ctx->nv);
-      solve_contacts (self, ctx, set, &at, NULL, dq);
+      /* The first pass starts from the first pass of the last step: the correction the
+       * velocity pass's slow error asked for then, which it tends to ask for again. A later
+       * pass of the same step corrects what is left after that one, so it starts cold. */
+      solve_contacts (self, ctx, set, &at, NULL, k == 0 ? self->warm_position : NULL, dq);
       double *q = zeroed (self->q_stabilized, ctx->nq);
       memcpy (q, ctx->q, ctx->nq * sizeof (double));
-      corrective_motion (ctx, q, NULL, dq);
+      corrective_motion (self, ctx, q, NULL, dq);
       passes++;
     }
   copy_set (velocity_set, &self->snapshot);
@@ -461,19 +524,31 @@ advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
 {
   double *q_free = zeroed (self->q_free, ctx->nq);
   double *v_free = zeroed (self->v_free, ctx->nv);
-  free_motion (self, ctx, q_free, v_free);
-
-  CwbContactSet *set = ctx->detect (ctx, q_free, v_free, CWB_CONTACT_PASS_VELOCITY, error);
-  if (set == NULL)
-    return FALSE;
+  if (self->sleep_params.enabled)
+    sleep_begin_step (self->sleep, ctx);
+  CwbContactSet *set;
+  for (;;)
+    {
+      free_motion (self, ctx, q_free, v_free);
+      set = ctx->detect (ctx, q_free, v_free, CWB_CONTACT_PASS_VELOCITY, error);
+      if (set == NULL)
+        return FALSE;
+      /* A contact that reaches a sleeping island from an awake body wakes it; the free
+       * motion and the detection are then redone with it awake (each round wakes at least
+       * one island, so this ends). */
+      if (!self->sleep_params.enabled || !sleep_wake_touched (self->sleep, ctx, set))
+        break;
+    }
   ComplianceAt at = { ctx, q_free, self->compliance };
   double *dq = zeroed (self->dq, ctx->nv);
   penalty_displacement (self, ctx, set, &at, dq);
-  solve_contacts (self, ctx, set, &at, v_free, dq);
-  corrective_motion (ctx, q_free, v_free, dq);
+  solve_contacts (self, ctx, set, &at, v_free, self->warm_start, dq);
+  corrective_motion (self, ctx, q_free, v_free, dq);
 
-  if (self->stabilization_iterations > 0)
-    return post_stabilize (self, ctx, set, error);
+  if (self->stabilization_iterations > 0 && !post_stabilize (self, ctx, set, error))
+    return FALSE;
+  if (self->sleep_params.enabled)
+    sleep_end_step (self->sleep, ctx, &self->sleep_params);
   return TRUE;
 }
 
@@ -484,12 +559,22 @@ constraint_step (void *data, CwbStepContext *ctx, GError **error)
   /* The kept forces belong to the state this solver left; a resumed or edited run starts
    * cold (docs/plugins/constraint.md). */
   if (!state_continues (self, ctx))
-    warm_start_forget (self->warm_start);
+    {
+      warm_start_forget (self->warm_start);
+      warm_start_forget (self->warm_position);
+      sleep_wake_all (self->sleep);
+    }
+  if (!self->sleep_params.enabled)
+    sleep_wake_all (self->sleep);
   gboolean ok = advance (self, ctx, error);
   if (ok)
     remember_state (self, ctx);
   else
-    warm_start_forget (self->warm_start);
+    {
+      warm_start_forget (self->warm_start);
+      warm_start_forget (self->warm_position);
+      sleep_wake_all (self->sleep);
+    }
   return ok;
 }
 
@@ -507,7 +592,7 @@ static const CwbPluginDesc constraint_desc = {
   .abi_minor = CWB_ABI_MINOR,
   .kind = CWB_PLUGIN_SOLVER,
   .name = "constraint",
-  .version = "1.3.0",
+  .version = "1.4.0",
   .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction (cone or "
              "pyramid), corrective motion, optional post-stabilization (Saupin 2008, "
              "Allard 2010)",

@@ -25,7 +25,8 @@ G_BEGIN_DECLS
  * 1.4: CwbContactQuery.body_fixed.
  * 1.5: CwbStepContext.report_stabilization.
  * 1.6: CwbContactSet.contact_ids, CwbStepContext.report_solve_limits,
- *      CwbContactQuery.gravity, CwbInspection.derived. */
+ *      CwbContactQuery.gravity, CwbInspection.derived, CwbStepContext.body_driven,
+ *      map_geometries and edits. */
 #define CWB_ABI_MINOR 6
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"

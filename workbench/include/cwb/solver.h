@@ -100,6 +100,22 @@ struct CwbStepContext {
    * solver_converged, GUI status) instead of passing it silently. Call it after report_solve;
    * a solver that never calls it gets solver_converged null. */
   void (*report_solve_limits) (CwbStepContext *ctx, int max_iterations, double tolerance);
+
+  /* ABI 1.6 (check struct_size): whether the host drives body `body` itself in this step's
+   * free motion (the mouse spring of a drag, added to its f_ext inside free_motion). A
+   * solver that lets bodies sleep, skipping their free motion, wakes a body it drives. */
+  gboolean (*body_driven) (CwbStepContext *ctx, uint32_t body);
+
+  /* ABI 1.6 (check struct_size): maps the bodies at (q, v) into the geometries that
+   * `geometries` returns, without detecting: positions and velocities of every geometry
+   * point, e.g. for a solver's measure of how fast each body moves at the end of a step. */
+  void (*map_geometries) (CwbStepContext *ctx, const double *q, const double *v);
+
+  /* ABI 1.6 (check struct_size): a count the host raises whenever something a step depends
+   * on changes other than q and v: parameters of the contact model or the solver, the
+   * contact model itself, a state restored or carried in. A solver that keeps memory across
+   * steps (sleeping bodies) drops it when the count differs from its last step's. */
+  uint64_t edits;
 };
 
 typedef struct CwbSolverCreateInfo {
