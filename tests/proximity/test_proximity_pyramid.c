@@ -74,6 +74,14 @@ test_two_boxes_offset (void)
   g_test_message ("two boxes: drift %.3g, %.3g m", cwb_v3_norm (d[0]), cwb_v3_norm (d[1]));
   g_assert_cmpfloat (cwb_v3_norm (d[0]), <, TWO_BOX_DRIFT);
   g_assert_cmpfloat (cwb_v3_norm (d[1]), <, TWO_BOX_DRIFT);
+
+  /* The automatic margin the model published (CwbInspection.derived): 4 g h^2 from the
+   * query's gravity and step, which beats 0.2 % of the 1 m boxes (2 mm); to round-off. */
+  const CwbInspection *inspection = cwb_world_inspection (world);
+  g_assert_cmpuint (inspection->derived->len, ==, 1);
+  const CwbDerivedParam *margin = &g_array_index (inspection->derived, CwbDerivedParam, 0);
+  g_assert_cmpstr (margin->name, ==, "margin");
+  g_assert_cmpfloat_with_epsilon (margin->value, 4 * 9.81 * 0.01 * 0.01, 1e-15);
 }
 
 int
