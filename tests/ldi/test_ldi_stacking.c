@@ -149,22 +149,7 @@ test_three_boxes (void)
     "contact: { model: ldi, multi_volume: true, cell_size: 0.25 }\n"
     "solver: { %s, tolerance: 1.0e-11 }\n"
     "bodies:\n"
-    "  - name: ground\n"
-    "    shape: { type: ground, size: [10, 10, 1] }\n"
-    "    fixed: true\n"
-    "    material: { friction: 0.6 }\n"
-    "  - name: box-0\n"
-    "    shape: { type: box, size: [1, 1, 1] }\n"
-    "    pose: { position: [0, 0, 0.501] }\n"
-    "    material: { density: 1000, friction: 0.6 }\n"
-    "  - name: box-1\n"
-    "    shape: { type: box, size: [0.8, 0.8, 0.8] }\n"
-    "    pose: { position: [0.05, 0.03, 1.402] }\n"
-    "    material: { density: 1000, friction: 0.6 }\n"
-    "  - name: box-2\n"
-    "    shape: { type: box, size: [0.6, 0.6, 0.6] }\n"
-    "    pose: { position: [0.02, -0.04, 2.103] }\n"
-    "    material: { density: 1000, friction: 0.6 }\n", solver_settings);
+    FIXTURE_THREE_BOX_STACK_BODIES, solver_settings);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   Watch w = watch_rest (world, 100, 600);
   assert_rest (&w);

@@ -17,22 +17,7 @@ static const char stack_yaml[] =
   "contact: { model: proximity, margin: 0.002 }\n"
   "solver: { name: constraint, warm_start: %s, iterations: %d }\n"
   "bodies:\n"
-  "  - name: ground\n"
-  "    shape: { type: ground, size: [10, 10, 1] }\n"
-  "    fixed: true\n"
-  "    material: { friction: 0.6 }\n"
-  "  - name: box-0\n"
-  "    shape: { type: box, size: [1, 1, 1] }\n"
-  "    pose: { position: [0, 0, 0.501] }\n"
-  "    material: { density: 1000, friction: 0.6 }\n"
-  "  - name: box-1\n"
-  "    shape: { type: box, size: [0.8, 0.8, 0.8] }\n"
-  "    pose: { position: [0.05, 0.03, 1.402] }\n"
-  "    material: { density: 1000, friction: 0.6 }\n"
-  "  - name: box-2\n"
-  "    shape: { type: box, size: [0.6, 0.6, 0.6] }\n"
-  "    pose: { position: [0.02, -0.04, 2.103] }\n"
-  "    material: { density: 1000, friction: 0.6 }\n";
+  FIXTURE_THREE_BOX_STACK_BODIES;
 
 #define SETTLE_STEPS 100
 #define MEASURE_STEPS 50

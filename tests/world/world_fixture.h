@@ -11,6 +11,27 @@
  * so a restored state replays exactly. */
 extern const char *const fixture_two_boxes_yaml;
 
+/* The bodies of a three-box stack on a ground slab: boxes of 1, 0.8 and 0.6 m (density
+ * 1000, friction 0.6), each 1 mm above the one below and a few centimetres off centre. A YAML
+ * fragment for after a scene's "bodies:" line, as a string literal, so a format can hold it. */
+#define FIXTURE_THREE_BOX_STACK_BODIES                                                     \
+"  - name: ground\n" \
+"    shape: { type: ground, size: [10, 10, 1] }\n" \
+"    fixed: true\n" \
+"    material: { friction: 0.6 }\n" \
+"  - name: box-0\n" \
+"    shape: { type: box, size: [1, 1, 1] }\n" \
+"    pose: { position: [0, 0, 0.501] }\n" \
+"    material: { density: 1000, friction: 0.6 }\n" \
+"  - name: box-1\n" \
+"    shape: { type: box, size: [0.8, 0.8, 0.8] }\n" \
+"    pose: { position: [0.05, 0.03, 1.402] }\n" \
+"    material: { density: 1000, friction: 0.6 }\n" \
+"  - name: box-2\n" \
+"    shape: { type: box, size: [0.6, 0.6, 0.6] }\n" \
+"    pose: { position: [0.02, -0.04, 2.103] }\n" \
+"    material: { density: 1000, friction: 0.6 }\n"
+
 /* A registry with the default folders (the build tree's plugins) and the test plugins. */
 CwbRegistry *fixture_registry (void);
 
