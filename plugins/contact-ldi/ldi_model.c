@@ -352,37 +352,41 @@ match_pairs (LdiModel *self)
 typedef struct PairJob {
   LdiModel *self;
   gboolean (*run) (struct PairJob *job, PairLdi *pair, GError **error);
-  GArray *todo;           /* guint: indices into self->pairs */
-  GArray *shared;         /* guint: indices into todo, the pairs run one per thread */
-  GError **errors;        /* one per entry of todo */
+  GArray *pending;        /* guint: indices into self->pairs of the pairs to work on */
+  GArray *shared;         /* guint: indices into pending, the pairs run one per thread */
+  GError **errors;        /* one per entry of pending */
 } PairJob;
+
+/* The k-th pending pair. */
+static PairLdi *
+job_pair (const PairJob *job, guint k)
+{
+  return &g_array_index (job->self->pairs, PairLdi, g_array_index (job->pending, guint, k));
+}
 
 static void
 pair_job_item (guint item, gpointer data)
 {
   PairJob *job = data;
   guint k = g_array_index (job->shared, guint, item);
-  PairLdi *pair = &g_array_index (job->self->pairs, PairLdi, g_array_index (job->todo, guint, k));
-  job->run (job, pair, &job->errors[k]);
+  job->run (job, job_pair (job, k), &job->errors[k]);
 }
 
 static gboolean
 pair_job_run (PairJob *job, GError **error)
 {
   const LdiModelParams *p = &job->self->params;
-  guint n = job->todo->len;
+  guint n = job->pending->len;
   job->errors = g_new0 (GError *, MAX (n, 1));
   job->shared = g_array_new (FALSE, FALSE, sizeof (guint));
   for (guint k = 0; k < n; k++)
-    if (g_array_index (job->self->pairs, PairLdi, g_array_index (job->todo, guint, k)).threads
-        == 1)
+    if (job_pair (job, k)->threads == 1)
       g_array_append_val (job->shared, k);
   /* The OpenGL context takes one call at a time. */
   ldi_parallel_for (job->shared->len, p->gl ? 1 : p->threads, pair_job_item, job);
   for (guint k = 0; k < n; k++)
     {
-      PairLdi *pair = &g_array_index (job->self->pairs, PairLdi,
-                                      g_array_index (job->todo, guint, k));
+      PairLdi *pair = job_pair (job, k);
       if (pair->threads != 1)
         job->run (job, pair, &job->errors[k]);
     }
@@ -465,7 +469,7 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
 
   const gboolean *moved = (const gboolean *) self->moved->data;
   PairJob job = { .self = self, .run = raster_pair,
-                  .todo = g_array_new (FALSE, FALSE, sizeof (guint)) };
+                  .pending = g_array_new (FALSE, FALSE, sizeof (guint)) };
   for (guint r = 0; r < self->pairs->len; r++)
     {
       const ContactRegion *region = &g_array_index (self->regions.regions, ContactRegion, r);
@@ -488,11 +492,11 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
       g_clear_pointer (&pair->result, ldi_volume_result_free);
       pair_ldi_cull (pair, query->geometries, geometries, region->n_geometries);
       pair->threads = pair_ldi_triangles (pair) < PARALLEL_MIN_TRIANGLES ? 1 : p->threads;
-      g_array_append_val (job.todo, r);
+      g_array_append_val (job.pending, r);
     }
   gboolean ok = pair_job_run (&job, error);
-  guint rasterised = job.todo->len;
-  g_array_unref (job.todo);
+  guint rasterised = job.pending->len;
+  g_array_unref (job.pending);
   if (!ok)
     {
       pairs_clear (self->pairs);   /* no partial detection survives */
@@ -561,12 +565,12 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   LdiModel *self = data;
   const LdiModelParams *p = &self->params;
   PairJob job = { .self = self, .run = measure_pair,
-                  .todo = g_array_new (FALSE, FALSE, sizeof (guint)) };
+                  .pending = g_array_new (FALSE, FALSE, sizeof (guint)) };
   for (guint r = 0; r < self->pairs->len; r++)
     if (g_array_index (self->pairs, PairLdi, r).result == NULL)
-      g_array_append_val (job.todo, r);
+      g_array_append_val (job.pending, r);
   gboolean ok = pair_job_run (&job, error);
-  g_array_unref (job.todo);
+  g_array_unref (job.pending);
   if (!ok)
     return FALSE;
 

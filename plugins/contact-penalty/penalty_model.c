@@ -25,12 +25,11 @@
  * which is exactly what the solvers do with the forces. */
 #include <cwb/cwb.h>
 
-#include "collision_detection.h"
 #include "contact_force.h"
-#include "convex_contact.h"
 #include "entry_face.h"
 #include "pair_mobility.h"
 #include "static_friction.h"
+#include "surface_contacts.h"
 
 /* A contact's relative tangential velocity below this (m/s) is "zero within acceptable
  * error" (Lazarevych sec. 4.2): no direction can be taken from it, and no friction force is
@@ -89,14 +88,12 @@ typedef struct Penalty {
   int normal_sweeps;
   double softness;
   double margin;
-  CollisionDetector *detector;
-  ConvexDetector *convex;
+  SurfaceContacts *detector;
   FrictionMemory *memory;
   PenaltyNormalisation *norm;
   PairMobility *mobility;
   GArray *candidates;   /* ContactCandidate */
   GArray *manifold;     /* ManifoldContact: pairs of convex polytopes */
-  GArray *polytope;     /* gboolean per geometry: handled by the convex detector */
   GArray *contacts;     /* Contact */
   GArray *forces;       /* CwbPointWeight: the contact set's point forces */
   GArray *pairs;        /* PenaltyPair, scratch */
@@ -157,10 +154,8 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
 {
   Penalty *self = g_new0 (Penalty, 1);
   read_params (self, info->params);
-  self->detector = collision_detector_new ();
-  self->convex = convex_detector_new ();
+  self->detector = surface_contacts_new ();
   self->manifold = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
-  self->polytope = g_array_new (FALSE, TRUE, sizeof (gboolean));
   self->memory = friction_memory_new ();
   self->norm = penalty_normalisation_new ();
   self->mobility = pair_mobility_new ();
@@ -181,13 +176,12 @@ static void
 penalty_destroy (void *data)
 {
   Penalty *self = data;
-  collision_detector_free (self->detector);
-  convex_detector_free (self->convex);
+  surface_contacts_free (self->detector);
   friction_memory_free (self->memory);
   penalty_normalisation_free (self->norm);
   pair_mobility_free (self->mobility);
-  GArray *arrays[] = { self->candidates, self->manifold, self->polytope, self->contacts, self->forces, self->pairs,
-                       self->inside, self->inside_pairs, self->normal_vectors, self->rel,
+  GArray *arrays[] = { self->candidates, self->manifold, self->contacts, self->forces,
+                       self->pairs, self->inside, self->inside_pairs, self->normal_vectors, self->rel,
                        self->rel_friction, self->movable };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_array_unref (arrays[k]);
@@ -225,14 +219,8 @@ static double
 detect_entered (Penalty *self, const CwbContactQuery *query, double margin)
 {
   self->detection.margin = margin;
-  g_array_set_size (self->polytope, MAX (query->n_geometries, 1));
-  gboolean *polytope = (gboolean *) self->polytope->data;
-  convex_detector_run (self->convex, query->geometries, query->n_geometries, margin, polytope,
-                       self->manifold);
-  self->detection.skip_pairs_among = polytope;
-  collision_detector_run (self->detector, query->geometries, query->n_geometries,
-                          &self->detection, self->candidates);
-  self->detection.skip_pairs_among = NULL;
+  surface_contacts_run (self->detector, query->geometries, query->n_geometries,
+                        &self->detection, self->manifold, self->candidates);
   double deepest = 0;
   for (guint k = 0; k < self->manifold->len; k++)
     deepest = MAX (deepest, -g_array_index (self->manifold, ManifoldContact, k).gap);

@@ -43,21 +43,18 @@
  *
  * Every frame carries an identity (CwbContactSet.contact_ids): the features that made it,
  * or (point geometry, point, surface geometry) for a point contact, so a solver can warm-start
- * it. The margin is automatic by default (proximity_margin below). The model keeps no other
- * memory between steps. */
+ * it. The margin is automatic by default (detection_automatic_margin, collision_detection.h).
+ * The model keeps no other memory between steps. */
 #include <cwb/cwb.h>
 
-#include "collision_detection.h"
-#include "convex_contact.h"
+#include "surface_contacts.h"
 
 typedef struct Proximity {
   DetectionParams detection;
   double margin_param;   /* the parameter: < 0 automatic */
-  CollisionDetector *detector;
-  ConvexDetector *convex;
+  SurfaceContacts *detector;
   GArray *candidates;    /* ContactCandidate */
   GArray *manifold;      /* ManifoldContact */
-  GArray *polytope;      /* gboolean per geometry: handled by the convex detector */
   GArray *mobility;      /* Mobility per geometry, decided lazily in each model() */
   GArray *probe;         /* CwbPointWeight, scratch for point_response */
   GArray *response;      /* double, scratch for point_response */
@@ -92,11 +89,9 @@ proximity_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
 {
   Proximity *self = g_new0 (Proximity, 1);
   read_params (self, info->params);
-  self->detector = collision_detector_new ();
-  self->convex = convex_detector_new ();
+  self->detector = surface_contacts_new ();
   self->candidates = g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
   self->manifold = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
-  self->polytope = g_array_new (FALSE, TRUE, sizeof (gboolean));
   self->mobility = g_array_new (FALSE, TRUE, sizeof (Mobility));
   self->probe = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->response = g_array_new (FALSE, FALSE, sizeof (double));
@@ -107,11 +102,9 @@ static void
 proximity_destroy (void *data)
 {
   Proximity *self = data;
-  collision_detector_free (self->detector);
-  convex_detector_free (self->convex);
+  surface_contacts_free (self->detector);
   g_array_unref (self->candidates);
   g_array_unref (self->manifold);
-  g_array_unref (self->polytope);
   g_array_unref (self->mobility);
   g_array_unref (self->probe);
   g_array_unref (self->response);
@@ -137,14 +130,8 @@ proximity_detect (void *data, const CwbContactQuery *query, GError **error)
   Proximity *self = data;
   self->detection.margin = self->margin_param >= 0 ? self->margin_param
                                                    : detection_automatic_margin (query);
-  g_array_set_size (self->polytope, MAX (query->n_geometries, 1));
-  gboolean *polytope = (gboolean *) self->polytope->data;
-  convex_detector_run (self->convex, query->geometries, query->n_geometries,
-                       self->detection.margin, polytope, self->manifold);
-  self->detection.skip_pairs_among = polytope;
-  collision_detector_run (self->detector, query->geometries, query->n_geometries,
-                          &self->detection, self->candidates);
-  self->detection.skip_pairs_among = NULL;
+  surface_contacts_run (self->detector, query->geometries, query->n_geometries,
+                        &self->detection, self->manifold, self->candidates);
   return TRUE;
 }
 

@@ -133,7 +133,7 @@ test_polytope_structure (void)
   gboolean built;
   ConvexPolytope p = { 0 };
   Topology *topology = topology_cache_lookup (&cache, &cube.geometry, 1, &built);
-  g_assert_true (convex_polytope_update (&p, &cube.geometry, topology, 1));
+  g_assert_true (convex_polytope_update (&p, &cube.geometry, topology));
   g_assert_cmpuint (p.n_faces, ==, 6);
   g_assert_cmpuint (p.n_edges, ==, 12);
   g_assert_cmpuint (p.n_vertices, ==, 8);
@@ -145,12 +145,12 @@ test_polytope_structure (void)
     }
   /* Pushing one corner outwards makes the cube's faces non-planar: no longer a polytope. */
   cube.positions[0] -= 0.01;
-  g_assert_false (convex_polytope_update (&p, &cube.geometry, topology, 2));
+  g_assert_false (convex_polytope_update (&p, &cube.geometry, topology));
   convex_polytope_clear (&p);
 
   /* A torus is closed but not convex. */
   topology = topology_cache_lookup (&cache, &torus.geometry, 3, &built);
-  g_assert_false (convex_polytope_update (&p, &torus.geometry, topology, 3));
+  g_assert_false (convex_polytope_update (&p, &torus.geometry, topology));
   convex_polytope_clear (&p);
   topology_cache_clear (&cache);
   body_clear (&cube);

@@ -874,13 +874,6 @@ detection_params_read (DetectionParams *params, const CwbParamSet *set)
   params->cell_size = cwb_param_double (set, "cell_size", 0);
 }
 
-static int
-compare_doubles (const void *x, const void *y)
-{
-  double a = *(const double *) x, b = *(const double *) y;
-  return (a > b) - (a < b);
-}
-
 double
 detection_automatic_margin (const CwbContactQuery *query)
 {
@@ -909,12 +902,7 @@ detection_automatic_margin (const CwbContactQuery *query)
       if (isfinite (size))
         sizes[n++] = size;
     }
-  double median = 0;
-  if (n > 0)
-    {
-      qsort (sizes, n, sizeof (double), compare_doubles);
-      median = sizes[n / 2];
-    }
+  double median = n > 0 ? select_median (sizes, n) : 0;
   return MAX (MARGIN_STEPS_OF_FALL * g * query->h * query->h, MARGIN_OF_SIZE * median);
 }
 

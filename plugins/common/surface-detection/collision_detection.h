@@ -28,8 +28,8 @@
  *    vertex inside are not found, and a vertex lying exactly on B's surface (distance 0, e.g.
  *    the corners of two equal boxes stacked exactly aligned, which sit on each other's
  *    vertical edges) is not inside. The models that use this detector hand pairs of convex
- *    polytopes to convex_contact.h instead (DetectionParams.skip_pairs_among), whose face
- *    and edge manifolds see those contacts;
+ *    polytopes to convex_contact.h instead (surface_contacts.h), whose face and edge
+ *    manifolds see those contacts;
  *  - surfaces flagged closed that are not (holes, non-manifold edges) get approximate
  *    inside tests near the defects;
  *  - the consistency pass rewrites only depth vectors that disagree with a dominant direction

@@ -55,8 +55,8 @@ struct ConvexDetector {
   GArray *polytopes;    /* ConvexPolytope, per geometry */
   GArray *order;        /* SweepEntry */
   GArray *clip_in, *clip_out;   /* ClipVertex */
+  GArray *depths;       /* double: heights of the clipped points over the reference face */
   uint64_t run;
-  ConvexStats stats;
 };
 
 typedef struct SweepEntry {
@@ -78,6 +78,7 @@ convex_detector_new (void)
   d->order = g_array_new (FALSE, FALSE, sizeof (SweepEntry));
   d->clip_in = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
   d->clip_out = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
+  d->depths = g_array_new (FALSE, FALSE, sizeof (double));
   return d;
 }
 
@@ -92,14 +93,9 @@ convex_detector_free (ConvexDetector *d)
   g_array_unref (d->order);
   g_array_unref (d->clip_in);
   g_array_unref (d->clip_out);
+  g_array_unref (d->depths);
   topology_cache_clear (&d->topologies);
   g_free (d);
-}
-
-const ConvexStats *
-convex_detector_get_stats (const ConvexDetector *d)
-{
-  return &d->stats;
 }
 
 /* ---- identities ---------------------------------------------------------------------- */
@@ -484,9 +480,8 @@ face_contact (ConvexDetector *d, const ConvexPolytope *pr, const CwbGeometry *gr
   /* The clipped points within the margin of the reference plane. */
   guint n = 0;
   ClipVertex *points = (ClipVertex *) d->clip_in->data;
-  double depth_store[2 * POLYTOPE_MAX_FACES + 8];
-  double *depth = d->clip_in->len <= G_N_ELEMENTS (depth_store)
-                    ? depth_store : g_new (double, d->clip_in->len);
+  g_array_set_size (d->depths, MAX (d->clip_in->len, 1));
+  double *depth = (double *) (void *) d->depths->data;
   for (guint k = 0; k < d->clip_in->len; k++)
     {
       double s = cwb_v3_dot (ref->normal, points[k].p) - ref->offset;
@@ -515,8 +510,6 @@ face_contact (ConvexDetector *d, const ConvexPolytope *pr, const CwbGeometry *gr
       c.gap = cwb_v3_dot (c.normal, gap);
       g_array_append_val (contacts, c);
     }
-  if (depth != depth_store)
-    g_free (depth);
 }
 
 /* ---- pairs --------------------------------------------------------------------------- */
@@ -528,7 +521,6 @@ collide (ConvexDetector *d, const CwbGeometry *geometries, uint32_t a, uint32_t 
   const ConvexPolytope *pa = &g_array_index (d->polytopes, ConvexPolytope, a);
   const ConvexPolytope *pb = &g_array_index (d->polytopes, ConvexPolytope, b);
   const CwbGeometry *ga = &geometries[a], *gb = &geometries[b];
-  d->stats.pairs_tested++;
   FaceQuery face_a = query_faces (pa, pb, gb);
   if (face_a.separation > margin)
     return;
@@ -542,11 +534,9 @@ collide (ConvexDetector *d, const CwbGeometry *geometries, uint32_t a, uint32_t 
   double face_best = MAX (face_a.separation, face_b.separation);
   if (edge.found && edge.separation > face_best + EDGE_PREFERENCE * scale)
     {
-      d->stats.edge_contacts++;
       edge_contact (pa, ga, a, pb, gb, b, &edge, contacts);
       return;
     }
-  d->stats.face_manifolds++;
   if (face_b.separation > face_a.separation + FACE_PREFERENCE * scale)
     face_contact (d, pb, gb, b, face_b.face, pa, ga, a, margin, contacts);
   else
@@ -569,7 +559,6 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
   g_return_if_fail (g_array_get_element_size (contacts) == sizeof (ManifoldContact));
   g_array_set_size (contacts, 0);
   d->run++;
-  d->stats = (ConvexStats) { 0 };
   for (guint g = (guint) n_geometries; g < d->polytopes->len; g++)
     convex_polytope_clear (&g_array_index (d->polytopes, ConvexPolytope, g));
   g_array_set_size (d->polytopes, (guint) n_geometries);
@@ -586,10 +575,9 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
       if (topology == NULL)
         continue;
       ConvexPolytope *p = &g_array_index (d->polytopes, ConvexPolytope, g);
-      if (!convex_polytope_update (p, geometry, topology, d->run))
+      if (!convex_polytope_update (p, geometry, topology))
         continue;
       handled[g] = TRUE;
-      d->stats.polytopes++;
       SweepEntry e = { p->lo[0], (uint32_t) g };
       g_array_append_val (d->order, e);
     }

@@ -45,14 +45,4 @@ void convex_detector_run (ConvexDetector *detector, const CwbGeometry *geometrie
                           size_t n_geometries, double margin, gboolean *handled,
                           GArray *contacts);
 
-/* Statistics of the last run. */
-typedef struct ConvexStats {
-  size_t polytopes;        /* geometries handled */
-  size_t pairs_tested;     /* polytope pairs whose grown boxes overlap */
-  size_t face_manifolds;   /* pairs that touch on a face axis */
-  size_t edge_contacts;    /* pairs that touch on an edge-edge axis */
-} ConvexStats;
-
-const ConvexStats *convex_detector_get_stats (const ConvexDetector *detector);
-
 G_END_DECLS

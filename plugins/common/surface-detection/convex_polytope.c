@@ -242,8 +242,7 @@ update_planes (ConvexPolytope *p, const CwbGeometry *g)
 }
 
 gboolean
-convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology *topology,
-                        uint64_t run)
+convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology *topology)
 {
   if (p->triangles != g->triangles || p->n_triangles != g->n_triangles
       || p->n_points != g->n_points || p->checksum != topology->checksum)
@@ -266,7 +265,6 @@ convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology 
           p->n_faces = p->n_edges = p->n_vertices = 0;
         }
     }
-  p->last_run = run;
   p->convex = p->structured && update_planes (p, g);
   return p->convex;
 }

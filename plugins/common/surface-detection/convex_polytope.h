@@ -54,7 +54,6 @@ typedef struct ConvexPolytope {
   double centroid[3];            /* mean of the vertices, at the last update */
   double lo[3], hi[3];           /* box of the vertices, at the last update */
   double radius;                 /* largest distance of a vertex from the centroid */
-  uint64_t last_run;
 } ConvexPolytope;
 
 void convex_polytope_clear (ConvexPolytope *polytope);
@@ -63,6 +62,6 @@ void convex_polytope_clear (ConvexPolytope *polytope);
  * structure when the topology changed (or on first use), then the planes, the box and the
  * convexity at the current positions. Returns polytope->structured && polytope->convex. */
 gboolean convex_polytope_update (ConvexPolytope *polytope, const CwbGeometry *geometry,
-                                 const Topology *topology, uint64_t run);
+                                 const Topology *topology);
 
 G_END_DECLS
