@@ -339,18 +339,26 @@ row_tolerance (const BgsProblem *p, size_t i)
   return p->rate_normals ? 0 : p->rows[i].tolerance;
 }
 
+/* The current value of row i, also kept in values[i]; with `motion`, the largest move since
+ * what values held is kept there. */
+static inline double
+record_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq,
+              double *values, double *motion)
+{
+  double value = row_value (s, p, i, dq);
+  if (motion != NULL)
+    *motion = larger (*motion, fabs (value - values[i]));
+  values[i] = value;
+  return value;
+}
+
 /* Row i's value where the sweep reads it for the row's own update, and the motion measure
  * of the sweep at that row: how far the value moved since the same point of the sweep
- * before (values[i]: its value then; the first sweep's measure is taken apart, in
- * sweep_island). */
+ * before (s->values; the first sweep's measure is taken apart, in sweep_island). */
 static inline double
 observe (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq, double *motion)
 {
-  double *values = (double *) s->values->data;
-  double value = row_value (s, p, i, dq);
-  *motion = larger (*motion, fabs (value - values[i]));
-  values[i] = value;
-  return value;
+  return record_value (s, p, i, dq, (double *) s->values->data, motion);
 }
 
 static double
@@ -458,18 +466,6 @@ group_islands (BgsSolver *s, const BgsProblem *p)
                        (gpointer) blocks);
 }
 
-/* The current value of row i into values[i]; with `motion`, the largest move since what
- * values held is kept there. */
-static inline void
-record_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq,
-              double *values, double *motion)
-{
-  double value = row_value (s, p, i, dq);
-  if (motion != NULL)
-    *motion = larger (*motion, fabs (value - values[i]));
-  values[i] = value;
-}
-
 /* record_value for every row of one island. */
 static void
 record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
@@ -498,10 +494,10 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
  * (how far a row's own update moved it), and the largest change of a row's value over the
  * sweep (how far the bodies' motion moved at any row), taken where the sweep reads the
  * value for the row's own update, against the same point of the sweep before: after the
- * first sweep that costs no pass over the rows of its own. They differ where the contacts are redundant (four
- * corners of a box resting on a face, a box on two others): forces may then keep shifting
- * among the contacts along W's null space, which moves no body, so the first measure never
- * settles while the motion, the solve's result, has converged. */
+ * first sweep that costs no pass over the rows of its own. They differ where the contacts
+ * are redundant (four corners of a box resting on a face, a box on two others): forces may
+ * then keep shifting among the contacts along W's null space, which moves no body, so the
+ * first measure never settles while the motion, the solve's result, has converged. */
 static int
 sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, double *dq,
               double *residual)
