@@ -31,6 +31,7 @@
 #include <cwb/cwb.h>
 
 #include "block_gauss_seidel.h"
+#include "compliance_cache.h"
 #include "contact_islands.h"
 #include "sleep.h"
 #include "warm_start.h"
@@ -48,6 +49,7 @@ typedef struct ConstraintSolver {
   Sleep *sleep;
   GArray *frame_asleep;       /* gboolean per frame of the set being solved */
   BgsSolver *bgs;
+  ComplianceCache *compliance_cache;   /* C at the configuration of the solve under way */
   ContactIslands islands;
   WarmStart *warm_start;
   WarmStart *warm_position;   /* the last position pass's corrections, for the next one */
@@ -146,6 +148,7 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   ConstraintSolver *self = g_new0 (ConstraintSolver, 1);
   read_params (self, info->params);
   self->bgs = bgs_solver_new ();
+  self->compliance_cache = compliance_cache_new ();
   self->q_free = new_doubles ();
   self->v_free = new_doubles ();
   self->dq = new_doubles ();
@@ -171,6 +174,7 @@ constraint_destroy (void *data)
 {
   ConstraintSolver *self = data;
   bgs_solver_free (self->bgs);
+  compliance_cache_free (self->compliance_cache);
   g_array_unref (self->q_free);
   g_array_unref (self->v_free);
   g_array_unref (self->dq);
@@ -215,18 +219,11 @@ zeroed (GArray *a, size_t n)
 
 /* ---- compliance ---------------------------------------------------------------------- */
 
-typedef struct ComplianceAt {
-  CwbStepContext *ctx;
-  const double *q;          /* flat configuration the compliance is taken at */
-  CwbCompliance kind;
-} ComplianceAt;
-
+/* C r for the solve under way (compliance_cache_begin chose the configuration). */
 static void
 compliance_at (void *data, uint32_t body, const double *r, double *dq)
 {
-  ComplianceAt *at = data;
-  const CwbBodySlot *b = &at->ctx->bodies[body];
-  at->ctx->compliance_apply (at->ctx, body, at->q + b->q_offset, at->kind, r, dq);
+  compliance_cache_apply (data, body, r, dq);
 }
 
 /* ---- stages -------------------------------------------------------------------------- */
@@ -253,7 +250,7 @@ free_motion (ConstraintSolver *self, CwbStepContext *ctx, double *q_free, double
 /* dq += C J^T f for the set's penalty point forces (Saupin eq. 14 with r = J^T f). */
 static void
 penalty_displacement (ConstraintSolver *self, CwbStepContext *ctx, const CwbContactSet *set,
-                      const ComplianceAt *at, double *dq)
+                      double *dq)
 {
   if (set->forces->len == 0)
     return;
@@ -266,7 +263,7 @@ penalty_displacement (ConstraintSolver *self, CwbStepContext *ctx, const CwbCont
       if (s->fixed || (asleep != NULL && asleep[b]))
         continue;
       double *body_dq = zeroed (self->body_dq, s->nv);
-      compliance_at ((void *) at, b, r + s->v_offset, body_dq);
+      compliance_cache_apply (self->compliance_cache, b, r + s->v_offset, body_dq);
       for (size_t d = 0; d < s->nv; d++)
         dq[s->v_offset + d] += body_dq[d];
     }
@@ -313,7 +310,7 @@ frames_asleep (ConstraintSolver *self, const CwbContactSet *set)
  * starts from zero. */
 static void
 solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
-                const ComplianceAt *at, const double *v, WarmStart *cache, double *dq)
+                const double *v, WarmStart *cache, double *dq)
 {
   size_t m = set->rows->len;
   if (m == 0)
@@ -352,7 +349,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .delta_free = delta_free,
     .rate_normals = rates,
     .compliance = compliance_at,
-    .compliance_data = (void *) at,
+    .compliance_data = self->compliance_cache,
     .friction = v != NULL,
     .friction_law = self->friction,
     .max_iterations = self->iterations,
@@ -479,12 +476,12 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       penetration = set->max_penetration;
       if (violation <= self->tolerance || k == self->stabilization_iterations)
         break;
-      ComplianceAt at = { ctx, ctx->q, self->compliance };
+      compliance_cache_begin (self->compliance_cache, ctx, ctx->q, self->compliance);
       double *dq = zeroed (self->dq, ctx->nv);
       /* The first pass starts from the first pass of the last step: the correction the
        * velocity pass's slow error asked for then, which it tends to ask for again. A later
        * pass of the same step corrects what is left after that one, so it starts cold. */
-      solve_contacts (self, ctx, set, &at, NULL, k == 0 ? self->warm_position : NULL, dq);
+      solve_contacts (self, ctx, set, NULL, k == 0 ? self->warm_position : NULL, dq);
       double *q = zeroed (self->q_stabilized, ctx->nq);
       memcpy (q, ctx->q, ctx->nq * sizeof (double));
       corrective_motion (self, ctx, q, NULL, dq);
@@ -539,10 +536,10 @@ advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
       if (!self->sleep_params.enabled || !sleep_wake_touched (self->sleep, ctx, set))
         break;
     }
-  ComplianceAt at = { ctx, q_free, self->compliance };
+  compliance_cache_begin (self->compliance_cache, ctx, q_free, self->compliance);
   double *dq = zeroed (self->dq, ctx->nv);
-  penalty_displacement (self, ctx, set, &at, dq);
-  solve_contacts (self, ctx, set, &at, v_free, self->warm_start, dq);
+  penalty_displacement (self, ctx, set, dq);
+  solve_contacts (self, ctx, set, v_free, self->warm_start, dq);
   corrective_motion (self, ctx, q_free, v_free, dq);
 
   if (self->stabilization_iterations > 0 && !post_stabilize (self, ctx, set, error))

@@ -35,16 +35,23 @@ find (uint32_t *parent, uint32_t b)
 static uint32_t
 join_frame (uint32_t *parent, const CwbContactFrame *frame, const CwbDofRows *h)
 {
-  uint32_t first = CWB_NO_BODY;
+  uint32_t first = CWB_NO_BODY, last = CWB_NO_BODY;
   for (size_t i = frame->first_row; i < (size_t) frame->first_row + frame->n_rows; i++)
     for (size_t e = h->row_start[i]; e < h->row_start[i + 1]; e++)
       {
+        /* A row's entries come in one run per body (a rigid body's six DOFs): join a body
+         * once per run, not once per entry. */
         uint32_t body = h->entries[e].body;
+        if (body == last)
+          continue;
+        last = body;
         if (first == CWB_NO_BODY)
           {
             first = body;
             continue;
           }
+        if (body == first)
+          continue;
         uint32_t a = find (parent, first), b = find (parent, body);
         if (a != b)
           parent[MAX (a, b)] = MIN (a, b);

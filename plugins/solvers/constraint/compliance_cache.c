@@ -1,0 +1,98 @@
+/* Dense compliance of small bodies, taken once per configuration (see the header). */
+#include "compliance_cache.h"
+
+struct ComplianceCache {
+  CwbStepContext *ctx;
+  const double *q;
+  CwbCompliance kind;
+  GArray *offset;    /* size_t per body: its matrix in `matrices`, or NO_MATRIX */
+  GArray *matrices;  /* double: nv x nv per body taken so far, column by column */
+  GArray *unit;      /* double: a unit vector of nv values */
+};
+
+#define NO_MATRIX SIZE_MAX
+
+ComplianceCache *
+compliance_cache_new (void)
+{
+  ComplianceCache *cache = g_new0 (ComplianceCache, 1);
+  cache->offset = g_array_new (FALSE, FALSE, sizeof (size_t));
+  cache->matrices = g_array_new (FALSE, FALSE, sizeof (double));
+  cache->unit = g_array_new (FALSE, TRUE, sizeof (double));
+  return cache;
+}
+
+void
+compliance_cache_free (ComplianceCache *cache)
+{
+  if (cache == NULL)
+    return;
+  g_array_unref (cache->offset);
+  g_array_unref (cache->matrices);
+  g_array_unref (cache->unit);
+  g_free (cache);
+}
+
+void
+compliance_cache_begin (ComplianceCache *cache, CwbStepContext *ctx, const double *q,
+                        CwbCompliance kind)
+{
+  cache->ctx = ctx;
+  cache->q = q;
+  cache->kind = kind;
+  g_array_set_size (cache->offset, (guint) MAX (ctx->n_bodies, 1));
+  size_t *offset = (size_t *) cache->offset->data;
+  for (size_t b = 0; b < ctx->n_bodies; b++)
+    offset[b] = NO_MATRIX;
+  g_array_set_size (cache->matrices, 0);
+}
+
+/* The body's dense C, taken on first use: column d is C e_d. */
+static const double *
+dense_matrix (ComplianceCache *cache, uint32_t body, const CwbBodySlot *slot)
+{
+  size_t *offset = &g_array_index (cache->offset, size_t, body);
+  if (*offset == NO_MATRIX)
+    {
+      size_t nv = slot->nv;
+      *offset = cache->matrices->len;
+      g_array_set_size (cache->matrices, cache->matrices->len + (guint) (nv * nv));
+      g_array_set_size (cache->unit, (guint) nv);
+      double *unit = (double *) cache->unit->data;
+      memset (unit, 0, nv * sizeof (double));
+      for (size_t d = 0; d < nv; d++)
+        {
+          unit[d] = 1;
+          double *column = &g_array_index (cache->matrices, double, *offset + d * nv);
+          cache->ctx->compliance_apply (cache->ctx, body, cache->q + slot->q_offset,
+                                        cache->kind, unit, column);
+          unit[d] = 0;
+        }
+    }
+  return &g_array_index (cache->matrices, double, *offset);
+}
+
+void
+compliance_cache_apply (ComplianceCache *cache, uint32_t body, const double *r, double *dq)
+{
+  const CwbBodySlot *slot = &cache->ctx->bodies[body];
+  size_t nv = slot->nv;
+  if (nv > COMPLIANCE_CACHE_MAX_DOFS)
+    {
+      cache->ctx->compliance_apply (cache->ctx, body, cache->q + slot->q_offset, cache->kind, r,
+                                    dq);
+      return;
+    }
+  const double *c = dense_matrix (cache, body, slot);
+  for (size_t i = 0; i < nv; i++)
+    dq[i] = 0;
+  for (size_t d = 0; d < nv; d++)
+    {
+      double rd = r[d];
+      if (rd == 0)
+        continue;
+      const double *column = c + d * nv;
+      for (size_t i = 0; i < nv; i++)
+        dq[i] += column[i] * rd;
+    }
+}
