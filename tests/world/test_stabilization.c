@@ -20,20 +20,21 @@
 #define UNSTABILIZED_MIN_PENETRATION 1e-6
 
 static char *
-drop_scene (int stabilization_iterations)
+drop_scene (int stabilization_iterations, double stabilization_tolerance)
 {
   return g_strdup_printf (
     "world: { dt: 0.01, gravity: [0, 0, -9.81] }\n"
     "contact: { model: halfspace, margin: 0.005 }\n"
     "solver: { name: constraint, iterations: 2000, tolerance: 1.0e-12, "
-    "normal_constraint: position, stabilization_iterations: %d }\n"
+    "normal_constraint: position, stabilization_iterations: %d, "
+    "stabilization_tolerance: %g }\n"
     "bodies:\n"
     "  - name: box\n"
     "    shape: { type: box, size: [0.4, 0.2, 0.1] }\n"
     "    pose: { position: [0, 0, 0.3], orientation: [0.9659258262890683, 0.2588190451025208, 0, 0] }\n"
     "    velocity: { linear: [1, 0, -4], angular: [8, -5, 3] }\n"
     "    material: { density: 800, friction: 0.3 }\n",
-    stabilization_iterations);
+    stabilization_iterations, stabilization_tolerance);
 }
 
 /* The deepest point of the body below the plane z = 0 (0 when none is below). */
@@ -49,10 +50,10 @@ penetration (CwbWorld *world)
 }
 
 static double
-worst_penetration_over_run (int stabilization_iterations)
+worst_penetration_over_run (int stabilization_iterations, double stabilization_tolerance)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autofree char *yaml = drop_scene (stabilization_iterations);
+  g_autofree char *yaml = drop_scene (stabilization_iterations, stabilization_tolerance);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   double worst = 0;
   for (int k = 0; k < 60; k++)
@@ -66,12 +67,28 @@ worst_penetration_over_run (int stabilization_iterations)
 static void
 test_stabilization_removes_penetration (void)
 {
-  double without = worst_penetration_over_run (0);
-  double with = worst_penetration_over_run (10);
+  /* stabilization_tolerance 0: automatic, 100 x 1e-12 m. */
+  double without = worst_penetration_over_run (0, 0);
+  double with = worst_penetration_over_run (10, 0);
   g_test_message ("deepest penetration: %.3g m without, %.3g m with post-stabilization",
                   without, with);
   g_assert_cmpfloat (without, >, UNSTABILIZED_MIN_PENETRATION);
   g_assert_cmpfloat (with, <, STABILIZED_GAP_TOLERANCE);
+}
+
+/* stabilization_tolerance is the penetration the loop leaves: above the 1.6e-6 m this scene
+ * leaves, the loop never runs and the penetration stays; at 1e-7 m, what is left after every
+ * step is at most that (a pass brings a deeper one down to the solver's 1e-12 m; shallower
+ * ones stay). */
+static void
+test_stabilization_tolerance (void)
+{
+  double untouched = worst_penetration_over_run (10, 1e-5);
+  double bounded = worst_penetration_over_run (10, 1e-7);
+  g_test_message ("deepest penetration: %.3g m leaving 1e-5 m, %.3g m leaving 1e-7 m",
+                  untouched, bounded);
+  g_assert_cmpfloat (untouched, >, UNSTABILIZED_MIN_PENETRATION);
+  g_assert_cmpfloat (bounded, <=, 1e-7);
 }
 
 /* The contacts the step reports are the velocity pass's, with forces, not the last
@@ -108,5 +125,6 @@ main (int argc, char **argv)
   g_test_add_func ("/world/stabilization/removes-penetration",
                    test_stabilization_removes_penetration);
   g_test_add_func ("/world/stabilization/keeps-forces", test_stabilization_keeps_forces);
+  g_test_add_func ("/world/stabilization/tolerance", test_stabilization_tolerance);
   return g_test_run ();
 }
