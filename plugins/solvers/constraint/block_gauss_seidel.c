@@ -1,6 +1,8 @@
 /* Projected block Gauss-Seidel on the unbuilt Delassus operator W = H C H^T (see the header). */
 #include "block_gauss_seidel.h"
 
+#include "frame_rows.h"
+
 /* C H_i^T restricted to one body: nv values of the pool from `offset`, added into dq from
  * the body's first DOF v_offset (copied from its slot, so a sweep looks no body up). */
 typedef struct Segment {
@@ -261,13 +263,13 @@ build_blocks (BgsSolver *s, const BgsProblem *p)
       if (n == 0 || first + n > p->n_rows || frame_skipped (p, fr))
         continue;
       size_t k = 0;
-      if (p->rows[first].kind == CWB_ROW_NORMAL)
+      int idx[3];
+      int n_tangents = frame_block_rows (p->rows, p->n_rows, frame, idx);
+      if (n_tangents >= 0)
         {
-          Block block = { .normal = (int) first, .tangent = { -1, -1 }, .mu = frame->mu };
-          for (k = 1; k < n && block.n_tangents < 2
-                      && p->rows[first + k].kind == CWB_ROW_TANGENT; k++)
-            block.tangent[block.n_tangents++] = (int) (first + k);
-          int idx[3] = { block.normal, block.tangent[0], block.tangent[1] };
+          Block block = { .normal = idx[0], .tangent = { idx[1], idx[2] },
+                          .n_tangents = n_tangents, .mu = frame->mu };
+          k = 1 + (size_t) n_tangents;
           for (int a = 0; a < 1 + block.n_tangents; a++)
             for (int b = 0; b < 1 + block.n_tangents; b++)
               block.w[3 * a + b] = a == b ? diag[idx[a]] : w_entry (s, p, idx[a], idx[b]);

@@ -475,6 +475,9 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
                 GError **error)
 {
   copy_set (&self->snapshot, velocity_set);
+  double accepted = self->stabilization_tolerance > 0
+                      ? self->stabilization_tolerance
+                      : STABILIZATION_TOLERANCE_RATIO * self->tolerance;
   int passes = 0;
   double violation = NAN, volume = NAN, penetration = NAN;
   for (int k = 0; k <= self->stabilization_iterations; k++)
@@ -486,9 +489,6 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       violation = worst_violation (self, set);
       volume = set->intersection_volume;
       penetration = set->max_penetration;
-      double accepted = self->stabilization_tolerance > 0
-                          ? self->stabilization_tolerance
-                          : STABILIZATION_TOLERANCE_RATIO * self->tolerance;
       if (violation <= accepted || k == self->stabilization_iterations)
         break;
       compliance_cache_begin (self->compliance_cache, ctx, ctx->q, self->compliance);

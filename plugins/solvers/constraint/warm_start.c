@@ -3,6 +3,8 @@
  * of contacts settles. */
 #include "warm_start.h"
 
+#include "frame_rows.h"
+
 /* A slot of the table; id 0 is an empty slot (0 is "no identity" in the ABI). */
 typedef struct Slot {
   guint64 id;
@@ -105,9 +107,9 @@ anonymous_force (const WarmStart *cache, const CwbContactFrame *frame)
   return force;
 }
 
-/* The identities of point contacts are packed indices, far from random: mixed
- * (cwb_contact_id_mix) they spread over the table. */
-/* The slot holding `id`, or the empty slot where it would go. */
+/* The slot holding `id`, or the empty slot where it would go. The identities of point
+ * contacts are packed indices, far from random: mixed (cwb_contact_id_mix) they spread over
+ * the table. */
 static Slot *
 probe (const WarmStart *cache, guint64 id)
 {
@@ -118,24 +120,13 @@ probe (const WarmStart *cache, guint64 id)
       return &slots[k];
 }
 
-/* The frame's rows: its normal row and up to two tangent rows after it, -1 where missing;
- * FALSE when the frame does not start with a normal row (nothing to warm-start). */
+/* The frame's normal row and tangent rows (frame_rows.h); FALSE when it has no normal row
+ * (nothing to warm-start). */
 static gboolean
 frame_rows (const CwbContactSet *set, const CwbContactFrame *frame, int rows[3])
 {
-  const CwbConstraintRow *r = (const CwbConstraintRow *) set->rows->data;
-  rows[0] = rows[1] = rows[2] = -1;
-  if (frame->n_rows == 0 || frame->first_row + frame->n_rows > set->rows->len
-      || r[frame->first_row].kind != CWB_ROW_NORMAL)
-    return FALSE;
-  rows[0] = (int) frame->first_row;
-  for (uint32_t k = 1, t = 1; k < frame->n_rows && t < 3; k++, t++)
-    {
-      if (r[frame->first_row + k].kind != CWB_ROW_TANGENT)
-        break;
-      rows[t] = (int) (frame->first_row + k);
-    }
-  return TRUE;
+  return frame_block_rows ((const CwbConstraintRow *) set->rows->data, set->rows->len, frame,
+                           rows) >= 0;
 }
 
 size_t
