@@ -190,9 +190,3 @@ contact_regions_find (ContactRegions *regions, const CwbGeometry *geometries,
       region->n_geometries = regions->geometries->len - region->first_geometry;
     }
 }
-
-const double *
-contact_regions_body_box (const ContactRegions *regions, uint32_t body)
-{
-  return (const double *) regions->body_boxes->data + 6 * (size_t) body;
-}

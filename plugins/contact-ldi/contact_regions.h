@@ -40,8 +40,4 @@ void contact_regions_clear (ContactRegions *regions);
 void contact_regions_find (ContactRegions *regions, const CwbGeometry *geometries,
                            size_t n_geometries, size_t n_bodies, const gboolean *body_fixed);
 
-/* The bounding box of body b's surfaces at the last contact_regions_find (min > max when it
- * has none). */
-const double *contact_regions_body_box (const ContactRegions *regions, uint32_t body);
-
 G_END_DECLS

@@ -441,16 +441,13 @@ geometry_bodies (const LdiSurface *surfaces, size_t n_surfaces, uint32_t *n_geom
 }
 
 /* Merges the images' volume maps (key -> component [axis]) and gradient maps into `volumes`
- * (LdiVolume) and `gradients` (CwbPointWeight). */
+ * (LdiVolume) and `gradients` (CwbPointWeight). geometry_body (geometry_bodies, n_geometries
+ * of them) is given when the gradients are weighted (LDI_GRADIENT_NORMAL), NULL otherwise. */
 static void
-merge_volumes (AxisAccum acc[3], gboolean cells, GArray *volumes, GArray *gradients)
+merge_volumes (AxisAccum acc[3], gboolean cells, const uint32_t *geometry_body,
+               uint32_t n_geometries, GArray *volumes, GArray *gradients)
 {
-  gboolean weighted = acc[0].params->gradient == LDI_GRADIENT_NORMAL;
-  uint32_t n_geometries = 0;
-  g_autofree uint32_t *geometry_body = weighted ? geometry_bodies (acc[0].surfaces,
-                                                                   acc[0].ldi->n_surfaces,
-                                                                   &n_geometries)
-                                                : NULL;
+  gboolean weighted = geometry_body != NULL;
   SparseMap all;
   sparse_map_init (&all);
   for (int axis = 0; axis < 3; axis++)
@@ -568,9 +565,15 @@ ldi_intersection_volume (const Ldi *ldi, const LdiSurface *surfaces, size_t n_su
     }
   ldi_parallel_for (3, params->n_threads, walk_image, acc);
 
-  merge_volumes (acc, FALSE, result->pairs, result->pair_gradients);
+  uint32_t n_geometries = 0;
+  g_autofree uint32_t *geometry_body
+    = params->gradient == LDI_GRADIENT_NORMAL
+        ? geometry_bodies (surfaces, ldi->n_surfaces, &n_geometries) : NULL;
+  merge_volumes (acc, FALSE, geometry_body, n_geometries, result->pairs,
+                 result->pair_gradients);
   if (params->cell_size > 0)
-    merge_volumes (acc, TRUE, result->cells, result->cell_gradients);
+    merge_volumes (acc, TRUE, geometry_body, n_geometries, result->cells,
+                   result->cell_gradients);
   if (params->want_spans)
     {
       result->spans = g_array_new (FALSE, FALSE, sizeof (CwbInspectSpan));

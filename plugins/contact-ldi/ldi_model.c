@@ -417,7 +417,6 @@ raster_pair (PairJob *job, PairLdi *pair, GError **error)
                   ? ldi_raster_gl (self->gl, pair->ldi, surfaces, pair->surfaces->len, error)
                   : ldi_raster_cpu (pair->ldi, surfaces, pair->surfaces->len, pair->threads,
                                     error);
-  pair->rasterised = ok;
   return ok;
 }
 
@@ -479,7 +478,7 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
       pair_ldi_place (pair, region->overlap_min, region->overlap_max, h, grid);
       const uint32_t *geometries = &g_array_index (self->regions.geometries, uint32_t,
                                                    region->first_geometry);
-      if (pair->rasterised && !moved[pair->body_a] && !moved[pair->body_b]
+      if (pair->ldi != NULL && !moved[pair->body_a] && !moved[pair->body_b]
           && pair->surfaces->len == region->n_geometries)
         {
           /* Unchanged: the same fragments and volumes; only the arrays may have moved. */
@@ -488,7 +487,6 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
               = query->geometries[geometries[i]].positions;
           continue;
         }
-      pair->rasterised = FALSE;
       g_clear_pointer (&pair->result, ldi_volume_result_free);
       pair_ldi_cull (pair, query->geometries, geometries, region->n_geometries);
       pair->threads = pair_ldi_triangles (pair) < PARALLEL_MIN_TRIANGLES ? 1 : p->threads;

@@ -56,7 +56,7 @@ fresh_box (const double overlap_min[3], const double overlap_max[3], double h, d
     }
 }
 
-gboolean
+void
 pair_ldi_place (PairLdi *pair, const double overlap_min[3], const double overlap_max[3],
                 double h, double grid)
 {
@@ -65,15 +65,13 @@ pair_ldi_place (PairLdi *pair, const double overlap_min[3], const double overlap
   if (pair->ldi != NULL && pair->pixel_size == h && pair->grid == grid
       && memcmp (pair->box_min, box_min, sizeof box_min) == 0
       && memcmp (pair->box_max, box_max, sizeof box_max) == 0)
-    return FALSE;
+    return;
   pair->pixel_size = h;
   pair->grid = grid;
   memcpy (pair->box_min, box_min, sizeof box_min);
   memcpy (pair->box_max, box_max, sizeof box_max);
   g_clear_pointer (&pair->ldi, ldi_free);
   g_clear_pointer (&pair->result, ldi_volume_result_free);
-  pair->rasterised = FALSE;
-  return TRUE;
 }
 
 /* Whether triangle t of `geometry` can matter to an image of the box [lo, hi] (the top of

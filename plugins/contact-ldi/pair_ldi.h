@@ -16,12 +16,12 @@ typedef struct PairLdi {
   double pixel_size;          /* h of this pair's LDI */
   double grid;                /* box_min lies on multiples of it: h, or the cell size */
   double box_min[3], box_max[3];
-  Ldi *ldi;                   /* NULL until rasterised */
+  Ldi *ldi;                   /* NULL until rasterised; once a detection succeeds, every
+                               * pair's LDI holds the positions it detected at */
   GArray *surfaces;           /* LdiSurface: the pair's geometries with their kept triangles */
   GArray *triangles;          /* uint32_t: the kept triangles' vertex triples, surface after
                                * surface (the LdiSurfaces point into it) */
   guint threads;              /* for rasterising and walking this LDI (0: one per processor) */
-  gboolean rasterised;        /* the LDI holds the current positions */
   LdiVolumeResult *result;    /* the volumes of the current LDI, NULL until measured */
 } PairLdi;
 
@@ -33,10 +33,9 @@ void pair_ldi_clear (PairLdi *pair);
  * of side `grid`: the overlap widened by PAIR_LDI_MARGIN_PIXELS, box_min rounded down to the
  * grid. The box depends on the overlap alone, never on the detections before, so that what
  * the model measures is a function of the positions (a run resumed from the host's history
- * goes on bitwise as it went). A new box drops the LDI and its volumes. Returns whether the
- * box changed. */
-gboolean pair_ldi_place (PairLdi *pair, const double overlap_min[3], const double overlap_max[3],
-                         double h, double grid);
+ * goes on bitwise as it went). A new box drops the LDI and its volumes. */
+void pair_ldi_place (PairLdi *pair, const double overlap_min[3], const double overlap_max[3],
+                     double h, double grid);
 
 /* Rebuilds the pair's surfaces from `geometries` (the n indices in `geometry_list`, in
  * increasing order), keeping only the triangles that can cross a ray of the LDI at or below
