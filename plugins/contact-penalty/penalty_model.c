@@ -301,17 +301,6 @@ pair_pattern (const Contact *c, const double f[3], CwbPointWeight out[6])
 
 /* ---- the forces ---------------------------------------------------------------------- */
 
-/* The frame identity of a point contact: (point geometry, point, surface geometry), packed
- * when the geometries' indices fit 16 bits, hashed (odd, never 0) otherwise. */
-static guint64
-point_contact_id (uint32_t point_geometry, uint32_t point, uint32_t surface_geometry)
-{
-  guint64 pg = point_geometry, sg = surface_geometry;
-  if (pg <= 0xffff && sg <= 0xffff)
-    return (pg << 48) | (sg << 32) | point;
-  return ((pg * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) ^ (sg << 32) ^ point) | 1;
-}
-
 /* Completes contact (pair geometry, normal, gap, keys set): masses along the normal and the
  * friction coefficient, and appends it, unless neither side can move. */
 static void
@@ -385,7 +374,7 @@ build_contacts (Penalty *self, const CwbContactQuery *query)
         .pair = { .surface_geometry = c->surface_geometry },
         .key = penalty_point_key (c->point_geometry, c->point),
         .key_surface = c->surface_geometry,
-        .id = point_contact_id (c->point_geometry, c->point, c->surface_geometry),
+        .id = contact_candidate_id (c),
       };
       penalty_pair_set_vertex (&contact.pair, c->point_geometry, c->point);
       memcpy (contact.pair.bary, c->bary, sizeof c->bary);

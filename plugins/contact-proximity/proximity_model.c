@@ -80,7 +80,6 @@ read_params (Proximity *self, const CwbParamSet *params)
 {
   detection_params_read (&self->detection, params);
   self->margin_param = cwb_param_double (params, "margin", -1);
-  self->detection.margin = MAX (self->margin_param, 0);
 }
 
 static void *
@@ -174,22 +173,6 @@ geometry_moves (Proximity *self, const CwbContactQuery *query, uint32_t g)
   return moves;
 }
 
-/* The identity of a point candidate's contact: (point geometry, point, surface geometry),
- * not its triangle, so a point sliding across the triangles of a surface stays one contact
- * for the solver's warm start (the detector gives at most one candidate per (point,
- * surface), so it is unique in the set). Packed exactly while both geometry indices fit in
- * 16 bits, mixed beyond that (a clash only costs two contacts their warm start); never 0,
- * since a point never touches its own geometry. Manifold identities (convex_contact.c) are
- * hashes, as unlikely to meet these as each other. */
-static guint64
-candidate_id (const ContactCandidate *c)
-{
-  guint64 pg = c->point_geometry, sg = c->surface_geometry;
-  if (pg <= 0xffff && sg <= 0xffff)
-    return (pg << 48) | (sg << 32) | c->point;
-  return ((pg * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) ^ (sg << 32) ^ c->point) | 1;
-}
-
 /* One row: weights +w_k `direction` on a's vertices, -w_l `direction` on b's. */
 static void
 add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const ManifoldContact *c,
@@ -225,7 +208,7 @@ candidate_contact (const CwbContactQuery *query, const ContactCandidate *c,
     .a = { .geometry = c->point_geometry, .n = 1, .vertex = { c->point }, .weight = { 1 } },
     .b = { .geometry = c->surface_geometry },
     .gap = c->gap,
-    .id = candidate_id (c),
+    .id = contact_candidate_id (c),
   };
   cwb_v3_copy (out->a.position, &a->positions[3 * c->point]);
   for (int j = 0; j < 3; j++)

@@ -49,14 +49,7 @@ cwb_render_overlay_force_scale (const CwbSnapshot *snapshot, const CwbOverlayOpt
       if (b->fixed || b->n_points == 0)
         continue;
       double lo[3], hi[3];
-      cwb_v3_copy (lo, b->positions);
-      cwb_v3_copy (hi, b->positions);
-      for (size_t k = 1; k < b->n_points; k++)
-        for (int c = 0; c < 3; c++)
-          {
-            lo[c] = MIN (lo[c], b->positions[3 * k + c]);
-            hi[c] = MAX (hi[c], b->positions[3 * k + c]);
-          }
+      cwb_snapshot_body_bounds (b, lo, hi);
       double size = MAX (hi[0] - lo[0], MAX (hi[1] - lo[1], hi[2] - lo[2]));
       if (isfinite (size) && size > 0)
         sizes[n++] = size;

@@ -55,6 +55,22 @@ typedef struct ContactCandidate {
                                * -d_i / |d_i| outside, the closest feature's pseudo-normal on it */
 } ContactCandidate;
 
+/* The identity of a candidate's contact frame (CwbContactSet.contact_ids): (point geometry,
+ * point, surface geometry), not its triangle, so a point sliding across the triangles of a
+ * surface stays one contact for a solver's warm start (the detector gives at most one
+ * candidate per (point, surface), so it is unique in a set). Packed exactly while both
+ * geometry indices fit in 16 bits, mixed beyond that (a clash only costs two contacts their
+ * warm start); never 0, since a point never touches its own geometry. Manifold identities
+ * (convex_contact.c) are hashes, as unlikely to meet these as each other. */
+static inline guint64
+contact_candidate_id (const ContactCandidate *c)
+{
+  guint64 pg = c->point_geometry, sg = c->surface_geometry;
+  if (pg <= 0xffff && sg <= 0xffff)
+    return (pg << 48) | (sg << 32) | c->point;
+  return ((pg * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) ^ (sg << 32) ^ c->point) | 1;
+}
+
 typedef struct CollisionDetector CollisionDetector;
 CollisionDetector *collision_detector_new (void);
 void collision_detector_free (CollisionDetector *detector);
