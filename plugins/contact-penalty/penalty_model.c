@@ -79,6 +79,11 @@ typedef struct Contact {
   CwbContactState contact_state;
 } Contact;
 
+/* One contact's constants in the normal sweeps: w_k = n_k . W_kk n_k and its softness s_k. */
+typedef struct SweepTerms {
+  double w_nn, soft;
+} SweepTerms;
+
 typedef struct Penalty {
   DetectionParams detection;
   gboolean static_friction;
@@ -100,6 +105,7 @@ typedef struct Penalty {
   GArray *inside;       /* guint: the contacts eq. 3-5 sizes */
   GArray *inside_pairs; /* PenaltyPair of each entry of inside */
   GArray *normal_vectors;/* double, 3 per contact: f_n n */
+  GArray *sweep_terms;   /* SweepTerms per contact: the normal sweeps' constants */
   GArray *rel;          /* double, 3 per contact: relative response to the normal forces */
   GArray *rel_friction; /* double, 3 per contact: response to the friction decided so far */
   GArray *movable;      /* gboolean per geometry: some contact measured a finite mass on it */
@@ -166,6 +172,7 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
   self->inside = g_array_new (FALSE, FALSE, sizeof (guint));
   self->inside_pairs = g_array_new (FALSE, FALSE, sizeof (PenaltyPair));
   self->normal_vectors = g_array_new (FALSE, FALSE, sizeof (double));
+  self->sweep_terms = g_array_new (FALSE, FALSE, sizeof (SweepTerms));
   self->rel = g_array_new (FALSE, FALSE, sizeof (double));
   self->rel_friction = g_array_new (FALSE, FALSE, sizeof (double));
   self->movable = g_array_new (FALSE, TRUE, sizeof (gboolean));
@@ -181,8 +188,8 @@ penalty_destroy (void *data)
   penalty_normalisation_free (self->norm);
   pair_mobility_free (self->mobility);
   GArray *arrays[] = { self->candidates, self->manifold, self->contacts, self->forces,
-                       self->pairs, self->inside, self->inside_pairs, self->normal_vectors, self->rel,
-                       self->rel_friction, self->movable };
+                       self->pairs, self->inside, self->inside_pairs, self->normal_vectors,
+                       self->sweep_terms, self->rel, self->rel_friction, self->movable };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_array_unref (arrays[k]);
   g_free (self);
@@ -448,29 +455,35 @@ deepest_penetration (const Penalty *self)
  * adds: an overlap no motion can close (a box wider than the gap between fixed bars) then
  * has a finite solution. rel is kept equal to W times the normal forces. */
 static void
-normal_sweeps (Penalty *self, double *rel, const double *other)
+normal_sweeps (Penalty *self, double *rel)
 {
   GArray *contacts = self->contacts;
   const gboolean *movable = (const gboolean *) self->movable->data;
   double tolerance = PENALTY_NORMAL_TOLERANCE * deepest_penetration (self);
+  /* w_k and s_k stay the same through the sweeps. */
+  g_array_set_size (self->sweep_terms, MAX (contacts->len, 1));
+  SweepTerms *terms = (SweepTerms *) (void *) self->sweep_terms->data;
+  for (guint k = 0; k < contacts->len; k++)
+    {
+      const Contact *c = &g_array_index (contacts, Contact, k);
+      double w[3];
+      const double *w_kk = pair_mobility_diagonal (self->mobility, k);
+      for (int r = 0; r < 3; r++)
+        w[r] = cwb_v3_dot (&w_kk[3 * r], c->normal);
+      terms[k].w_nn = cwb_v3_dot (c->normal, w);
+      terms[k].soft = movable[c->pair.point_geometry] && movable[c->pair.surface_geometry]
+                        ? 0 : self->softness;
+    }
   for (int sweep = 0; sweep < self->normal_sweeps; sweep++)
     {
       double largest = 0;
       for (guint k = 0; k < contacts->len; k++)
         {
           Contact *c = &g_array_index (contacts, Contact, k);
-          double w[3];
-          const double *w_kk = pair_mobility_diagonal (self->mobility, k);
-          for (int r = 0; r < 3; r++)
-            w[r] = cwb_v3_dot (&w_kk[3 * r], c->normal);
-          double w_nn = cwb_v3_dot (c->normal, w);
+          double w_nn = terms[k].w_nn, soft = terms[k].soft;
           if (!(w_nn > 0))
             continue;
-          double soft = movable[c->pair.point_geometry] && movable[c->pair.surface_geometry]
-                          ? 0 : self->softness;
           double open = c->gap + cwb_v3_dot (c->normal, &rel[3 * k]) + soft * w_nn * c->f_n;
-          if (other != NULL)
-            open += cwb_v3_dot (c->normal, &other[3 * k]);
           double next = MAX (0, c->f_n - open / ((1 + soft) * w_nn));
           double change = next - c->f_n;
           if (change == 0)
@@ -511,7 +524,7 @@ normal_forces (Penalty *self, const CwbContactQuery *query, double *rel)
       cwb_v3_scale (&vectors[3 * k], c->normal, c->f_n);
     }
   pair_mobility_apply (self->mobility, vectors, rel);
-  normal_sweeps (self, rel, NULL);
+  normal_sweeps (self, rel);
 }
 
 /* The contact set's point forces: every contact's normal force in the pattern of eq. 6,
@@ -744,7 +757,6 @@ static void
 add_frames (Penalty *self, const CwbContactQuery *query, CwbContactSet *set,
             CwbInspection *inspection)
 {
-  double deepest = 0;
   for (guint k = 0; k < self->contacts->len; k++)
     {
       const Contact *c = &g_array_index (self->contacts, Contact, k);
@@ -771,7 +783,6 @@ add_frames (Penalty *self, const CwbContactQuery *query, CwbContactSet *set,
       cwb_contact_set_add_id (set, c->id);
       if (!(c->gap < 0))
         continue;   /* a point outside: no depth vector to show */
-      deepest = MAX (deepest, -c->gap);
 
       CwbInspectVector depth = { .kind = CWB_VECTOR_DEPTH,
                                  .geometry = c->pair.point_geometry,
@@ -782,7 +793,7 @@ add_frames (Penalty *self, const CwbContactQuery *query, CwbContactSet *set,
       cwb_v3_copy (depth.vector, c->pair.depth);
       g_array_append_val (inspection->vectors, depth);
     }
-  set->max_penetration = deepest;
+  set->max_penetration = deepest_penetration (self);
 }
 
 /* d(force)/d(position) of every contact's normal force, for implicit integrators: with
