@@ -95,27 +95,36 @@ penalty_contact_force (const PenaltyPair *pair, const PenaltyNormalisation *norm
   cwb_v3_scale (force, pair->depth, 1 / denominator);
 }
 
+size_t
+penalty_pair_pattern (const PenaltyPair *p, const double f[3], CwbPointWeight *out)
+{
+  size_t n = 0;
+  for (uint32_t l = 0; l < p->n_points; l++)
+    {
+      out[n] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->points[l] };
+      cwb_v3_scale (out[n++].w, f, p->weights[l]);
+    }
+  for (int v = 0; v < 3; v++)
+    {
+      if (p->bary[v] == 0)
+        continue;
+      out[n] = (CwbPointWeight){ .geometry = p->surface_geometry, .point = p->vertices[v] };
+      cwb_v3_scale (out[n++].w, f, -p->bary[v]);
+    }
+  return n;
+}
+
 void
 penalty_post_correct (const PenaltyPair *pairs, const double *forces, size_t n, GArray *out)
 {
   for (size_t k = 0; k < n; k++)
     {
-      const PenaltyPair *p = &pairs[k];
-      const double *f = &forces[3 * k];
-      for (uint32_t l = 0; l < p->n_points; l++)
-        {
-          CwbPointWeight on_point = { .geometry = p->point_geometry, .point = p->points[l] };
-          cwb_v3_scale (on_point.w, f, 0.5 * p->weights[l]);
-          g_array_append_val (out, on_point);
-        }
-      for (int v = 0; v < 3; v++)
-        {
-          if (p->bary[v] == 0)
-            continue;
-          CwbPointWeight on_vertex = { .geometry = p->surface_geometry, .point = p->vertices[v] };
-          cwb_v3_scale (on_vertex.w, f, -0.5 * p->bary[v]);
-          g_array_append_val (out, on_vertex);
-        }
+      /* Half the force on each side (halving is exact). */
+      double half[3];
+      cwb_v3_scale (half, &forces[3 * k], 0.5);
+      CwbPointWeight pattern[PENALTY_PAIR_PATTERN_MAX];
+      g_array_append_vals (out, pattern,
+                           (guint) penalty_pair_pattern (&pairs[k], half, pattern));
     }
 }
 

@@ -78,6 +78,12 @@ double penalty_normalisation_get (const PenaltyNormalisation *norm, uint32_t geo
 void penalty_contact_force (const PenaltyPair *pair, const PenaltyNormalisation *norm,
                             double dt, double force[3]);
 
+/* The pair's force f as point forces (eq. 6's pattern): +w_k f on the penetrating point's
+ * vertices, -h_ij f on the triangle's vertices with h_ij > 0 (action = reaction). Returns the
+ * number written to out (at most PENALTY_PAIR_PATTERN_MAX). */
+#define PENALTY_PAIR_PATTERN_MAX 6
+size_t penalty_pair_pattern (const PenaltyPair *pair, const double f[3], CwbPointWeight *out);
+
 /* The post-correction (eq. 6, the appendix's a = b = 1/2): each collision's force F_i acts
  * as F_i / 2 on point i (w_k F_i / 2 on its vertices k) and -h_ij F_i / 2 on the vertices j
  * of T_i, so that

@@ -91,25 +91,6 @@ list_column (PairMobility *w, const PenaltyPair *pairs, size_t k, guint stamp_no
         }
 }
 
-/* The pair pattern of force f at pair p: +w_k f on i's vertices, -h_l f on T's three;
- * returns the number of entries. */
-static size_t
-pair_pattern (const PenaltyPair *p, const double f[3], CwbPointWeight *out)
-{
-  size_t n = 0;
-  for (uint32_t k = 0; k < p->n_points; k++)
-    {
-      out[n] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->points[k] };
-      cwb_v3_scale (out[n++].w, f, p->weights[k]);
-    }
-  for (int l = 0; l < 3; l++)
-    {
-      out[n] = (CwbPointWeight){ .geometry = p->surface_geometry, .point = p->vertices[l] };
-      cwb_v3_scale (out[n++].w, f, -p->bary[l]);
-    }
-  return n;
-}
-
 void
 pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const PenaltyPair *pairs,
                      size_t n, const gboolean *movable)
@@ -154,8 +135,8 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
         {
           double unit[3] = { 0, 0, 0 };
           unit[axis] = 1;
-          CwbPointWeight forces[6];
-          size_t n_forces = pair_pattern (&pairs[k], unit, forces);
+          CwbPointWeight forces[PENALTY_PAIR_PATTERN_MAX];
+          size_t n_forces = penalty_pair_pattern (&pairs[k], unit, forces);
           query->point_response (query->host_data, forces, n_forces, at, n_at, dp);
           const double *d = dp;
           for (size_t e = 0; e < m; e++)

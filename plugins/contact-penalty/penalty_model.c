@@ -281,31 +281,6 @@ effective_mass (const CwbContactQuery *query, uint32_t geometry, uint32_t n,
   return mobility > 0 ? query->h * query->h / mobility : INFINITY;
 }
 
-/* The pair pattern of force f at contact c: +w_k f on i's vertices (+f on a lone vertex),
- * -h_ij f on T_i's. Normal forces take it with f = f_n n (eq. 6 with a = b = 1/2), friction
- * with f = -friction u~ (sec. 4.1). Vertices of zero weight are left out; returns the number
- * of forces. */
-static int
-pair_pattern (const Contact *c, const double f[3], CwbPointWeight out[6])
-{
-  int n = 0;
-  for (uint32_t k = 0; k < c->pair.n_points; k++)
-    {
-      out[n] = (CwbPointWeight){ .geometry = c->pair.point_geometry,
-                                 .point = c->pair.points[k] };
-      cwb_v3_scale (out[n++].w, f, c->pair.weights[k]);
-    }
-  for (int j = 0; j < 3; j++)
-    {
-      if (c->pair.bary[j] == 0)
-        continue;
-      out[n] = (CwbPointWeight){ .geometry = c->pair.surface_geometry,
-                                 .point = c->pair.vertices[j] };
-      cwb_v3_scale (out[n++].w, f, -c->pair.bary[j]);
-    }
-  return n;
-}
-
 /* ---- the forces ---------------------------------------------------------------------- */
 
 /* Completes contact (pair geometry, normal, gap, keys set): masses along the normal and the
@@ -542,9 +517,10 @@ add_normal_forces (Penalty *self)
       if (c->f_n == 0)
         continue;
       double f[3];
-      CwbPointWeight pattern[6];
+      CwbPointWeight pattern[PENALTY_PAIR_PATTERN_MAX];
       cwb_v3_scale (f, c->normal, c->f_n);
-      g_array_append_vals (self->forces, pattern, pair_pattern (c, f, pattern));
+      g_array_append_vals (self->forces, pattern,
+                           (guint) penalty_pair_pattern (&c->pair, f, pattern));
     }
 }
 
@@ -712,9 +688,10 @@ add_friction_forces (Penalty *self)
       if (c->friction == 0)
         continue;
       double f[3];
-      CwbPointWeight pattern[6];
+      CwbPointWeight pattern[PENALTY_PAIR_PATTERN_MAX];
       cwb_v3_scale (f, c->tangent, -c->friction);
-      g_array_append_vals (self->forces, pattern, pair_pattern (c, f, pattern));
+      g_array_append_vals (self->forces, pattern,
+                           (guint) penalty_pair_pattern (&c->pair, f, pattern));
     }
 }
 
