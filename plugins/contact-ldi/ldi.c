@@ -12,16 +12,18 @@ G_DEFINE_QUARK (ldi-error-quark, ldi_error)
  * that the busy pixels of an intersection spread over several tasks. */
 #define SORT_CHUNK_PIXELS 4096u
 
-Ldi *
-ldi_new (const double box_min[3], const double box_max[3], double pixel_size, GError **error)
+/* The pixel counts along x, y and z of an LDI over [box_min, box_max] with pixels of side
+ * pixel_size; FALSE with LDI_ERROR_INPUT or LDI_ERROR_TOO_LARGE when there is none. */
+static gboolean
+ldi_layout (const double box_min[3], const double box_max[3], double pixel_size,
+            uint32_t cells[3], GError **error)
 {
   if (!(pixel_size > 0) || !isfinite (pixel_size))
     {
       g_set_error (error, LDI_ERROR, LDI_ERROR_INPUT, "LDI pixel size %g is not positive",
                    pixel_size);
-      return NULL;
+      return FALSE;
     }
-  uint32_t cells[3];
   for (int k = 0; k < 3; k++)
     {
       double extent = box_max[k] - box_min[k];
@@ -30,7 +32,7 @@ ldi_new (const double box_min[3], const double box_max[3], double pixel_size, GE
           g_set_error (error, LDI_ERROR, LDI_ERROR_INPUT,
                        "LDI region is empty along axis %c: [%g, %g]", "xyz"[k], box_min[k],
                        box_max[k]);
-          return NULL;
+          return FALSE;
         }
       double n = ceil (extent / pixel_size);
       if (n > LDI_MAX_PIXELS)
@@ -38,7 +40,7 @@ ldi_new (const double box_min[3], const double box_max[3], double pixel_size, GE
           g_set_error (error, LDI_ERROR, LDI_ERROR_TOO_LARGE,
                        "LDI region %g along %c holds %.0f pixels of %g", extent, "xyz"[k], n,
                        pixel_size);
-          return NULL;
+          return FALSE;
         }
       cells[k] = (uint32_t) n;
     }
@@ -51,26 +53,63 @@ ldi_new (const double box_min[3], const double box_max[3], double pixel_size, GE
                        "LDI image along %c would hold %" G_GUINT64_FORMAT
                        " pixels of %g (at most %u)", "xyz"[axis], n, pixel_size,
                        LDI_MAX_PIXELS);
-          return NULL;
+          return FALSE;
         }
     }
+  return TRUE;
+}
 
-  Ldi *ldi = g_new0 (Ldi, 1);
+/* Lays ldi out over the box as ldi_layout found, empty: offsets (re)allocated to the new
+ * pixel counts and zeroed; the fragment arrays and the backend's lists are kept. */
+static void
+ldi_place (Ldi *ldi, const double box_min[3], const double box_max[3], double pixel_size,
+           const uint32_t cells[3])
+{
   memcpy (ldi->box_min, box_min, sizeof ldi->box_min);
   memcpy (ldi->box_max, box_max, sizeof ldi->box_max);
   ldi->pixel_size = pixel_size;
+  ldi->n_surfaces = 0;
   for (uint32_t axis = 0; axis < 3; axis++)
     {
       LdiImage *image = &ldi->images[axis];
       image->axis = axis;
       image->u = (axis + 1) % 3;
       image->v = (axis + 2) % 3;
+      size_t n_before = image->offsets != NULL ? (size_t) image->width * image->height + 1 : 0;
       image->width = cells[image->u];
       image->height = cells[image->v];
-      image->offsets = g_new0 (uint32_t, (size_t) image->width * image->height + 1);
+      size_t n = (size_t) image->width * image->height + 1;
+      if (n != n_before)
+        {
+          g_free (image->offsets);
+          image->offsets = g_new (uint32_t, n);
+        }
+      memset (image->offsets, 0, n * sizeof (uint32_t));
+      image->n_fragments = 0;
       image->sorted = TRUE;
     }
+}
+
+Ldi *
+ldi_new (const double box_min[3], const double box_max[3], double pixel_size, GError **error)
+{
+  uint32_t cells[3];
+  if (!ldi_layout (box_min, box_max, pixel_size, cells, error))
+    return NULL;
+  Ldi *ldi = g_new0 (Ldi, 1);
+  ldi_place (ldi, box_min, box_max, pixel_size, cells);
   return ldi;
+}
+
+gboolean
+ldi_reset (Ldi *ldi, const double box_min[3], const double box_max[3], double pixel_size,
+           GError **error)
+{
+  uint32_t cells[3];
+  if (!ldi_layout (box_min, box_max, pixel_size, cells, error))
+    return FALSE;
+  ldi_place (ldi, box_min, box_max, pixel_size, cells);
+  return TRUE;
 }
 
 void

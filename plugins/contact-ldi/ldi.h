@@ -96,6 +96,10 @@ typedef struct Ldi {
  * of side pixel_size > 0; NULL with LDI_ERROR_INPUT or LDI_ERROR_TOO_LARGE otherwise. */
 Ldi *ldi_new (const double box_min[3], const double box_max[3], double pixel_size,
               GError **error);
+/* Lays an existing LDI out over a new box and pixel size, as ldi_new would (same checks and
+ * errors; ldi unchanged on error), keeping its fragment arrays and lists for the next fill. */
+gboolean ldi_reset (Ldi *ldi, const double box_min[3], const double box_max[3],
+                    double pixel_size, GError **error);
 void ldi_free (Ldi *ldi);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (Ldi, ldi_free)
 

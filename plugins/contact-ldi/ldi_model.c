@@ -409,6 +409,12 @@ static gboolean
 raster_pair (PairJob *job, PairLdi *pair, GError **error)
 {
   LdiModel *self = job->self;
+  if (pair->ldi == NULL && pair->spare != NULL)
+    {
+      if (!ldi_reset (pair->spare, pair->box_min, pair->box_max, pair->pixel_size, error))
+        return FALSE;
+      pair->ldi = g_steal_pointer (&pair->spare);
+    }
   if (pair->ldi == NULL
       && (pair->ldi = ldi_new (pair->box_min, pair->box_max, pair->pixel_size, error)) == NULL)
     return FALSE;

@@ -39,6 +39,7 @@ void
 pair_ldi_clear (PairLdi *pair)
 {
   g_clear_pointer (&pair->ldi, ldi_free);
+  g_clear_pointer (&pair->spare, ldi_free);
   g_clear_pointer (&pair->result, ldi_volume_result_free);
   g_clear_pointer (&pair->surfaces, g_array_unref);
   g_clear_pointer (&pair->triangles, g_array_unref);
@@ -70,7 +71,11 @@ pair_ldi_place (PairLdi *pair, const double overlap_min[3], const double overlap
   pair->grid = grid;
   memcpy (pair->box_min, box_min, sizeof box_min);
   memcpy (pair->box_max, box_max, sizeof box_max);
-  g_clear_pointer (&pair->ldi, ldi_free);
+  if (pair->ldi != NULL)
+    {
+      ldi_free (pair->spare);
+      pair->spare = g_steal_pointer (&pair->ldi);
+    }
   g_clear_pointer (&pair->result, ldi_volume_result_free);
 }
 

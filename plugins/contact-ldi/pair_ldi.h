@@ -18,6 +18,8 @@ typedef struct PairLdi {
   double box_min[3], box_max[3];
   Ldi *ldi;                   /* NULL until rasterised; once a detection succeeds, every
                                * pair's LDI holds the positions it detected at */
+  Ldi *spare;                 /* an LDI of an earlier box, kept for its arrays: the next
+                               * rasterisation lays it out anew (ldi_reset) */
   GArray *surfaces;           /* LdiSurface: the pair's geometries with their kept triangles */
   GArray *triangles;          /* uint32_t: the kept triangles' vertex triples, surface after
                                * surface (the LdiSurfaces point into it) */
@@ -33,7 +35,8 @@ void pair_ldi_clear (PairLdi *pair);
  * of side `grid`: the overlap widened by PAIR_LDI_MARGIN_PIXELS, box_min rounded down to the
  * grid. The box depends on the overlap alone, never on the detections before, so that what
  * the model measures is a function of the positions (a run resumed from the host's history
- * goes on bitwise as it went). A new box drops the LDI and its volumes. */
+ * goes on bitwise as it went). A new box drops the LDI and its volumes; the LDI is kept as
+ * the spare, whose arrays the next rasterisation reuses. */
 void pair_ldi_place (PairLdi *pair, const double overlap_min[3], const double overlap_max[3],
                      double h, double grid);
 
