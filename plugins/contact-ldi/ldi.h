@@ -41,6 +41,21 @@ typedef struct LdiSurface {
                                 * never changes): backends skip the check */
 } LdiSurface;
 
+/* Geometry g of `geometries` as an LDI surface: all its triangles, not yet checked. */
+static inline LdiSurface
+ldi_surface_of_geometry (const CwbGeometry *geometries, uint32_t g)
+{
+  const CwbGeometry *geometry = &geometries[g];
+  return (LdiSurface) {
+    .positions = geometry->positions,
+    .n_vertices = geometry->n_points,
+    .triangles = geometry->triangles,
+    .n_triangles = geometry->n_triangles,
+    .geometry = g,
+    .body = geometry->body,
+  };
+}
+
 /* Front: the ray along +axis enters the volume there (the triangle's normal . axis < 0). */
 typedef enum LdiFacing {
   LDI_BACK = 0,

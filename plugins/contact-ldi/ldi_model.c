@@ -174,20 +174,6 @@ ldi_model_params_changed (void *data, const CwbParamSet *params)
  * of one). Larger LDIs get every thread, one after another. */
 #define PARALLEL_MIN_TRIANGLES 10000
 
-static LdiSurface
-surface_of (const CwbGeometry *geometries, uint32_t g)
-{
-  const CwbGeometry *geometry = &geometries[g];
-  return (LdiSurface) {
-    .positions = geometry->positions,
-    .n_vertices = geometry->n_points,
-    .triangles = geometry->triangles,
-    .n_triangles = geometry->n_triangles,
-    .geometry = g,
-    .body = geometry->body,
-  };
-}
-
 /* Each body's scale for the automatic pixel size: 6 V / A of its closed surfaces (volume by
  * the divergence theorem, area), which is the side of a cube, the diameter of a ball and
  * three times the thickness of a thin plate, and which a rigid motion does not change
@@ -264,7 +250,7 @@ ldi_model_attach (void *data, const CwbContactQuery *query, GError **error)
                        "surfaces; this body's geometry is particles", geometry->body);
           return FALSE;
         }
-      LdiSurface surface = surface_of (query->geometries, (uint32_t) g);
+      LdiSurface surface = ldi_surface_of_geometry (query->geometries, (uint32_t) g);
       GError *local = NULL;
       if (!ldi_surface_check (&surface, g, &local))
         {

@@ -133,17 +133,13 @@ pair_ldi_cull (PairLdi *pair, const CwbGeometry *geometries, const uint32_t *geo
   const uint32_t *triangles = (const uint32_t *) (void *) pair->triangles->data;
   for (uint32_t i = 0; i < n; i++)
     {
-      const CwbGeometry *geometry = &geometries[geometry_list[i]];
-      g_array_index (pair->surfaces, LdiSurface, i) = (LdiSurface) {
-        .positions = geometry->positions,
-        .n_vertices = geometry->n_points,
-        .triangles = triangles + first[i],
-        .n_triangles = (first[i + 1] - first[i]) / 3,
-        .geometry = geometry_list[i],
-        .body = geometry->body,
-        .checked = TRUE,   /* at attach: a subset of a closed surface's triangles, which
-                            * covers every ray the LDI walks as the whole surface does */
-      };
+      LdiSurface *surface = &g_array_index (pair->surfaces, LdiSurface, i);
+      *surface = ldi_surface_of_geometry (geometries, geometry_list[i]);
+      surface->triangles = triangles + first[i];
+      surface->n_triangles = (first[i + 1] - first[i]) / 3;
+      surface->checked = TRUE;   /* at attach: a subset of a closed surface's triangles,
+                                  * which covers every ray the LDI walks as the whole surface
+                                  * does */
     }
 }
 
