@@ -824,6 +824,137 @@ test_check_reports_violations (void)
   fixture_clear (&fx);
 }
 
+/* ---- the direct start (island_direct.h) ------------------------------------------------ */
+
+/* C^-1 of a fixture particle, column-major: diag (1 / (c_k s_d)). */
+static const double *
+particle_stiffness (void *data, uint32_t body)
+{
+  Fixture *fx = data;
+  static double stiffness[4][9];
+  memset (stiffness[body], 0, sizeof stiffness[body]);
+  for (int k = 0; k < 3; k++)
+    stiffness[body][4 * k] = 1 / (fx->compliance[body] * fx->axis_scale[body][k]);
+  return stiffness[body];
+}
+
+static const double *
+no_stiffness (void *data, uint32_t body)
+{
+  return NULL;
+}
+
+/* Two redundant rows on one particle (C = c I, both rows along z, so W = c [[1, 1], [1, 1]],
+ * singular): the direct solve changes the warm forces by the least that brings the rows to
+ * their targets, (W + eps I) df = -r, df = -r / (2c + eps) on each, keeping the warm start's
+ * split between them. Tolerance: the 6x6 Cholesky solve and the division by eps cost
+ * about cond (K) = 2c / eps times the rounding unit; 1e-9 relative leaves room above that. */
+static void
+test_direct_least_change (void)
+{
+  const double c = 0.5, eps = 1e-4, r = -0.02;
+  Fixture fx;
+  fixture_init (&fx, 1, &c);
+  const double z[3] = { 0, 0, 1 };
+  add_normal_frame (&fx, 0, -1, z);
+  add_normal_frame (&fx, 0, -1, z);
+  BgsProblem problem = fixture_problem (&fx, (const double[2]){ 0, 0 }, FALSE);
+  const size_t rows[2] = { 0, 1 };
+  const double residual[2] = { r, r }, force[2] = { 3, 1 };
+  DirectProblem direct = {
+    .n_active = 2, .rows = rows, .residual = residual, .force = force, .epsilon = eps,
+    .h = problem.h, .bodies = fx.bodies, .stiffness = particle_stiffness,
+    .stiffness_data = &fx,
+  };
+  g_autoptr (IslandDirect) solver = island_direct_new ();
+  double solved[2];
+  g_assert_true (island_direct_solve (solver, &direct, solved));
+  double df = -r / (2 * c + eps);
+  for (int k = 0; k < 2; k++)
+    g_assert_cmpfloat (fabs (solved[k] - (force[k] + df)), <, 1e-9 * fabs (df));
+  /* The rows reach their targets up to eps |df|: r + W df = -eps df. */
+  g_assert_cmpfloat (fabs (r + 2 * c * df + eps * df), <, 1e-9 * fabs (r));
+  /* A body without C^-1 (one kept as an operator) refuses the solve, leaving the output. */
+  direct.stiffness = no_stiffness;
+  double untouched[2] = { 7, 7 };
+  g_assert_false (island_direct_solve (solver, &direct, untouched));
+  g_assert_cmpfloat (untouched[0], ==, 7);
+  g_assert_cmpfloat (untouched[1], ==, 7);
+  fixture_clear (&fx);
+}
+
+/* A column of four particles on the ground, each contact given twice (redundant frames:
+ * 24 rows, the direct start's minimum), sticking under a change of load from one step to
+ * the next. From the last step's forces, the sweeps alone and the direct start reach the
+ * same motion (unique: every contact sticks, so every row's value is its target), the
+ * direct start in fewer sweeps. Tolerance: both stop at 1e-15 m per sweep; the motions
+ * agree to BGS_FORCE_TOLERANCE of their size. */
+static void
+test_direct_start_matches_sweeps (void)
+{
+  const double compliance[4] = { 1.0, 0.5, 2.0, 0.1 };
+  Fixture fx;
+  fixture_init (&fx, 4, compliance);
+  const double x[3] = { 1, 0, 0 }, y[3] = { 0, 1, 0 }, z[3] = { 0, 0, 1 };
+  for (int copy = 0; copy < 2; copy++)
+    for (int k = 0; k < 4; k++)
+      add_friction_frame (&fx, k, k - 1, 0.8, z, x, y);
+  g_assert_cmpuint (fx.rows->len, ==, BGS_DIRECT_MIN_ROWS);
+  /* Free displacements: particle k sinks by d_k and slides by s_k along x; a contact's
+   * normal value is the upper minus the lower particle's, its tangent value likewise. */
+  const double sink_a[4] = { 0.04, 0.03, 0.05, 0.02 }, slide_a[4] = { 0.001, -0.002, 0.0, 0.001 };
+  const double sink_b[4] = { 0.05, 0.02, 0.06, 0.03 }, slide_b[4] = { 0.002, -0.001, 0.001, 0.0 };
+  double delta_a[24], delta_b[24];
+  for (int copy = 0; copy < 2; copy++)
+    for (int k = 0; k < 4; k++)
+      {
+        int at = 12 * copy + 3 * k;
+        double below_a = k > 0 ? sink_a[k - 1] : 0, below_b = k > 0 ? sink_b[k - 1] : 0;
+        double under_a = k > 0 ? slide_a[k - 1] : 0, under_b = k > 0 ? slide_b[k - 1] : 0;
+        delta_a[at] = below_a - sink_a[k];
+        delta_b[at] = below_b - sink_b[k];
+        delta_a[at + 1] = slide_a[k] - under_a;
+        delta_b[at + 1] = slide_b[k] - under_b;
+        delta_a[at + 2] = delta_b[at + 2] = 0;
+      }
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  BgsProblem step_a = fixture_problem (&fx, delta_a, TRUE);
+  double f_last[24] = { 0 }, dq_last[12] = { 0 };
+  BgsResult result;
+  bgs_solve (solver, &step_a, f_last, dq_last, &result);
+  g_assert_cmpuint (result.capped_islands, ==, 0);
+
+  BgsProblem step_b = fixture_problem (&fx, delta_b, TRUE);
+  double f_sweeps[24], f_direct[24], dq_sweeps[12] = { 0 }, dq_direct[12] = { 0 };
+  memcpy (f_sweeps, f_last, sizeof f_last);
+  memcpy (f_direct, f_last, sizeof f_last);
+  BgsResult r_sweeps, r_direct;
+  bgs_solve (solver, &step_b, f_sweeps, dq_sweeps, &r_sweeps);
+  step_b.stiffness = particle_stiffness;
+  step_b.stiffness_data = &fx;
+  bgs_solve (solver, &step_b, f_direct, dq_direct, &r_direct);
+  g_test_message ("from the last step's forces: %d sweeps alone, %d after the direct start",
+                  r_sweeps.iterations, r_direct.iterations);
+  g_assert_cmpuint (r_sweeps.capped_islands, ==, 0);
+  g_assert_cmpuint (r_direct.capped_islands, ==, 0);
+  double scale = 0;
+  for (int d = 0; d < 12; d++)
+    scale = MAX (scale, fabs (dq_sweeps[d]));
+  g_assert_cmpfloat (scale, >, 0);
+  for (int d = 0; d < 12; d++)
+    g_assert_cmpfloat (fabs (dq_direct[d] - dq_sweeps[d]), <=, BGS_FORCE_TOLERANCE * scale);
+  g_assert_cmpint (r_direct.iterations, <, r_sweeps.iterations);
+
+  /* A body with no C^-1 leaves the island to the sweeps: the same sweeps as without. */
+  double f_none[24], dq_none[12] = { 0 };
+  memcpy (f_none, f_last, sizeof f_last);
+  step_b.stiffness = no_stiffness;
+  BgsResult r_none;
+  bgs_solve (solver, &step_b, f_none, dq_none, &r_none);
+  g_assert_cmpint (r_none.iterations, ==, r_sweeps.iterations);
+  fixture_clear (&fx);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -842,5 +973,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/laws/coupled-pyramid", test_coupled_pyramid);
   g_test_add_func ("/solver/bgs/laws/check-reports", test_check_reports_violations);
   g_test_add_func ("/solver/bgs/islands", test_islands_match_global);
+  g_test_add_func ("/solver/bgs/direct/least-change", test_direct_least_change);
+  g_test_add_func ("/solver/bgs/direct/matches-sweeps", test_direct_start_matches_sweeps);
   return g_test_run ();
 }

@@ -108,6 +108,55 @@ test_large_body_goes_through (void)
   compliance_cache_free (cache);
 }
 
+/* The stiffness C^-1 of a small body: C C^-1 = I (C is Hilbert + 2 I, condition about 2, so
+ * the Cholesky inverse is good to a few ulps; 1e-13 leaves room); none for a large body,
+ * and none for a C that is not symmetric. */
+static void
+test_stiffness_inverts (void)
+{
+  FakeWorld w;
+  fake_world_init (&w);
+  ComplianceCache *cache = compliance_cache_new ();
+  double q[2] = { 1.5, 0 };
+  compliance_cache_begin (cache, &w.ctx, q, CWB_COMPLIANCE_EXACT);
+  const double *k = compliance_cache_stiffness (cache, 0);
+  g_assert_nonnull (k);
+  for (size_t i = 0; i < SMALL_NV; i++)
+    for (size_t j = 0; j < SMALL_NV; j++)
+      {
+        double sum = 0;
+        for (size_t m = 0; m < SMALL_NV; m++)
+          sum += q[0] * small_entry (i, m) * k[j * SMALL_NV + m];
+        g_assert_cmpfloat (fabs (sum - (i == j ? 1 : 0)), <, 1e-13);
+      }
+  /* Taken once per configuration, from the dense C (no further operator calls). */
+  g_assert_true (compliance_cache_stiffness (cache, 0) == k);
+  g_assert_cmpint (w.calls[0], ==, SMALL_NV);
+  g_assert_null (compliance_cache_stiffness (cache, 1));
+  compliance_cache_free (cache);
+}
+
+static void
+skewed_compliance (CwbStepContext *ctx, uint32_t body, const double *q, CwbCompliance kind,
+                   const double *r, double *dq)
+{
+  fake_compliance (ctx, body, q, kind, r, dq);
+  dq[0] += 0.5 * r[1];   /* C_01 != C_10 */
+}
+
+static void
+test_stiffness_needs_symmetry (void)
+{
+  FakeWorld w;
+  fake_world_init (&w);
+  w.ctx.compliance_apply = skewed_compliance;
+  ComplianceCache *cache = compliance_cache_new ();
+  double q[2] = { 1, 0 };
+  compliance_cache_begin (cache, &w.ctx, q, CWB_COMPLIANCE_EXACT);
+  g_assert_null (compliance_cache_stiffness (cache, 0));
+  compliance_cache_free (cache);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -115,5 +164,8 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/compliance-cache/dense-matches-operator", test_dense_matches_operator);
   g_test_add_func ("/solver/compliance-cache/large-body-goes-through",
                    test_large_body_goes_through);
+  g_test_add_func ("/solver/compliance-cache/stiffness-inverts", test_stiffness_inverts);
+  g_test_add_func ("/solver/compliance-cache/stiffness-needs-symmetry",
+                   test_stiffness_needs_symmetry);
   return g_test_run ();
 }

@@ -48,6 +48,10 @@ struct BgsSolver {
                             * motion residual) */
   GArray *start_values;    /* double per row: its value before the first sweep */
   GArray *r;               /* double: scratch force of one body */
+  IslandDirect *direct;
+  GArray *active;          /* size_t: an island's active rows for the direct solve */
+  GArray *active_residual, *active_force, *direct_force;   /* double per active row */
+  GArray *block_state;     /* guint8 per block of the island: BLOCK_FIXED ... */
 };
 
 BgsSolver *
@@ -69,6 +73,12 @@ bgs_solver_new (void)
   s->values = g_array_new (FALSE, FALSE, sizeof (double));
   s->start_values = g_array_new (FALSE, FALSE, sizeof (double));
   s->r = g_array_new (FALSE, FALSE, sizeof (double));
+  s->direct = island_direct_new ();
+  s->active = g_array_new (FALSE, FALSE, sizeof (size_t));
+  s->active_residual = g_array_new (FALSE, FALSE, sizeof (double));
+  s->active_force = g_array_new (FALSE, FALSE, sizeof (double));
+  s->direct_force = g_array_new (FALSE, FALSE, sizeof (double));
+  s->block_state = g_array_new (FALSE, FALSE, sizeof (guint8));
   return s;
 }
 
@@ -92,6 +102,12 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->values);
   g_array_unref (s->start_values);
   g_array_unref (s->r);
+  island_direct_free (s->direct);
+  g_array_unref (s->active);
+  g_array_unref (s->active_residual);
+  g_array_unref (s->active_force);
+  g_array_unref (s->direct_force);
+  g_array_unref (s->block_state);
   g_free (s);
 }
 
@@ -488,6 +504,155 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
     record_value (s, p, (size_t) loose[il[k]], dq, values, motion);
 }
 
+/* ---- the direct start ----------------------------------------------------------------- */
+
+/* A contact sticks, for the active set, while its tangential force stays below this share of
+ * the friction set's size: one on the boundary slides, and keeps its force. */
+#define STICK_SHARE 0.99
+/* The rows' compliance in the direct solve over their mean W_ii. The solve changes the warm
+ * start's forces by the least that brings the rows to their targets, and the compliance
+ * bounds that change along W's nearly singular directions (contact points a clip tolerance
+ * apart, near-redundant rows): at 1e-8 those took changes of 10^3 N from round-off-sized
+ * residuals and their projection broke the 40-row pyramid; 1e-4 gave the fewest sweeps on
+ * the 10- and 20-row pyramids (docs/plugins/constraint.md), and the rows miss their targets
+ * by 1e-4 of what the change of force moves them, which the sweeps remove. */
+#define DIRECT_COMPLIANCE 1e-4
+
+/* A contact's part in the active set. */
+enum { BLOCK_FIXED, BLOCK_NORMAL, BLOCK_STICK };
+
+static void
+add_active (BgsSolver *s, size_t row, double residual, double force)
+{
+  g_array_append_val (s->active, row);
+  g_array_append_val (s->active_residual, residual);
+  g_array_append_val (s->active_force, force);
+}
+
+/* The active rows of the island's blocks in their states, and of its loose rows (bilateral
+ * rows, normal rows with force), each block's normal row first and its tangent rows after. */
+static void
+collect_active (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
+                const guint8 *state, const double *f, const double *dq)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  const guint *il = (const guint *) s->island_loose->data;
+  g_array_set_size (s->active, 0);
+  g_array_set_size (s->active_residual, 0);
+  g_array_set_size (s->active_force, 0);
+  for (size_t k = b0; k < b1; k++)
+    {
+      if (state[k - b0] == BLOCK_FIXED)
+        continue;
+      const Block *block = &blocks[ib[k]];
+      size_t n = (size_t) block->normal;
+      add_active (s, n, row_value (s, p, n, dq) + row_tolerance (p, n), f[n]);
+      if (state[k - b0] == BLOCK_STICK)
+        for (int a = 0; a < block->n_tangents; a++)
+          add_active (s, (size_t) block->tangent[a], row_value (s, p, block->tangent[a], dq),
+                      f[block->tangent[a]]);
+    }
+  for (size_t k = l0; k < l1; k++)
+    {
+      size_t i = (size_t) loose[il[k]];
+      if (p->rows[i].kind == CWB_ROW_BILATERAL)
+        add_active (s, i, row_value (s, p, i, dq), f[i]);
+      else if (p->rows[i].kind == CWB_ROW_NORMAL && f[i] > 0)
+        add_active (s, i, row_value (s, p, i, dq) + row_tolerance (p, i), f[i]);
+    }
+}
+
+/* Sets the active rows to the solved forces projected onto the laws: a normal force below
+ * zero becomes zero, a tangential force outside the friction set is scaled onto it. The
+ * normal forces go first, so that each contact's tangential forces are bounded by its own. */
+static void
+apply_solved (const BgsSolver *s, const BgsProblem *p, const double *solved, double *f,
+              double *dq)
+{
+  const size_t *rows = (const size_t *) s->active->data;
+  size_t n_active = s->active->len;
+  for (size_t k = 0; k < n_active; k++)
+    if (p->rows[rows[k]].kind != CWB_ROW_TANGENT)
+      set_force (s, p, rows[k],
+                 p->rows[rows[k]].kind == CWB_ROW_NORMAL ? larger (0, solved[k]) : solved[k],
+                 f, dq);
+  for (size_t k = 1; k < n_active; k++)
+    {
+      if (p->rows[rows[k]].kind != CWB_ROW_TANGENT || p->rows[rows[k - 1]].kind == CWB_ROW_TANGENT)
+        continue;
+      size_t normal = rows[k - 1];
+      double ft[2] = { solved[k], 0 };
+      int n_tangents = 1;
+      if (k + 1 < n_active && p->rows[rows[k + 1]].kind == CWB_ROW_TANGENT)
+        ft[n_tangents++] = solved[k + 1];
+      double radius = p->frames[p->rows[normal].frame].mu * f[normal];
+      double gauge = cwb_friction_gauge (p->friction_law, ft);
+      double scale = gauge > radius ? (gauge > 0 ? radius / gauge : 0) : 1;
+      for (int a = 0; a < n_tangents; a++)
+        set_force (s, p, rows[k + (size_t) a], scale * ft[a], f, dq);
+    }
+}
+
+/* Starts the island from the direct solve of its active set (island_direct.h), taken from
+ * the warm start's forces: contacts with force, sticking where their tangential force is
+ * inside the friction set, and the result projected onto the laws. The island keeps the
+ * warm start when the set is too small or the solve fails. */
+static void
+start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
+              double *f, double *dq)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  const double *diag = (const double *) s->diagonal->data;
+  g_array_set_size (s->block_state, (guint) MAX (b1 - b0, 1));
+  guint8 *state = (guint8 *) s->block_state->data;
+  for (size_t k = b0; k < b1; k++)
+    {
+      const Block *block = &blocks[ib[k]];
+      size_t n = (size_t) block->normal;
+      double ft[2] = { 0, 0 };
+      for (int a = 0; a < block->n_tangents; a++)
+        ft[a] = f[block->tangent[a]];
+      /* A contact open at the free configuration holds max (rate, gap) (a speculative row,
+       * constraint_solver.c): not a linear row, so it keeps its force. */
+      if (!(f[n] > 0) || (p->rate_normals && p->rows[n].violation > 0))
+        state[k - b0] = BLOCK_FIXED;
+      else if (block->n_tangents > 0 && p->friction
+               && cwb_friction_gauge (p->friction_law, ft) < STICK_SHARE * block->mu * f[n])
+        state[k - b0] = BLOCK_STICK;
+      else
+        state[k - b0] = BLOCK_NORMAL;
+    }
+  collect_active (s, p, b0, b1, l0, l1, state, f, dq);
+  if (s->active->len < BGS_DIRECT_MIN_ROWS)
+    return;
+
+  size_t n_active = s->active->len;
+  const size_t *rows = (const size_t *) s->active->data;
+  double mean_w = 0;
+  for (size_t k = 0; k < n_active; k++)
+    mean_w += diag[rows[k]];
+  mean_w /= (double) n_active;
+  DirectProblem direct = {
+    .n_active = n_active,
+    .rows = rows,
+    .residual = (const double *) s->active_residual->data,
+    .force = (const double *) s->active_force->data,
+    .epsilon = DIRECT_COMPLIANCE * mean_w,
+    .h = p->h,
+    .bodies = p->bodies,
+    .stiffness = p->stiffness,
+    .stiffness_data = p->stiffness_data,
+  };
+  g_array_set_size (s->direct_force, (guint) n_active);
+  double *solved = (double *) s->direct_force->data;
+  if (!island_direct_solve (s->direct, &direct, solved))
+    return;
+  apply_solved (s, p, solved, f, dq);
+}
+
 /* Sweeps one island until its residual reaches the tolerance or the cap; returns the sweeps
  * and leaves the last residual in *residual. The history gets, per sweep, the largest
  * residual of any island so far.
@@ -516,6 +681,8 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
   *residual = 0;
   /* The rows' values at the start (the warm start's motion), for the first sweep's motion
    * measure. */
+  if (p->stiffness != NULL)
+    start_direct (s, p, b0, b1, l0, l1, f, dq);
   double *start = (double *) s->start_values->data;
   record_values (s, p, b0, b1, l0, l1, dq, start, NULL);
   for (int it = 0; it < p->max_iterations; it++)

@@ -27,6 +27,8 @@
 
 #include <cwb/cwb.h>
 
+#include "island_direct.h"
+
 G_BEGIN_DECLS
 
 /* dq = C r for one body's nv-space force r (C from the body model, at the configuration the
@@ -68,7 +70,16 @@ typedef struct BgsProblem {
    * bodies, sleep.h): its rows keep the force they have on entry and move nothing. NULL:
    * every frame is solved. */
   const gboolean *skip_frame;
+  /* Optional: each body's C^-1 (island_direct.h). With it, an island with at least
+   * BGS_DIRECT_MIN_ROWS rows carrying force on entry (the warm start) starts its sweeps from
+   * the direct solve of that active set: normal rows with force, and the tangent rows of the
+   * contacts among them that stick (force inside the friction set). NULL: sweeps only. */
+  DirectStiffnessFunc stiffness;
+  void *stiffness_data;
 } BgsProblem;
+
+/* Below this many active rows an island is left to the sweeps alone. */
+#define BGS_DIRECT_MIN_ROWS 24
 
 typedef struct BgsResult {
   int iterations;           /* the most sweeps any island took */

@@ -1,16 +1,27 @@
 /* Dense compliance of small bodies, taken once per configuration (see the header). */
 #include "compliance_cache.h"
 
+#include <lapacke.h>
+#include <math.h>
+
 struct ComplianceCache {
   CwbStepContext *ctx;
   const double *q;
   CwbCompliance kind;
   GArray *offset;    /* size_t per body: its matrix in `matrices`, or NO_MATRIX */
   GArray *matrices;  /* double: nv x nv per body taken so far, column by column */
+  GArray *inverse_offset;  /* size_t per body: its C^-1 in `inverses`, NO_MATRIX or
+                            * NO_INVERSE */
+  GArray *inverses;  /* double: nv x nv per body inverted so far */
   GArray *unit;      /* double: a unit vector of nv values */
 };
 
 #define NO_MATRIX SIZE_MAX
+#define NO_INVERSE (SIZE_MAX - 1)
+/* C's symmetry is checked to this part of its largest entry: a body model's compliance is
+ * symmetric up to rounding, and one that is not (a gyroscopic or damping term) has no
+ * inverse here. */
+#define SYMMETRY_TOLERANCE 1e-9
 
 ComplianceCache *
 compliance_cache_new (void)
@@ -18,6 +29,8 @@ compliance_cache_new (void)
   ComplianceCache *cache = g_new0 (ComplianceCache, 1);
   cache->offset = g_array_new (FALSE, FALSE, sizeof (size_t));
   cache->matrices = g_array_new (FALSE, FALSE, sizeof (double));
+  cache->inverse_offset = g_array_new (FALSE, FALSE, sizeof (size_t));
+  cache->inverses = g_array_new (FALSE, FALSE, sizeof (double));
   cache->unit = g_array_new (FALSE, TRUE, sizeof (double));
   return cache;
 }
@@ -29,6 +42,8 @@ compliance_cache_free (ComplianceCache *cache)
     return;
   g_array_unref (cache->offset);
   g_array_unref (cache->matrices);
+  g_array_unref (cache->inverse_offset);
+  g_array_unref (cache->inverses);
   g_array_unref (cache->unit);
   g_free (cache);
 }
@@ -45,6 +60,11 @@ compliance_cache_begin (ComplianceCache *cache, CwbStepContext *ctx, const doubl
   for (size_t b = 0; b < ctx->n_bodies; b++)
     offset[b] = NO_MATRIX;
   g_array_set_size (cache->matrices, 0);
+  g_array_set_size (cache->inverse_offset, (guint) MAX (ctx->n_bodies, 1));
+  size_t *inverse_offset = (size_t *) cache->inverse_offset->data;
+  for (size_t b = 0; b < ctx->n_bodies; b++)
+    inverse_offset[b] = NO_MATRIX;
+  g_array_set_size (cache->inverses, 0);
 }
 
 /* The body's dense C, taken on first use: column d is C e_d. */
@@ -95,4 +115,51 @@ compliance_cache_apply (ComplianceCache *cache, uint32_t body, const double *r, 
       for (size_t i = 0; i < nv; i++)
         dq[i] += column[i] * rd;
     }
+}
+
+/* The inverse of the symmetric positive definite a (n x n, column-major) in place; FALSE when
+ * it is not symmetric or not positive definite. */
+static gboolean
+invert_spd (double *a, size_t n)
+{
+  double largest = 0;
+  for (size_t k = 0; k < n * n; k++)
+    largest = fmax (largest, fabs (a[k]));
+  for (size_t c = 0; c < n; c++)
+    for (size_t r = 0; r < c; r++)
+      if (fabs (a[c * n + r] - a[r * n + c]) > SYMMETRY_TOLERANCE * largest)
+        return FALSE;
+  lapack_int ln = (lapack_int) n;
+  if (largest == 0 || LAPACKE_dpotrf (LAPACK_COL_MAJOR, 'L', ln, a, ln) != 0
+      || LAPACKE_dpotri (LAPACK_COL_MAJOR, 'L', ln, a, ln) != 0)
+    return FALSE;
+  for (size_t c = 0; c < n; c++)
+    for (size_t r = 0; r < c; r++)
+      a[c * n + r] = a[r * n + c];
+  return TRUE;
+}
+
+const double *
+compliance_cache_stiffness (ComplianceCache *cache, uint32_t body)
+{
+  const CwbBodySlot *slot = &cache->ctx->bodies[body];
+  size_t nv = slot->nv;
+  size_t *offset = &g_array_index (cache->inverse_offset, size_t, body);
+  if (*offset == NO_MATRIX)
+    {
+      *offset = NO_INVERSE;
+      if (nv > 0 && nv <= COMPLIANCE_CACHE_MAX_DOFS && !slot->fixed)
+        {
+          const double *c = dense_matrix (cache, body, slot);
+          guint at = cache->inverses->len;
+          g_array_set_size (cache->inverses, at + (guint) (nv * nv));
+          double *inverse = &g_array_index (cache->inverses, double, at);
+          memcpy (inverse, c, nv * nv * sizeof (double));
+          if (invert_spd (inverse, nv))
+            *offset = at;
+          else
+            g_array_set_size (cache->inverses, at);
+        }
+    }
+  return *offset == NO_INVERSE ? NULL : &g_array_index (cache->inverses, double, *offset);
 }

@@ -27,4 +27,10 @@ void compliance_cache_begin (ComplianceCache *cache, CwbStepContext *ctx, const 
 /* dq = C_body r (the body's nv values each). */
 void compliance_cache_apply (ComplianceCache *cache, uint32_t body, const double *r, double *dq);
 
+/* C_body^-1 as a dense nv x nv matrix (column-major), taken on first use by a Cholesky
+ * factorisation of the dense C; NULL for a body kept as an operator (more than
+ * COMPLIANCE_CACHE_MAX_DOFS DOFs), a fixed body, or a C that is not symmetric positive
+ * definite. Valid until the next begin. */
+const double *compliance_cache_stiffness (ComplianceCache *cache, uint32_t body);
+
 G_END_DECLS
