@@ -19,6 +19,12 @@ static const BadCase bad_cases[] = {
   { "syntax/unclosed-flow", "world: {dt: 0.01\nbodies: []\n", CWB_SCENE_ERROR_SYNTAX, 2, 7,
     "syntax error" },
   { "syntax/tab-indent", "world:\n\tdt: 0.01\n", CWB_SCENE_ERROR_SYNTAX, 2, 1, "syntax error" },
+  /* libyaml gives text that is not UTF-8 no line and column; the message counts them. */
+  { "syntax/not-utf8", "world: {dt: 0.01}\nbodies:\n  - name: b\xff\n", CWB_SCENE_ERROR_SYNTAX, 3,
+    12, "not UTF-8 text" },
+  /* "a\0b" and "a\0c" would both be the name "a". */
+  { "syntax/nul-escape", "bodies:\n  - name: \"a\\0b\"\n", CWB_SCENE_ERROR_SYNTAX, 2, 11,
+    "a NUL character" },
   { "syntax/two-documents", "world: {}\n---\nworld: {}\n", CWB_SCENE_ERROR_SYNTAX, 2, 1,
     "more than one YAML document" },
   { "duplicate/key", "world:\n  dt: 0.1\n  dt: 0.2\n", CWB_SCENE_ERROR_DUPLICATE, 3, 3, "dt" },

@@ -25,7 +25,15 @@ typedef enum CwbSceneError {
   CWB_SCENE_ERROR_MESH,           /* mesh file missing, unreadable or unusable */
   CWB_SCENE_ERROR_DUPLICATE,      /* two bodies with one name */
   CWB_SCENE_ERROR_REFUSED,        /* a plugin refused its part of the scene (says why) */
+  CWB_SCENE_ERROR_LIMIT,          /* past one of the format's limits (nesting, aliases) */
 } CwbSceneError;
+
+/* The scene format's limits (docs/scene-format.md): how deep values may nest, and how many
+ * values a scene may hold once its aliases are expanded (each alias copies what its anchor
+ * names). Beyond either, parsing stops with CWB_SCENE_ERROR_LIMIT at the value that crossed
+ * it; every walk of a parsed tree may then recurse without running out of stack. */
+#define CWB_SCENE_MAX_DEPTH 64
+#define CWB_SCENE_MAX_VALUES 1000000
 
 /* Where a value came from: a scene file (line and column from 1), or a --set override
  * (file is "--set", line 0). `file` is an interned string. */

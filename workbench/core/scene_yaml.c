@@ -15,6 +15,7 @@ typedef struct Parse {
   GHashTable *anchors;           /* anchor name -> node, borrowed */
   CwbSceneNode *root;
   gboolean have_document;
+  size_t values;                 /* nodes made so far, alias copies included */
 } Parse;
 
 static CwbSourceLoc
@@ -78,6 +79,44 @@ parse_attach (Parse *p, CwbSceneNode *node, yaml_mark_t mark, GError **error)
   return TRUE;
 }
 
+/* Counts a new value of `height` levels and `count` nodes made at the open container's
+ * depth; FALSE, with the error set, when it crosses a limit of the format. */
+static gboolean
+parse_count (Parse *p, size_t count, size_t height, yaml_mark_t mark, GError **error)
+{
+  if (p->stack->len + height > CWB_SCENE_MAX_DEPTH)
+    {
+      g_autofree char *what = g_strdup_printf ("values nest deeper than %d levels (the scene "
+                                               "format's limit)", CWB_SCENE_MAX_DEPTH);
+      return parse_fail (p, CWB_SCENE_ERROR_LIMIT, mark, error, what);
+    }
+  if (count > CWB_SCENE_MAX_VALUES - p->values)
+    {
+      g_autofree char *what = g_strdup_printf ("the scene holds more than %d values with its "
+                                               "aliases expanded (the scene format's limit)",
+                                               CWB_SCENE_MAX_VALUES);
+      return parse_fail (p, CWB_SCENE_ERROR_LIMIT, mark, error, what);
+    }
+  p->values += count;
+  return TRUE;
+}
+
+/* The number of nodes of a tree and its height (1 for a scalar); trees built here are at
+ * most CWB_SCENE_MAX_DEPTH deep, so the recursion is bounded. */
+static size_t
+tree_size (const CwbSceneNode *node, size_t *height)
+{
+  size_t count = 1, below = 0;
+  for (guint i = 0; node->items != NULL && i < node->items->len; i++)
+    {
+      size_t h = 0;
+      count += tree_size (node->items->pdata[i], &h);
+      below = MAX (below, h);
+    }
+  *height = below + 1;
+  return count;
+}
+
 static void
 parse_remember_anchor (Parse *p, const yaml_char_t *anchor, CwbSceneNode *node)
 {
@@ -99,6 +138,13 @@ parse_event (Parse *p, const yaml_event_t *event, GError **error)
       return TRUE;
     case YAML_SCALAR_EVENT:
       {
+        if (!parse_count (p, 1, 1, event->start_mark, error))
+          return FALSE;
+        /* "\0" in a quoted scalar: C strings would end there, so "a\0b" and "a\0c" would
+         * be one name. */
+        if (memchr (event->data.scalar.value, 0, event->data.scalar.length) != NULL)
+          return parse_fail (p, CWB_SCENE_ERROR_SYNTAX, event->start_mark, error,
+                             "a NUL character (\\0) in a value, expected text without it");
         CwbSceneNode *node = cwb_scene_node_new_scalar ((const char *) event->data.scalar.value,
                                                         &loc);
         node->quoted = event->data.scalar.style == YAML_SINGLE_QUOTED_SCALAR_STYLE
@@ -112,6 +158,8 @@ parse_event (Parse *p, const yaml_event_t *event, GError **error)
     case YAML_MAPPING_START_EVENT:
       {
         gboolean seq = event->type == YAML_SEQUENCE_START_EVENT;
+        if (!parse_count (p, 1, 1, event->start_mark, error))
+          return FALSE;
         CwbSceneNode *node = cwb_scene_node_new_container (seq ? CWB_NODE_SEQUENCE
                                                                : CWB_NODE_MAPPING, &loc);
         parse_remember_anchor (p, seq ? event->data.sequence_start.anchor
@@ -133,6 +181,12 @@ parse_event (Parse *p, const yaml_event_t *event, GError **error)
         if (target == NULL)
           return parse_fail (p, CWB_SCENE_ERROR_SYNTAX, event->start_mark, error,
                              "alias of an unknown anchor");
+        /* Counted before it is copied: an anchor that names itself, or aliases of aliases,
+         * double the scene with each level ("billion laughs"). */
+        size_t height;
+        size_t count = tree_size (target, &height);
+        if (!parse_count (p, count, height, event->start_mark, error))
+          return FALSE;
         CwbSceneNode *copy = cwb_scene_node_copy (target);
         return parse_attach (p, copy, event->start_mark, error);
       }
@@ -143,6 +197,24 @@ parse_event (Parse *p, const yaml_event_t *event, GError **error)
     default:
       return TRUE;
     }
+}
+
+/* The line and column (from 0, as libyaml counts) of a byte offset in the text. */
+static yaml_mark_t
+mark_at_offset (const char *data, size_t length, size_t offset)
+{
+  yaml_mark_t mark = { .index = offset };
+  for (size_t k = 0; k < offset && k < length; k++)
+    {
+      if (data[k] == '\n')
+        {
+          mark.line++;
+          mark.column = 0;
+        }
+      else if (((unsigned char) data[k] & 0xc0u) != 0x80u)
+        mark.column++;   /* a character starts here (not a UTF-8 continuation byte) */
+    }
+  return mark;
 }
 
 CwbSceneNode *
@@ -178,6 +250,14 @@ cwb_scene_yaml_parse (const char *data, gssize length, const char *file,
           else
             what = g_strdup_printf ("syntax error: %s", parser.problem);
           yaml_mark_t mark = parser.problem != NULL ? parser.problem_mark : parser.mark;
+          /* The reader's errors (text that is not UTF-8) have an offset, not a mark. */
+          if (parser.error == YAML_READER_ERROR)
+            {
+              mark = mark_at_offset (data, (size_t) length, parser.problem_offset);
+              g_free (what);
+              what = g_strdup_printf ("not UTF-8 text: %s (byte 0x%02x)", parser.problem,
+                                      (unsigned) parser.problem_value & 0xffu);
+            }
           ok = parse_fail (&p, CWB_SCENE_ERROR_SYNTAX, mark, error, what);
           break;
         }
