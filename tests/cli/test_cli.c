@@ -129,6 +129,27 @@ test_headless_run_writes_report (void)
   g_assert_cmpstr (o.err, ==, "");
 }
 
+/* The report is JSON for every run: json-glib 1.6 wrote a step of 1e-8 s as "1e-08.0". The
+ * report is parsed back, and its times are the exact doubles of n * dt. */
+static void
+test_report_tiny_numbers (void)
+{
+  g_autofree char *scene = write_scene ("tiny.yaml", good_scene);
+  g_autofree char *report = g_build_filename (tmp_dir, "tiny.json", NULL);
+  g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "3", "--report", report,
+                                "--set", "world.dt=1.0e-8", NULL);
+  g_assert_cmpint (o.status, ==, 0);
+  g_autofree char *text = NULL;
+  g_assert_true (g_file_get_contents (report, &text, NULL, NULL));
+  g_assert_null (strstr (text, "e-08.0"));
+  g_autoptr (JsonParser) parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_data (parser, text, -1, &error));
+  g_assert_no_error (error);
+  JsonObject *root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_cmpfloat (json_object_get_double_member (root, "dt"), ==, 1e-8);
+}
+
 /* Runs the built program with the test plugin folders and `args` (NULL-terminated) on a
  * pseudo-terminal, as a user at a terminal would, and returns all it wrote there. When
  * `interrupt_at` is given, a Ctrl-C is typed once the output contains it (the terminal turns
@@ -333,6 +354,39 @@ test_bad_scenes (void)
     }
 }
 
+/* Text beyond ASCII in --set, under the C locale as under a UTF-8 one (GOption used to
+ * refuse every non-ASCII byte: main never set the locale, and converted from it), text
+ * that is neither UTF-8 nor the locale's refused with the bytes shown; and a contact
+ * parameter on a scene without a contact model refused (it used to run as if it applied). */
+static void
+test_set_text_and_orphans (void)
+{
+  const char *unicode_scene = "world: { dt: 0.01 }\n"
+                              "bodies:\n"
+                              "  - name: K\u00fcgel\n"
+                              "    shape: { type: sphere, radius: 0.5 }\n";
+  g_autofree char *scene = write_scene ("unicode.yaml", unicode_scene);
+  const char *locales[] = { "C", "C.UTF-8" };
+  g_autofree char *saved = g_strdup (g_getenv ("LC_ALL"));
+  for (size_t k = 0; k < G_N_ELEMENTS (locales); k++)
+    {
+      g_setenv ("LC_ALL", locales[k], TRUE);
+      g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "1", "--set",
+                                    "bodies.K\u00fcgel.density=2000", NULL);
+      g_test_message ("LC_ALL=%s: status %d, stderr: %s", locales[k], o.status, o.err);
+      g_assert_cmpint (o.status, ==, 0);
+    }
+  g_setenv ("LC_ALL", "C", TRUE);
+  check_bad_input ("not UTF-8 text", "--headless", scene, "--set", "bodies.K\xfcgel.density=1",
+                   NULL);
+  if (saved != NULL)
+    g_setenv ("LC_ALL", saved, TRUE);
+  else
+    g_unsetenv ("LC_ALL");
+  check_bad_input ("names no contact model", "--headless", scene, "--set",
+                   "contact.anything=banana", NULL);
+}
+
 /* One row of a --residuals file. */
 typedef struct ResidualRow {
   guint64 step, iteration;
@@ -463,12 +517,14 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/version", test_version);
   g_test_add_func ("/cli/list-plugins", test_list_plugins);
   g_test_add_func ("/cli/headless-report", test_headless_run_writes_report);
+  g_test_add_func ("/cli/report-tiny-numbers", test_report_tiny_numbers);
   g_test_add_func ("/cli/progress-on-terminal", test_progress_on_terminal);
   g_test_add_func ("/cli/build/progress-on-terminal", test_build_progress_on_terminal);
   g_test_add_func ("/cli/build/interrupted", test_build_interrupted);
   g_test_add_func ("/cli/build/progress-on-pipe", test_build_progress_on_pipe);
   g_test_add_func ("/cli/bad-arguments", test_bad_arguments);
   g_test_add_func ("/cli/bad-scenes", test_bad_scenes);
+  g_test_add_func ("/cli/set-text-and-orphans", test_set_text_and_orphans);
   g_test_add_func ("/cli/failed-run", test_failed_run);
   g_test_add_func ("/cli/residuals", test_residuals);
   int status = g_test_run ();

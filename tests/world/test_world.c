@@ -157,6 +157,44 @@ test_blow_up_keeps_last_state (void)
   check_failed_step_keeps_state ("nan", CWB_WORLD_ERROR_BLOW_UP);
 }
 
+/* States that are finite but beyond physical bounds are blow-ups too (issue 17: velocities
+ * of 1e300 ran 200 steps to exit 0, dt = 1e6 s ended with 1.9e21 J). A ball falling freely
+ * at dt = 1e6 s has v_n = n g h after n steps (semi-implicit Euler, exact for a constant
+ * force), so it passes the speed of light at step ceil (c / (g h)) = 31 and not before. */
+static void
+test_unphysical_states_stop (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (GError) error = NULL;
+  {
+    g_autoptr (CwbWorld) world = fixture_world (
+      registry, "world: { dt: 0.01 }\n"
+                "bodies:\n"
+                "  - name: bullet\n"
+                "    shape: { type: sphere, radius: 0.1 }\n"
+                "    velocity: { linear: [1.0e300, 0, 0] }\n");
+    g_assert_false (cwb_world_step (world, &error));
+    g_assert_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_BLOW_UP);
+    g_test_message ("%s", error->message);
+    g_assert_nonnull (strstr (error->message, "'bullet' has a kinetic energy too large"));
+    g_assert_cmpuint (cwb_world_step_count (world), ==, 0);
+    g_clear_error (&error);
+  }
+  g_autoptr (CwbWorld) world = fixture_world (
+    registry, "world: { dt: 1.0e6, gravity: [0, 0, -9.81] }\n"
+              "bodies:\n"
+              "  - name: stone\n"
+              "    shape: { type: sphere, radius: 0.1 }\n");
+  guint64 expected = (guint64) ceil (299792458.0 / (9.81 * 1e6));
+  g_assert_cmpuint (expected, ==, 31);
+  while (cwb_world_step (world, &error))
+    g_assert_cmpuint (cwb_world_step_count (world), <, expected);
+  g_assert_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_BLOW_UP);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "beyond the speed of light"));
+  g_assert_cmpuint (cwb_world_step_count (world), ==, expected - 1);
+}
+
 static void
 test_failed_step_keeps_last_state (void)
 {
@@ -245,6 +283,7 @@ main (int argc, char **argv)
   g_test_add_func ("/world/determinism", test_determinism);
   g_test_add_func ("/world/failure/blow-up", test_blow_up_keeps_last_state);
   g_test_add_func ("/world/failure/solver-error", test_failed_step_keeps_last_state);
+  g_test_add_func ("/world/failure/unphysical", test_unphysical_states_stop);
   g_test_add_func ("/world/swap", test_swap);
   g_test_add_func ("/world/penalty-forces", test_penalty_forces);
   return g_test_run ();

@@ -203,6 +203,9 @@ cwb_app_application_set_exit_status (CwbAppApplication *self, int status)
 int
 cwb_app_run (CwbRegistry *registry, const CwbAppOptions *options)
 {
+  /* main set the locale (the user's for text, C for numbers); GTK would otherwise set the
+   * user's for numbers too, and a saved scene or a CSV export would write "0,01". */
+  gtk_disable_setlocale ();
   CwbAppApplication *app = cwb_app_application_new (registry, options);
   /* The command line was parsed by main: GApplication sees the program name only. */
   char *argv[] = { (char *) "contact-workbench", NULL };

@@ -1,5 +1,6 @@
 /* contact-workbench: the command-line entry (ARCHITECTURE.md, "Command line and report
  * contract"). Exit status: 0 success, 1 the run failed, 2 bad arguments or a bad scene. */
+#include <locale.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,6 +154,29 @@ default_scene_path (void)
   return NULL;
 }
 
+/* The --set values as UTF-8: kept when they are, else converted from the locale's encoding
+ * (a Latin-1 terminal), else refused. */
+static gboolean
+sets_to_utf8 (char **sets, GError **error)
+{
+  for (char **s = sets; s != NULL && *s != NULL; s++)
+    {
+      if (g_utf8_validate (*s, -1, NULL))
+        continue;
+      char *text = g_locale_to_utf8 (*s, -1, NULL, NULL, NULL);
+      if (text == NULL)
+        {
+          g_autofree char *shown = g_strescape (*s, NULL);
+          g_set_error (error, G_CONVERT_ERROR, G_CONVERT_ERROR_ILLEGAL_SEQUENCE,
+                       "--set %s: not UTF-8 text, nor text in the locale's encoding", shown);
+          return FALSE;
+        }
+      g_free (*s);
+      *s = text;
+    }
+  return TRUE;
+}
+
 static int
 run (CliOptions *o)
 {
@@ -255,11 +279,18 @@ run (CliOptions *o)
 int
 main (int argc, char **argv)
 {
+  /* The user's locale for text, so that UTF-8 arguments (a body's name in --set) convert;
+   * the C locale for numbers, which every scene, --set value and report writes with a
+   * decimal point. */
+  setlocale (LC_ALL, "");
+  setlocale (LC_NUMERIC, "C");
   CliOptions o = { .steps = STEPS_NOT_GIVEN };
   GOptionEntry entries[] = {
     { "headless", 0, 0, G_OPTION_ARG_NONE, &o.headless, "Run without a window", NULL },
     { "steps", 0, 0, G_OPTION_ARG_INT64, &o.steps, "Steps to run (headless; default 500)", "N" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.sets,
+    /* Taken as bytes and checked here (sets_to_utf8): GOption would convert them from the
+     * locale's encoding, refusing every non-ASCII byte under the C locale. */
+    { "set", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.sets,
       "Override a scene value, repeatable (e.g. contact.model=penalty)", "KEY=VALUE" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &o.report, "Write the run report (JSON)", "FILE" },
     { "residuals", 0, 0, G_OPTION_ARG_FILENAME, &o.residuals,
@@ -291,6 +322,11 @@ main (int argc, char **argv)
     {
       cli_options_clear (&o);
       return fail (EXIT_BAD_INPUT, "%s (see --help)", error->message);
+    }
+  if (!sets_to_utf8 (o.sets, &error))
+    {
+      cli_options_clear (&o);
+      return fail (EXIT_BAD_INPUT, "%s", error->message);
     }
   int status = run (&o);
   cli_options_clear (&o);

@@ -174,6 +174,51 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
   return json_builder_get_root (b);
 }
 
+/* json-glib 1.6 writes a double whose shortest form has an exponent and no point as that
+ * form with ".0" appended: 1e-8 becomes "1e-08.0", which is not JSON. Drops such a ".0"
+ * from the numbers of generated text (never inside a string), in place; returns the new
+ * length. */
+static gsize
+repair_exponent_numbers (char *text, gsize length)
+{
+  gsize out = 0;
+  gboolean in_string = FALSE;
+  for (gsize k = 0; k < length; k++)
+    {
+      char c = text[k];
+      if (in_string)
+        {
+          if (c == '\\' && k + 1 < length)
+            {
+              text[out++] = c;
+              c = text[++k];
+            }
+          else if (c == '"')
+            in_string = FALSE;
+        }
+      else if (c == '"')
+        in_string = TRUE;
+      else if ((c == 'e' || c == 'E') && out > 0 && g_ascii_isdigit (text[out - 1]))
+        {
+          /* An exponent: copy its sign and digits, then skip a ".0" right after them. */
+          text[out++] = c;
+          k++;
+          if (k < length && (text[k] == '+' || text[k] == '-'))
+            text[out++] = text[k++];
+          while (k < length && g_ascii_isdigit (text[k]))
+            text[out++] = text[k++];
+          if (k + 1 < length && text[k] == '.' && text[k + 1] == '0'
+              && (k + 2 >= length || !g_ascii_isdigit (text[k + 2])))
+            k += 2;
+          k--;
+          continue;
+        }
+      text[out++] = c;
+    }
+  text[out] = '\0';
+  return out;
+}
+
 gboolean
 cwb_report_write (const CwbReport *report, const CwbWorld *world, double wall_ms,
                   const char *failure, const char *path, GError **error)
@@ -184,6 +229,7 @@ cwb_report_write (const CwbReport *report, const CwbWorld *world, double wall_ms
   json_generator_set_pretty (gen, TRUE);
   gsize length = 0;
   g_autofree char *text = json_generator_to_data (gen, &length);
+  length = repair_exponent_numbers (text, length);
   return g_file_set_contents_full (path, text, (gssize) length,
                                    G_FILE_SET_CONTENTS_CONSISTENT, 0666, error);
 }

@@ -503,6 +503,17 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
     }
   memcpy (world->q_detect, world->q, world->nq * sizeof (double));
 
+  if (scene->contact_model == NULL && scene->contact_params != NULL
+      && scene->contact_params->len > 0)
+    {
+      /* Nothing would read them: say so rather than run as if they applied. */
+      const CwbSceneParam *param = scene->contact_params->pdata[0];
+      g_autofree char *field = g_strconcat ("contact.", param->name, NULL);
+      cwb_scene_set_error (error, CWB_SCENE_ERROR_MISSING, &param->key_loc, field,
+                           "a contact parameter, but the scene names no contact model "
+                           "(expected contact.model as well)");
+      return FALSE;
+    }
   if (scene->contact_model != NULL
       && !plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, scene->contact_model,
                               scene->contact_params, &scene->contact_model_loc, error))
@@ -618,6 +629,36 @@ body_owning (const CwbWorld *world, size_t index, gboolean velocity)
   return "?";
 }
 
+/* No body moves faster than light: a state beyond that bound (or with a kinetic energy that
+ * overflows) came from a step that diverged, whatever its numbers still being finite. */
+#define SPEED_OF_LIGHT 299792458.0
+
+/* The first body whose state is beyond physical bounds, with why in *why; -1 when none. A
+ * body's mean speed sqrt (2 KE / m) counts its spin and its deformation too. */
+static int
+first_unphysical_body (const CwbWorld *world, char **why)
+{
+  for (guint i = 0; i < world->bodies->len; i++)
+    {
+      CwbBodySummary sum;
+      cwb_world_body_summary (world, i, &sum);
+      if (!isfinite (sum.kinetic_energy))
+        {
+          *why = g_strdup ("a kinetic energy too large to represent");
+          return (int) i;
+        }
+      double speed = cwb_v3_norm (sum.linear_velocity);
+      double mean_speed = sum.mass > 0 ? sqrt (2 * sum.kinetic_energy / sum.mass) : 0;
+      if (speed > SPEED_OF_LIGHT || mean_speed > SPEED_OF_LIGHT)
+        {
+          *why = g_strdup_printf ("a speed of %.3g m/s (mean over its mass: %.3g m/s), beyond "
+                                  "the speed of light", speed, mean_speed);
+          return (int) i;
+        }
+    }
+  return -1;
+}
+
 static void
 restore_state (CwbWorld *world)
 {
@@ -710,6 +751,18 @@ cwb_world_step (CwbWorld *world, GError **error)
                    "numerical blow-up at step %" G_GUINT64_FORMAT " (t = %g s): body '%s' has a "
                    "non-finite %s; the last good state is kept (try a smaller world.dt)",
                    world->steps + 1, world->time, who, bad_q < world->nq ? "position" : "velocity");
+      return FALSE;
+    }
+  g_autofree char *why = NULL;
+  int unphysical = first_unphysical_body (world, &why);
+  if (unphysical >= 0)
+    {
+      const char *who = g_array_index (world->bodies, CwbWorldBody, unphysical).name;
+      restore_state (world);
+      g_set_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_BLOW_UP,
+                   "numerical blow-up at step %" G_GUINT64_FORMAT " (t = %g s): body '%s' has "
+                   "%s; the last good state is kept (try a smaller world.dt)",
+                   world->steps + 1, world->time, who, why);
       return FALSE;
     }
 
