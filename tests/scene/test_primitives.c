@@ -222,6 +222,37 @@ test_mesh_shape_relative (void)
   assert_rel (cwb_mesh_volume (mesh), 27, EXACT_VOLUME_RTOL);
 }
 
+/* The triangle count the scene checks against its limit before building (issue 17) is the
+ * count the build makes, for every kind, odd and even resolutions, with a capsule of height 0
+ * (one shared equator) among them; and in closed form for the torus (2 n^2) and the sphere
+ * (n segments, m = n / 2 bands: two pole fans of n and 2 n (m - 2) between). */
+static void
+test_triangle_count (void)
+{
+  const CwbShapeKind kinds[] = { CWB_SHAPE_SPHERE, CWB_SHAPE_CYLINDER, CWB_SHAPE_CAPSULE,
+                                 CWB_SHAPE_TORUS, CWB_SHAPE_BOX, CWB_SHAPE_GROUND };
+  const int odd_and_even[] = { 3, 4, 7, 24, 33 };
+  for (size_t k = 0; k < G_N_ELEMENTS (kinds); k++)
+    for (size_t r = 0; r < G_N_ELEMENTS (odd_and_even); r++)
+      for (int flat = 0; flat < 2; flat++)
+        {
+          CwbShapeDesc shape = { .kind = kinds[k], .radius = 0.5, .height = flat ? 0 : 1,
+                                 .major_radius = 1, .minor_radius = 0.25,
+                                 .size = { 1, 2, 3 }, .resolution = odd_and_even[r] };
+          if (kinds[k] == CWB_SHAPE_CYLINDER && flat)
+            continue;   /* a cylinder needs a height */
+          g_autoptr (CwbMesh) mesh = make (shape);
+          g_assert_cmpuint (cwb_primitive_triangle_count (&shape), ==,
+                            cwb_mesh_n_triangles (mesh));
+        }
+  CwbShapeDesc torus = { .kind = CWB_SHAPE_TORUS, .major_radius = 1, .minor_radius = 0.25,
+                         .resolution = 4096 };
+  g_assert_cmpuint (cwb_primitive_triangle_count (&torus), ==, 2ull * 4096 * 4096);
+  CwbShapeDesc sphere = { .kind = CWB_SHAPE_SPHERE, .radius = 1, .resolution = 4096 };
+  g_assert_cmpuint (cwb_primitive_triangle_count (&sphere), ==,
+                    2ull * 4096 + 2ull * 4096 * (2048 - 2));
+}
+
 int
 main (int argc, char **argv)
 {
@@ -233,5 +264,6 @@ main (int argc, char **argv)
   g_test_add_func ("/mesh/primitives/capsule", test_capsule);
   g_test_add_func ("/mesh/primitives/torus", test_torus);
   g_test_add_func ("/mesh/primitives/mesh-file", test_mesh_shape_relative);
+  g_test_add_func ("/mesh/primitives/triangle-count", test_triangle_count);
   return g_test_run ();
 }

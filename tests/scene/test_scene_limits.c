@@ -118,6 +118,29 @@ test_alias_still_works (void)
   g_assert_cmpfloat (b->shape.radius, ==, 0.25);
 }
 
+/* A torus at resolution 4096 (inside the resolution's range) would be 33.5 M triangles:
+ * 3.2 GB and 30 s with no way out. It is refused when the scene is read, before any is
+ * made, naming the largest resolution that fits; the one at the limit is accepted. */
+static void
+test_primitive_size (void)
+{
+#define TORUS_SCENE(n) "bodies:\n"                                                            \
+                       "  - name: t\n"                                                        \
+                       "    shape: {type: torus, major_radius: 1, minor_radius: 0.3, "        \
+                       "resolution: " #n "}\n"
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) refused = cwb_scene_load_from_data (TORUS_SCENE (4096), -1, "torus.yaml",
+                                                           &error);
+  g_assert_null (refused);
+  assert_limit (error, "torus.yaml:3:12: bodies.t.shape.resolution: 4096 makes 33554432 "
+                       "triangles");
+  g_assert_nonnull (strstr (error->message, "expected at most 1000"));
+  g_clear_error (&error);
+  g_autoptr (CwbScene) scene = cwb_scene_load_from_data (TORUS_SCENE (1000), -1, "torus.yaml",
+                                                         &error);
+  g_assert_no_error (error);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -126,5 +149,6 @@ main (int argc, char **argv)
   g_test_add_func ("/scene/limits/deep-scenes", test_deep_scenes);
   g_test_add_func ("/scene/limits/alias-expansion", test_alias_expansion);
   g_test_add_func ("/scene/limits/alias-still-works", test_alias_still_works);
+  g_test_add_func ("/scene/limits/primitive-size", test_primitive_size);
   return g_test_run ();
 }

@@ -62,6 +62,10 @@ char *cwb_mesh_describe_problems (const CwbMesh *mesh);
 double cwb_mesh_volume (const CwbMesh *mesh);
 void cwb_mesh_bounds (const CwbMesh *mesh, double min[3], double max[3]);
 
+/* The triangles cwb_mesh_from_shape makes for a primitive shape (box, ground, sphere,
+ * cylinder, capsule, torus), counted without making them; 0 for a mesh file. */
+guint64 cwb_primitive_triangle_count (const CwbShapeDesc *shape);
+
 /* The primitive of a shape description, tessellated, closed, outward oriented. */
 CwbMesh *cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir,
                               GError **error);

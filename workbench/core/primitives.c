@@ -159,11 +159,89 @@ mesh_from_file (const CwbShapeDesc *shape, const char *scene_dir, GError **error
   return mesh;
 }
 
-CwbMesh *
-cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir, GError **error)
+/* The profile of a round shape (sphere, cylinder, capsule, torus) and its description. */
+static Profile
+round_profile (const CwbShapeDesc *shape, char **source)
 {
   int n = shape->resolution;
   double r = shape->radius, h = shape->height;
+  Profile p = profile_new (shape->kind == CWB_SHAPE_TORUS);
+  switch (shape->kind)
+    {
+    case CWB_SHAPE_SPHERE:
+      /* n segments around, n / 2 latitude bands: edges of about equal length. */
+      profile_arc (&p, r, 0, 0, G_PI, MAX (2, n / 2), FALSE);
+      *source = g_strdup_printf ("sphere r=%g n=%d", r, n);
+      break;
+    case CWB_SHAPE_CYLINDER:
+      profile_add (&p, 0, 0.5 * h);
+      profile_add (&p, r, 0.5 * h);
+      profile_add (&p, r, -0.5 * h);
+      profile_add (&p, 0, -0.5 * h);
+      *source = g_strdup_printf ("cylinder r=%g h=%g n=%d", r, h, n);
+      break;
+    case CWB_SHAPE_CAPSULE:
+      {
+        int q = MAX (1, n / 4);   /* bands per quarter circle, as for the sphere */
+        profile_arc (&p, r, 0.5 * h, 0, G_PI_2, q, FALSE);
+        /* With height 0 both equators coincide: keep one. */
+        profile_arc (&p, r, -0.5 * h, G_PI_2, G_PI, q, h == 0);
+        *source = g_strdup_printf ("capsule r=%g h=%g n=%d", r, h, n);
+        break;
+      }
+    case CWB_SHAPE_TORUS:
+      {
+        double big = shape->major_radius, small = shape->minor_radius;
+        /* Clockwise in (s, z) so that z decreases on the outer side. */
+        for (int j = 0; j < n; j++)
+          {
+            double t = 2 * G_PI * j / n;
+            profile_add (&p, big + small * cos (t), -small * sin (t));
+          }
+        *source = g_strdup_printf ("torus R=%g r=%g n=%d", big, small, n);
+        break;
+      }
+    default:
+      g_assert_not_reached ();
+    }
+  return p;
+}
+
+static gboolean
+is_round (CwbShapeKind kind)
+{
+  return kind == CWB_SHAPE_SPHERE || kind == CWB_SHAPE_CYLINDER || kind == CWB_SHAPE_CAPSULE
+         || kind == CWB_SHAPE_TORUS;
+}
+
+guint64
+cwb_primitive_triangle_count (const CwbShapeDesc *shape)
+{
+  if (shape->kind == CWB_SHAPE_BOX || shape->kind == CWB_SHAPE_GROUND)
+    return 12;
+  if (!is_round (shape->kind) || shape->resolution < 3)
+    return 0;
+  g_autofree char *source = NULL;
+  Profile p = round_profile (shape, &source);
+  /* As revolve () makes them: per band and segment, one triangle unless the next ring is a
+   * pole, one more unless this ring is. */
+  size_t np = p.s->len;
+  size_t n_bands = p.loop ? np : np - 1;
+  guint64 count = 0;
+  for (size_t j = 0; j < n_bands; j++)
+    {
+      size_t j1 = (j + 1) % np;
+      gboolean pole = !p.loop && g_array_index (p.s, double, j) == 0;
+      gboolean pole1 = !p.loop && g_array_index (p.s, double, j1) == 0;
+      count += (guint64) shape->resolution * (guint64) (!pole + !pole1);
+    }
+  profile_clear (&p);
+  return count;
+}
+
+CwbMesh *
+cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir, GError **error)
+{
   static const double origin[3] = { 0, 0, 0 };
   g_autofree char *source = NULL;
   switch (shape->kind)
@@ -191,47 +269,9 @@ cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir, GError **
       g_return_val_if_reached (NULL);
     }
 
-  g_return_val_if_fail (n >= 3, NULL);
-  Profile p = profile_new (shape->kind == CWB_SHAPE_TORUS);
-  switch (shape->kind)
-    {
-    case CWB_SHAPE_SPHERE:
-      /* n segments around, n / 2 latitude bands: edges of about equal length. */
-      profile_arc (&p, r, 0, 0, G_PI, MAX (2, n / 2), FALSE);
-      source = g_strdup_printf ("sphere r=%g n=%d", r, n);
-      break;
-    case CWB_SHAPE_CYLINDER:
-      profile_add (&p, 0, 0.5 * h);
-      profile_add (&p, r, 0.5 * h);
-      profile_add (&p, r, -0.5 * h);
-      profile_add (&p, 0, -0.5 * h);
-      source = g_strdup_printf ("cylinder r=%g h=%g n=%d", r, h, n);
-      break;
-    case CWB_SHAPE_CAPSULE:
-      {
-        int q = MAX (1, n / 4);   /* bands per quarter circle, as for the sphere */
-        profile_arc (&p, r, 0.5 * h, 0, G_PI_2, q, FALSE);
-        /* With height 0 both equators coincide: keep one. */
-        profile_arc (&p, r, -0.5 * h, G_PI_2, G_PI, q, h == 0);
-        source = g_strdup_printf ("capsule r=%g h=%g n=%d", r, h, n);
-        break;
-      }
-    case CWB_SHAPE_TORUS:
-      {
-        double big = shape->major_radius, small = shape->minor_radius;
-        /* Clockwise in (s, z) so that z decreases on the outer side. */
-        for (int j = 0; j < n; j++)
-          {
-            double t = 2 * G_PI * j / n;
-            profile_add (&p, big + small * cos (t), -small * sin (t));
-          }
-        source = g_strdup_printf ("torus R=%g r=%g n=%d", big, small, n);
-        break;
-      }
-    default:
-      g_assert_not_reached ();
-    }
-  CwbMesh *mesh = mesh_revolved (source, &p, n);
+  g_return_val_if_fail (shape->resolution >= 3, NULL);
+  Profile p = round_profile (shape, &source);
+  CwbMesh *mesh = mesh_revolved (source, &p, shape->resolution);
   profile_clear (&p);
   return mesh;
 }

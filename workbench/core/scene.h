@@ -34,6 +34,9 @@ typedef enum CwbSceneError {
  * it; every walk of a parsed tree may then recurse without running out of stack. */
 #define CWB_SCENE_MAX_DEPTH 64
 #define CWB_SCENE_MAX_VALUES 1000000
+/* The most triangles a primitive shape may be made of (about 200 MB of mesh and its
+ * topology): a sphere up to resolution 1415, a torus up to 1000. */
+#define CWB_SCENE_MAX_PRIMITIVE_TRIANGLES 2000000
 
 /* Where a value came from: a scene file (line and column from 1), or a --set override
  * (file is "--set", line 0). `file` is an interned string. */
