@@ -674,6 +674,55 @@ test_dirty_save_as (void)
   g_assert_cmpstr (cwb_document_scene (document)->path, ==, path);
 }
 
+/* Save As into another folder (issue 17): relative mesh paths are rewritten to name the same
+ * files from the new folder, in the saved file, the document and its undo steps, so the
+ * saved scene loads and undoing after the save still finds its meshes; absolute ones stay. */
+static void
+test_save_as_rebases_meshes (void)
+{
+  g_autofree char *source = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "tests", "data",
+                                              "cube.obj", NULL);
+  g_autofree char *cube = file_contents (source);
+  g_autofree char *mesh = test_file ("from/meshes/cube.obj");
+  g_autofree char *mesh_dir = g_path_get_dirname (mesh);
+  g_assert_cmpint (g_mkdir_with_parents (mesh_dir, 0755), ==, 0);
+  g_assert_true (g_file_set_contents (mesh, cube, -1, NULL));
+  g_autofree char *scene_text_rel = g_strdup_printf (
+    "bodies:\n"
+    "  - name: cube\n"
+    "    shape: {type: mesh, file: meshes/cube.obj}\n"
+    "  - name: fixed-path\n"
+    "    shape: {type: mesh, file: %s}\n", source);
+  g_autofree char *from = test_file ("from/scene.yaml");
+  g_assert_true (g_file_set_contents (from, scene_text_rel, -1, NULL));
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbDocument) document = cwb_document_open (from, &error);
+  g_assert_no_error (error);
+  g_assert_true (cwb_document_set (document, "world.dt", "0.002", &error));
+
+  g_autofree char *to = test_file ("to/deeper/scene.yaml");
+  g_autofree char *to_dir = g_path_get_dirname (to);
+  g_assert_cmpint (g_mkdir_with_parents (to_dir, 0755), ==, 0);
+  g_assert_true (cwb_document_save_as (document, to, &error));
+  g_assert_no_error (error);
+
+  /* The saved file loads, and its meshes resolve from its own folder. */
+  g_autoptr (CwbScene) saved = cwb_scene_load (to, &error);
+  g_assert_no_error (error);
+  const CwbBodyDesc *moved = saved->bodies->pdata[0], *kept = saved->bodies->pdata[1];
+  g_assert_cmpstr (moved->shape.mesh_file, ==, "../../from/meshes/cube.obj");
+  g_assert_cmpstr (kept->shape.mesh_file, ==, source);
+  g_autoptr (CwbMesh) loaded = cwb_mesh_from_shape (&moved->shape, to_dir, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (loaded);
+  g_assert_false (cwb_document_is_dirty (document));
+
+  /* Undoing the edit made before the save keeps the rebased path. */
+  g_assert_true (cwb_document_undo (document, &error));
+  const CwbBodyDesc *undone = cwb_document_scene (document)->bodies->pdata[0];
+  g_assert_cmpstr (undone->shape.mesh_file, ==, "../../from/meshes/cube.obj");
+}
+
 /* ---- autosave and recovery ------------------------------------------------------------ */
 
 static void
@@ -1020,6 +1069,7 @@ main (int argc, char **argv)
   g_test_add_func ("/document/dirty/save", test_dirty_save);
   g_test_add_func ("/document/dirty/save-as", test_dirty_save_as);
   g_test_add_func ("/document/autosave/when-changed", test_autosave_when_changed);
+  g_test_add_func ("/document/save-as/rebases-meshes", test_save_as_rebases_meshes);
   g_test_add_func ("/document/autosave/find-recovery", test_find_recovery);
   g_test_add_func ("/document/autosave/path", test_autosave_path);
   g_test_add_func ("/document/autosave/recovery-after-kill", test_recovery_after_kill);

@@ -56,6 +56,17 @@ choose_file (CwbAppWindow *self, const char *title, GtkFileChooserAction action,
 static void
 add_mesh_body (CwbAppWindow *self, const char *path)
 {
+  /* A scene file is UTF-8 text: a file whose name is not (from a folder in another
+   * encoding) could not be saved in it, so it is refused here, where the user chose it. */
+  if (!g_utf8_validate (path, -1, NULL))
+    {
+      g_autofree char *shown = g_filename_display_name (path);
+      g_autofree char *message = g_strdup_printf (
+        "%s: the file's name is not UTF-8 text, which a scene cannot hold: rename the file",
+        shown);
+      cwb_app_window_show_error (self, message);
+      return;
+    }
   CwbBodyDesc *body = cwb_scene_body_new ();
   body->shape.kind = CWB_SHAPE_MESH;
   body->shape.mesh_file = g_strdup (path);

@@ -618,17 +618,109 @@ cwb_document_save (CwbDocument *document, GError **error)
   return TRUE;
 }
 
+/* ---- save as: mesh paths for the new folder --------------------------------------------- */
+
+/* The folder a scene at `path` reads its relative mesh paths from, absolute and without
+ * "." or ".." (the working folder for an untitled scene). */
+static char *
+scene_folder (const char *path)
+{
+  g_autofree char *cwd = g_get_current_dir ();
+  if (path == NULL)
+    return g_canonicalize_filename (cwd, NULL);
+  g_autofree char *absolute = g_canonicalize_filename (path, cwd);
+  return g_path_get_dirname (absolute);
+}
+
+/* `target` (absolute, canonical) relative to the folder `from` (the same): the common
+ * leading folders dropped, one ".." per folder of `from` left. */
+static char *
+relative_path (const char *from, const char *target)
+{
+  g_auto (GStrv) a = g_strsplit (from, G_DIR_SEPARATOR_S, -1);
+  g_auto (GStrv) b = g_strsplit (target, G_DIR_SEPARATOR_S, -1);
+  guint na = g_strv_length (a), nb = g_strv_length (b), common = 0;
+  /* The last part of `target` is the file: it is never a common folder. */
+  while (common < na && common + 1 < nb && strcmp (a[common], b[common]) == 0)
+    common++;
+  GString *out = g_string_new (NULL);
+  for (guint k = common; k < na; k++)
+    if (a[k][0] != '\0')
+      g_string_append (out, ".." G_DIR_SEPARATOR_S);
+  for (guint k = common; k < nb; k++)
+    {
+      g_string_append (out, b[k]);
+      if (k + 1 < nb)
+        g_string_append_c (out, G_DIR_SEPARATOR);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Rewrites the scene's relative mesh paths, read from folder `from`, to name the same files
+ * from folder `to`; absolute paths stay. */
+static void
+rebase_meshes (CwbScene *scene, const char *from, const char *to)
+{
+  for (guint i = 0; i < scene->bodies->len; i++)
+    {
+      CwbBodyDesc *body = scene->bodies->pdata[i];
+      char **file = &body->shape.mesh_file;
+      if (body->shape.kind != CWB_SHAPE_MESH || *file == NULL || g_path_is_absolute (*file))
+        continue;
+      g_autofree char *absolute = g_canonicalize_filename (*file, from);
+      char *rebased = relative_path (to, absolute);
+      g_free (*file);
+      *file = rebased;
+    }
+}
+
+/* An undo or redo step's text with its mesh paths rebased; the text itself when it does not
+ * parse (it always does: every step's text was made from a scene). */
+static void
+rebase_step_texts (GQueue *steps, const char *from, const char *to)
+{
+  for (GList *l = steps->head; l != NULL; l = l->next)
+    {
+      Step *step = l->data;
+      g_autoptr (CwbScene) scene = cwb_scene_load_from_data (step->text, -1, "step", NULL);
+      if (scene == NULL)
+        continue;
+      rebase_meshes (scene, from, to);
+      g_free (step->text);
+      step->text = cwb_scene_to_yaml (scene);
+    }
+}
+
 gboolean
 cwb_document_save_as (CwbDocument *document, const char *path, GError **error)
 {
   g_return_val_if_fail (document != NULL && path != NULL, FALSE);
-  if (!cwb_scene_save (document->scene, path, error))
+  /* Relative mesh paths name files from the scene's folder: saved into another folder, they
+   * are rewritten to name the same files from there (in the undo steps too, so that undoing
+   * after the save finds them). */
+  g_autofree char *from = scene_folder (document->path);
+  g_autofree char *to = scene_folder (path);
+  gboolean moved = strcmp (from, to) != 0;
+  g_autoptr (CwbScene) rebased = cwb_scene_copy (document->scene);
+  if (moved)
+    rebase_meshes (rebased, from, to);
+  if (!cwb_scene_save (rebased, path, error))
     return FALSE;
   /* The changes are in the new file now: the autosave under the old path (or the untitled
    * one) holds nothing left to recover. */
   cwb_document_discard_autosave (document);
   g_free (document->path);
   document->path = g_strdup (path);
+  if (moved)
+    {
+      /* In place: the window keeps pointers into the scene. The files named are the same,
+       * so this is no edit (no new revision, nothing to rebuild). */
+      rebase_meshes (document->scene, from, to);
+      g_free (document->text);
+      document->text = cwb_scene_to_yaml (document->scene);
+      rebase_step_texts (&document->undo, from, to);
+      rebase_step_texts (&document->redo, from, to);
+    }
   g_free (document->scene->path);
   document->scene->path = g_strdup (path);
   g_free (document->saved_text);

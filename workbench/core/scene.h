@@ -174,8 +174,10 @@ CwbScene *cwb_scene_load_from_data (const char *data, gssize length, const char 
                                     GError **error);
 /* The YAML text of a scene, in the format cwb_scene_load reads. */
 char *cwb_scene_to_yaml (const CwbScene *scene);
-/* Writes atomically: a temporary file in the same folder, then a rename, so a failed save
- * leaves the previous file intact. */
+/* Writes the scene's text after reading it back as the same scene, through
+ * cwb_file_replace (file_replace.h): atomically, keeping the file's mode, owner and
+ * symlinks, refusing a read-only or hard-linked file; a scene holding text that is not
+ * UTF-8 is refused. A failed save leaves the previous file intact and no temporary. */
 gboolean cwb_scene_save (const CwbScene *scene, const char *path, GError **error);
 
 CwbBodyDesc *cwb_scene_find_body (const CwbScene *scene, const char *name);

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "file_replace.h"
 #include "scene.h"
 #include "scene_private.h"
 
@@ -337,6 +338,7 @@ typedef struct Emit {
   yaml_emitter_t emitter;
   GString *out;
   gboolean ok;
+  char *invalid;   /* the first text that was not UTF-8, escaped; emitted made valid */
 } Emit;
 
 static int
@@ -363,9 +365,24 @@ emit_event (Emit *e, yaml_event_t *event)
 static void
 emit_scalar_styled (Emit *e, const char *text, yaml_scalar_style_t style)
 {
+  /* libyaml refuses text that is not UTF-8 (a file name from a non-UTF-8 folder): its
+   * event would be left uninitialised. Such text is noted, for a save to refuse, and
+   * emitted with U+FFFD in place of the bad bytes, so that the text stays well formed. */
+  g_autofree char *valid = NULL;
+  if (!g_utf8_validate (text, -1, NULL))
+    {
+      if (e->invalid == NULL)
+        e->invalid = g_strescape (text, NULL);
+      text = valid = g_utf8_make_valid (text, -1);
+    }
   yaml_event_t event;
-  yaml_scalar_event_initialize (&event, NULL, NULL, (const yaml_char_t *) text,
-                                (int) strlen (text), 1, 1, style);
+  if (!yaml_scalar_event_initialize (&event, NULL, NULL, (const yaml_char_t *) text,
+                                     (int) strlen (text), 1, 1, style))
+    {
+      g_critical ("YAML emitter: a scalar event could not be made");
+      e->ok = FALSE;
+      return;
+    }
   emit_event (e, &event);
 }
 
@@ -628,8 +645,10 @@ emit_section (Emit *e, const char *section, const char *name_key, const char *na
   emit_mapping_end (e);
 }
 
-char *
-cwb_scene_to_yaml (const CwbScene *scene)
+/* The scene's text; *invalid gets the first of its texts that was not UTF-8 (escaped), or
+ * NULL. */
+static char *
+scene_emit (const CwbScene *scene, char **invalid)
 {
   Emit e = { .out = g_string_new (NULL), .ok = TRUE };
   yaml_emitter_initialize (&e.emitter);
@@ -669,21 +688,45 @@ cwb_scene_to_yaml (const CwbScene *scene)
   emit_event (&e, &event);
   yaml_emitter_flush (&e.emitter);
   yaml_emitter_delete (&e.emitter);
+  *invalid = e.invalid;
   return g_string_free (e.out, FALSE);
+}
+
+char *
+cwb_scene_to_yaml (const CwbScene *scene)
+{
+  g_autofree char *invalid = NULL;
+  return scene_emit (scene, &invalid);
 }
 
 gboolean
 cwb_scene_save (const CwbScene *scene, const char *path, GError **error)
 {
-  g_autofree char *text = cwb_scene_to_yaml (scene);
-  g_autoptr (GError) io_error = NULL;
-  /* CONSISTENT: GLib writes a temporary file in the same folder, fsyncs it and renames it
-   * over path, so a reader (or a crash) sees either the old file or the new one. */
-  if (!g_file_set_contents_full (path, text, -1, G_FILE_SET_CONTENTS_CONSISTENT, 0644,
-                                 &io_error))
+  g_autofree char *invalid = NULL;
+  g_autofree char *text = scene_emit (scene, &invalid);
+  if (invalid != NULL)
     {
-      g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_IO, "%s: cannot write: %s", path,
-                   io_error->message);
+      g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_IO,
+                   "%s: not saved: the scene holds text that is not UTF-8 (\"%s\"), and a "
+                   "scene file is UTF-8 text: rename the file or body it names", path, invalid);
+      return FALSE;
+    }
+  /* What is written must read back as this scene; a text that does not (a cut-off
+   * emission, a value the format cannot hold) is never put in place of the old file. */
+  g_autoptr (GError) back_error = NULL;
+  g_autoptr (CwbScene) back = cwb_scene_load_from_data (text, -1, path, &back_error);
+  if (back == NULL || !cwb_scene_equal (scene, back))
+    {
+      g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_IO,
+                   "%s: not saved: the text made for the scene does not read back as the same "
+                   "scene (%s); the file is unchanged", path,
+                   back_error != NULL ? back_error->message : "a value differs");
+      return FALSE;
+    }
+  g_autoptr (GError) io_error = NULL;
+  if (!cwb_file_replace (path, text, strlen (text), &io_error))
+    {
+      g_set_error_literal (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_IO, io_error->message);
       return FALSE;
     }
   return TRUE;
