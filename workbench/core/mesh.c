@@ -1,6 +1,7 @@
 /* Triangle meshes: import through Assimp's C API, welding, topology checks (edge map),
  * volume by the divergence theorem, and the borrowed view the plugin ABI uses. */
 #include "mesh.h"
+#include "mesh_guard.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -82,14 +83,16 @@ cell_equal (gconstpointer a, gconstpointer b)
   return memcmp (a, b, sizeof (CellKey)) == 0;
 }
 
+/* The cell of p among cells of side `tolerance` from `origin` (the mesh's lowest corner, so
+ * that the cell numbers stay below extent / tolerance whatever the coordinates' size). */
 static CellKey
-cell_of (const double p[3], double tolerance)
+cell_of (const double p[3], const double origin[3], double tolerance)
 {
   CellKey key;
   for (int k = 0; k < 3; k++)
     {
       if (tolerance > 0)
-        key.c[k] = (gint64) floor (p[k] / tolerance);
+        key.c[k] = (gint64) floor ((p[k] - origin[k]) / tolerance);
       else
         {
           double x = p[k] + 0.0;   /* -0.0 and 0.0 are one point */
@@ -106,6 +109,13 @@ cwb_mesh_weld (CwbMesh *mesh, double tolerance)
   /* Representatives are bucketed by cells of size tolerance, so any vertex within
    * tolerance of one lies in the 27 cells around its own. Chains per cell: head in the
    * table (index + 1), the rest in next[]. */
+  double origin[3], top[3];
+  cwb_mesh_bounds (mesh, origin, top);
+  /* Cell numbers are extent / tolerance at most; past 2^52 (a tolerance far below the
+   * coordinates' resolution) cells stop meaning anything, so weld exact duplicates only. */
+  for (int k = 0; k < 3; k++)
+    if (!(top[k] - origin[k] < 0x1p52 * tolerance))
+      tolerance = 0;
   GHashTable *cells = g_hash_table_new_full (cell_hash, cell_equal, g_free, NULL);
   g_autofree uint32_t *remap = g_new (uint32_t, n > 0 ? n : 1);
   g_autofree uint32_t *next = g_new (uint32_t, n > 0 ? n : 1);
@@ -116,7 +126,7 @@ cwb_mesh_weld (CwbMesh *mesh, double tolerance)
   for (size_t i = 0; i < n; i++)
     {
       const double *p = mesh_vertex (mesh, i);
-      CellKey home = cell_of (p, tolerance);
+      CellKey home = cell_of (p, origin, tolerance);
       uint32_t found = UINT32_MAX;
       for (int dx = -reach; dx <= reach && found == UINT32_MAX; dx++)
         for (int dy = -reach; dy <= reach && found == UINT32_MAX; dy++)
@@ -285,14 +295,30 @@ cwb_mesh_as_surface (const CwbMesh *mesh, CwbSurfaceMesh *surface)
 
 /* ---- import --------------------------------------------------------------------------- */
 
-static void
+/* The triangles of a node and its children, transformed into the file's frame; FALSE, with
+ * the error set, when a face names a vertex its mesh does not have (the importer's own
+ * validation catches that first; this keeps the copy in bounds whatever it lets through). */
+static gboolean
 append_node (CwbMesh *mesh, const struct aiScene *scene, const struct aiNode *node,
-             struct aiMatrix4x4 parent)
+             struct aiMatrix4x4 parent, const char *path, int depth, GError **error)
 {
+  if (depth > CWB_SCENE_MAX_DEPTH)
+    {
+      g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT,
+                   "%s: nodes nest deeper than %d levels", path, CWB_SCENE_MAX_DEPTH);
+      return FALSE;
+    }
   struct aiMatrix4x4 transform = parent;
   aiMultiplyMatrix4 (&transform, &node->mTransformation);
   for (unsigned m = 0; m < node->mNumMeshes; m++)
     {
+      if (node->mMeshes[m] >= scene->mNumMeshes)
+        {
+          g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT,
+                       "%s: a node names mesh %u of %u", path, node->mMeshes[m],
+                       scene->mNumMeshes);
+          return FALSE;
+        }
       const struct aiMesh *am = scene->mMeshes[node->mMeshes[m]];
       uint32_t base = (uint32_t) cwb_mesh_n_vertices (mesh);
       for (unsigned v = 0; v < am->mNumVertices; v++)
@@ -307,13 +333,52 @@ append_node (CwbMesh *mesh, const struct aiScene *scene, const struct aiNode *no
           const struct aiFace *face = &am->mFaces[f];
           if (face->mNumIndices != 3)   /* points and lines: not part of a surface */
             continue;
+          for (int k = 0; k < 3; k++)
+            if (face->mIndices[k] >= am->mNumVertices)
+              {
+                g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT,
+                             "%s: face %u names vertex %u, but its mesh has %u", path, f,
+                             face->mIndices[k], am->mNumVertices);
+                return FALSE;
+              }
           uint32_t tri[3] = { base + face->mIndices[0], base + face->mIndices[1],
                               base + face->mIndices[2] };
           g_array_append_vals (mesh->triangles, tri, 3);
         }
     }
   for (unsigned c = 0; c < node->mNumChildren; c++)
-    append_node (mesh, scene, node->mChildren[c], transform);
+    if (!append_node (mesh, scene, node->mChildren[c], transform, path, depth + 1, error))
+      return FALSE;
+  return TRUE;
+}
+
+/* FALSE, with the error set, when a vertex is not finite or the mesh's extent overflows. */
+static gboolean
+check_finite (const CwbMesh *mesh, const char *path, GError **error)
+{
+  for (size_t i = 0; i < cwb_mesh_n_vertices (mesh); i++)
+    {
+      const double *x = mesh_vertex (mesh, i);
+      if (!isfinite (x[0]) || !isfinite (x[1]) || !isfinite (x[2]))
+        {
+          g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT,
+                       "%s: vertex %zu is (%g, %g, %g), expected finite coordinates (the "
+                       "importer reads them in single precision: up to 3.4e38 in size)", path,
+                       i, x[0], x[1], x[2]);
+          return FALSE;
+        }
+    }
+  double min[3], max[3], diagonal[3];
+  cwb_mesh_bounds (mesh, min, max);
+  cwb_v3_sub (diagonal, max, min);
+  if (!isfinite (cwb_v3_norm (diagonal)))
+    {
+      g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT,
+                   "%s: the mesh spans more than a double can hold (from %g to %g along x)",
+                   path, min[0], max[0]);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 static void
@@ -331,21 +396,23 @@ mesh_flip (CwbMesh *mesh)
 CwbMesh *
 cwb_mesh_load (const char *path, double scale, GError **error)
 {
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_IO, "%s: no such file", path);
-      return NULL;
-    }
-  if (g_access (path, R_OK) != 0 || g_file_test (path, G_FILE_TEST_IS_DIR))
+  if (!cwb_mesh_guard_regular_file (path, error) || !cwb_mesh_guard_ply_header (path, error))
+    return NULL;
+  if (g_access (path, R_OK) != 0)
     {
       g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_IO, "%s: cannot read the file", path);
       return NULL;
     }
   /* The C API logs nothing unless a log stream is attached (aiAttachLogStream), and we
    * attach none: Assimp stays quiet on stdout; its problems reach the user through
-   * aiGetErrorString in our GError. */
-  const struct aiScene *scene = aiImportFile (path, aiProcess_Triangulate
-                                                      | aiProcess_JoinIdenticalVertices);
+   * aiGetErrorString in our GError. Its own validation runs first (faces naming missing
+   * vertices crashed its later steps), and every file it opens goes through the guard. */
+  struct aiFileIO io;
+  cwb_mesh_guard_file_io (&io);
+  const struct aiScene *scene = aiImportFileEx (path, aiProcess_ValidateDataStructure
+                                                        | aiProcess_Triangulate
+                                                        | aiProcess_JoinIdenticalVertices,
+                                                &io);
   if (scene == NULL)
     {
       g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT, "%s: cannot import: %s", path,
@@ -355,12 +422,16 @@ cwb_mesh_load (const char *path, double scale, GError **error)
   g_autoptr (CwbMesh) mesh = cwb_mesh_new (path);
   struct aiMatrix4x4 identity;
   aiIdentityMatrix4 (&identity);
-  if (scene->mRootNode != NULL)
-    append_node (mesh, scene, scene->mRootNode, identity);
+  gboolean ok = scene->mRootNode == NULL
+                || append_node (mesh, scene, scene->mRootNode, identity, path, 0, error);
   aiReleaseImport (scene);
+  if (!ok)
+    return NULL;
 
   for (guint k = 0; k < mesh->vertices->len; k++)
     g_array_index (mesh->vertices, double, k) *= scale;
+  if (!check_finite (mesh, path, error))
+    return NULL;
   double min[3], max[3], diagonal[3];
   cwb_mesh_bounds (mesh, min, max);
   cwb_v3_sub (diagonal, max, min);
