@@ -6,7 +6,7 @@
 
 #include "ldi.h"
 
-G_DEFINE_QUARK (ldi-error-quark, ldi_error)
+CWB_DEFINE_ERROR_QUARK (ldi-error-quark, ldi_error)
 
 /* Pixels per sorting task: large enough that a task outweighs its scheduling, small enough
  * that the busy pixels of an intersection spread over several tasks. */

@@ -45,7 +45,7 @@
 #include "ldi-shaders.h"
 #include "ldi_raster_gl.h"
 
-G_DEFINE_QUARK (ldi-gl-error-quark, ldi_gl_error)
+CWB_DEFINE_ERROR_QUARK (ldi-gl-error-quark, ldi_gl_error)
 
 #define SHADER_PREFIX "/org/contactworkbench/ldi/shaders/"
 

@@ -207,7 +207,7 @@ penalty_attach (void *data, const CwbContactQuery *query, GError **error)
   Penalty *self = data;
   if (!CWB_STRUCT_HAS (query, CwbContactQuery, point_response) || query->point_response == NULL)
     {
-      g_set_error_literal (error, g_quark_from_static_string ("penalty"), 0,
+      g_set_error_literal (error, g_quark_from_string ("penalty"), 0,
                            "the penalty model needs a host of ABI 1.1 or later (point_response)");
       return FALSE;
     }

@@ -125,7 +125,7 @@ friction_memory_restore (FrictionMemory *memory, GBytes *bytes, GError **error)
       || header.state_size != sizeof (FrictionState)
       || (size - sizeof header) % sizeof (FrictionState) != 0)
     {
-      g_set_error (error, g_quark_from_static_string ("penalty"), 0,
+      g_set_error (error, g_quark_from_string ("penalty"), 0,
                    "friction memory: %zu bytes are not a state this build of the penalty "
                    "model saved", size);
       return FALSE;

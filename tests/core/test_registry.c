@@ -435,6 +435,89 @@ test_default_dirs (void)
   g_assert_null (cwb_registry_find (registry, CWB_PLUGIN_CONTACT_MODEL, "halfspace"));
 }
 
+/* Entries named like libraries that are none (issue 17, item 7) are listed as refused with
+ * why, never skipped in silence; a truncated library is refused before the loader maps it
+ * (it died of SIGBUS there, even under --list-plugins); a file name with a newline cannot
+ * forge a line of the listing. */
+static void
+test_hostile_folder (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("cwb-plugins-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *dangling = g_build_filename (dir, "dangling.so", NULL);
+  g_assert_cmpint (symlink ("nowhere.so", dangling), ==, 0);
+  g_autofree char *loop_a = g_build_filename (dir, "loop-a.so", NULL);
+  g_autofree char *loop_b = g_build_filename (dir, "loop-b.so", NULL);
+  g_assert_cmpint (symlink ("loop-b.so", loop_a), ==, 0);
+  g_assert_cmpint (symlink ("loop-a.so", loop_b), ==, 0);
+  g_autofree char *fifo = g_build_filename (dir, "pipe.so", NULL);
+  g_assert_cmpint (mkfifo (fifo, 0600), ==, 0);
+  g_autofree char *folder = g_build_filename (dir, "folder.so", NULL);
+  g_assert_cmpint (g_mkdir (folder, 0700), ==, 0);
+  /* The first 4 KiB of a real plugin: its headers promise segments the file lacks. */
+  g_autofree char *real = g_build_filename (g_getenv ("CWB_BUILD_DIR"), "plugins", "bodies",
+                                            "rigid", "body-rigid.so", NULL);
+  g_autofree char *bytes = NULL;
+  gsize length = 0;
+  g_assert_true (g_file_get_contents (real, &bytes, &length, NULL));
+  g_assert_cmpuint (length, >, 4096);
+  g_autofree char *truncated = g_build_filename (dir, "truncated.so", NULL);
+  g_assert_true (g_file_set_contents (truncated, bytes, 4096, NULL));
+  g_autofree char *forged = g_build_filename (dir, "evil\nloaded: 99.so", NULL);
+  g_assert_true (g_file_set_contents (forged, "not a library", -1, NULL));
+
+  capture_warnings ();
+  g_autoptr (CwbRegistry) registry = cwb_registry_new ();
+  cwb_registry_add_dir (registry, dir);
+  cwb_registry_scan (registry);
+  struct { const char *file, *reason; } expected[] = {
+    { dangling, "a dangling symbolic link (to nowhere.so)" },
+    { loop_a, "a loop of symbolic links" },
+    { loop_b, "a loop of symbolic links" },
+    { fifo, "a FIFO (named pipe), not a library file" },
+    { folder, "a folder named like a library" },
+    { truncated, "truncated: " },
+    { forged, "cannot open: " },
+  };
+  g_assert_cmpuint (cwb_registry_n_files (registry), ==, G_N_ELEMENTS (expected));
+  for (size_t k = 0; k < G_N_ELEMENTS (expected); k++)
+    {
+      const CwbPluginFile *found = NULL;
+      for (size_t i = 0; i < cwb_registry_n_files (registry); i++)
+        if (strcmp (cwb_registry_file (registry, i)->path, expected[k].file) == 0)
+          found = cwb_registry_file (registry, i);
+      g_assert_nonnull (found);
+      g_test_message ("%s: %s", expected[k].file, found->reason);
+      g_assert_cmpint (found->status, ==, CWB_PLUGIN_STATUS_REFUSED);
+      g_assert_true (g_str_has_prefix (found->reason, expected[k].reason));
+    }
+
+  /* The listing: one line per refused file, the newline shown as \n. */
+  char *listing = NULL;
+  size_t listing_size = 0;
+  FILE *out = open_memstream (&listing, &listing_size);
+  cwb_registry_print (registry, out);
+  fclose (out);
+  g_autofree char *owned = listing;
+  g_assert_null (strstr (listing, "\nloaded: 99"));
+  g_assert_nonnull (strstr (listing, "evil\\nloaded: 99.so: cannot open"));
+  g_assert_nonnull (strstr (listing, "\nloaded: 0\n"));
+  g_assert_nonnull (strstr (listing, "\nrefused: 7\n"));
+
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      if (g_file_test (path, G_FILE_TEST_IS_DIR) && !g_file_test (path, G_FILE_TEST_IS_SYMLINK))
+        g_rmdir (path);
+      else
+        g_unlink (path);
+    }
+  g_rmdir (dir);
+}
+
 static void
 test_plugin_path_variable (void)
 {
@@ -470,6 +553,7 @@ main (int argc, char **argv)
   g_test_add_func ("/registry/missing-folder", test_missing_folder);
   g_test_add_func ("/registry/default-dirs", test_default_dirs);
   g_test_add_func ("/registry/plugin-path-variable", test_plugin_path_variable);
+  g_test_add_func ("/registry/hostile-folder", test_hostile_folder);
   int status = g_test_run ();
   g_ptr_array_unref (warnings);
   return status;

@@ -195,6 +195,30 @@ test_unphysical_states_stop (void)
   g_assert_cmpuint (cwb_world_step_count (world), ==, expected - 1);
 }
 
+/* A plugin's error domain keeps its name after the host closes the plugin's library
+ * (CWB_DEFINE_ERROR_QUARK, abi.h): with G_DEFINE_QUARK the name stayed in GLib's quark table
+ * as a pointer into the unmapped library, and this lookup read it. */
+static void
+test_error_domain_outlives_plugin (void)
+{
+  {
+    g_autoptr (CwbRegistry) registry = fixture_registry ();
+    g_autoptr (CwbWorld) world = fixture_world (registry, fixture_two_boxes_yaml);
+    g_autoptr (GPtrArray) params =
+      g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_scene_param_free);
+    CwbSourceLoc loc = { "test", 0, 0 };
+    g_autoptr (GError) error = NULL;
+    cwb_scene_params_set (params, "mode", cwb_scene_node_parse ("error", &loc, &error), &loc);
+    g_assert_true (cwb_world_set_solver (world, "faulty", params, &error));
+    g_assert_false (cwb_world_step (world, &error));
+    g_assert_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_STEP_FAILED);
+  }
+  /* The registry is freed: the faulty plugin's library is closed. */
+  GQuark domain = g_quark_try_string ("cwb-faulty-error-quark");
+  g_assert_cmpuint (domain, !=, 0);
+  g_assert_cmpstr (g_quark_to_string (domain), ==, "cwb-faulty-error-quark");
+}
+
 static void
 test_failed_step_keeps_last_state (void)
 {
@@ -284,6 +308,8 @@ main (int argc, char **argv)
   g_test_add_func ("/world/failure/blow-up", test_blow_up_keeps_last_state);
   g_test_add_func ("/world/failure/solver-error", test_failed_step_keeps_last_state);
   g_test_add_func ("/world/failure/unphysical", test_unphysical_states_stop);
+  g_test_add_func ("/world/failure/error-domain-outlives-plugin",
+                   test_error_domain_outlives_plugin);
   g_test_add_func ("/world/swap", test_swap);
   g_test_add_func ("/world/penalty-forces", test_penalty_forces);
   return g_test_run ();

@@ -7,6 +7,8 @@
 #include "registry.h"
 
 #include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -194,11 +196,37 @@ compare_paths (gconstpointer a, gconstpointer b)
   return strcmp (*(const char *const *) a, *(const char *const *) b);
 }
 
-/* Appends the module files of `folder` to `out`; with `recursive`, of its sub-folders too
- * (not through symbolic links to folders, which could loop). Only regular files, so that
- * Meson's "NAME.so.p" object folders and stray folders named "*.so" are ignored. */
+/* Why a directory entry named like a library is no library file, or NULL when it is a
+ * regular file (after following its links). */
+static char *
+not_a_library_file (const char *path)
+{
+  struct stat st;
+  if (stat (path, &st) == 0)
+    {
+      if (S_ISREG (st.st_mode))
+        return NULL;
+      return g_strdup (S_ISDIR (st.st_mode)    ? "a folder named like a library"
+                       : S_ISFIFO (st.st_mode) ? "a FIFO (named pipe), not a library file"
+                                               : "not a regular file");
+    }
+  int err = errno;
+  if (err == ELOOP)
+    return g_strdup ("a loop of symbolic links");
+  g_autofree char *target = g_file_read_link (path, NULL);
+  if (err == ENOENT && target != NULL)
+    return g_strdup_printf ("a dangling symbolic link (to %s)", target);
+  return g_strdup_printf ("cannot inspect: %s", g_strerror (err));
+}
+
+/* Appends the module files of `folder` to `out`, and the entries named like modules that
+ * are not (a dangling link, a loop, a FIFO, a folder "x.so") with why to `refused` ("path",
+ * "reason" pairs), so that none is skipped in silence; with `recursive`, of its sub-folders
+ * too (not through symbolic links to folders, which could loop). Meson's "NAME.so.p" object
+ * folders are not named like modules. */
 static void
-collect_module_files (const char *folder, gboolean recursive, GPtrArray *out)
+collect_module_files (const char *folder, gboolean recursive, GPtrArray *out,
+                      GPtrArray *refused)
 {
   g_autoptr (GError) error = NULL;
   g_autoptr (GDir) dir = g_dir_open (folder, 0, &error);
@@ -211,12 +239,57 @@ collect_module_files (const char *folder, gboolean recursive, GPtrArray *out)
   while ((name = g_dir_read_name (dir)) != NULL)
     {
       g_autofree char *path = g_build_filename (folder, name, NULL);
-      if (g_str_has_suffix (name, MODULE_SUFFIX) && g_file_test (path, G_FILE_TEST_IS_REGULAR))
-        g_ptr_array_add (out, g_steal_pointer (&path));
+      if (g_str_has_suffix (name, MODULE_SUFFIX))
+        {
+          char *why = not_a_library_file (path);
+          if (why == NULL)
+            g_ptr_array_add (out, g_steal_pointer (&path));
+          else
+            {
+              g_ptr_array_add (refused, g_steal_pointer (&path));
+              g_ptr_array_add (refused, why);
+            }
+        }
       else if (recursive && !g_file_test (path, G_FILE_TEST_IS_SYMLINK)
                && g_file_test (path, G_FILE_TEST_IS_DIR))
-        collect_module_files (path, TRUE, out);
+        collect_module_files (path, TRUE, out, refused);
     }
+}
+
+/* ---- a library's file, before the loader maps it ----------------------------------------- */
+
+/* Why the ELF file at `path` cannot be handed to the loader safely, or NULL. The loader maps
+ * the segments its program headers describe; one that ends past the end of a truncated file
+ * faults (SIGBUS) on first touch, inside dlopen, where no error can be returned. */
+static char *
+truncated_elf (const char *path)
+{
+  g_autoptr (GMappedFile) mapped = g_mapped_file_new (path, FALSE, NULL);
+  if (mapped == NULL)
+    return NULL;   /* the loader says why it cannot open it */
+  gsize size = g_mapped_file_get_length (mapped);
+  const unsigned char *data = (const unsigned char *) g_mapped_file_get_contents (mapped);
+  if (size < EI_NIDENT || memcmp (data, ELFMAG, SELFMAG) != 0)
+    return NULL;   /* not ELF: the loader refuses it with its own words */
+  if (data[EI_CLASS] != ELFCLASS64 || size < sizeof (Elf64_Ehdr))
+    return g_strdup_printf ("truncated or foreign: %zu bytes, no 64-bit ELF header",
+                            (size_t) size);
+  Elf64_Ehdr header;
+  memcpy (&header, data, sizeof header);
+  guint64 end = (guint64) header.e_phoff + (guint64) header.e_phnum * header.e_phentsize;
+  if (header.e_phentsize != sizeof (Elf64_Phdr) || end > size)
+    return g_strdup_printf ("truncated: its program headers end at byte %" G_GUINT64_FORMAT
+                            ", the file has %zu", end, (size_t) size);
+  for (guint k = 0; k < header.e_phnum; k++)
+    {
+      Elf64_Phdr segment;
+      memcpy (&segment, data + header.e_phoff + (guint64) k * sizeof segment, sizeof segment);
+      guint64 segment_end = segment.p_offset + segment.p_filesz;
+      if (segment.p_type == PT_LOAD && (segment_end < segment.p_offset || segment_end > size))
+        return g_strdup_printf ("truncated: a segment ends at byte %" G_GUINT64_FORMAT ", the "
+                                "file has %zu", segment_end, (size_t) size);
+    }
+  return NULL;
 }
 
 /* ---- checking a description ------------------------------------------------------------- */
@@ -434,6 +507,10 @@ same_file (const char *path, const char *other)
 static const CwbPluginDesc *
 open_plugin (const char *path, GModule **module_out, char **why)
 {
+  *module_out = NULL;
+  *why = truncated_elf (path);
+  if (*why != NULL)
+    return NULL;
   *module_out = g_module_open (path, G_MODULE_BIND_LOCAL);
   if (*module_out == NULL)
     {
@@ -493,6 +570,19 @@ find_loaded (const CwbRegistry *registry, CwbPluginKind kind, const char *name)
   return NULL;
 }
 
+/* Lists a file refused before any attempt to open it; takes `why`. */
+static void
+refuse_file (CwbRegistry *registry, const char *path, char *why)
+{
+  FileEntry *entry = g_new0 (FileEntry, 1);
+  entry->pub.path = g_strdup (path);
+  entry->pub.status = CWB_PLUGIN_STATUS_REFUSED;
+  entry->pub.reason = why;
+  g_ptr_array_add (registry->files, entry);
+  g_autofree char *shown = cwb_printable (path);
+  g_warning ("%s: %s", shown, why);
+}
+
 static void
 load_file (CwbRegistry *registry, const char *path)
 {
@@ -530,7 +620,8 @@ load_file (CwbRegistry *registry, const char *path)
       /* The reason is our own copy, so nothing of the library's is kept: close it now. */
       if (module != NULL)
         g_module_close (module);
-      g_warning ("%s: %s", path, why);
+      g_autofree char *shown = cwb_printable (path);
+      g_warning ("%s: %s", shown, why);
       return;
     }
   entry->pub.status = CWB_PLUGIN_STATUS_LOADED;
@@ -563,7 +654,11 @@ cwb_registry_scan (CwbRegistry *registry)
           continue;
         }
       g_autoptr (GPtrArray) paths = g_ptr_array_new_with_free_func (g_free);
-      collect_module_files (dir->path, dir->origin == DIR_BUILD, paths);
+      g_autoptr (GPtrArray) refused = g_ptr_array_new_with_free_func (g_free);
+      collect_module_files (dir->path, dir->origin == DIR_BUILD, paths, refused);
+      for (guint k = 0; k + 1 < refused->len; k += 2)
+        refuse_file (registry, g_ptr_array_index (refused, k),
+                     g_strdup (g_ptr_array_index (refused, k + 1)));
       /* Sorted by path, bytewise: the load order, hence which of two duplicates wins, does
        * not depend on the file system or the locale. */
       g_ptr_array_sort (paths, compare_paths);
@@ -727,6 +822,26 @@ print_params (const CwbPluginDesc *desc, FILE *out)
     g_ptr_array_free (cells[c], TRUE);
 }
 
+char *
+cwb_printable (const char *text)
+{
+  GString *out = g_string_new (NULL);
+  for (const unsigned char *c = (const unsigned char *) text; *c != '\0'; c++)
+    {
+      if (*c == '\n')
+        g_string_append (out, "\\n");
+      else if (*c == '\t')
+        g_string_append (out, "\\t");
+      else if (*c == '\\')
+        g_string_append (out, "\\\\");
+      else if (*c < 0x20 || *c == 0x7f)
+        g_string_append_printf (out, "\\x%02x", *c);
+      else
+        g_string_append_c (out, (char) *c);
+    }
+  return g_string_free (out, FALSE);
+}
+
 static const char *
 dir_origin_text (DirOrigin origin)
 {
@@ -752,7 +867,8 @@ cwb_registry_print (const CwbRegistry *registry, FILE *out)
   for (guint i = 0; i < registry->dirs->len; i++)
     {
       const SearchDir *dir = g_ptr_array_index (registry->dirs, i);
-      fprintf (out, "  %s  (%s%s)\n", dir->path, dir_origin_text (dir->origin),
+      g_autofree char *folder = cwb_printable (dir->path);
+      fprintf (out, "  %s  (%s%s)\n", folder, dir_origin_text (dir->origin),
                dir->missing ? ", not found" : !dir->scanned ? ", not scanned" : "");
     }
 
@@ -779,7 +895,8 @@ cwb_registry_print (const CwbRegistry *registry, FILE *out)
                  cwb_plugin_kind_name (d->kind), or_dash (d->version), d->abi_major,
                  d->abi_minor);
         fprintf (out, "  %s\n", or_dash (d->summary));
-        fprintf (out, "  file: %s\n", e->pub.path);
+        g_autofree char *file = cwb_printable (e->pub.path);
+        fprintf (out, "  file: %s\n", file);
         print_params (d, out);
       }
 
@@ -789,6 +906,10 @@ cwb_registry_print (const CwbRegistry *registry, FILE *out)
     {
       const FileEntry *e = g_ptr_array_index (registry->files, i);
       if (e->pub.status == CWB_PLUGIN_STATUS_REFUSED)
-        fprintf (out, "  %s: %s\n", e->pub.path, e->pub.reason);
+        {
+          g_autofree char *file = cwb_printable (e->pub.path);
+          g_autofree char *reason = cwb_printable (e->pub.reason);
+          fprintf (out, "  %s: %s\n", file, reason);
+        }
     }
 }

@@ -62,4 +62,8 @@ char *cwb_param_spec_range_text (const CwbParamSpec *spec);
  * and every refused file with its reason: the output of --list-plugins. */
 void cwb_registry_print (const CwbRegistry *registry, FILE *out);
 
+/* `text` with its control characters escaped (\n, \t, \xNN) and backslashes doubled, for
+ * one line of a listing: a file name with a newline must not forge lines. */
+char *cwb_printable (const char *text);
+
 G_END_DECLS

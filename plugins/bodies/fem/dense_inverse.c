@@ -6,7 +6,7 @@
 
 #include "dense_inverse.h"
 
-#define FEM_ERROR (g_quark_from_static_string ("fem"))
+#define FEM_ERROR (g_quark_from_string ("fem"))
 
 struct DenseInverse {
   size_t n;      /* the matrix is n x n (3 per node) */

@@ -38,7 +38,7 @@
 #include "rest_compliance.h"
 #include "tet_grid.h"
 
-#define FEM_ERROR (g_quark_from_static_string ("fem"))
+#define FEM_ERROR (g_quark_from_string ("fem"))
 
 /* Nodes within this fraction of a cell of the fixed box's faces count as inside it, so that
  * a box drawn exactly on a grid plane catches the nodes on it despite rounding. */

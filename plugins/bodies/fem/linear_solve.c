@@ -7,7 +7,7 @@
 
 #include "linear_solve.h"
 
-#define FEM_ERROR (g_quark_from_static_string ("fem"))
+#define FEM_ERROR (g_quark_from_string ("fem"))
 
 /* ---- conjugate gradients ---------------------------------------------------------------- */
 

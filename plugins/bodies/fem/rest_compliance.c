@@ -9,7 +9,7 @@
 #include "linear_solve.h"
 #include "rest_compliance.h"
 
-#define FEM_ERROR (g_quark_from_static_string ("fem"))
+#define FEM_ERROR (g_quark_from_string ("fem"))
 
 /* The cache file: this header, then C0 row-major in doubles. The header is 64 bytes so the
  * matrix stays aligned for vector loads when the file is mapped. */

@@ -3,7 +3,7 @@
 
 #include "tet_grid.h"
 
-#define FEM_ERROR (g_quark_from_static_string ("fem"))
+#define FEM_ERROR (g_quark_from_string ("fem"))
 
 enum { CELL_EMPTY = 0, CELL_SURFACE = 1, CELL_OUTSIDE = 2 };
 

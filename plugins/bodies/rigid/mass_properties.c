@@ -26,7 +26,7 @@
 
 #include <cwb/vecmath.h>
 
-G_DEFINE_QUARK (cwb-rigid-error-quark, rigid_error)
+CWB_DEFINE_ERROR_QUARK (cwb-rigid-error-quark, rigid_error)
 
 gboolean
 rigid_mass_properties_compute (const CwbSurfaceMesh *surface, double density,

@@ -24,7 +24,7 @@
 /* Errors a user can cause: mapping a body that has no tetrahedra to embed in. */
 #define BARYCENTRIC_MAPPING_ERROR (barycentric_mapping_error_quark ())
 static GQuark barycentric_mapping_error_quark (void);
-G_DEFINE_QUARK (cwb-barycentric-mapping-error-quark, barycentric_mapping_error)
+CWB_DEFINE_ERROR_QUARK (cwb-barycentric-mapping-error-quark, barycentric_mapping_error)
 enum { BARYCENTRIC_MAPPING_ERROR_BODY };
 
 typedef struct BarycentricMapping {

@@ -3,7 +3,7 @@
 
 #include "tet_embedding.h"
 
-G_DEFINE_QUARK (tet-embedding-error-quark, tet_embedding_error)
+CWB_DEFINE_ERROR_QUARK (tet-embedding-error-quark, tet_embedding_error)
 
 /* At most this many buckets per usable tetrahedron. The bucket side follows the mean
  * element size, so a few large elements among many small ones could ask for a huge grid;

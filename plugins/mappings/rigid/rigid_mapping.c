@@ -24,7 +24,7 @@
 /* Errors a user can cause: mapping a body that is not rigid. */
 #define RIGID_MAPPING_ERROR (rigid_mapping_error_quark ())
 static GQuark rigid_mapping_error_quark (void);
-G_DEFINE_QUARK (cwb-rigid-mapping-error-quark, rigid_mapping_error)
+CWB_DEFINE_ERROR_QUARK (cwb-rigid-mapping-error-quark, rigid_mapping_error)
 enum { RIGID_MAPPING_ERROR_BODY };
 
 typedef struct RigidMapping {

@@ -133,7 +133,7 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
     return FALSE;
   if (set->rows->len > 0)
     {
-      g_set_error_literal (error, g_quark_from_static_string ("predictor-corrector"), 0,
+      g_set_error_literal (error, g_quark_from_string ("predictor-corrector"), 0,
                            "the contact model returns constraint rows, which the "
                            "predictor-corrector solver cannot solve: use the solver "
                            "'constraint' with it");
@@ -144,7 +144,7 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
   gboolean stiff = self->implicit_contacts && set->stiffness->len > 0;
   if (stiff && !has_contact_stiffness (ctx))
     {
-      g_set_error_literal (error, g_quark_from_static_string ("predictor-corrector"), 0,
+      g_set_error_literal (error, g_quark_from_string ("predictor-corrector"), 0,
                            "implicit_contacts needs a host of ABI 1.1 or later");
       return FALSE;
     }

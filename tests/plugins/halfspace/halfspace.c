@@ -40,7 +40,7 @@ read_params (HalfSpace *self, const CwbParamSet *params, GError **error)
     cwb_v3_copy (normal, n->v3);
   if (cwb_v3_normalize (normal) == 0)
     {
-      g_set_error_literal (error, g_quark_from_static_string ("halfspace"), 0,
+      g_set_error_literal (error, g_quark_from_string ("halfspace"), 0,
                            "contact.normal: expected a non-zero vector, got [0, 0, 0]");
       return FALSE;
     }

@@ -26,8 +26,9 @@ G_BEGIN_DECLS
  * 1.5: CwbStepContext.report_stabilization.
  * 1.6: CwbContactSet.contact_ids, CwbStepContext.report_solve_limits,
  *      CwbContactQuery.gravity, CwbInspection.derived, CwbStepContext.body_driven,
- *      map_geometries and edits. */
-#define CWB_ABI_MINOR 6
+ *      map_geometries and edits.
+ * 1.7: CWB_DEFINE_ERROR_QUARK. */
+#define CWB_ABI_MINOR 7
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 
@@ -51,6 +52,21 @@ typedef enum CwbPluginKind {
  * `member`: how either side tests for a field a later minor version appended. */
 #define CWB_STRUCT_HAS(ptr, type, member)                                                    \
   ((ptr)->struct_size >= offsetof (type, member) + sizeof (((type *) NULL)->member))
+
+/* A plugin's error domain (1.7): defines GQuark q_n##_quark (void), as G_DEFINE_QUARK does,
+ * but registers a copy of the name (g_quark_from_string). GLib keeps quark names for the
+ * life of the process; G_DEFINE_QUARK's (and g_quark_from_static_string's) would point into
+ * the plugin's own data, unmapped once the host closes the library (a refused plugin, a
+ * registry freed), after which any quark lookup that meets that name reads freed memory.
+ * Declare the function in a header, as for G_DEFINE_QUARK. */
+#define CWB_DEFINE_ERROR_QUARK(QN, q_n)                                                      \
+  GQuark q_n##_quark (void)                                                                  \
+  {                                                                                          \
+    static GQuark q;                                                                         \
+    if (G_UNLIKELY (q == 0))                                                                 \
+      q = g_quark_from_string (#QN);                                                         \
+    return q;                                                                                \
+  }
 
 typedef struct CwbParamSpec CwbParamSpec;
 
