@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Contact Workbench needs to build and test, skipping those
-# already present. Runs apt-get as root, or through sudo.
+# already present. Runs apt-get as root, or through sudo. With "fuzz": clang as well.
 set -euo pipefail
 
 packages=(
@@ -11,6 +11,8 @@ packages=(
   libegl1 libegl-mesa0 libgl1-mesa-dri
   xvfb xauth
 )
+# scripts/fuzz.sh: libFuzzer is clang's.
+[ "${1:-}" = fuzz ] && packages+=(clang)
 
 missing=()
 for p in "${packages[@]}"; do

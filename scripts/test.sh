@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs the whole test suite twice: a normal build and an
-# AddressSanitizer + UndefinedBehaviorSanitizer build. Ends with "N passed, N failed".
+# AddressSanitizer + UndefinedBehaviorSanitizer build; then a short seeded run of each fuzz
+# target (scripts/fuzz.sh --ci). Ends with "N passed, N failed".
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/scripts/install-deps.sh" || exit 1
@@ -40,6 +41,20 @@ for variant in normal sanitize; do
   "${display_wrap[@]}" meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
   count "$dir"
 done
+
+# A short, seeded run of each fuzz target (scripts/fuzz.sh --ci): a parser regression shows
+# the day it lands. One result per target.
+echo "== fuzz" >&2
+fuzz_log=$(mktemp)
+"$top/scripts/fuzz.sh" --ci >"$fuzz_log" 2>&1 || status=1
+cat "$fuzz_log" >&2
+if last=$(tail -1 "$fuzz_log") && [[ $last =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+  passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+else
+  echo "fuzz: no result" >&2
+  failed=$((failed + 1)); status=1
+fi
+rm -f "$fuzz_log"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && exit "$status"

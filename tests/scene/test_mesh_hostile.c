@@ -145,6 +145,43 @@ test_coordinates (void)
   g_assert_true (mesh->closed);
 }
 
+/* What the mesh fuzzer found in Assimp 5.2.5 (docs/validation.md), refused before it reaches
+ * the importer: text after end_header on its line and a first line that is not "ply" alone
+ * (endless loops in its reader), bytes that are not text in an ASCII body, and faces with no
+ * vertex (an assertion that aborts its triangulation). */
+static void
+test_fuzzer_findings (void)
+{
+  const char tail[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                      "property float y\nproperty float z\nelement face 1\n"
+                      "property list uchar int vertex_indices\nend_header\xa4\xa4\n"
+                      "0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n";
+  g_autofree char *tail_path = write_file ("tail.ply", tail, sizeof tail - 1);
+  expect_refusal (tail_path, CWB_MESH_ERROR_FORMAT, "\"end_header\" alone on its line");
+
+  const char first[] = "plyPPPP\nformat ascii 1.0\nend_header\n";
+  g_autofree char *first_path = write_file ("first.ply", first, sizeof first - 1);
+  expect_refusal (first_path, CWB_MESH_ERROR_FORMAT, "\"ply\" alone on the first line");
+
+  const char bytes[] = "ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\n"
+                       "property float y\nproperty float z\nend_header\n"
+                       "0 0 0\n1 \xa4 0\n0 1 0\n";
+  g_autofree char *bytes_path = write_file ("bytes.ply", bytes, sizeof bytes - 1);
+  expect_refusal (bytes_path, CWB_MESH_ERROR_FORMAT, "byte 0xa4");
+
+  const char header[] = "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"
+                        "property float x\nproperty float y\nproperty float z\n"
+                        "element face 2\nproperty list uchar int vertex_indices\nend_header\n";
+  const float vertices[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+  GString *file = g_string_new_len (header, sizeof header - 1);
+  g_string_append_len (file, (const char *) vertices, sizeof vertices);
+  g_string_append_c (file, 0);   /* two faces of no vertex */
+  g_string_append_c (file, 0);
+  g_autofree char *empty_path = write_file ("empty-faces.ply", file->str, file->len);
+  g_string_free (file, TRUE);
+  expect_refusal (empty_path, CWB_MESH_ERROR_FORMAT, "has no vertices");
+}
+
 int
 main (int argc, char **argv)
 {
@@ -158,6 +195,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mesh/hostile/ply-binary-loads", test_ply_binary_loads);
   g_test_add_func ("/mesh/hostile/fifos", test_fifos);
   g_test_add_func ("/mesh/hostile/coordinates", test_coordinates);
+  g_test_add_func ("/mesh/hostile/fuzzer-findings", test_fuzzer_findings);
   int status = g_test_run ();
   g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
   const char *name;

@@ -206,11 +206,44 @@ test_save_over_folder_fails_cleanly (void)
   g_assert_cmpint (g_rmdir (dir), ==, 0);
 }
 
+/* What the scene fuzzer found (docs/validation.md): a plain value YAML cannot write plain
+ * (": " inside a list) comes back quoted, and a plain empty value (YAML's null) was written
+ * as '', an empty string. Both must read back as the same scene, and a null stays null. */
+static void
+test_roundtrip_quoting_and_nulls (void)
+{
+  const char *yaml = "contact:\n"
+                     "  offsets: [00 rows of boxes :ri 0.3]\n"
+                     "  orientation:\n"
+                     "    - 0.9\n"
+                     "    - 0.1\n"
+                     "    -\n"
+                     "    - 0.3\n"
+                     "  label: ~\n"
+                     "  word: \"secant\"\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) first = cwb_scene_load_from_data (yaml, -1, "fuzzed.yaml", &error);
+  g_assert_no_error (error);
+  g_autofree char *text = cwb_scene_to_yaml (first);
+  g_test_message ("%s", text);
+  g_autoptr (CwbScene) second = cwb_scene_load_from_data (text, -1, "back.yaml", &error);
+  g_assert_no_error (error);
+  g_assert_true (cwb_scene_equal (first, second));
+  g_assert_nonnull (strstr (text, "[0.9, 0.1, ~, 0.3]"));
+  /* And quoting still matters where the plain text is a number: "1" is not 1. */
+  g_autoptr (CwbScene) quoted = cwb_scene_load_from_data ("contact: {stiffness: \"1\"}\n", -1,
+                                                          "q.yaml", &error);
+  g_autoptr (CwbScene) plain = cwb_scene_load_from_data ("contact: {stiffness: 1}\n", -1,
+                                                         "p.yaml", &error);
+  g_assert_false (cwb_scene_equal (quoted, plain));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/scene/roundtrip/full", test_roundtrip_full);
+  g_test_add_func ("/scene/roundtrip/quoting-and-nulls", test_roundtrip_quoting_and_nulls);
   g_test_add_func ("/scene/roundtrip/defaults", test_defaults);
   g_test_add_func ("/scene/roundtrip/orientation-normalised", test_orientation_normalised);
   g_test_add_func ("/scene/body/copy", test_body_copy);

@@ -151,11 +151,25 @@ test_set_error (gconstpointer data)
   g_assert_cmpstr (before, ==, after);
 }
 
+/* A key that is not UTF-8 is refused (the set fuzzer applied one, and the scene could then
+ * not be saved). */
+static void
+test_set_key_not_utf8 (void)
+{
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) scene = cwb_scene_load_from_data ("world: {dt: 0.01}\n", -1, "s.yaml",
+                                                         &error);
+  g_assert_false (cwb_scene_apply_set (scene, "solver.etiration\xf3", "20", &error));
+  g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX);
+  g_assert_nonnull (strstr (error->message, "not UTF-8"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/scene/set/world", test_set_world);
+  g_test_add_func ("/scene/set/key-not-utf8", test_set_key_not_utf8);
   g_test_add_func ("/scene/set/plugins", test_set_plugins);
   g_test_add_func ("/scene/set/body-fields", test_set_body_fields);
   g_test_add_func ("/scene/set/body-params", test_set_body_params);

@@ -352,6 +352,21 @@ append_node (CwbMesh *mesh, const struct aiScene *scene, const struct aiNode *no
   return TRUE;
 }
 
+/* FALSE, with the error set, when a face of the scene has no vertex. */
+static gboolean
+faces_have_vertices (const struct aiScene *scene, const char *path, GError **error)
+{
+  for (unsigned m = 0; m < scene->mNumMeshes; m++)
+    for (unsigned f = 0; f < scene->mMeshes[m]->mNumFaces; f++)
+      if (scene->mMeshes[m]->mFaces[f].mNumIndices == 0)
+        {
+          g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT,
+                       "%s: face %u of mesh %u has no vertices", path, f, m);
+          return FALSE;
+        }
+  return TRUE;
+}
+
 /* FALSE, with the error set, when a vertex is not finite or the mesh's extent overflows. */
 static gboolean
 check_finite (const CwbMesh *mesh, const char *path, GError **error)
@@ -409,10 +424,22 @@ cwb_mesh_load (const char *path, double scale, GError **error)
    * vertices crashed its later steps), and every file it opens goes through the guard. */
   struct aiFileIO io;
   cwb_mesh_guard_file_io (&io);
-  const struct aiScene *scene = aiImportFileEx (path, aiProcess_ValidateDataStructure
-                                                        | aiProcess_Triangulate
-                                                        | aiProcess_JoinIdenticalVertices,
-                                                &io);
+  const struct aiScene *scene = aiImportFileEx (path, aiProcess_ValidateDataStructure, &io);
+  if (scene == NULL)
+    {
+      g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT, "%s: cannot import: %s", path,
+                   aiGetErrorString ());
+      return NULL;
+    }
+  /* Faces without vertices pass the validation but abort the triangulation (an assertion
+   * in Assimp 5.2.5's TriangulateProcess.cpp:238, compiled in by Debian): refused before
+   * the remaining steps run on the validated scene. */
+  if (!faces_have_vertices (scene, path, error))
+    {
+      aiReleaseImport (scene);
+      return NULL;
+    }
+  scene = aiApplyPostProcessing (scene, aiProcess_Triangulate | aiProcess_JoinIdenticalVertices);
   if (scene == NULL)
     {
       g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT, "%s: cannot import: %s", path,

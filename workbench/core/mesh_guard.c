@@ -62,21 +62,58 @@ ply_fail (GError **error, const char *path, int line, const char *what)
   return FALSE;
 }
 
+/* An ASCII PLY body is ASCII text (Assimp 5.2.5's reader hung on other bytes in it). */
+static gboolean
+ascii_text (const char *path, long from, GError **error)
+{
+  FILE *file = fopen (path, "rb");
+  if (file == NULL || fseek (file, from, SEEK_SET) != 0)
+    {
+      if (file != NULL)
+        fclose (file);
+      return TRUE;
+    }
+  int c, line = 0;
+  long at = from;
+  gboolean ok = TRUE;
+  while ((c = getc (file)) != EOF)
+    {
+      if (c == '\n')
+        line++;
+      else if (!(c == '\t' || c == '\r' || c == '\f' || c == '\v' || (c >= 0x20 && c < 0x7f)))
+        {
+          g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_FORMAT,
+                       "%s: ASCII PLY: byte 0x%02x at offset %ld (line %d after the header), "
+                       "expected text", path, (unsigned) c, at, line + 1);
+          ok = FALSE;
+          break;
+        }
+      at++;
+    }
+  fclose (file);
+  return ok;
+}
+
 gboolean
 cwb_mesh_guard_ply_header (const char *path, GError **error)
 {
   FILE *file = fopen (path, "rb");
   if (file == NULL)
     return TRUE;   /* the importer says why it cannot read it */
-  char *head = g_malloc (PLY_HEADER_MAX + 1);
+  g_autofree char *head = g_malloc (PLY_HEADER_MAX + 1);
   size_t got = fread (head, 1, PLY_HEADER_MAX, file);
   fseek (file, 0, SEEK_END);
   long size = ftell (file);
   fclose (file);
   head[got] = '\0';
-  g_autofree char *owned = head;
-  if (got < 4 || strncmp (head, "ply", 3) != 0 || (head[3] != '\n' && head[3] != '\r'))
+  /* Assimp takes a file for PLY by its extension or its first bytes; either way its header
+   * must be one (it looped on "plyPPP..." as a first line). */
+  gboolean named_ply = g_str_has_suffix (path, ".ply") || g_str_has_suffix (path, ".PLY");
+  if (!named_ply && (got < 3 || strncmp (head, "ply", 3) != 0))
     return TRUE;   /* not PLY */
+  if (got < 4 || strncmp (head, "ply", 3) != 0
+      || !(head[3] == '\n' || (head[3] == '\r' && got > 4 && head[4] == '\n')))
+    return ply_fail (error, path, 1, "expected \"ply\" alone on the first line");
 
   /* A NUL ends the search: a binary body may follow end_header, but the header is text. */
   char *end = strstr (head, "\nend_header");
@@ -89,8 +126,18 @@ cwb_mesh_guard_ply_header (const char *path, GError **error)
                        "no end_header line (cut off?), expected the header to end within "
                        "64 KiB");
     }
-  const char *after = strchr (end + 1, '\n');
-  long header_bytes = after != NULL ? (long) (after + 1 - head) : (long) got;
+  /* The line is "end_header" alone: Assimp 5.2.5's reader looped on text after it. */
+  const char *after = end + strlen ("\nend_header");
+  if (*after == '\r')
+    after++;
+  if (*after != '\n' && *after != '\0')
+    {
+      int line = 2;
+      for (const char *c = head; c < end; c++)
+        line += *c == '\n';
+      return ply_fail (error, path, line, "expected \"end_header\" alone on its line");
+    }
+  long header_bytes = *after == '\n' ? (long) (after + 1 - head) : (long) got;
   end[1] = '\0';   /* the header's lines, end_header left out */
 
   g_auto (GStrv) lines = g_strsplit (head, "\n", -1);
@@ -148,6 +195,8 @@ cwb_mesh_guard_ply_header (const char *path, GError **error)
     }
   need += count * item_bytes;
   guint64 body = size > header_bytes ? (guint64) (size - header_bytes) : 0;
+  if (!binary && !ascii_text (path, header_bytes, error))
+    return FALSE;
   /* An ASCII file's last value may go without its separator: one byte of slack. */
   if (need > body + 1)
     {
@@ -161,10 +210,17 @@ cwb_mesh_guard_ply_header (const char *path, GError **error)
 
 /* ---- file access for the importer ------------------------------------------------------ */
 
+/* The stream behind an importer's file (UserData holds our FILE *). */
+static FILE *
+stream (struct aiFile *file)
+{
+  return (FILE *) (void *) file->UserData;
+}
+
 static size_t
 file_read (struct aiFile *file, char *buffer, size_t size, size_t count)
 {
-  return fread (buffer, size, count, (FILE *) file->UserData);
+  return fread (buffer, size, count, stream (file));
 }
 
 static size_t
@@ -176,14 +232,14 @@ file_write (struct aiFile *file, const char *buffer, size_t size, size_t count)
 static size_t
 file_tell (struct aiFile *file)
 {
-  long at = ftell ((FILE *) file->UserData);
+  long at = ftell (stream (file));
   return at < 0 ? 0 : (size_t) at;
 }
 
 static size_t
 file_size (struct aiFile *file)
 {
-  FILE *f = (FILE *) file->UserData;
+  FILE *f = stream (file);
   long at = ftell (f);
   fseek (f, 0, SEEK_END);
   long size = ftell (f);
@@ -195,7 +251,7 @@ static enum aiReturn
 file_seek (struct aiFile *file, size_t offset, enum aiOrigin origin)
 {
   int whence = origin == aiOrigin_CUR ? SEEK_CUR : origin == aiOrigin_END ? SEEK_END : SEEK_SET;
-  return fseek ((FILE *) file->UserData, (long) offset, whence) == 0 ? aiReturn_SUCCESS
+  return fseek (stream (file), (long) offset, whence) == 0 ? aiReturn_SUCCESS
                                                                       : aiReturn_FAILURE;
 }
 
@@ -230,7 +286,7 @@ file_close (struct aiFileIO *io, struct aiFile *file)
 {
   if (file == NULL)
     return;
-  fclose ((FILE *) file->UserData);
+  fclose (stream (file));
   g_free (file);
 }
 

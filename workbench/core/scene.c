@@ -2,6 +2,7 @@
  * plugin parameter arrays. Parsing and saving are in scene_yaml.c, decoding in
  * scene_decode.c, --set overrides in scene_set.c. */
 #include "scene.h"
+#include "scene_private.h"
 
 #include <math.h>
 #include <string.h>
@@ -88,6 +89,20 @@ cwb_scene_node_free (CwbSceneNode *node)
   g_free (node);
 }
 
+/* Whether a plain scalar with this text reads as text (not as null, a number or a boolean):
+ * then quoting it changes nothing. The emitter quotes such text where YAML cannot hold it
+ * plain (": " inside a list, leading spaces), and a scene read back from it must still be
+ * the same scene. */
+static gboolean
+plain_reads_as_text (const char *text)
+{
+  CwbSceneNode plain = { .kind = CWB_NODE_SCALAR, .scalar = (char *) text };
+  double number;
+  gboolean flag;
+  return !cwb_scene_node_is_null (&plain) && !cwb_scene_node_get_double (&plain, NULL, &number, NULL)
+         && !cwb_scene_node_get_bool (&plain, NULL, &flag, NULL);
+}
+
 gboolean
 cwb_scene_node_equal (const CwbSceneNode *a, const CwbSceneNode *b)
 {
@@ -96,7 +111,14 @@ cwb_scene_node_equal (const CwbSceneNode *a, const CwbSceneNode *b)
   if (a->kind != b->kind)
     return FALSE;
   if (a->kind == CWB_NODE_SCALAR)
-    return a->quoted == b->quoted && g_strcmp0 (a->scalar, b->scalar) == 0;
+    {
+      /* Nulls are equal whatever their spelling ("", "~", "null"). */
+      gboolean a_null = cwb_scene_node_is_null (a), b_null = cwb_scene_node_is_null (b);
+      if (a_null || b_null)
+        return a_null && b_null;
+      return g_strcmp0 (a->scalar, b->scalar) == 0
+             && (a->quoted == b->quoted || plain_reads_as_text (a->scalar));
+    }
   if (a->items->len != b->items->len)
     return FALSE;
   for (guint i = 0; i < a->items->len; i++)

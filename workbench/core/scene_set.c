@@ -146,6 +146,14 @@ gboolean
 cwb_scene_apply_set (CwbScene *scene, const char *key, const char *value, GError **error)
 {
   g_return_val_if_fail (scene != NULL && key != NULL && value != NULL, FALSE);
+  /* A scene is UTF-8 text: a key or value that is not could be neither saved nor read. */
+  if (!g_utf8_validate (key, -1, NULL))
+    {
+      g_autofree char *shown = g_strescape (key, NULL);
+      cwb_scene_set_error (error, CWB_SCENE_ERROR_SYNTAX, set_loc (), shown,
+                           "the key is not UTF-8 text");
+      return FALSE;
+    }
   g_autoptr (GError) parse_error = NULL;
   g_autoptr (CwbSceneNode) node = cwb_scene_node_parse (value, set_loc (), &parse_error);
   if (node == NULL)

@@ -488,8 +488,11 @@ emit_node (Emit *e, const CwbSceneNode *node)
   switch (node->kind)
     {
     case CWB_NODE_SCALAR:
-      emit_scalar_styled (e, node->scalar, node->quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
-                                                        : YAML_PLAIN_SCALAR_STYLE);
+      /* An empty plain scalar is YAML's null; libyaml cannot write it plain and would quote
+       * it, making it an empty string: "~" is the null it reads back. */
+      emit_scalar_styled (e, !node->quoted && node->scalar[0] == '\0' ? "~" : node->scalar,
+                          node->quoted ? YAML_DOUBLE_QUOTED_SCALAR_STYLE
+                                       : YAML_PLAIN_SCALAR_STYLE);
       break;
     case CWB_NODE_SEQUENCE:
       emit_sequence_start (e, node_is_flat (node) ? YAML_FLOW_SEQUENCE_STYLE
