@@ -11,8 +11,9 @@ packages=(
   libegl1 libegl-mesa0 libgl1-mesa-dri
   xvfb xauth
 )
-# scripts/fuzz.sh: libFuzzer is clang's.
-[ "${1:-}" = fuzz ] && packages+=(clang)
+# scripts/fuzz.sh: libFuzzer and the sanitizers are clang's (runtimes in libclang-rt-14-dev,
+# which apt only recommends).
+[ "${1:-}" = fuzz ] && packages+=(clang libclang-rt-14-dev)
 
 missing=()
 for p in "${packages[@]}"; do

@@ -7,6 +7,8 @@
 
 #include <glib/gstdio.h>
 
+#include <gio/gio.h>
+
 #include "mesh.h"
 
 static char *folder;
@@ -182,6 +184,81 @@ test_fuzzer_findings (void)
   expect_refusal (empty_path, CWB_MESH_ERROR_FORMAT, "has no vertices");
 }
 
+/* A grid of n x n squares (2 n^2 triangles, an open sheet) as OBJ text: a file large enough
+ * that its import takes a while. */
+static char *
+write_grid (const char *name, int n)
+{
+  GString *obj = g_string_new (NULL);
+  for (int i = 0; i <= n; i++)
+    for (int j = 0; j <= n; j++)
+      g_string_append_printf (obj, "v %d %d 0\n", i, j);
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < n; j++)
+      {
+        int a = i * (n + 1) + j + 1, b = a + 1, c = a + n + 1, d = c + 1;
+        g_string_append_printf (obj, "f %d %d %d\nf %d %d %d\n", a, c, b, b, c, d);
+      }
+  char *path = write_file (name, obj->str, obj->len);
+  g_string_free (obj, TRUE);
+  return path;
+}
+
+typedef struct Reports {
+  int calls, cancel_at;
+  double last;
+  gboolean monotone;
+} Reports;
+
+static gboolean
+record_report (const char *what, double fraction, void *data)
+{
+  Reports *r = data;
+  r->calls++;
+  g_assert_nonnull (strstr (what, "importing"));
+  g_assert_cmpfloat (fraction, >=, 0);
+  g_assert_cmpfloat (fraction, <=, 1);
+  r->monotone = r->monotone && fraction >= r->last;
+  r->last = fraction;
+  return r->calls != r->cancel_at;
+}
+
+/* A long import reports how far it got and can be cancelled (issue 17: long builds show
+ * progress and stop on Ctrl-C or Cancel). Without a cancel it loads the whole mesh; a
+ * cancel at the first report returns at once; one later, while the importer runs on its
+ * thread, returns without waiting for it (if the importer finished first, the mesh is
+ * whole: the test cannot make the importer slower). */
+static void
+test_import_progress_and_cancel (void)
+{
+  g_autofree char *path = write_grid ("grid.obj", 300);
+  Reports all = { .cancel_at = -1, .monotone = TRUE };
+  CwbMeshProgress progress = { record_report, &all };
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbMesh) mesh = cwb_mesh_load_with_progress (path, 1.0, &progress, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (cwb_mesh_n_triangles (mesh), ==, 2 * 300 * 300);
+  g_assert_cmpint (all.calls, >=, 1);
+  g_assert_true (all.monotone);
+
+  Reports first = { .cancel_at = 1, .monotone = TRUE };
+  progress.data = &first;
+  g_autoptr (CwbMesh) none = cwb_mesh_load_with_progress (path, 1.0, &progress, &error);
+  g_assert_null (none);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  g_clear_error (&error);
+
+  Reports later = { .cancel_at = 2, .monotone = TRUE };
+  progress.data = &later;
+  g_autoptr (CwbMesh) maybe = cwb_mesh_load_with_progress (path, 1.0, &progress, &error);
+  if (maybe == NULL)
+    g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+  else
+    g_assert_cmpuint (cwb_mesh_n_triangles (maybe), ==, 2 * 300 * 300);
+  g_test_message ("cancel at the second report: %s after %d reports",
+                  maybe == NULL ? "cancelled" : "the import had finished", later.calls);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -196,6 +273,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mesh/hostile/fifos", test_fifos);
   g_test_add_func ("/mesh/hostile/coordinates", test_coordinates);
   g_test_add_func ("/mesh/hostile/fuzzer-findings", test_fuzzer_findings);
+  g_test_add_func ("/mesh/import/progress-and-cancel", test_import_progress_and_cancel);
   int status = g_test_run ();
   g_autoptr (GDir) dir = g_dir_open (folder, 0, NULL);
   const char *name;

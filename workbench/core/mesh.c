@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <gio/gio.h>
 #include <glib/gstdio.h>
 #include <assimp/cimport.h>
 #include <assimp/postprocess.h>
@@ -408,22 +409,17 @@ mesh_flip (CwbMesh *mesh)
     }
 }
 
-CwbMesh *
-cwb_mesh_load (const char *path, double scale, GError **error)
+/* The import proper, after the guards: Assimp, then our copy, checks and weld. Counts the
+ * bytes the importer reads into *bytes_read (may be NULL). */
+static CwbMesh *
+import_mesh (const char *path, double scale, gint64 *bytes_read, GError **error)
 {
-  if (!cwb_mesh_guard_regular_file (path, error) || !cwb_mesh_guard_ply_header (path, error))
-    return NULL;
-  if (g_access (path, R_OK) != 0)
-    {
-      g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_IO, "%s: cannot read the file", path);
-      return NULL;
-    }
   /* The C API logs nothing unless a log stream is attached (aiAttachLogStream), and we
    * attach none: Assimp stays quiet on stdout; its problems reach the user through
    * aiGetErrorString in our GError. Its own validation runs first (faces naming missing
    * vertices crashed its later steps), and every file it opens goes through the guard. */
   struct aiFileIO io;
-  cwb_mesh_guard_file_io (&io);
+  cwb_mesh_guard_file_io (&io, bytes_read);
   const struct aiScene *scene = aiImportFileEx (path, aiProcess_ValidateDataStructure, &io);
   if (scene == NULL)
     {
@@ -472,4 +468,129 @@ cwb_mesh_load (const char *path, double scale, GError **error)
   if (mesh->closed && mesh->inconsistent_edges == 0 && cwb_mesh_volume (mesh) < 0)
     mesh_flip (mesh);
   return g_steal_pointer (&mesh);
+}
+
+/* The checks before any import: a regular, readable file, a PLY header that holds. */
+static gboolean
+guard_file (const char *path, GError **error)
+{
+  if (!cwb_mesh_guard_regular_file (path, error) || !cwb_mesh_guard_ply_header (path, error))
+    return FALSE;
+  if (g_access (path, R_OK) != 0)
+    {
+      g_set_error (error, CWB_MESH_ERROR, CWB_MESH_ERROR_IO, "%s: cannot read the file", path);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+CwbMesh *
+cwb_mesh_load (const char *path, double scale, GError **error)
+{
+  return guard_file (path, error) ? import_mesh (path, scale, NULL, error) : NULL;
+}
+
+/* ---- import on a thread of its own, for progress and cancel --------------------------- */
+
+/* Shared by the importing thread and the one waiting: the last to let go frees it. */
+typedef struct ImportJob {
+  gint refs;
+  GMutex lock;
+  GCond done_cond;
+  gboolean done;
+  char *path;
+  double scale;
+  gint64 bytes_read;
+  CwbMesh *mesh;
+  GError *error;
+} ImportJob;
+
+/* Reports this often while the import runs. */
+#define IMPORT_REPORT_US (G_USEC_PER_SEC / 10)
+
+static void
+import_job_unref (ImportJob *job)
+{
+  if (!g_atomic_int_dec_and_test (&job->refs))
+    return;
+  cwb_mesh_free (job->mesh);
+  g_clear_error (&job->error);
+  g_free (job->path);
+  g_mutex_clear (&job->lock);
+  g_cond_clear (&job->done_cond);
+  g_free (job);
+}
+
+static gpointer
+import_thread (gpointer data)
+{
+  ImportJob *job = data;
+  GError *error = NULL;
+  CwbMesh *mesh = import_mesh (job->path, job->scale, &job->bytes_read, &error);
+  g_mutex_lock (&job->lock);
+  job->mesh = mesh;
+  job->error = error;
+  job->done = TRUE;
+  g_cond_signal (&job->done_cond);
+  g_mutex_unlock (&job->lock);
+  import_job_unref (job);
+  return NULL;
+}
+
+CwbMesh *
+cwb_mesh_load_with_progress (const char *path, double scale, const CwbMeshProgress *progress,
+                             GError **error)
+{
+  if (progress == NULL || progress->report == NULL)
+    return cwb_mesh_load (path, scale, error);
+  if (!guard_file (path, error))
+    return NULL;
+  GStatBuf st;
+  double size = g_stat (path, &st) == 0 && st.st_size > 0 ? (double) st.st_size : 1;
+  g_autofree char *base = g_path_get_basename (path);
+  g_autofree char *what = g_strdup_printf ("importing %s", base);
+  if (!progress->report (what, 0, progress->data))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: import cancelled", path);
+      return NULL;
+    }
+  ImportJob *job = g_new0 (ImportJob, 1);
+  job->refs = 2;
+  g_mutex_init (&job->lock);
+  g_cond_init (&job->done_cond);
+  job->path = g_strdup (path);
+  job->scale = scale;
+  g_thread_unref (g_thread_new ("mesh-import", import_thread, job));
+
+  CwbMesh *mesh = NULL;
+  g_mutex_lock (&job->lock);
+  while (!job->done)
+    {
+      gint64 until = g_get_monotonic_time () + IMPORT_REPORT_US;
+      if (g_cond_wait_until (&job->done_cond, &job->lock, until) || job->done)
+        continue;
+      double read = MIN ((double) __atomic_load_n (&job->bytes_read, __ATOMIC_RELAXED) / size,
+                         1.0);
+      g_mutex_unlock (&job->lock);
+      /* Assimp reads most files whole before it parses them: the fraction is the file read,
+       * and the words say which part runs. */
+      g_autofree char *doing = g_strdup_printf ("%s (%s)", what, read < 1 ? "reading" : "parsing");
+      gboolean go_on = progress->report (doing, read, progress->data);
+      g_mutex_lock (&job->lock);
+      if (!go_on && !job->done)
+        {
+          /* The importer cannot be stopped: it finishes on its thread, which frees what it
+           * made when it lets go of the job. */
+          g_mutex_unlock (&job->lock);
+          import_job_unref (job);
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED, "%s: import cancelled", path);
+          return NULL;
+        }
+    }
+  mesh = g_steal_pointer (&job->mesh);
+  if (mesh == NULL)
+    g_propagate_error (error, g_steal_pointer (&job->error));
+  g_mutex_unlock (&job->lock);
+  import_job_unref (job);
+  return mesh;
 }

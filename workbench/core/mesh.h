@@ -48,6 +48,20 @@ static inline size_t cwb_mesh_n_triangles (const CwbMesh *m) { return m->triangl
  * flipped so that its normals point outward. */
 CwbMesh *cwb_mesh_load (const char *path, double scale, GError **error);
 
+/* How a long import reports: `report` gets what is being done and the fraction of the file
+ * read (0 to 1) a few times a second, and returns FALSE to cancel. */
+typedef struct CwbMeshProgress {
+  gboolean (*report) (const char *what, double fraction, void *data);
+  void *data;
+} CwbMeshProgress;
+
+/* cwb_mesh_load with progress: the import runs on a thread of its own while the caller's
+ * thread reports; a cancel returns at once with G_IO_ERROR_CANCELLED (the importer, which
+ * cannot be interrupted, finishes on its thread and its result is dropped). NULL progress:
+ * cwb_mesh_load. */
+CwbMesh *cwb_mesh_load_with_progress (const char *path, double scale,
+                                      const CwbMeshProgress *progress, GError **error);
+
 /* Merges vertices closer than tolerance (absolute), drops triangles that lost a vertex to
  * the merge (two equal indices) and vertices no triangle uses. Zero-area triangles with
  * three distinct vertices stay: removing them would open the surface. */
@@ -69,6 +83,9 @@ guint64 cwb_primitive_triangle_count (const CwbShapeDesc *shape);
 /* The primitive of a shape description, tessellated, closed, outward oriented. */
 CwbMesh *cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir,
                               GError **error);
+/* The same, a mesh file's import reporting through `progress` (may be NULL). */
+CwbMesh *cwb_mesh_from_shape_with_progress (const CwbShapeDesc *shape, const char *scene_dir,
+                                            const CwbMeshProgress *progress, GError **error);
 
 /* Borrowed view for the plugin ABI (valid while mesh lives and is not modified). */
 void cwb_mesh_as_surface (const CwbMesh *mesh, CwbSurfaceMesh *surface);

@@ -210,17 +210,26 @@ cwb_mesh_guard_ply_header (const char *path, GError **error)
 
 /* ---- file access for the importer ------------------------------------------------------ */
 
-/* The stream behind an importer's file (UserData holds our FILE *). */
+/* What an importer's file holds (its UserData). */
+typedef struct GuardedFile {
+  FILE *stream;
+  gint64 *bytes_read;   /* shared with the aiFileIO; may be NULL */
+} GuardedFile;
+
 static FILE *
 stream (struct aiFile *file)
 {
-  return (FILE *) (void *) file->UserData;
+  return ((GuardedFile *) (void *) file->UserData)->stream;
 }
 
 static size_t
 file_read (struct aiFile *file, char *buffer, size_t size, size_t count)
 {
-  return fread (buffer, size, count, stream (file));
+  size_t n = fread (buffer, size, count, stream (file));
+  gint64 *bytes_read = ((GuardedFile *) (void *) file->UserData)->bytes_read;
+  if (bytes_read != NULL)
+    __atomic_fetch_add (bytes_read, (gint64) (n * size), __ATOMIC_RELAXED);
+  return n;
 }
 
 static size_t
@@ -270,6 +279,9 @@ file_open (struct aiFileIO *io, const char *path, const char *mode)
   FILE *f = fopen (path, "rb");
   if (f == NULL)
     return NULL;
+  GuardedFile *guarded = g_new0 (GuardedFile, 1);
+  guarded->stream = f;
+  guarded->bytes_read = (gint64 *) (void *) io->UserData;
   struct aiFile *file = g_new0 (struct aiFile, 1);
   file->ReadProc = file_read;
   file->WriteProc = file_write;
@@ -277,7 +289,7 @@ file_open (struct aiFileIO *io, const char *path, const char *mode)
   file->FileSizeProc = file_size;
   file->SeekProc = file_seek;
   file->FlushProc = file_flush;
-  file->UserData = (aiUserData) f;
+  file->UserData = (aiUserData) guarded;
   return file;
 }
 
@@ -287,11 +299,13 @@ file_close (struct aiFileIO *io, struct aiFile *file)
   if (file == NULL)
     return;
   fclose (stream (file));
+  g_free (file->UserData);
   g_free (file);
 }
 
 void
-cwb_mesh_guard_file_io (struct aiFileIO *io)
+cwb_mesh_guard_file_io (struct aiFileIO *io, gint64 *bytes_read)
 {
-  *io = (struct aiFileIO) { .OpenProc = file_open, .CloseProc = file_close };
+  *io = (struct aiFileIO) { .OpenProc = file_open, .CloseProc = file_close,
+                            .UserData = (aiUserData) (void *) bytes_read };
 }

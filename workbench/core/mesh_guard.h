@@ -21,7 +21,9 @@ gboolean cwb_mesh_guard_regular_file (const char *path, GError **error);
  * known property types, and its element counts fit in the file's size. */
 gboolean cwb_mesh_guard_ply_header (const char *path, GError **error);
 
-/* File access for aiImportFileEx that opens regular files only (others read as missing). */
-void cwb_mesh_guard_file_io (struct aiFileIO *io);
+/* File access for aiImportFileEx that opens regular files only (others read as missing);
+ * with `bytes_read` (may be NULL), every byte read is added to it (atomically: another thread
+ * reads it for progress). */
+void cwb_mesh_guard_file_io (struct aiFileIO *io, gint64 *bytes_read);
 
 G_END_DECLS

@@ -10,6 +10,8 @@
 
 #include <cwb/vecmath.h>
 
+#include <gio/gio.h>
+
 #include "mesh.h"
 
 /* Profile of a round shape, top to bottom: at the outer side z decreases along it, which
@@ -136,7 +138,8 @@ mesh_box (const double size[3], const double centre[3], const char *source)
 }
 
 static CwbMesh *
-mesh_from_file (const CwbShapeDesc *shape, const char *scene_dir, GError **error)
+mesh_from_file (const CwbShapeDesc *shape, const char *scene_dir,
+                const CwbMeshProgress *progress, GError **error)
 {
   const char *field = shape->field != NULL ? shape->field : "shape";
   g_autofree char *file_field = g_strconcat (field, ".file", NULL);
@@ -145,8 +148,10 @@ mesh_from_file (const CwbShapeDesc *shape, const char *scene_dir, GError **error
                             ? g_strdup (file)
                             : g_build_filename (scene_dir != NULL ? scene_dir : ".", file, NULL);
   g_autoptr (GError) mesh_error = NULL;
-  CwbMesh *mesh = cwb_mesh_load (path, shape->scale, &mesh_error);
-  if (mesh == NULL)
+  CwbMesh *mesh = cwb_mesh_load_with_progress (path, shape->scale, progress, &mesh_error);
+  if (mesh == NULL && g_error_matches (mesh_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    g_propagate_error (error, g_steal_pointer (&mesh_error));   /* a cancel stays a cancel */
+  else if (mesh == NULL)
     {
       if (g_error_matches (mesh_error, CWB_MESH_ERROR, CWB_MESH_ERROR_IO)
           && !g_file_test (path, G_FILE_TEST_EXISTS))
@@ -242,6 +247,13 @@ cwb_primitive_triangle_count (const CwbShapeDesc *shape)
 CwbMesh *
 cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir, GError **error)
 {
+  return cwb_mesh_from_shape_with_progress (shape, scene_dir, NULL, error);
+}
+
+CwbMesh *
+cwb_mesh_from_shape_with_progress (const CwbShapeDesc *shape, const char *scene_dir,
+                                   const CwbMeshProgress *progress, GError **error)
+{
   static const double origin[3] = { 0, 0, 0 };
   g_autofree char *source = NULL;
   switch (shape->kind)
@@ -259,7 +271,7 @@ cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir, GError **
         return mesh_box (shape->size, centre, source);
       }
     case CWB_SHAPE_MESH:
-      return mesh_from_file (shape, scene_dir, error);
+      return mesh_from_file (shape, scene_dir, progress, error);
     case CWB_SHAPE_SPHERE:
     case CWB_SHAPE_CYLINDER:
     case CWB_SHAPE_CAPSULE:

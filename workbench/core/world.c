@@ -160,6 +160,21 @@ body_destroy (CwbWorldBody *b)
   g_free (b->name);
 }
 
+/* A body's mesh file import reports as the plugins do (host services' progress), so that a
+ * large file shows how far it got and a cancel (the GUI's Cancel, Ctrl-C) stops the build. */
+typedef struct MeshImport {
+  CwbWorld *world;
+  const char *body;
+} MeshImport;
+
+static gboolean
+mesh_import_progress (const char *what, double fraction, void *data)
+{
+  const MeshImport *import = data;
+  g_autofree char *text = g_strdup_printf ("body '%s': %s", import->body, what);
+  return import->world->services.progress (import->world, text, fraction);
+}
+
 static gboolean
 body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, CwbWorldBody *b,
             CwbGeometry *geometry, GError **error)
@@ -199,7 +214,9 @@ body_build (CwbWorld *world, const CwbScene *scene, const CwbBodyDesc *desc, Cwb
 
   g_autofree char *scene_dir = scene->path != NULL ? g_path_get_dirname (scene->path)
                                                    : g_get_current_dir ();
-  b->mesh = cwb_mesh_from_shape (&desc->shape, scene_dir, error);
+  MeshImport import = { world, desc->name };
+  CwbMeshProgress progress = { mesh_import_progress, &import };
+  b->mesh = cwb_mesh_from_shape_with_progress (&desc->shape, scene_dir, &progress, error);
   if (b->mesh == NULL)
     return FALSE;
 
