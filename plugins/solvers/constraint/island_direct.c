@@ -139,14 +139,17 @@ block_values (IslandDirect *d, const DirectProblem *p, uint32_t a, uint32_t b)
   return v;
 }
 
-/* A row's runs of entries, one per body (H's entries are sorted by body, then DOF). */
+/* A row's runs of entries, one per body (H's entries are sorted by body, then DOF); returns
+ * how many, or cap + 1 when the row touches more bodies than that. */
 static size_t
 row_runs (const IslandDirect *d, const DirectProblem *p, size_t i, RowRun *runs, size_t cap)
 {
   size_t n = 0;
   size_t e = p->h->row_start[i], end = p->h->row_start[i + 1];
-  while (e < end && n < cap)
+  while (e < end)
     {
+      if (n == cap)
+        return cap + 1;
       uint32_t body = p->h->entries[e].body;
       RowRun run = { g_array_index (d->local_of, uint32_t, body), e, e };
       while (e < end && p->h->entries[e].body == body)
@@ -157,20 +160,26 @@ row_runs (const IslandDirect *d, const DirectProblem *p, size_t i, RowRun *runs,
   return n;
 }
 
-/* K += h h^T and rhs -= h s for one row h with s = r + epsilon f. */
-static void
-add_row (IslandDirect *d, const DirectProblem *p, size_t i, double s)
+/* Rows touch one or two bodies (a contact's); one on more than this many is left to the
+ * sweeps, which take any row. */
+#define MAX_ROW_BODIES 8
+
+/* K += h h^T and rhs -= h r for one row h with residual r; FALSE for a row on more than
+ * MAX_ROW_BODIES bodies. */
+static gboolean
+add_row (IslandDirect *d, const DirectProblem *p, size_t i, double r)
 {
-  enum { MAX_RUNS = 8 };
-  RowRun runs[MAX_RUNS];
-  size_t n = row_runs (d, p, i, runs, MAX_RUNS);
+  RowRun runs[MAX_ROW_BODIES];
+  size_t n = row_runs (d, p, i, runs, MAX_ROW_BODIES);
+  if (n > MAX_ROW_BODIES)
+    return FALSE;
   const CwbDofEntry *entries = p->h->entries;
   const size_t *dof_start = (const size_t *) d->dof_start->data;
   double *rhs = (double *) d->rhs->data;
   for (size_t k = 0; k < n; k++)
     {
       for (size_t e = runs[k].first; e < runs[k].end; e++)
-        rhs[dof_start[runs[k].local] + entries[e].dof] -= entries[e].value * s;
+        rhs[dof_start[runs[k].local] + entries[e].dof] -= entries[e].value * r;
       for (size_t l = 0; l < n; l++)
         {
           const RowRun *ra = &runs[k], *rb = &runs[l];
@@ -184,6 +193,7 @@ add_row (IslandDirect *d, const DirectProblem *p, size_t i, double s)
                                                                * entries[eb].value;
         }
     }
+  return TRUE;
 }
 
 /* The upper triangle of K as CHOLMOD triplets, epsilon C^-1 added on the diagonal blocks. */
@@ -270,7 +280,11 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
   g_array_set_size (d->rhs, (guint) MAX (n, 1));
   memset (d->rhs->data, 0, n * sizeof (double));
   for (size_t k = 0; k < p->n_active; k++)
-    add_row (d, p, p->rows[k], p->residual[k]);
+    if (!add_row (d, p, p->rows[k], p->residual[k]))
+      {
+        forget_bodies (d);
+        return FALSE;
+      }
   /* Every body's diagonal block exists: each appears in a row. */
 
   gboolean ok = FALSE;
