@@ -510,12 +510,11 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
  * the friction set's size: one on the boundary slides, and keeps its force. */
 #define STICK_SHARE 0.99
 /* The rows' compliance in the direct solve over their mean W_ii. The solve changes the warm
- * start's forces by the least that brings the rows to their targets, and the compliance
- * bounds that change along W's nearly singular directions (contact points a clip tolerance
- * apart, near-redundant rows): at 1e-8 those took changes of 10^3 N from round-off-sized
- * residuals and their projection broke the 40-row pyramid; 1e-4 gave the fewest sweeps on
- * the 10- and 20-row pyramids (docs/plugins/constraint.md), and the rows miss their targets
- * by 1e-4 of what the change of force moves them, which the sweeps remove. */
+ * start's forces by the least that brings the rows to their targets; the compliance bounds
+ * that change along W's nearly singular directions (contact points a clip tolerance apart),
+ * where a round-off-sized residual would otherwise ask for forces of 10^3 N, and it leaves
+ * the rows off their targets by 1e-4 of what the change of force moves them, which the
+ * sweeps remove (the values tried: docs/plugins/constraint.md). */
 #define DIRECT_COMPLIANCE 1e-4
 
 /* A contact's part in the active set. */
