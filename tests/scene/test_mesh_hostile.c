@@ -149,8 +149,9 @@ test_coordinates (void)
 
 /* What the mesh fuzzer found in Assimp 5.2.5 (docs/validation.md), refused before it reaches
  * the importer: text after end_header on its line and a first line that is not "ply" alone
- * (endless loops in its reader), bytes that are not text in an ASCII body, and faces with no
- * vertex (an assertion that aborts its triangulation). */
+ * (endless loops in its reader), bytes that are not text in an ASCII body, an element name
+ * that starts with digits (read as a huge count), and faces with no vertex (an assertion
+ * that aborts its triangulation). */
 static void
 test_fuzzer_findings (void)
 {
@@ -170,6 +171,13 @@ test_fuzzer_findings (void)
                        "0 0 0\n1 \xa4 0\n0 1 0\n";
   g_autofree char *bytes_path = write_file ("bytes.ply", bytes, sizeof bytes - 1);
   expect_refusal (bytes_path, CWB_MESH_ERROR_FORMAT, "byte 0xa4");
+
+  /* Assimp read the leading digits of the name as a count and asked for 80 GB. */
+  const char digits[] = "ply\nformat ascii 1.0\nelement 1111111111111111vertex 3\n"
+                        "property float x\nproperty float y\nproperty float z\nend_header\n"
+                        "0 0 0\n1 0 0\n0 1 0\n";
+  g_autofree char *digits_path = write_file ("digits.ply", digits, sizeof digits - 1);
+  expect_refusal (digits_path, CWB_MESH_ERROR_FORMAT, "starts with a letter");
 
   const char header[] = "ply\nformat binary_little_endian 1.0\nelement vertex 3\n"
                         "property float x\nproperty float y\nproperty float z\n"

@@ -54,6 +54,19 @@ ply_type_size (const char *type)
   return 0;
 }
 
+/* A PLY element or property name: letters, digits and _, starting with a letter (Assimp
+ * 5.2.5 read the leading digits of "111...vertex" as a count and asked for 80 GB). */
+static gboolean
+ply_name (const char *name)
+{
+  if (!g_ascii_isalpha (name[0]) && name[0] != '_')
+    return FALSE;
+  for (const char *c = name; *c != '\0'; c++)
+    if (!g_ascii_isalnum (*c) && *c != '_')
+      return FALSE;
+  return TRUE;
+}
+
 static gboolean
 ply_fail (GError **error, const char *path, int line, const char *what)
 {
@@ -165,9 +178,11 @@ cwb_mesh_guard_ply_header (const char *path, GError **error)
       else if (strcmp (w[0], "element") == 0)
         {
           guint64 c;
-          if (n != 3 || !g_ascii_string_to_unsigned (w[2], 10, 0, G_MAXINT32, &c, NULL))
+          if (n != 3 || !ply_name (w[1])
+              || !g_ascii_string_to_unsigned (w[2], 10, 0, G_MAXINT32, &c, NULL))
             return ply_fail (error, path, line,
-                             "expected \"element NAME COUNT\" with a count up to 2^31 - 1");
+                             "expected \"element NAME COUNT\" with a name of letters, digits "
+                             "and _ that starts with a letter, and a count up to 2^31 - 1");
           need += count * item_bytes;
           g_free (element);
           element = g_strdup (w[1]);
@@ -179,7 +194,7 @@ cwb_mesh_guard_ply_header (const char *path, GError **error)
           gboolean list = n >= 2 && strcmp (w[1], "list") == 0;
           if (element == NULL || n != (list ? 5u : 3u)
               || ply_type_size (w[list ? 2 : 1]) == 0
-              || (list && ply_type_size (w[3]) == 0))
+              || (list && ply_type_size (w[3]) == 0) || !ply_name (w[n - 1]))
             return ply_fail (error, path, line,
                              "expected \"property TYPE NAME\" or \"property list TYPE TYPE "
                              "NAME\" with PLY types (char, uchar, short, ushort, int, uint, "
