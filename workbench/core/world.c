@@ -650,11 +650,14 @@ body_owning (const CwbWorld *world, size_t index, gboolean velocity)
  * overflows) came from a step that diverged, whatever its numbers still being finite. */
 #define SPEED_OF_LIGHT 299792458.0
 
-/* The first body whose state is beyond physical bounds, with why in *why; -1 when none. A
- * body's mean speed sqrt (2 KE / m) counts its spin and its deformation too. */
+/* The first body whose state is beyond physical bounds, with why in *why; -1 when none,
+ * with the bodies' total kinetic energy in *kinetic_energy (the step's statistic, taken
+ * here from the same summaries). A body's mean speed sqrt (2 KE / m) counts its spin and its
+ * deformation too. */
 static int
-first_unphysical_body (const CwbWorld *world, char **why)
+first_unphysical_body (const CwbWorld *world, char **why, double *kinetic_energy)
 {
+  *kinetic_energy = 0;
   for (guint i = 0; i < world->bodies->len; i++)
     {
       CwbBodySummary sum;
@@ -672,6 +675,7 @@ first_unphysical_body (const CwbWorld *world, char **why)
                                   "the speed of light", speed, mean_speed);
           return (int) i;
         }
+      *kinetic_energy += sum.kinetic_energy;
     }
   return -1;
 }
@@ -685,7 +689,7 @@ restore_state (CwbWorld *world)
 }
 
 static void
-update_stats (CwbWorld *world, gint64 total_ns)
+update_stats (CwbWorld *world, gint64 total_ns, double kinetic_energy)
 {
   CwbStepStats *s = &world->stats;
   gint64 others = 0;
@@ -704,13 +708,7 @@ update_stats (CwbWorld *world, gint64 total_ns)
       s->intersection_volume = world->contacts.intersection_volume;
       s->max_penetration = world->contacts.max_penetration;
     }
-  s->kinetic_energy = 0;
-  for (guint i = 0; i < world->bodies->len; i++)
-    {
-      CwbBodySummary sum;
-      cwb_world_body_summary (world, i, &sum);
-      s->kinetic_energy += sum.kinetic_energy;
-    }
+  s->kinetic_energy = kinetic_energy;
 }
 
 gboolean
@@ -771,7 +769,8 @@ cwb_world_step (CwbWorld *world, GError **error)
       return FALSE;
     }
   g_autofree char *why = NULL;
-  int unphysical = first_unphysical_body (world, &why);
+  double kinetic_energy;
+  int unphysical = first_unphysical_body (world, &why, &kinetic_energy);
   if (unphysical >= 0)
     {
       const char *who = g_array_index (world->bodies, CwbWorldBody, unphysical).name;
@@ -799,7 +798,7 @@ cwb_world_step (CwbWorld *world, GError **error)
         vt->feedback (world->contact.self, &world->contacts);
     }
   cwb_world_map_geometries (world, world->q, world->v);
-  update_stats (world, total);
+  update_stats (world, total, kinetic_energy);
   return TRUE;
 }
 
