@@ -3,10 +3,8 @@
  * same scene (saves are lossless: docs/scene-format.md). A crash, a sanitizer report, a hang
  * or a failed check is a finding. */
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 
-#include "scene.h"
+#include "fuzz_checks.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
@@ -18,21 +16,10 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
                                               &error);
   if (scene == NULL)
     {
-      if (error == NULL || error->domain != CWB_SCENE_ERROR)
-        abort ();   /* refused without saying why */
-      g_error_free (error);
+      fuzz_check_refusal (error);
       return 0;
     }
-  char *text = cwb_scene_to_yaml (scene);
-  CwbScene *back = cwb_scene_load_from_data (text, -1, "back.yaml", &error);
-  if (back == NULL || !cwb_scene_equal (scene, back))
-    {
-      fprintf (stderr, "not read back as the same scene (%s):\n%s\n",
-               error != NULL ? error->message : "a value differs", text);
-      abort ();
-    }
-  cwb_scene_free (back);
-  g_free (text);
+  fuzz_check_reads_back (scene, "");
   cwb_scene_free (scene);
   return 0;
 }
