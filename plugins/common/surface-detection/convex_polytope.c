@@ -12,6 +12,10 @@
  * round-off of a moved mesh (1e-15) and of single-precision mesh files (6e-8 relative),
  * far below anything that changes a contact. */
 #define CONVEX_TOLERANCE 1e-7
+/* Edges whose directions are within 1e-9 rad of each other (sine) share a class: parallel
+ * edges of a rigid mesh agree to round-off, and a deformed body whose edges turned further
+ * apart than this loses its classes until its structure is rebuilt. */
+#define CLASS_SINE 1e-9
 
 void
 convex_polytope_clear (ConvexPolytope *p)
@@ -22,6 +26,9 @@ convex_polytope_clear (ConvexPolytope *p)
   g_free (p->edges);
   g_free (p->edge_arcs);
   g_free (p->vertices);
+  g_free (p->class_start);
+  g_free (p->class_edges);
+  g_free (p->class_directions);
   memset (p, 0, sizeof *p);
 }
 
@@ -45,6 +52,82 @@ triangle_unit_normal (const CwbGeometry *g, size_t t, double n[3])
   cwb_v3_sub (ac, &g->positions[3 * tri[2]], &g->positions[3 * tri[0]]);
   cwb_v3_cross (n, ab, ac);
   return cwb_v3_normalize (n);
+}
+
+static void
+edge_direction (const ConvexPolytope *p, const CwbGeometry *g, uint32_t e, double d[3])
+{
+  cwb_v3_sub (d, &g->positions[3 * p->edges[e].v[1]], &g->positions[3 * p->edges[e].v[0]]);
+}
+
+/* Whether edge directions a and b (not zero) are parallel or opposed within CLASS_SINE. */
+static gboolean
+parallel (const double a[3], const double b[3])
+{
+  double x[3];
+  cwb_v3_cross (x, a, b);
+  return cwb_v3_norm (x) <= CLASS_SINE * cwb_v3_norm (a) * cwb_v3_norm (b);
+}
+
+/* Groups the edges into classes of parallel ones, each class in the order of its edges. */
+static void
+build_edge_classes (ConvexPolytope *p, const CwbGeometry *g)
+{
+  uint32_t n = p->n_edges;
+  g_autofree uint32_t *class_of = g_new (uint32_t, MAX (n, 1));
+  g_autofree uint32_t *first_edge = g_new (uint32_t, MAX (n, 1));
+  uint32_t n_classes = 0;
+  for (uint32_t e = 0; e < n; e++)
+    {
+      double d[3];
+      edge_direction (p, g, e, d);
+      class_of[e] = n_classes;
+      for (uint32_t c = 0; c < n_classes; c++)
+        {
+          double r[3];
+          edge_direction (p, g, first_edge[c], r);
+          if (parallel (d, r))
+            {
+              class_of[e] = c;
+              break;
+            }
+        }
+      if (class_of[e] == n_classes)
+        first_edge[n_classes++] = e;
+    }
+  p->n_edge_classes = n_classes;
+  p->class_start = g_new0 (uint32_t, n_classes + 1);
+  p->class_edges = g_new (uint32_t, MAX (n, 1));
+  p->class_directions = g_new (double, 3 * MAX (n_classes, 1));
+  for (uint32_t e = 0; e < n; e++)
+    p->class_start[class_of[e] + 1]++;
+  for (uint32_t c = 0; c < n_classes; c++)
+    p->class_start[c + 1] += p->class_start[c];
+  g_autofree uint32_t *fill = g_new0 (uint32_t, MAX (n_classes, 1));
+  for (uint32_t e = 0; e < n; e++)
+    p->class_edges[p->class_start[class_of[e]] + fill[class_of[e]]++] = e;
+}
+
+/* Each class's direction from its first edge, and whether its other edges are still
+ * parallel to it. */
+static gboolean
+update_edge_classes (ConvexPolytope *p, const CwbGeometry *g)
+{
+  for (uint32_t c = 0; c < p->n_edge_classes; c++)
+    {
+      double *d = &p->class_directions[3 * c];
+      edge_direction (p, g, p->class_edges[p->class_start[c]], d);
+      for (uint32_t k = p->class_start[c] + 1; k < p->class_start[c + 1]; k++)
+        {
+          double r[3];
+          edge_direction (p, g, p->class_edges[k], r);
+          if (!parallel (d, r))
+            return FALSE;
+        }
+      if (cwb_v3_normalize (d) == 0)
+        return FALSE;
+    }
+  return TRUE;
 }
 
 /* A boundary half-edge of a face: from -> to, counter-clockwise around it. */
@@ -172,6 +255,7 @@ build_structure (ConvexPolytope *p, const CwbGeometry *g, const Topology *topolo
         seen[p->loop[k]] = TRUE;
         p->vertices[p->n_vertices++] = p->loop[k];
       }
+  build_edge_classes (p, g);
   return TRUE;
 }
 
@@ -262,9 +346,13 @@ convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology 
           g_clear_pointer (&p->edges, g_free);
           g_clear_pointer (&p->edge_arcs, g_free);
           g_clear_pointer (&p->vertices, g_free);
-          p->n_faces = p->n_edges = p->n_vertices = 0;
+          g_clear_pointer (&p->class_start, g_free);
+          g_clear_pointer (&p->class_edges, g_free);
+          g_clear_pointer (&p->class_directions, g_free);
+          p->n_faces = p->n_edges = p->n_vertices = p->n_edge_classes = 0;
         }
     }
   p->convex = p->structured && update_planes (p, g);
+  p->classes_parallel = p->convex && update_edge_classes (p, g);
   return p->convex;
 }

@@ -50,6 +50,14 @@ typedef struct ConvexPolytope {
   PolytopeEdge *edges;
   double *edge_arcs;             /* 3 per edge, at the last update: n[face 1] x n[face 0], the
                                   * normal of the edge's arc on the Gauss map */
+  /* The edges grouped by direction (a box's 12 edges in 3 classes of 4 parallel ones), from
+   * the positions the structure was built at: class c holds class_edges[class_start[c] ..
+   * class_start[c + 1]). */
+  uint32_t n_edge_classes;
+  uint32_t *class_start, *class_edges;
+  double *class_directions;      /* 3 per class, unit, at the last update */
+  gboolean classes_parallel;     /* at the last update, every class's edges are still parallel
+                                  * to its direction (always for a rigid body) */
   uint32_t *vertices;            /* the vertex ids on the polytope (each once) */
   double centroid[3];            /* mean of the vertices, at the last update */
   double lo[3], hi[3];           /* box of the vertices, at the last update */
