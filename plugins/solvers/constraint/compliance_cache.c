@@ -10,11 +10,25 @@ struct ComplianceCache {
   CwbCompliance kind;
   GArray *offset;    /* size_t per body: its matrix in `matrices`, or NO_MATRIX */
   GArray *matrices;  /* double: nv x nv per body taken so far, column by column */
+  GArray *pattern_range;   /* SparseRange per body, set with its matrix */
+  GArray *pattern;   /* SparseEntry: the nonzero entries of each matrix, column by column
+                      * (a rigid body's C: 3 of mass, 9 of inertia, out of 36) */
   GArray *inverse_offset;  /* size_t per body: its C^-1 in `inverses`, NO_MATRIX or
                             * NO_INVERSE */
   GArray *inverses;  /* double: nv x nv per body inverted so far */
   GArray *unit;      /* double: a unit vector of nv values */
 };
+
+/* One nonzero entry of a body's C: row `row`, column `column`. */
+typedef struct SparseEntry {
+  uint32_t row, column;
+  double value;
+} SparseEntry;
+
+/* A body's run of `pattern`. */
+typedef struct SparseRange {
+  size_t first, n;
+} SparseRange;
 
 #define NO_MATRIX SIZE_MAX
 #define NO_INVERSE (SIZE_MAX - 1)
@@ -29,6 +43,8 @@ compliance_cache_new (void)
   ComplianceCache *cache = g_new0 (ComplianceCache, 1);
   cache->offset = g_array_new (FALSE, FALSE, sizeof (size_t));
   cache->matrices = g_array_new (FALSE, FALSE, sizeof (double));
+  cache->pattern_range = g_array_new (FALSE, FALSE, sizeof (SparseRange));
+  cache->pattern = g_array_new (FALSE, FALSE, sizeof (SparseEntry));
   cache->inverse_offset = g_array_new (FALSE, FALSE, sizeof (size_t));
   cache->inverses = g_array_new (FALSE, FALSE, sizeof (double));
   cache->unit = g_array_new (FALSE, TRUE, sizeof (double));
@@ -42,6 +58,8 @@ compliance_cache_free (ComplianceCache *cache)
     return;
   g_array_unref (cache->offset);
   g_array_unref (cache->matrices);
+  g_array_unref (cache->pattern_range);
+  g_array_unref (cache->pattern);
   g_array_unref (cache->inverse_offset);
   g_array_unref (cache->inverses);
   g_array_unref (cache->unit);
@@ -60,6 +78,8 @@ compliance_cache_begin (ComplianceCache *cache, CwbStepContext *ctx, const doubl
   for (size_t b = 0; b < ctx->n_bodies; b++)
     offset[b] = NO_MATRIX;
   g_array_set_size (cache->matrices, 0);
+  g_array_set_size (cache->pattern_range, (guint) MAX (ctx->n_bodies, 1));
+  g_array_set_size (cache->pattern, 0);
   g_array_set_size (cache->inverse_offset, (guint) MAX (ctx->n_bodies, 1));
   size_t *inverse_offset = (size_t *) cache->inverse_offset->data;
   for (size_t b = 0; b < ctx->n_bodies; b++)
@@ -88,9 +108,21 @@ dense_matrix (ComplianceCache *cache, uint32_t body, const CwbBodySlot *slot)
                                         cache->kind, unit, column);
           unit[d] = 0;
         }
+      const double *c = &g_array_index (cache->matrices, double, *offset);
+      SparseRange *range = &g_array_index (cache->pattern_range, SparseRange, body);
+      range->first = cache->pattern->len;
+      for (size_t d = 0; d < nv; d++)
+        for (size_t i = 0; i < nv; i++)
+          if (c[d * nv + i] != 0)
+            {
+              SparseEntry e = { (uint32_t) i, (uint32_t) d, c[d * nv + i] };
+              g_array_append_val (cache->pattern, e);
+            }
+      range->n = cache->pattern->len - range->first;
     }
   return &g_array_index (cache->matrices, double, *offset);
 }
+
 
 void
 compliance_cache_apply (ComplianceCache *cache, uint32_t body, const double *r, double *dq)
@@ -103,18 +135,13 @@ compliance_cache_apply (ComplianceCache *cache, uint32_t body, const double *r, 
                                     dq);
       return;
     }
-  const double *c = dense_matrix (cache, body, slot);
+  dense_matrix (cache, body, slot);
+  const SparseRange *range = &g_array_index (cache->pattern_range, SparseRange, body);
+  const SparseEntry *e = &g_array_index (cache->pattern, SparseEntry, range->first);
   for (size_t i = 0; i < nv; i++)
     dq[i] = 0;
-  for (size_t d = 0; d < nv; d++)
-    {
-      double rd = r[d];
-      if (rd == 0)
-        continue;
-      const double *column = c + d * nv;
-      for (size_t i = 0; i < nv; i++)
-        dq[i] += column[i] * rd;
-    }
+  for (size_t k = 0; k < range->n; k++)
+    dq[e[k].row] += e[k].value * r[e[k].column];
 }
 
 /* The inverse of the symmetric positive definite a (n x n, column-major) in place; FALSE when

@@ -3,7 +3,7 @@
  * matrix, taken once per cache lifetime by applying the body model's operator to the unit
  * vectors; every later product is a small matrix-vector product instead of a call through
  * the host (a solve applies C once per row and body: thousands of calls a step on a
- * pyramid). Larger bodies (FEM) are applied through the host each time. The operator is
+ * pyramid), over the matrix's nonzero entries only (a rigid body's 12 of 36). Larger bodies (FEM) are applied through the host each time. The operator is
  * linear at a fixed configuration, so both give C r up to rounding. */
 #pragma once
 
