@@ -248,9 +248,18 @@ margin_hint_shown (gpointer data)
   return hint != NULL && hint[0] != '\0';
 }
 
+static gboolean
+tolerance_hint_shown (gpointer data)
+{
+  const char *hint = cwb_property_editor_hint (cwb_app_window_properties (data),
+                                               "solver.tolerance");
+  return hint != NULL && hint[0] != '\0';
+}
+
 /* A proximity scene leaves its margin automatic: once the simulation runs, the Properties
  * panel shows beside the margin field the value the model derived, 0.2 % of the 1 m box
- * (MARGIN_OF_SIZE; 4 g h^2 = 0.98 mm at dt 0.005 is smaller), as a person reads it. */
+ * (MARGIN_OF_SIZE; 4 g h^2 = 0.98 mm at dt 0.005 is smaller), as a person reads it; and
+ * beside the solver's tolerance the one the solver derived, 1e-4 g h^2 (2.45e-8 m). */
 static void
 test_automatic_margin_shown (void)
 {
@@ -278,6 +287,11 @@ test_automatic_margin_shown (void)
   g_assert_true (iterate_until (margin_hint_shown, window, 60));
   g_assert_cmpstr (cwb_property_editor_hint (properties, "contact.margin"), ==,
                    "auto: 0.002 m");
+  g_assert_true (iterate_until (tolerance_hint_shown, window, 60));
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+  g_ascii_formatd (number, sizeof number, "%.4g", 1e-4 * 9.81 * 0.005 * 0.005);
+  g_autofree char *expected = g_strdup_printf ("auto: %s m", number);
+  g_assert_cmpstr (cwb_property_editor_hint (properties, "solver.tolerance"), ==, expected);
   g_action_group_change_action_state (G_ACTION_GROUP (window), "play",
                                       g_variant_new_boolean (FALSE));
   fixture_close (&f);

@@ -454,6 +454,12 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
       g_autofree char *key = g_strdup_printf ("contact.%s", d->name);
       cwb_property_editor_show_derived (self->properties, key, d->value);
     }
+  for (guint k = 0; s->solver_derived != NULL && k < s->solver_derived->len; k++)
+    {
+      const CwbDerivedParam *d = &g_array_index (s->solver_derived, CwbDerivedParam, k);
+      g_autofree char *key = g_strdup_printf ("solver.%s", d->name);
+      cwb_property_editor_show_derived (self->properties, key, d->value);
+    }
   const CwbOverlayOptions *overlays = cwb_app_viewport_overlays (self->viewport);
   if (overlays->force_scale == 0)
     cwb_property_editor_show_derived (self->properties, "view.force_scale",

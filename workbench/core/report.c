@@ -104,7 +104,8 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
                       report->steps->len > 0 ? compliance_sum / report->steps->len : NAN);
 
   /* Beyond the contract (additive): what the contact model's automatic parameters resolved
-   * to at its last detection, e.g. { "contact.margin": 0.0039 }. */
+   * to at its last detection, e.g. { "contact.margin": 0.0039 }, and the solver's in its
+   * last step ("solver.tolerance"). */
   json_builder_set_member_name (b, "derived_params");
   json_builder_begin_object (b);
   const CwbInspection *inspection = cwb_world_inspection (world);
@@ -112,6 +113,13 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
     {
       const CwbDerivedParam *d = &g_array_index (inspection->derived, CwbDerivedParam, k);
       g_autofree char *key = g_strdup_printf ("contact.%s", d->name);
+      add_number_or_null (b, key, d->value);
+    }
+  const GArray *solver_derived = cwb_world_solver_derived (world);
+  for (guint k = 0; k < solver_derived->len; k++)
+    {
+      const CwbDerivedParam *d = &g_array_index (solver_derived, CwbDerivedParam, k);
+      g_autofree char *key = g_strdup_printf ("solver.%s", d->name);
       add_number_or_null (b, key, d->value);
     }
   json_builder_end_object (b);

@@ -12,7 +12,7 @@ typedef struct SnapshotBox {
 } SnapshotBox;
 
 static GArray *
-array_copy (GArray *from, size_t element_size)
+array_copy (const GArray *from, size_t element_size)
 {
   GArray *to = g_array_sized_new (FALSE, FALSE, (guint) element_size, from != NULL ? from->len : 0);
   if (from != NULL && from->len > 0)
@@ -103,6 +103,7 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
   s->inspection.cells = array_copy (in->cells, sizeof (CwbInspectCell));
   s->inspection.vectors = array_copy (in->vectors, sizeof (CwbInspectVector));
   s->inspection.derived = array_copy (in->derived, sizeof (CwbDerivedParam));
+  s->solver_derived = array_copy (cwb_world_solver_derived (world), sizeof (CwbDerivedParam));
   return s;
 }
 
@@ -141,6 +142,7 @@ cwb_snapshot_unref (CwbSnapshot *snapshot)
   g_free (snapshot->v);
   g_array_unref (snapshot->frames);
   cwb_inspection_destroy (&snapshot->inspection);
+  g_clear_pointer (&snapshot->solver_derived, g_array_unref);
   g_free (box);
 }
 

@@ -49,6 +49,7 @@ typedef struct CwbSnapshot {
   double intersection_volume;   /* NAN where it does not apply */
   double max_penetration;
   CwbInspection inspection;     /* copies of the four arrays */
+  GArray *solver_derived;       /* CwbDerivedParam: the solver's automatic parameters */
 } CwbSnapshot;
 
 /* Copies the world's current state. `share` may be a previous snapshot of the same world:

@@ -283,6 +283,25 @@ ctx_report_solve_limits (CwbStepContext *ctx, int max_iterations, double toleran
   st->solver_converged = st->solver_residual <= tolerance || st->solver_iterations < max_iterations;
 }
 
+static void
+ctx_report_derived (CwbStepContext *ctx, const char *name, double value)
+{
+  CwbWorld *world = world_of (ctx);
+  GArray *derived = world->solver_derived;
+  for (guint k = 0; k < derived->len; k++)
+    {
+      CwbDerivedParam *d = &g_array_index (derived, CwbDerivedParam, k);
+      if (strncmp (d->name, name, sizeof d->name) == 0)
+        {
+          d->value = value;
+          return;
+        }
+    }
+  CwbDerivedParam d = { .value = value };
+  g_strlcpy (d.name, name, sizeof d.name);
+  g_array_append_val (derived, d);
+}
+
 /* Whether the host's mouse spring pulls `body` in this step (cwb_world_grab_begin_step ran
  * before the solver's step). */
 static gboolean
@@ -359,4 +378,5 @@ cwb_world_init_step_context (CwbWorld *world)
   ctx->report_solve_limits = ctx_report_solve_limits;
   ctx->body_driven = ctx_body_driven;
   ctx->map_geometries = ctx_map_geometries;
+  ctx->report_derived = ctx_report_derived;
 }

@@ -558,6 +558,7 @@ cwb_world_new_full (const CwbScene *scene, CwbRegistry *registry,
   world->scratch_weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   world->scratch_r = g_array_new (FALSE, FALSE, sizeof (double));
   world->residual_history = g_array_new (FALSE, FALSE, sizeof (double));
+  world->solver_derived = g_array_new (FALSE, TRUE, sizeof (CwbDerivedParam));
   world->grab_dofs = g_array_new (FALSE, TRUE, sizeof (double));
   world->grab_f_ext = g_array_new (FALSE, TRUE, sizeof (double));
   cwb_response_scratch_init (&world->response);
@@ -603,6 +604,7 @@ cwb_world_free (CwbWorld *world)
   g_clear_pointer (&world->scratch_weights, g_array_unref);
   g_clear_pointer (&world->scratch_r, g_array_unref);
   g_clear_pointer (&world->residual_history, g_array_unref);
+  g_clear_pointer (&world->solver_derived, g_array_unref);
   g_clear_pointer (&world->grab_dofs, g_array_unref);
   g_clear_pointer (&world->grab_f_ext, g_array_unref);
   cwb_response_scratch_destroy (&world->response);
@@ -724,6 +726,7 @@ cwb_world_step (CwbWorld *world, GError **error)
   world->stats.stabilization_passes = -1;
   world->stats.stabilization_violation = NAN;
   g_array_set_size (world->residual_history, 0);
+  g_array_set_size (world->solver_derived, 0);
   world->contacts_fresh = FALSE;
 
   CwbStepContext *ctx = &world->ctx;
@@ -812,6 +815,12 @@ const CwbStepStats *cwb_world_last_stats (const CwbWorld *world) { return &world
 size_t cwb_world_n_bodies (const CwbWorld *world) { return world->bodies->len; }
 const CwbContactSet *cwb_world_contacts (const CwbWorld *world) { return &world->contacts; }
 const CwbInspection *cwb_world_inspection (const CwbWorld *world) { return &world->inspection; }
+
+const GArray *
+cwb_world_solver_derived (const CwbWorld *world)
+{
+  return world->solver_derived;
+}
 
 const double *
 cwb_world_residual_history (const CwbWorld *world, size_t *n)

@@ -121,6 +121,9 @@ const char *cwb_world_contact_model_name (const CwbWorld *world);   /* NULL: non
 const char *cwb_world_solver_name (const CwbWorld *world);
 const CwbContactSet *cwb_world_contacts (const CwbWorld *world);
 const CwbInspection *cwb_world_inspection (const CwbWorld *world);
+/* What the solver's automatic parameters resolved to in the last step (CwbDerivedParam,
+ * names without the "solver." prefix; empty before the first step). */
+const GArray *cwb_world_solver_derived (const CwbWorld *world);
 const CwbGeometry *cwb_world_geometries (const CwbWorld *world, size_t *n);
 
 /* Swaps the contact model or the solver between steps, with body states untouched. The new

@@ -93,6 +93,8 @@ struct CwbWorld {
   gint64 compliance_ns;            /* inside compliance_apply this step */
   CwbStepStats stats;
   GArray *residual_history;     /* double */
+  GArray *solver_derived;       /* CwbDerivedParam: the solver's automatic parameters, this
+                                 * step */
 };
 
 /* host_services.c: the services table (host_data is the world). */

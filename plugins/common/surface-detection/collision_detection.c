@@ -888,17 +888,7 @@ detection_automatic_margin (const CwbContactQuery *query)
       if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->n_points == 0
           || (know_fixed && geometry->body < query->n_bodies && query->body_fixed[geometry->body]))
         continue;
-      double lo[3], hi[3];
-      cwb_v3_copy (lo, geometry->positions);
-      cwb_v3_copy (hi, geometry->positions);
-      for (size_t i = 1; i < geometry->n_points; i++)
-        for (int c = 0; c < 3; c++)
-          {
-            double x = geometry->positions[3 * i + c];
-            lo[c] = MIN (lo[c], x);
-            hi[c] = MAX (hi[c], x);
-          }
-      double size = MAX (hi[0] - lo[0], MAX (hi[1] - lo[1], hi[2] - lo[2]));
+      double size = cwb_geometry_size (geometry);
       if (isfinite (size))
         sizes[n++] = size;
     }

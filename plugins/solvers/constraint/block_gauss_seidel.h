@@ -50,9 +50,10 @@ typedef struct BgsProblem {
   gboolean friction;                /* FALSE: tangent rows stay at zero force */
   CwbFrictionLaw friction_law;      /* the set bounding the tangential force */
   int max_iterations;
-  double tolerance;                 /* on a sweep's residual, in metres: the smaller of the
-                                     * largest |delta f_i| W_ii and the largest change of a
-                                     * row's value over the sweep (block_gauss_seidel.c) */
+  double tolerance;                 /* on the laws' largest violation left, in metres
+                                     * (Signorini's gap under force or penetration, Coulomb's
+                                     * slip error), measured once the sweeps settle
+                                     * (block_gauss_seidel.c) */
   /* Optional islands: frame_island[k] (0 .. n_islands - 1) for each frame; frames of two
    * islands must share no body (contact_islands.h), so that the rows of one never read the
    * displacement of the other's bodies. Each island is swept on its own until its own

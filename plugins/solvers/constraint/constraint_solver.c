@@ -42,10 +42,18 @@
  * 10- and 20-row pyramids (docs/plugins/constraint.md); post-stabilization is for what it did
  * not cause (contacts found overlapping, deep impacts), so it starts above that. */
 #define STABILIZATION_TOLERANCE_RATIO 100
+/* The automatic tolerance: this part of g h^2, what gravity moves a free body in one step
+ * (9.8e-8 m at dt 0.01). A law error e left in a step is a velocity error e / h: 1e-4 g h
+ * (1e-5 m/s at dt 0.01), which a resting stack does not turn into creep it can measure
+ * (docs/plugins/constraint.md). Without gravity, this part of the moving bodies' median
+ * size (their largest extent): the same 1e-7 m for metre bodies. */
+#define TOLERANCE_OF_G_H2 1e-4
+#define TOLERANCE_OF_SIZE 1e-7
 
 typedef struct ConstraintSolver {
   int iterations;
-  double tolerance;
+  double tolerance;           /* as set: 0 is automatic */
+  double step_tolerance;      /* the one this step's solves stop at (m) */
   CwbCompliance compliance;
   int stabilization_iterations;
   double stabilization_tolerance;   /* the penetration post-stabilization leaves (m) */
@@ -74,9 +82,11 @@ typedef struct ConstraintSolver {
 static const CwbParamSpec constraint_params[] = {
   { "iterations", CWB_PARAM_INT, "1", "200", 1, 100000, NULL,
     "Maximum block Gauss-Seidel sweeps per solve" },
-  { "tolerance", CWB_PARAM_DOUBLE, "m", "1e-8", 0, 1, NULL,
-    "Stop when a sweep moves no constraint, and the bodies' motion at no constraint, by more "
-    "than this displacement" },
+  { "tolerance", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
+    "Largest violation of the contact laws a solve may leave, as a displacement over the "
+    "step: Signorini's gap under force or penetration, friction's slip where a contact "
+    "should stick or slide against its force; 0: automatic, 1e-4 g h^2 (1e-7 of the moving "
+    "bodies' size without gravity)" },
   { "compliance", CWB_PARAM_ENUM, "", "exact", 1, 0, "exact|warped",
     "Body compliance used for W = H C H^T: exact (Saupin 2008 eq. 21) or warped R C0 R^T "
     "(eq. 23); rigid bodies have one compliance" },
@@ -85,8 +95,8 @@ static const CwbParamSpec constraint_params[] = {
     "the new positions and correct positions while a contact is violated; 0 turns it off" },
   { "stabilization_tolerance", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
     "Penetration post-stabilization leaves: a pass runs when a contact is violated by more; "
-    "0: automatic, 100 x tolerance (above what the velocity pass's own stopping error "
-    "leaves)" },
+    "0: automatic, 100 x tolerance (above what the velocity passes' own stopping error "
+    "leaves over a few steps)" },
   { "friction", CWB_PARAM_ENUM, "", "cone", 1, 0, "pyramid|cone",
     "Friction set: cone |f_t| <= mu f_n solved exactly per contact (Duriez et al. 2006), or "
     "the four-sided pyramid |f_t1| + |f_t2| <= mu f_n of Allard 2010 eq. 9-10 solved row by "
@@ -104,10 +114,11 @@ static const CwbParamSpec constraint_params[] = {
     "Order of the contacts in a sweep: top_down, from the highest along gravity to the "
     "lowest (a load change travels down a stack in one sweep), or model, the order the "
     "contact model gave" },
-  { "direct_start", CWB_PARAM_BOOL, "", "false", 0, 1, NULL,
+  { "direct_start", CWB_PARAM_BOOL, "", "true", 0, 1, NULL,
     "Start each island of rigid bodies with enough contacts under force from a sparse direct "
-    "solve of the contacts that held it in the last step, then sweep: fewer sweeps on tall "
-    "stacks (the 20-row pyramid: 29 -> 7 a step), a factorisation's cost on small ones" },
+    "solve of the contacts that held it in the last step, then sweep: a stack's forces to "
+    "the tolerance in a few sweeps where the sweeps alone would take hundreds; false: "
+    "sweeps only" },
   { "sleep", CWB_PARAM_BOOL, "", "false", 0, 1, NULL,
     "Let islands of bodies that stayed slower than sleep_speed for sleep_time sleep (no "
     "free motion, no solve, velocity zero) until a contact with an awake body, a drag, a "
@@ -123,7 +134,7 @@ static void
 read_params (ConstraintSolver *self, const CwbParamSet *params)
 {
   self->iterations = (int) cwb_param_int (params, "iterations", 200);
-  self->tolerance = cwb_param_double (params, "tolerance", 1e-8);
+  self->tolerance = cwb_param_double (params, "tolerance", 0);
   self->compliance = cwb_param_int (params, "compliance", 0) == 1 ? CWB_COMPLIANCE_WARPED
                                                                  : CWB_COMPLIANCE_EXACT;
   self->stabilization_iterations = (int) cwb_param_int (params, "stabilization_iterations", 1);
@@ -135,7 +146,7 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
   self->warm_start_factor = cwb_param_double (params, "warm_start", 1);
   self->order_by_gravity = g_strcmp0 (cwb_param_string (params, "order", "top_down"),
                                       "top_down") == 0;
-  self->direct_start = cwb_param_bool (params, "direct_start", FALSE);
+  self->direct_start = cwb_param_bool (params, "direct_start", TRUE);
   self->sleep_params.enabled = cwb_param_bool (params, "sleep", FALSE);
   self->sleep_params.speed = cwb_param_double (params, "sleep_speed", 0);
   self->sleep_params.time = cwb_param_double (params, "sleep_time", 0.5);
@@ -378,7 +389,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .friction = v != NULL,
     .friction_law = self->friction,
     .max_iterations = self->iterations,
-    .tolerance = self->tolerance,
+    .tolerance = self->step_tolerance,
     .skip_frame = frames_asleep (self, set),
     /* The velocity pass only: a position pass's guess (the last step's corrections) pulled
      * a third of its contacts on the 40-row pyramid (docs/plugins/constraint.md). */
@@ -405,7 +416,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
       const double *history = bgs_residual_history (self->bgs, &n_history);
       ctx->report_solve (ctx, result.iterations, result.residual, history, n_history);
       if (CWB_STRUCT_HAS (ctx, CwbStepContext, report_solve_limits))
-        ctx->report_solve_limits (ctx, self->iterations, self->tolerance);
+        ctx->report_solve_limits (ctx, self->iterations, self->step_tolerance);
       /* The host judges stick and slip against the set the forces were bounded by. */
       if (CWB_STRUCT_HAS (set, CwbContactSet, friction_law))
         set->friction_law = self->friction;
@@ -494,7 +505,7 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
   copy_set (&self->snapshot, velocity_set);
   double accepted = self->stabilization_tolerance > 0
                       ? self->stabilization_tolerance
-                      : STABILIZATION_TOLERANCE_RATIO * self->tolerance;
+                      : STABILIZATION_TOLERANCE_RATIO * self->step_tolerance;
   int passes = 0;
   double violation = NAN, volume = NAN, penetration = NAN;
   for (int k = 0; k <= self->stabilization_iterations; k++)
@@ -548,9 +559,66 @@ remember_state (ConstraintSolver *self, const CwbStepContext *ctx)
   self->time_left = ctx->time + ctx->h;
 }
 
+static gint
+compare_doubles (gconstpointer a, gconstpointer b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+  return (x > y) - (x < y);
+}
+
+/* The median of the moving bodies' sizes (the largest extent of each geometry's box), from
+ * the geometries the host mapped last; 0 when none moves. */
+static double
+median_moving_size (CwbStepContext *ctx)
+{
+  size_t n = 0;
+  const CwbGeometry *geometries = ctx->geometries (ctx, &n);
+  g_autoptr (GArray) sizes = g_array_new (FALSE, FALSE, sizeof (double));
+  for (size_t g = 0; g < n; g++)
+    {
+      const CwbGeometry *geometry = &geometries[g];
+      if (geometry->body >= ctx->n_bodies || ctx->bodies[geometry->body].fixed
+          || geometry->n_points == 0)
+        continue;
+      double size = cwb_geometry_size (geometry);
+      if (isfinite (size))
+        g_array_append_val (sizes, size);
+    }
+  if (sizes->len == 0)
+    return 0;
+  g_array_sort (sizes, compare_doubles);
+  return g_array_index (sizes, double, sizes->len / 2);
+}
+
+/* The tolerance of this step's solves: the parameter, or the automatic one from gravity and
+ * the step (the bodies' size without gravity), published for the report and the property
+ * editor; likewise the automatic stabilization tolerance. */
+static void
+resolve_tolerances (ConstraintSolver *self, CwbStepContext *ctx)
+{
+  self->step_tolerance = self->tolerance;
+  if (self->tolerance <= 0)
+    {
+      double g = cwb_v3_norm (ctx->gravity);
+      self->step_tolerance = g > 0 ? TOLERANCE_OF_G_H2 * g * ctx->h * ctx->h
+                                   : TOLERANCE_OF_SIZE * median_moving_size (ctx);
+      /* No gravity and nothing moving: any positive bound (nothing will be solved). */
+      if (!(self->step_tolerance > 0))
+        self->step_tolerance = TOLERANCE_OF_SIZE;
+    }
+  if (!CWB_STRUCT_HAS (ctx, CwbStepContext, report_derived) || ctx->report_derived == NULL)
+    return;
+  if (self->tolerance <= 0)
+    ctx->report_derived (ctx, "tolerance", self->step_tolerance);
+  if (self->stabilization_tolerance <= 0 && self->stabilization_iterations > 0)
+    ctx->report_derived (ctx, "stabilization_tolerance",
+                         STABILIZATION_TOLERANCE_RATIO * self->step_tolerance);
+}
+
 static gboolean
 advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
 {
+  resolve_tolerances (self, ctx);
   double *q_free = zeroed (self->q_free, ctx->nq);
   double *v_free = zeroed (self->v_free, ctx->nv);
   if (self->sleep_params.enabled)
@@ -621,7 +689,7 @@ static const CwbPluginDesc constraint_desc = {
   .abi_minor = CWB_ABI_MINOR,
   .kind = CWB_PLUGIN_SOLVER,
   .name = "constraint",
-  .version = "1.5.0",
+  .version = "1.6.0",
   .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction (cone or "
              "pyramid), corrective motion, optional post-stabilization (Saupin 2008, "
              "Allard 2010)",

@@ -27,8 +27,9 @@ G_BEGIN_DECLS
  * 1.6: CwbContactSet.contact_ids, CwbStepContext.report_solve_limits,
  *      CwbContactQuery.gravity, CwbInspection.derived, CwbStepContext.body_driven,
  *      map_geometries and edits.
- * 1.7: CWB_DEFINE_ERROR_QUARK. */
-#define CWB_ABI_MINOR 7
+ * 1.7: CWB_DEFINE_ERROR_QUARK.
+ * 1.8: CwbStepContext.report_derived. */
+#define CWB_ABI_MINOR 8
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -56,4 +56,28 @@ typedef struct CwbPointWeight {
   double w[3];
 } CwbPointWeight;
 
+/* A geometry's size: the largest extent of the box of its points at their current positions
+ * (0 without points; not finite if a position is not). What automatic parameters scale with
+ * (a contact margin, a solver tolerance without gravity). */
+static inline double
+cwb_geometry_size (const CwbGeometry *geometry)
+{
+  if (geometry->n_points == 0 || geometry->positions == NULL)
+    return 0;
+  double lo[3], hi[3];
+  for (int c = 0; c < 3; c++)
+    lo[c] = hi[c] = geometry->positions[c];
+  for (size_t i = 1; i < geometry->n_points; i++)
+    for (int c = 0; c < 3; c++)
+      {
+        double x = geometry->positions[3 * i + c];
+        lo[c] = x < lo[c] ? x : lo[c];
+        hi[c] = x > hi[c] ? x : hi[c];
+      }
+  double size = hi[0] - lo[0];
+  for (int c = 1; c < 3; c++)
+    size = hi[c] - lo[c] > size ? hi[c] - lo[c] : size;
+  return size;
+}
+
 G_END_DECLS

@@ -116,6 +116,13 @@ struct CwbStepContext {
    * contact model itself, a state restored or carried in. A solver that keeps memory across
    * steps (sleeping bodies) drops it when the count differs from its last step's. */
   uint64_t edits;
+
+  /* ABI 1.8 (check struct_size): the value automatic parameter `name` of the solver (its
+   * schema name, one the user left at its automatic value, such as a tolerance derived from
+   * gravity and the step) resolved to in this step, for the report (derived_params,
+   * "solver.NAME") and the property editor. A later call with the same name replaces it;
+   * the host forgets the values at the start of each step. */
+  void (*report_derived) (CwbStepContext *ctx, const char *name, double value);
 };
 
 typedef struct CwbSolverCreateInfo {
