@@ -724,10 +724,9 @@ island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
  * against the same point of the sweep before (after the first sweep that costs no pass of
  * its own). The two differ where contacts are redundant (four corners of a box resting on
  * a face, a box on two others): forces may keep shifting among them along W's null space,
- * which moves no body. Neither bounds the error left: on slowly converging stacks the
- * sweeps' change is 30 to 600 times smaller than the laws' violation
- * (docs/plugins/constraint.md), so it opens the check rather than ending the solve. A
- * sweep's residual is the laws' violation where it was measured, the cheaper sign
+ * which moves no body. Neither bounds the error left (where Gauss-Seidel converges slowly
+ * the change per sweep is a small part of it), so it opens the check rather than ending the
+ * solve. A sweep's residual is the laws' violation where it was measured, the cheaper sign
  * elsewhere. */
 static int
 sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, double *dq,

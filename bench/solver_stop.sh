@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# The constraint solver's stop on the laws (docs/plugins/constraint.md, "Convergence and its
+# report") against a baseline revision built beside it (default 291f7c2, the last one whose
+# solves stopped on the sweeps' change at 1e-8 m, sweeps only): the flush box pyramids of 10,
+# 20 and 40 rows under `proximity` (bench/make_pyramid.py) and the 10-row pyramid offset by
+# 1 cm under `ldi` (cells of 0.3 m, the 0.02 px layer, Algorithm 1's ten stabilization
+# passes), each at the solver's defaults of its revision. Per case: steps/s, velocity sweeps
+# per step, steps ended at the cap, the largest drift of a box and the kinetic energy at the
+# end, medians of REPEATS runs of STEPS steps (the two builds interleaved within each repeat,
+# the ratio taken per repeat); and, from one more run with G_MESSAGES_DEBUG=constraint, the
+# laws' violation the velocity solves left (the post-solve check: the largest of the
+# penetration, the gap under force and the slip error), median and largest over the steps.
+# Writes bench/results/solver-stop-<machine>.csv.
+# Usage: bench/solver_stop.sh [REPEATS (3)] [STEPS (300)] [BASE_REVISION (291f7c2)]
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+repeats=${1:-3}
+steps=${2:-300}
+base_rev=${3:-291f7c2}
+"$top/scripts/install-deps.sh"
+build="$top/build-bench"
+"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+# The baseline: a worktree of BASE_REVISION with its own release build, kept between runs.
+base_tree="$build/solver-stop-base"
+if [ ! -d "$base_tree" ] || [ "$(git -C "$base_tree" rev-parse HEAD)" != "$(git -C "$top" rev-parse "$base_rev")" ]; then
+  rm -rf "$base_tree"
+  git -C "$top" worktree prune
+  git -C "$top" worktree add --detach "$base_tree" "$base_rev" >/dev/null
+fi
+"$base_tree/scripts/build.sh" "$base_tree/build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+declare -A bin=([current]="$build/workbench/cli/contact-workbench"
+                [base]="$base_tree/build/workbench/cli/contact-workbench")
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+for n in 10 20 40; do
+  python3 "$top/bench/make_pyramid.py" "$n" > "$out/proximity-$n.yaml"
+done
+python3 "$top/bench/make_pyramid.py" 10 --offset 0.01 --contact "ldi
+  multi_volume: true
+  cell_size: 0.3
+  target_depth: 0.02" --solver "constraint
+  normal_constraint: velocity
+  stabilization_iterations: 10" > "$out/ldi-offset-10.yaml"
+cases=(proximity-10 proximity-20 proximity-40 ldi-offset-10)
+for r in $(seq 1 "$repeats"); do
+  for c in "${cases[@]}"; do
+    for b in base current; do
+      "${bin[$b]}" --headless "$out/$c.yaml" --steps "$steps" --report "$out/$c.$b.$r.json" \
+        >/dev/null
+    done
+  done
+done
+for c in "${cases[@]}"; do
+  for b in base current; do
+    # GLib writes debug messages to standard output.
+    G_MESSAGES_DEBUG=constraint "${bin[$b]}" --headless "$out/$c.yaml" --steps "$steps" \
+      2>/dev/null | grep "post-solve check" > "$out/$c.$b.check" || true
+  done
+done
+machine=$(python3 "$top/bench/machine_name.py")
+mkdir -p "$top/bench/results"
+python3 - "$out" "$top/bench/results/solver-stop-$machine.csv" "$base_rev" <<'PY'
+import glob, json, math, os, re, statistics as st, sys, yaml
+out, csv_path, base_rev = sys.argv[1:4]
+runs = {}
+for path in sorted(glob.glob(os.path.join(out, "*.json"))):
+    case, build, rep, _ = os.path.basename(path).split(".")
+    r = json.load(open(path))
+    ps = r["per_step"]
+    placed = {b["name"]: b["pose"]["position"]
+              for b in yaml.safe_load(open(os.path.join(out, case + ".yaml")))["bodies"]
+              if "pose" in b}
+    drift = max(math.dist(b["centroid"], placed[b["name"]])
+                for b in r["bodies"] if b["name"] in placed and b["name"] != "ground")
+    runs.setdefault((case, build), {})[rep] = (
+        len(ps) * 1000 / r["wall_ms"], st.mean(s["solver_iterations"] or 0 for s in ps),
+        sum(1 for s in ps if s.get("solver_converged") is False), drift,
+        ps[-1]["kinetic_energy"], len(ps))
+def law_errors(case, build):
+    errors = []
+    for line in open(os.path.join(out, f"{case}.{build}.check")):
+        m = re.search(r"penetration ([^ ]+) m, gap under force ([^ ]+) m, .* slip error ([^ ]+) m", line)
+        if m:
+            errors.append(max(float(x) for x in m.groups()))
+    return errors
+order = {"proximity-10": 0, "proximity-20": 1, "proximity-40": 2, "ldi-offset-10": 3}
+rows = []
+print(f"base: {base_rev}")
+print("| case | build | runs | steps/s | sweeps per step | capped steps | drift (m) | KE at the end (J) | laws' violation left, median / largest (m) | steps/s over base |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for (case, build), v in sorted(runs.items(), key=lambda kv: (order[kv[0][0]], kv[0][1] != "base")):
+    med = lambda k: st.median(x[k] for x in v.values())
+    base = runs[(case, "base")]
+    ratio = st.median(v[rep][0] / base[rep][0] for rep in v if rep in base)
+    errors = law_errors(case, build)
+    law_med = st.median(errors) if errors else float("nan")
+    law_max = max(errors) if errors else float("nan")
+    print(f"| {case} | {build} | {len(v)} | {med(0):.1f} | {med(1):.1f} | "
+          f"{med(2):.0f} / {next(iter(v.values()))[5]} | {med(3):.2e} | {med(4):.2e} | "
+          f"{law_med:.2e} / {law_max:.2e} | {ratio:.2f} |")
+    rows.append((case, build, len(v), med(0), med(1), med(2), med(3), med(4), law_med, law_max, ratio))
+with open(csv_path, "w") as f:
+    f.write("case,build,runs,steps_per_s,sweeps_per_step,capped_steps,drift_m,final_ke_j,"
+            "law_error_median_m,law_error_max_m,ratio\n")
+    for row in rows:
+        f.write(",".join(str(x) for x in row) + "\n")
+PY
