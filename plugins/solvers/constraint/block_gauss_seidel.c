@@ -652,10 +652,11 @@ start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0
   apply_solved (s, p, solved, f, dq);
 }
 
-/* Adds one contact frame's measure of the laws to `check` (bgs_check). */
+/* Adds one contact frame's measure of the laws to `check` (bgs_check); the friction set's
+ * excess only with `excess` (the stop does not read it). */
 static void
 check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const double *f,
-             const double *dq, BgsCheck *check)
+             const double *dq, gboolean excess, BgsCheck *check)
 {
   int n = block->normal;
   double gap = row_value (s, p, n, dq) + row_tolerance (p, n);
@@ -671,8 +672,9 @@ check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const 
       slip[a] = row_value (s, p, block->tangent[a], dq);
     }
   double radius = p->friction ? block->mu * fmax (f_n, 0) : 0;
-  check->friction_excess = larger (check->friction_excess,
-                                   cwb_friction_gauge (p->friction_law, f_t) - radius);
+  if (excess)
+    check->friction_excess = larger (check->friction_excess,
+                                     cwb_friction_gauge (p->friction_law, f_t) - radius);
   if (radius > 0)
     check->slip_error = larger (check->slip_error,
                                 cwb_friction_dissipation_gap (p->friction_law, radius, f_t, slip)
@@ -694,7 +696,7 @@ island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
   const guint *il = (const guint *) s->island_loose->data;
   BgsCheck check = { 0 };
   for (size_t k = b0; k < b1; k++)
-    check_block (s, p, &blocks[ib[k]], f, dq, &check);
+    check_block (s, p, &blocks[ib[k]], f, dq, FALSE, &check);
   double error = larger (larger (check.penetration, check.complementarity), check.slip_error);
   for (size_t k = l0; k < l1; k++)
     {
@@ -832,5 +834,5 @@ bgs_check (const BgsSolver *s, const BgsProblem *p, const double *f, const doubl
   memset (check, 0, sizeof *check);
   const Block *blocks = (const Block *) s->blocks->data;
   for (guint b = 0; b < s->blocks->len; b++)
-    check_block (s, p, &blocks[b], f, dq, check);
+    check_block (s, p, &blocks[b], f, dq, TRUE, check);
 }
