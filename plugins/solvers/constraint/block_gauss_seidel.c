@@ -728,8 +728,15 @@ island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
  * a face, a box on two others): forces may keep shifting among them along W's null space,
  * which moves no body. Neither bounds the error left (where Gauss-Seidel converges slowly
  * the change per sweep is a small part of it), so it opens the check rather than ending the
- * solve. A sweep's residual is the laws' violation where it was measured, the cheaper sign
+ * solve; after a check that failed, the sign is scaled by the ratio that check found, so
+ * that the next comes when the laws are likely to hold rather than at every sweep. A
+ * sweep's residual is the laws' violation where it was measured, the scaled sign
  * elsewhere. */
+/* At most this many sweeps between two measures of the laws once one was taken: the ratio
+ * of the laws' violation to the cheap sign changes as the sweeps go, and a ratio taken too
+ * high would otherwise keep the solve sweeping past its tolerance. */
+#define LAW_CHECK_EVERY 8
+
 static int
 sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, double *dq,
               double *residual)
@@ -744,6 +751,11 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
   size_t l1 = g_array_index (s->loose_start, size_t, island + 1);
   int sweeps = 0;
   *residual = 0;
+  /* The laws' violation over the cheap sign at the last check (at least 1), and the sweeps
+   * since: the next check comes when the sign times this ratio reaches the tolerance, or
+   * LAW_CHECK_EVERY sweeps after the last. */
+  double ratio = 1;
+  int last_check = -1;
   /* The rows' values at the start (the warm start's motion), for the first sweep's motion
    * measure. */
   if (p->stiffness != NULL)
@@ -774,8 +786,17 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
           double zero = 0;
           g_array_append_val (s->history, zero);
         }
-      if (change <= p->tolerance)
-        change = island_law_error (s, p, b0, b1, l0, l1, f, dq);
+      if (change * ratio <= p->tolerance
+          || (last_check >= 0 && it - last_check >= LAW_CHECK_EVERY))
+        {
+          double law = island_law_error (s, p, b0, b1, l0, l1, f, dq);
+          if (change > 0)
+            ratio = fmax (1, law / change);
+          last_check = it;
+          change = law;
+        }
+      else
+        change *= ratio;
       double *h = &g_array_index (s->history, double, it);
       *h = fmax (*h, change);
       sweeps = it + 1;

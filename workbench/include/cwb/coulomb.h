@@ -158,11 +158,20 @@ cwb_pyramid_faces (const double f[2], double u[2])
   u[1] = (a - b) * CWB_SQRT1_2;
 }
 
+/* The Euclidean norm of a 2-vector as the square root of its squares: within an ulp of
+ * hypot and far from overflow for any force or slip a scene holds (|x| < 1e150), at a
+ * fraction of hypot's cost where a solver measures every contact's laws each sweep. */
+static inline double
+cwb_norm2 (const double x[2])
+{
+  return sqrt (x[0] * x[0] + x[1] * x[1]);
+}
+
 /* The set's gauge: f lies in the set of radius r exactly when gauge(f) <= r. */
 static inline double
 cwb_friction_gauge (CwbFrictionLaw law, const double f[2])
 {
-  return law == CWB_FRICTION_PYRAMID ? fabs (f[0]) + fabs (f[1]) : hypot (f[0], f[1]);
+  return law == CWB_FRICTION_PYRAMID ? fabs (f[0]) + fabs (f[1]) : cwb_norm2 (f);
 }
 
 /* The dual gauge: the most power the set of radius r can take out of a slip s,
@@ -171,7 +180,7 @@ cwb_friction_gauge (CwbFrictionLaw law, const double f[2])
 static inline double
 cwb_friction_dual (CwbFrictionLaw law, const double s[2])
 {
-  return law == CWB_FRICTION_PYRAMID ? MAX (fabs (s[0]), fabs (s[1])) : hypot (s[0], s[1]);
+  return law == CWB_FRICTION_PYRAMID ? MAX (fabs (s[0]), fabs (s[1])) : cwb_norm2 (s);
 }
 
 /* The dissipation gap f . s + r dual(s), >= 0 for any f in the set, and 0 exactly when f
