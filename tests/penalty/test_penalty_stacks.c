@@ -11,7 +11,8 @@
  * - The flush pyramid (fixture_pyramid_scene (10, 0, 0, ...): boxes face to face, corners on
  *   the edges below) and the 1 cm-gap pyramid without offset (corners land on the edges
  *   below): only the convex manifolds (convex_contact.c: face-face, edge-face) see these
- *   contacts; point detection let them explode or drift 11 cm.
+ *   contacts; point detection let them explode or drift 11 cm. The flush pyramid with each
+ *   row 1 cm off along x and y too (every box loaded off-centre).
  * - Two equal boxes, the upper one shifted 1 cm along x and y and dropped 1 cm: points find
  *   only two corners, on the diagonal through the upper box's centre, and the upper box
  *   tipped after about 4 s; the face manifold holds the whole overlap square, so it rests.
@@ -150,6 +151,13 @@ test_flush_pyramid (void)
   run_fixture_pyramid (0, 0);
 }
 
+/* Flush, each row 1 cm off along x and y: every box rests off-centre on the two below. */
+static void
+test_offset_pyramid (void)
+{
+  run_fixture_pyramid (0, 0.01);
+}
+
 static void
 test_gap_pyramid_aligned (void)
 {
@@ -163,6 +171,7 @@ main (int argc, char **argv)
   g_test_add_func ("/penalty/stacks/gap-pyramid", test_gap_pyramid);
   g_test_add_func ("/penalty/stacks/offset-two-boxes", test_offset_two_boxes);
   g_test_add_func ("/penalty/stacks/flush-pyramid", test_flush_pyramid);
+  g_test_add_func ("/penalty/stacks/offset-pyramid", test_offset_pyramid);
   g_test_add_func ("/penalty/stacks/gap-pyramid-aligned", test_gap_pyramid_aligned);
   return g_test_run ();
 }
