@@ -7,6 +7,7 @@
 
 #include <cwb/body_model.h>
 #include <cwb/contact.h>
+#include <cwb/contact_model.h>   /* CwbContactPass */
 
 G_BEGIN_DECLS
 
