@@ -17,18 +17,27 @@
  * apart than this loses its classes until its structure is rebuilt. */
 #define CLASS_SINE 1e-9
 
+/* Frees the structure built for a topology (faces, loops, edges, their classes), keeping
+ * the key it was built for. */
+static void
+free_structure (ConvexPolytope *p)
+{
+  g_clear_pointer (&p->faces, g_free);
+  g_clear_pointer (&p->loop, g_free);
+  g_clear_pointer (&p->face_triangles, g_free);
+  g_clear_pointer (&p->edges, g_free);
+  g_clear_pointer (&p->edge_arcs, g_free);
+  g_clear_pointer (&p->vertices, g_free);
+  g_clear_pointer (&p->class_start, g_free);
+  g_clear_pointer (&p->class_edges, g_free);
+  g_clear_pointer (&p->class_directions, g_free);
+  p->n_faces = p->n_edges = p->n_vertices = p->n_edge_classes = 0;
+}
+
 void
 convex_polytope_clear (ConvexPolytope *p)
 {
-  g_free (p->faces);
-  g_free (p->loop);
-  g_free (p->face_triangles);
-  g_free (p->edges);
-  g_free (p->edge_arcs);
-  g_free (p->vertices);
-  g_free (p->class_start);
-  g_free (p->class_edges);
-  g_free (p->class_directions);
+  free_structure (p);
   memset (p, 0, sizeof *p);
 }
 
@@ -338,19 +347,7 @@ convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology 
       p->checksum = topology->checksum;
       p->structured = build_structure (p, g, topology);
       if (!p->structured)
-        {
-          /* keep the key, drop the partial structure */
-          g_clear_pointer (&p->faces, g_free);
-          g_clear_pointer (&p->loop, g_free);
-          g_clear_pointer (&p->face_triangles, g_free);
-          g_clear_pointer (&p->edges, g_free);
-          g_clear_pointer (&p->edge_arcs, g_free);
-          g_clear_pointer (&p->vertices, g_free);
-          g_clear_pointer (&p->class_start, g_free);
-          g_clear_pointer (&p->class_edges, g_free);
-          g_clear_pointer (&p->class_directions, g_free);
-          p->n_faces = p->n_edges = p->n_vertices = p->n_edge_classes = 0;
-        }
+        free_structure (p);   /* keep the key, drop the partial structure */
     }
   p->convex = p->structured && update_planes (p, g);
   p->classes_parallel = p->convex && update_edge_classes (p, g);

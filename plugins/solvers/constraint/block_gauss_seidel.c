@@ -665,20 +665,22 @@ check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const 
   check->penetration = larger (check->penetration, -gap);
   if (f_n > 0)
     check->complementarity = larger (check->complementarity, fabs (gap));
-  double f_t[2] = { 0, 0 }, slip[2] = { 0, 0 };
+  double f_t[2] = { 0, 0 };
   for (int a = 0; a < block->n_tangents; a++)
-    {
-      f_t[a] = f[block->tangent[a]];
-      slip[a] = row_value (s, p, block->tangent[a], dq);
-    }
+    f_t[a] = f[block->tangent[a]];
   double radius = p->friction ? block->mu * fmax (f_n, 0) : 0;
   if (excess)
     check->friction_excess = larger (check->friction_excess,
                                      cwb_friction_gauge (p->friction_law, f_t) - radius);
-  if (radius > 0)
-    check->slip_error = larger (check->slip_error,
-                                cwb_friction_dissipation_gap (p->friction_law, radius, f_t, slip)
-                                  / radius);
+  /* The slip is read only where there is friction to judge it by. */
+  if (!(radius > 0))
+    return;
+  double slip[2] = { 0, 0 };
+  for (int a = 0; a < block->n_tangents; a++)
+    slip[a] = row_value (s, p, block->tangent[a], dq);
+  check->slip_error = larger (check->slip_error,
+                              cwb_friction_dissipation_gap (p->friction_law, radius, f_t, slip)
+                                / radius);
 }
 
 /* How far the island's forces and motion are from the laws, in metres: the largest of its
@@ -713,6 +715,11 @@ island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
   return error;
 }
 
+/* At most this many sweeps between two measures of the laws once one was taken: the ratio
+ * of the laws' violation to the cheap sign changes as the sweeps go, and a ratio taken too
+ * high would otherwise keep the solve sweeping past its tolerance. */
+#define LAW_CHECK_EVERY 8
+
 /* Sweeps one island until the laws hold to the tolerance or the cap; returns the sweeps and
  * leaves the last residual in *residual. The history gets, per sweep, the largest residual
  * of any island so far.
@@ -732,11 +739,6 @@ island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
  * that the next comes when the laws are likely to hold rather than at every sweep. A
  * sweep's residual is the laws' violation where it was measured, the scaled sign
  * elsewhere. */
-/* At most this many sweeps between two measures of the laws once one was taken: the ratio
- * of the laws' violation to the cheap sign changes as the sweeps go, and a ratio taken too
- * high would otherwise keep the solve sweeping past its tolerance. */
-#define LAW_CHECK_EVERY 8
-
 static int
 sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, double *dq,
               double *residual)

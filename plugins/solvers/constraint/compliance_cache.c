@@ -123,7 +123,6 @@ dense_matrix (ComplianceCache *cache, uint32_t body, const CwbBodySlot *slot)
   return &g_array_index (cache->matrices, double, *offset);
 }
 
-
 void
 compliance_cache_apply (ComplianceCache *cache, uint32_t body, const double *r, double *dq)
 {
