@@ -31,22 +31,17 @@ for r in $(seq 1 "$repeats"); do
 done
 machine=$(python3 "$top/bench/machine_name.py")
 mkdir -p "$top/bench/results"
-python3 - "$out" "$top/bench/results/direct-start-$machine.csv" <<'PY'
-import glob, json, math, os, statistics as st, sys, yaml
+python3 - "$out" "$top/bench/results/direct-start-$machine.csv" "$top/bench" <<'PY'
+import glob, os, statistics as st, sys
 out, csv_path = sys.argv[1], sys.argv[2]
+sys.path.insert(0, sys.argv[3])
+from solver_run import measure
 runs = {}
 for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     scene, direct, rep, _ = os.path.basename(path).split(".")
-    r = json.load(open(path))
-    ps = r["per_step"]
-    placed = {b["name"]: b["pose"]["position"]
-              for b in yaml.safe_load(open(os.path.join(out, scene + ".yaml")))["bodies"]
-              if "pose" in b}
-    drift = max(math.dist(b["centroid"], placed[b["name"]])
-                for b in r["bodies"] if b["name"] in placed and b["name"] != "ground")
+    m = measure(path, os.path.join(out, scene + ".yaml"))
     runs.setdefault((scene, direct), {})[rep] = (
-        len(ps) * 1000 / r["wall_ms"], st.mean(s["solver_iterations"] or 0 for s in ps),
-        sum(1 for s in ps if s.get("solver_converged") is False), drift, len(ps))
+        m["steps_per_s"], m["sweeps"], m["capped"], m["drift"], m["steps"])
 rows = []
 print("| pyramid | direct_start | runs | steps/s | sweeps per step | capped steps | drift (m) | steps/s over the sweeps alone |")
 print("|---|---|---|---|---|---|---|---|")

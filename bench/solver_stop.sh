@@ -59,23 +59,17 @@ for c in "${cases[@]}"; do
 done
 machine=$(python3 "$top/bench/machine_name.py")
 mkdir -p "$top/bench/results"
-python3 - "$out" "$top/bench/results/solver-stop-$machine.csv" "$base_rev" <<'PY'
-import glob, json, math, os, re, statistics as st, sys, yaml
+python3 - "$out" "$top/bench/results/solver-stop-$machine.csv" "$base_rev" "$top/bench" <<'PY'
+import glob, os, re, statistics as st, sys
 out, csv_path, base_rev = sys.argv[1:4]
+sys.path.insert(0, sys.argv[4])
+from solver_run import measure
 runs = {}
 for path in sorted(glob.glob(os.path.join(out, "*.json"))):
     case, build, rep, _ = os.path.basename(path).split(".")
-    r = json.load(open(path))
-    ps = r["per_step"]
-    placed = {b["name"]: b["pose"]["position"]
-              for b in yaml.safe_load(open(os.path.join(out, case + ".yaml")))["bodies"]
-              if "pose" in b}
-    drift = max(math.dist(b["centroid"], placed[b["name"]])
-                for b in r["bodies"] if b["name"] in placed and b["name"] != "ground")
+    m = measure(path, os.path.join(out, case + ".yaml"))
     runs.setdefault((case, build), {})[rep] = (
-        len(ps) * 1000 / r["wall_ms"], st.mean(s["solver_iterations"] or 0 for s in ps),
-        sum(1 for s in ps if s.get("solver_converged") is False), drift,
-        ps[-1]["kinetic_energy"], len(ps))
+        m["steps_per_s"], m["sweeps"], m["capped"], m["drift"], m["final_ke"], m["steps"])
 def law_errors(case, build):
     errors = []
     for line in open(os.path.join(out, f"{case}.{build}.check")):
