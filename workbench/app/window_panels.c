@@ -98,6 +98,19 @@ plugin_choices (CwbRegistry *registry, CwbPluginKind kind)
   return g_string_free (g_steal_pointer (&s), FALSE);
 }
 
+/* Shows each automatic parameter of `derived` (CwbDerivedParam; NULL: none) beside its
+ * field "SECTION.NAME". */
+static void
+show_derived (CwbPropertyEditor *properties, const char *section, const GArray *derived)
+{
+  for (guint k = 0; derived != NULL && k < derived->len; k++)
+    {
+      const CwbDerivedParam *d = &g_array_index (derived, CwbDerivedParam, k);
+      g_autofree char *key = g_strdup_printf ("%s.%s", section, d->name);
+      cwb_property_editor_show_derived (properties, key, d->value);
+    }
+}
+
 static void
 add_plugin_section (CwbAppWindow *self, const char *title, CwbPluginKind kind, const char *name,
                     const char *prefix, GPtrArray *values)
@@ -447,19 +460,10 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
     s->contact_model != NULL ? s->contact_model : "no contact model",
     s->solver, cwb_app_viewport_last_frame_ms (self->viewport));
   gtk_label_set_text (self->status_label, status);
-  /* What the contact model's automatic parameters resolved to, beside their fields. */
-  for (guint k = 0; s->inspection.derived != NULL && k < s->inspection.derived->len; k++)
-    {
-      const CwbDerivedParam *d = &g_array_index (s->inspection.derived, CwbDerivedParam, k);
-      g_autofree char *key = g_strdup_printf ("contact.%s", d->name);
-      cwb_property_editor_show_derived (self->properties, key, d->value);
-    }
-  for (guint k = 0; s->solver_derived != NULL && k < s->solver_derived->len; k++)
-    {
-      const CwbDerivedParam *d = &g_array_index (s->solver_derived, CwbDerivedParam, k);
-      g_autofree char *key = g_strdup_printf ("solver.%s", d->name);
-      cwb_property_editor_show_derived (self->properties, key, d->value);
-    }
+  /* What the contact model's and the solver's automatic parameters resolved to, beside
+   * their fields. */
+  show_derived (self->properties, "contact", s->inspection.derived);
+  show_derived (self->properties, "solver", s->solver_derived);
   const CwbOverlayOptions *overlays = cwb_app_viewport_overlays (self->viewport);
   if (overlays->force_scale == 0)
     cwb_property_editor_show_derived (self->properties, "view.force_scale",

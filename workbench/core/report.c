@@ -43,6 +43,19 @@ add_number_or_null (JsonBuilder *b, const char *name, double value)
     json_builder_add_null_value (b);
 }
 
+/* One member "SECTION.NAME" per automatic parameter in `derived` (CwbDerivedParam; NULL:
+ * none). */
+static void
+add_derived (JsonBuilder *b, const char *section, const GArray *derived)
+{
+  for (guint k = 0; derived != NULL && k < derived->len; k++)
+    {
+      const CwbDerivedParam *d = &g_array_index (derived, CwbDerivedParam, k);
+      g_autofree char *key = g_strdup_printf ("%s.%s", section, d->name);
+      add_number_or_null (b, key, d->value);
+    }
+}
+
 /* A count, or null where it is negative (does not apply to the run). */
 static void
 add_count_or_null (JsonBuilder *b, const char *name, int value)
@@ -108,20 +121,8 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
    * last step ("solver.tolerance"). */
   json_builder_set_member_name (b, "derived_params");
   json_builder_begin_object (b);
-  const CwbInspection *inspection = cwb_world_inspection (world);
-  for (guint k = 0; inspection->derived != NULL && k < inspection->derived->len; k++)
-    {
-      const CwbDerivedParam *d = &g_array_index (inspection->derived, CwbDerivedParam, k);
-      g_autofree char *key = g_strdup_printf ("contact.%s", d->name);
-      add_number_or_null (b, key, d->value);
-    }
-  const GArray *solver_derived = cwb_world_solver_derived (world);
-  for (guint k = 0; k < solver_derived->len; k++)
-    {
-      const CwbDerivedParam *d = &g_array_index (solver_derived, CwbDerivedParam, k);
-      g_autofree char *key = g_strdup_printf ("solver.%s", d->name);
-      add_number_or_null (b, key, d->value);
-    }
+  add_derived (b, "contact", cwb_world_inspection (world)->derived);
+  add_derived (b, "solver", cwb_world_solver_derived (world));
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "per_step");
