@@ -19,9 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 repeats=${1:-3}
 rain_steps=${2:-150}
 chain_steps=240
-build="$top/build-bench"
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+. "$top/bench/release_build.sh"
 bin="$build/workbench/cli/contact-workbench"
 out=$(mktemp -d)
 [ -n "${BENCH_KEEP:-}" ] && echo "reports kept in $out" >&2 || trap 'rm -rf "$out"' EXIT

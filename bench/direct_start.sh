@@ -12,9 +12,7 @@ repeats=${1:-3}
 steps=${2:-300}
 shift $(( $# > 2 ? 2 : $# ))
 rows=("${@:-10 20 40}")
-build="$top/build-bench"
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+. "$top/bench/release_build.sh"
 bin="$build/workbench/cli/contact-workbench"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

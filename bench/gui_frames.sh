@@ -19,9 +19,7 @@ scene=${1:-$top/scenes/penalty-basket.yaml}
 repeats=${2:-5}
 frames=${3:-120}
 settle=${SETTLE_STEPS:-300}
-build="$top/build-bench"
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+. "$top/bench/release_build.sh"
 bin="$build/workbench/cli/contact-workbench"
 wrap=()
 if [ -z "${DISPLAY:-}" ]; then

@@ -8,15 +8,16 @@
 # gives the medians of the step time and phase_ms, the mean contacts and post-stabilization
 # passes per step, and, from a run with G_MESSAGES_DEBUG=ldi, the detections per step, the
 # LDI regions (pairs) per detection and the fragments per detection. Writes
-# bench/results/ldi-pyramid-<machine>.csv.
-# Usage: bench/ldi_pyramid.sh [REPEATS (default 3)] [STEPS (default 100)]
+# bench/results/ldi-pyramid-<machine>.csv. With BACKENDS "cpu gl" each case runs on both LDI
+# backends (the OpenGL one on this machine's driver), and the last column gives each case's
+# step time against the cpu backend's, measured in the same run.
+# Usage: bench/ldi_pyramid.sh [REPEATS (default 3)] [STEPS (default 100)] [BACKENDS (default cpu)]
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeats=${1:-3}
 steps=${2:-100}
-build="$top/build-bench"
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+backends=${3:-cpu}
+. "$top/bench/release_build.sh"
 bin="$build/workbench/cli/contact-workbench"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -67,21 +68,26 @@ cases=(
   "10 rows, boxes of 1536 triangles|10||8"
 )
 i=0
+k=0
 for c in "${cases[@]}"; do
   IFS='|' read -r name rows sets sub <<<"$c"
-  scene="$out/case-$i.yaml"
+  scene="$out/scene-$k.yaml"
   python3 "$top/bench/make_pyramid.py" "$rows" --contact ldi |
     sed 's/^  name: constraint$/  name: constraint\n  normal_constraint: velocity\n  stabilization_iterations: 10/' > "$scene"
   if [ "$sub" != 0 ]; then
-    cube_obj "$sub" > "$out/cube-$i.obj"
-    sed -i "s|shape: { type: box, size: \[1, 1, 1\] }|shape: { type: mesh, file: cube-$i.obj }|" "$scene"
+    cube_obj "$sub" > "$out/cube-$k.obj"
+    sed -i "s|shape: { type: box, size: \[1, 1, 1\] }|shape: { type: mesh, file: cube-$k.obj }|" "$scene"
   fi
-  echo "$name" > "$out/case-$i.name"
-  args=(--headless "$scene" --steps "$steps")
-  for s in $sets; do args+=(--set "$s"); done
-  printf '%s\n' "${args[@]}" > "$out/case-$i.args"
-  G_MESSAGES_DEBUG=ldi "$bin" "${args[@]}" 2>&1 | grep "ldi size" > "$out/case-$i.ldi" || true
-  i=$((i + 1))
+  for backend in $backends; do
+    echo "$name" > "$out/case-$i.name"
+    echo "$backend" > "$out/case-$i.backend"
+    args=(--headless "$scene" --steps "$steps" --set "contact.backend=$backend")
+    for s in $sets; do args+=(--set "$s"); done
+    printf '%s\n' "${args[@]}" > "$out/case-$i.args"
+    G_MESSAGES_DEBUG=ldi "$bin" "${args[@]}" 2>&1 | grep "ldi size" > "$out/case-$i.ldi" || true
+    i=$((i + 1))
+  done
+  k=$((k + 1))
 done
 for r in $(seq 1 "$repeats"); do
   for k in $(seq 0 $((i - 1))); do
@@ -99,7 +105,9 @@ phases = ["collision_detection", "contact_modeling", "mechanical_motion", "const
 size = re.compile(r"ldi size: (\d+) regions, (\d+) triangles, largest image (\d+) x (\d+) "
                   r"pixels, (\d+) layers, (\d+) fragments, (\d+) regions rasterised")
 rows = []
+base_step = {}
 for i in range(n_cases):
+    backend = open(f"{out}/case-{i}.backend").read().strip()
     reports = [json.load(open(p)) for p in sorted(glob.glob(f"{out}/case-{i}-*.json"))]
     name = open(f"{out}/case-{i}.name").read().strip()
     step = statistics.median(r["wall_ms"] / r["steps"] for r in reports)
@@ -107,7 +115,9 @@ for i in range(n_cases):
     per = reports[0]["per_step"]
     sizes = [tuple(map(int, m.groups())) for m in size.finditer(open(f"{out}/case-{i}.ldi").read())]
     det = len(sizes)
-    rows.append(dict(case=name, bodies=len(reports[0]["bodies"]),
+    if backend == "cpu":
+        base_step[name] = step
+    rows.append(dict(case=name, backend=backend, bodies=len(reports[0]["bodies"]),
                      contacts=round(statistics.mean(s["contacts"] for s in per), 1),
                      passes=round(statistics.mean(s["stabilization_passes"] or 0 for s in per), 2),
                      detections_per_step=round(det / steps, 2),
@@ -115,17 +125,19 @@ for i in range(n_cases):
                      rasterised_per_detection=round(sum(s[6] for s in sizes) / max(det, 1), 1),
                      triangles_per_detection=round(sum(s[1] for s in sizes) / max(det, 1)),
                      fragments_per_detection=round(sum(s[5] for s in sizes) / max(det, 1)),
-                     step_ms=round(step, 2), steps_per_s=round(1000 / step, 1), runs=len(reports),
+                     step_ms=round(step, 2), steps_per_s=round(1000 / step, 1),
+                     step_vs_cpu=round(step / base_step[name], 3) if name in base_step else "",
+                     runs=len(reports),
                      **{p: round(med[p], 2) for p in phases}))
-print("| case | bodies | contacts | passes | detections / step | pairs (rasterised) / detection "
+print("| case | backend | bodies | contacts | passes | detections / step | pairs (rasterised) / detection "
       "| triangles kept / detection | fragments / detection | detection ms | modeling ms "
-      "| solver ms | step ms | steps/s |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+      "| solver ms | step ms | steps/s | step / cpu |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for r in rows:
-    print(f"| {r['case']} | {r['bodies']} | {r['contacts']} | {r['passes']} | {r['detections_per_step']} "
+    print(f"| {r['case']} | {r['backend']} | {r['bodies']} | {r['contacts']} | {r['passes']} | {r['detections_per_step']} "
           f"| {r['pairs_per_detection']} ({r['rasterised_per_detection']}) | {r['triangles_per_detection']} "
           f"| {r['fragments_per_detection']} | {r['collision_detection']} | {r['contact_modeling']} "
-          f"| {r['constraint_solver']} | {r['step_ms']} | {r['steps_per_s']} |")
+          f"| {r['constraint_solver']} | {r['step_ms']} | {r['steps_per_s']} | {r['step_vs_cpu']} |")
 with open(csv_path, "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
     w.writeheader()

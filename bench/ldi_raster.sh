@@ -14,9 +14,7 @@ repeats=${1:-5}
 shift || true
 pixels="$*"
 [ -n "$pixels" ] || pixels="0.01 0.005"
-build="$top/build-bench"
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+. "$top/bench/release_build.sh"
 bin="$build/tests/ldi/test-ldi-gl"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -13,9 +13,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 repeats=${1:-3}
 steps=${2:-200}
 backends=${3:-cpu gl}
-build="$top/build-bench"
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+. "$top/bench/release_build.sh"
 bin="$build/workbench/cli/contact-workbench"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -12,9 +12,7 @@ steps=${2:-400}
 shift 2 || true
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10 100 1000)
-build="$top/build-bench"
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+. "$top/bench/release_build.sh"
 bin="$build/workbench/cli/contact-workbench"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -8,9 +8,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeats=${1:-5}
 steps=${2:-400}
-build="$top/build-bench"
-"$top/scripts/install-deps.sh"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+. "$top/bench/release_build.sh"
 bin="$build/workbench/cli/contact-workbench"
 # The half-space is a test-only contact model: its folder is added explicitly.
 plugins=(--plugin-path "$build/tests/plugins/halfspace")
