@@ -43,6 +43,7 @@
 #include <gio/gio.h>
 
 #include "ldi-shaders.h"
+#include "ldi_raster_cpu.h"
 #include "ldi_raster_gl.h"
 
 CWB_DEFINE_ERROR_QUARK (ldi-gl-error-quark, ldi_gl_error)
@@ -61,6 +62,8 @@ CWB_DEFINE_ERROR_QUARK (ldi-gl-error-quark, ldi_gl_error)
 /* uints per triangle record: three global vertex indices, the surface, the triangle's index
  * in it (the shaders' Triangles block). */
 #define TRIANGLE_WORDS 5
+/* What check_against_cpu allows: a few ulps of depths and weights of order 1. */
+#define SELF_CHECK_TOLERANCE 1e-12
 
 /* The fragment shader writes LdiPixelFragment records as they lie in memory (std430). */
 G_STATIC_ASSERT (sizeof (LdiPixelFragment) == 56);
@@ -85,6 +88,7 @@ struct LdiGl {
   GLint64 max_block_bytes;       /* GL_MAX_SHADER_STORAGE_BLOCK_SIZE */
   size_t max_fragments;          /* per pass, after ldi_gl_set_limits */
   uint32_t tile;                 /* tile side, after ldi_gl_set_limits */
+  char *renderer;                /* GL_RENDERER, for messages */
 };
 
 /* The thread's EGL state before a call, restored after it. */
@@ -135,6 +139,45 @@ unbind_context (LdiGl *gl, const Binding *saved)
     eglBindAPI (saved->api);
 }
 
+/* A display that needs no window system: Mesa's surfaceless platform where the driver has it
+ * (Mesa, llvmpipe included), else the first GPU through the device platform
+ * (EGL_EXT_platform_device: NVIDIA's headless driver, which has no surfaceless platform). */
+static gboolean
+open_display (LdiGl *gl, GError **error)
+{
+  if (!epoxy_has_egl_extension (EGL_NO_DISPLAY, "EGL_EXT_platform_base"))
+    {
+      g_set_error_literal (error, LDI_GL_ERROR, LDI_GL_ERROR_UNAVAILABLE,
+                           "LDI OpenGL backend: EGL has no EGL_EXT_platform_base (install "
+                           "Mesa's EGL, libegl-mesa0, or a GPU driver's)");
+      return FALSE;
+    }
+  if (epoxy_has_egl_extension (EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless"))
+    {
+      gl->display = eglGetPlatformDisplayEXT (EGL_PLATFORM_SURFACELESS_MESA,
+                                              EGL_DEFAULT_DISPLAY, NULL);
+      if (gl->display != EGL_NO_DISPLAY && eglInitialize (gl->display, NULL, NULL))
+        return TRUE;
+    }
+  if (epoxy_has_egl_extension (EGL_NO_DISPLAY, "EGL_EXT_platform_device")
+      && epoxy_has_egl_extension (EGL_NO_DISPLAY, "EGL_EXT_device_enumeration"))
+    {
+      EGLDeviceEXT device;
+      EGLint n_devices = 0;
+      if (eglQueryDevicesEXT (1, &device, &n_devices) && n_devices > 0)
+        {
+          gl->display = eglGetPlatformDisplayEXT (EGL_PLATFORM_DEVICE_EXT, device, NULL);
+          if (gl->display != EGL_NO_DISPLAY && eglInitialize (gl->display, NULL, NULL))
+            return TRUE;
+        }
+    }
+  g_set_error (error, LDI_GL_ERROR, LDI_GL_ERROR_UNAVAILABLE,
+               "LDI OpenGL backend: no headless EGL display (neither "
+               "EGL_MESA_platform_surfaceless nor EGL_EXT_platform_device opened; EGL error "
+               "0x%x; install Mesa's EGL, libegl-mesa0, or a GPU driver's)", eglGetError ());
+  return FALSE;
+}
+
 static gboolean
 open_context (LdiGl *gl, GError **error)
 {
@@ -145,28 +188,12 @@ open_context (LdiGl *gl, GError **error)
                            "libegl-mesa0)");
       return FALSE;
     }
-  const char *missing = NULL;
-  if (!epoxy_has_egl_extension (EGL_NO_DISPLAY, "EGL_EXT_platform_base"))
-    missing = "EGL_EXT_platform_base";
-  else if (!epoxy_has_egl_extension (EGL_NO_DISPLAY, "EGL_MESA_platform_surfaceless"))
-    missing = "EGL_MESA_platform_surfaceless";
-  if (missing != NULL)
-    {
-      g_set_error (error, LDI_GL_ERROR, LDI_GL_ERROR_UNAVAILABLE,
-                   "LDI OpenGL backend: EGL has no %s (install Mesa's EGL: libegl-mesa0)",
-                   missing);
-      return FALSE;
-    }
-  gl->display = eglGetPlatformDisplayEXT (EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY,
-                                          NULL);
-  if (gl->display == EGL_NO_DISPLAY)
-    return egl_fail (error, "eglGetPlatformDisplayEXT (surfaceless)");
-  if (!eglInitialize (gl->display, NULL, NULL))
-    return egl_fail (error, "eglInitialize (surfaceless)");
+  if (!open_display (gl, error))
+    return FALSE;
   if (!epoxy_has_egl_extension (gl->display, "EGL_KHR_surfaceless_context"))
     {
       g_set_error_literal (error, LDI_GL_ERROR, LDI_GL_ERROR_UNAVAILABLE,
-                           "LDI OpenGL backend: the surfaceless EGL display has no "
+                           "LDI OpenGL backend: the headless EGL display has no "
                            "EGL_KHR_surfaceless_context");
       return FALSE;
     }
@@ -212,8 +239,9 @@ open_context (LdiGl *gl, GError **error)
   return TRUE;
 }
 
+/* Compiles an embedded shader, with `defines` (or nothing) inserted after its #version line. */
 static GLuint
-compile_shader (GLenum type, const char *name, GError **error)
+compile_shader (GLenum type, const char *name, const char *defines, GError **error)
 {
   g_autofree char *path = g_strconcat (SHADER_PREFIX, name, NULL);
   g_autoptr (GError) lookup_error = NULL;
@@ -229,9 +257,14 @@ compile_shader (GLenum type, const char *name, GError **error)
     }
   gsize size;
   const GLchar *source = g_bytes_get_data (bytes, &size);
-  GLint length = (GLint) size;
+  const GLchar *version = g_strstr_len (source, (gssize) size, "#version");
+  const GLchar *body = version != NULL ? memchr (version, '\n', size - (gsize) (version - source))
+                                       : NULL;
+  body = body != NULL ? body + 1 : source;
+  const GLchar *parts[3] = { source, defines != NULL ? defines : "", body };
+  GLint lengths[3] = { (GLint) (body - source), -1, (GLint) (source + size - body) };
   GLuint shader = glCreateShader (type);
-  glShaderSource (shader, 1, &source, &length);
+  glShaderSource (shader, 3, parts, lengths);
   glCompileShader (shader);
   GLint ok = GL_FALSE, log_length = 0;
   glGetShaderiv (shader, GL_COMPILE_STATUS, &ok);
@@ -250,12 +283,13 @@ compile_shader (GLenum type, const char *name, GError **error)
 }
 
 static gboolean
-build_program (LdiGl *gl, GError **error)
+build_program (LdiGl *gl, const char *fragment_defines, GError **error)
 {
-  GLuint vertex = compile_shader (GL_VERTEX_SHADER, "ldi_raster.vert", error);
+  GLuint vertex = compile_shader (GL_VERTEX_SHADER, "ldi_raster.vert", NULL, error);
   if (vertex == 0)
     return FALSE;
-  GLuint fragment = compile_shader (GL_FRAGMENT_SHADER, "ldi_raster.frag", error);
+  GLuint fragment = compile_shader (GL_FRAGMENT_SHADER, "ldi_raster.frag", fragment_defines,
+                                    error);
   if (fragment == 0)
     {
       glDeleteShader (vertex);
@@ -320,7 +354,7 @@ reserve (LdiGl *gl, size_t records, GError **error)
 }
 
 static gboolean
-create_objects (LdiGl *gl, GError **error)
+create_objects (LdiGl *gl, const char *fragment_defines, GError **error)
 {
   if (epoxy_gl_version () < 43)
     {
@@ -330,7 +364,7 @@ create_objects (LdiGl *gl, GError **error)
                    epoxy_gl_version () % 10);
       return FALSE;
     }
-  if (!build_program (gl, error))
+  if (!build_program (gl, fragment_defines, error))
     return FALSE;
 
   GLint viewport[2] = { 0, 0 }, renderbuffer = 0, width = 0, height = 0;
@@ -388,8 +422,89 @@ create_objects (LdiGl *gl, GError **error)
   return gl_check ("creating the rasteriser's objects", error);
 }
 
+/* The largest difference between two LDIs' depths (relative to 1 or the depth) and weights,
+ * or INFINITY where their fragments differ in count, pixel, triangle or facing. */
+static double
+ldi_difference (const Ldi *a, const Ldi *b)
+{
+  double worst = 0;
+  for (int axis = 0; axis < 3; axis++)
+    {
+      const LdiImage *x = &a->images[axis], *y = &b->images[axis];
+      size_t n_pixels = (size_t) x->width * x->height;
+      if (y->n_fragments != x->n_fragments
+          || memcmp (x->offsets, y->offsets, (n_pixels + 1) * sizeof (uint32_t)) != 0)
+        return INFINITY;
+      for (size_t k = 0; k < x->n_fragments; k++)
+        {
+          const LdiFragment *f = &x->fragments[k], *g = &y->fragments[k];
+          if (f->surface != g->surface || f->triangle != g->triangle || f->facing != g->facing)
+            return INFINITY;
+          worst = MAX (worst, fabs (f->depth - g->depth) / MAX (1.0, fabs (f->depth)));
+          for (int i = 0; i < 3; i++)
+            worst = MAX (worst, fabs (f->bary[i] - g->bary[i]));
+        }
+    }
+  return worst;
+}
+
+/* The backend's promise checked on this driver before any use: an octahedron in a generic
+ * pose rasterised here and by the CPU backend gives the same fragments, with depths and
+ * weights equal to round-off. GLSL lets a driver compute doubles less exactly than IEEE
+ * arithmetic (NVIDIA's 580 driver gave weights rounded to single precision and, at the fill
+ * rule's ties, other fragments), and contacts must not depend on the backend. */
+static gboolean
+check_against_cpu (LdiGl *gl, GError **error)
+{
+  static const double positions[] = {
+    0.83, 0.11, -0.07,   -0.79, -0.13, 0.05,   0.09, 0.77, 0.12,
+    -0.06, -0.81, -0.1,  0.12, -0.04, 0.86,    -0.08, 0.1, -0.74,
+  };
+  /* Vertices +x, -x, +y, -y, +z, -z; one face per octant, counter-clockwise from outside. */
+  static const uint32_t triangles[] = {
+    0, 2, 4,  0, 5, 2,  0, 4, 3,  0, 3, 5,  1, 4, 2,  1, 2, 5,  1, 3, 4,  1, 5, 3,
+  };
+  const LdiSurface surface = { .positions = positions, .n_vertices = 6,
+                               .triangles = triangles, .n_triangles = 8 };
+  const double lo[3] = { -1, -1, -1 }, hi[3] = { 1, 1, 1 };
+  g_autoptr (GError) local = NULL;
+  g_autoptr (Ldi) cpu = ldi_new (lo, hi, 0.02, &local);
+  g_autoptr (Ldi) mine = ldi_new (lo, hi, 0.02, &local);
+  if (cpu == NULL || mine == NULL || !ldi_raster_cpu (cpu, &surface, 1, 1, &local)
+      || !ldi_raster_gl (gl, mine, &surface, 1, &local))
+    {
+      g_set_error (error, LDI_GL_ERROR, LDI_GL_ERROR_FAILED,
+                   "LDI OpenGL backend: its check against the CPU backend failed on %s: %s",
+                   gl->renderer, local != NULL ? local->message : "no LDI");
+      return FALSE;
+    }
+  double difference = ldi_difference (cpu, mine);
+  if (difference > SELF_CHECK_TOLERANCE)
+    {
+      if (isinf (difference))
+        g_set_error (error, LDI_GL_ERROR, LDI_GL_ERROR_INEXACT,
+                     "LDI OpenGL backend: %s does not compute in exact double precision: its "
+                     "fragments differ from the CPU backend's on a test shape; use the cpu "
+                     "backend", gl->renderer);
+      else
+        g_set_error (error, LDI_GL_ERROR, LDI_GL_ERROR_INEXACT,
+                     "LDI OpenGL backend: %s does not compute in exact double precision: its "
+                     "depths and weights differ from the CPU backend's by %.3g on a test shape "
+                     "(%.0e allowed); use the cpu backend", gl->renderer, difference,
+                     SELF_CHECK_TOLERANCE);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 LdiGl *
 ldi_gl_new (GError **error)
+{
+  return ldi_gl_new_emulating (NULL, error);
+}
+
+LdiGl *
+ldi_gl_new_emulating (const char *fragment_defines, GError **error)
 {
   g_autoptr (LdiGl) gl = g_new0 (LdiGl, 1);
   gl->display = EGL_NO_DISPLAY;
@@ -399,13 +514,14 @@ ldi_gl_new (GError **error)
   Binding saved;
   if (!bind_context (gl, &saved, error))
     return NULL;
-  gboolean ok = create_objects (gl, error);
+  gboolean ok = create_objects (gl, fragment_defines, error);
+  gl->renderer = g_strdup ((const char *) glGetString (GL_RENDERER));
   if (ok)
     g_debug ("OpenGL backend on %s (%s): tiles of %u pixels, %zu fragments per pass",
              (const char *) glGetString (GL_RENDERER), (const char *) glGetString (GL_VERSION),
              gl->tile, gl->max_fragments);
   unbind_context (gl, &saved);
-  if (!ok)
+  if (!ok || !check_against_cpu (gl, error))
     return NULL;
   return g_steal_pointer (&gl);
 }
@@ -431,6 +547,7 @@ ldi_gl_free (LdiGl *gl)
         }
       eglDestroyContext (gl->display, gl->context);
     }
+  g_free (gl->renderer);
   g_free (gl);
 }
 

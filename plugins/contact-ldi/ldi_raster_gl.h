@@ -15,16 +15,24 @@ typedef enum LdiGlError {
   LDI_GL_ERROR_UNAVAILABLE,   /* no EGL, no surfaceless platform, no OpenGL 4.3 core context */
   LDI_GL_ERROR_SHADER,        /* a shader did not compile or link (the message has its log) */
   LDI_GL_ERROR_FAILED,        /* an OpenGL error while rasterising (e.g. out of memory) */
+  LDI_GL_ERROR_INEXACT,       /* the driver's doubles are not exact enough: its fragments
+                               * differ from the CPU backend's (checked when opened) */
 } LdiGlError;
 
 typedef struct LdiGl LdiGl;
 
-/* Opens an OpenGL 4.3 core context on EGL's surfaceless platform (EGL_MESA_platform_surfaceless,
- * EGL_KHR_surfaceless_context) and compiles the rasteriser's shaders; NULL with
- * LDI_GL_ERROR_UNAVAILABLE or LDI_GL_ERROR_SHADER, whose message says what is missing, so
- * that a caller can fall back to ldi_raster_cpu or refuse. The context is current only inside
- * the calls below, which may come from any thread, one at a time. */
+/* Opens an OpenGL 4.3 core context on a headless EGL display (Mesa's surfaceless platform,
+ * else the first GPU of EGL_EXT_platform_device; EGL_KHR_surfaceless_context), compiles the
+ * rasteriser's shaders and checks them against the CPU backend on a test shape; NULL with
+ * LDI_GL_ERROR_UNAVAILABLE, LDI_GL_ERROR_SHADER or LDI_GL_ERROR_INEXACT, whose message says
+ * what is missing, so that a caller can fall back to ldi_raster_cpu or refuse. The context is
+ * current only inside the calls below, which may come from any thread, one at a time. */
 LdiGl *ldi_gl_new (GError **error);
+/* ldi_gl_new with GLSL lines inserted after the fragment shader's #version, to emulate a
+ * driver: "#define DRIVER_DIVISION(a, b) ..." replaces the driver's double division, which
+ * the shader refines by DIVISION_REFINEMENTS Newton steps (2; GLSL asks only single
+ * precision of a double division). For tests. */
+LdiGl *ldi_gl_new_emulating (const char *fragment_defines, GError **error);
 void ldi_gl_free (LdiGl *gl);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (LdiGl, ldi_gl_free)
 

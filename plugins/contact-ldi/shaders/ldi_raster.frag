@@ -8,7 +8,9 @@
  *
  * Every double is `precise`: no contraction into fused multiply-adds and no reassociation,
  * so each product and sum is rounded as in the CPU code (compiled with -ffp-contract=off) and
- * the two triangles of an edge see bitwise opposite edge functions. */
+ * the two triangles of an edge see bitwise opposite edge functions. Divisions go through
+ * divide(): GLSL asks no more of a double division than single precision, and NVIDIA's
+ * drivers give about that (2^-21 relative, where the CPU's is correctly rounded). */
 #version 430 core
 
 layout (std430, binding = 0) readonly buffer Positions { double positions[]; };
@@ -57,6 +59,50 @@ edge_function (dvec2 p, dvec2 q, dvec2 c)
   dvec2 a = forward ? p : q, b = forward ? q : p;
   precise double e = (b.x - a.x) * (c.y - a.y) - (b.y - a.y) * (c.x - a.x);
   return forward ? e : -e;
+}
+
+/* x = hi + lo exactly, hi holding the upper 26 bits (Veltkamp's split). */
+dvec2
+split (double x)
+{
+  precise double scaled = 134217729.0LF * x;   /* 2^27 + 1 */
+  precise double hi = scaled - (scaled - x);
+  precise double lo = x - hi;
+  return dvec2 (hi, lo);
+}
+
+/* a - q b to within a rounding of the remainder, for q within a few ulps of a / b: q b = p +
+ * err exactly (Dekker's product, from plain products and sums) and a - p is exact (Sterbenz:
+ * p is within a factor 2 of a). No fma: GLSL does not promise that fma rounds once, and
+ * llvmpipe's does not. */
+double
+remainder_of (double a, double b, double q)
+{
+  dvec2 qs = split (q), bs = split (b);
+  precise double p = q * b;
+  precise double err = ((qs.x * bs.x - p) + qs.x * bs.y + qs.y * bs.x) + qs.y * bs.y;
+  precise double r = (a - p) - err;
+  return r;
+}
+
+/* The driver's division; tests define it to emulate an approximate one (ldi_gl_new_emulating). */
+#ifndef DRIVER_DIVISION
+#define DRIVER_DIVISION(a, b) ((a) / (b))
+#endif
+#ifndef DIVISION_REFINEMENTS
+#define DIVISION_REFINEMENTS 2
+#endif
+
+/* a / b as the CPU rounds it, in all but the rarest cases: the driver's quotient refined by
+ * two Newton steps on the remainder. Where the driver divides correctly the correction is
+ * under half an ulp and the quotient stays as it was, bitwise. */
+double
+divide (double a, double b)
+{
+  precise double q = DRIVER_DIVISION (a, b);
+  for (int k = 0; k < DIVISION_REFINEMENTS; k++)
+    q = q + DRIVER_DIVISION (remainder_of (a, b, q), b);
+  return q;
 }
 
 /* The side of c + w: +1, -1, or 0 for a degenerate edge (ldi_raster_cpu.c, edge_side). */
@@ -111,8 +157,8 @@ main ()
       bool forward = lexicographic_less (a[i0], a[i1]);
       int lo = forward ? i0 : i1, hi = forward ? i1 : i0;
       precise dvec2 d = dvec2 (a[hi].x - a[lo].x, a[hi].y - a[lo].y);
-      precise double t_edge = ((c.x - a[lo].x) * d.x + (c.y - a[lo].y) * d.y)
-                              / (d.x * d.x + d.y * d.y);
+      precise double t_edge = divide ((c.x - a[lo].x) * d.x + (c.y - a[lo].y) * d.y,
+                                      d.x * d.x + d.y * d.y);
       /* GLib's CLAMP, not GLSL's clamp: the same result for a -0 too. */
       t_edge = t_edge > 1.0LF ? 1.0LF : (t_edge < 0.0LF ? 0.0LF : t_edge);
       bary[k] = 0.0LF;
@@ -124,7 +170,7 @@ main ()
     {
       precise double sum = e[0] + e[1] + e[2];
       for (int k = 0; k < 3; k++)
-        bary[k] = e[k] / sum;
+        bary[k] = divide (e[k], sum);
       depth = bary[0] * z[0] + bary[1] * z[1] + bary[2] * z[2];
     }
 
