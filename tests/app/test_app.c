@@ -238,6 +238,58 @@ test_swap_through_actions (void)
   fixture_close (&f);
 }
 
+static gboolean
+document_model_is (gpointer data)
+{
+  CwbAppWindow *window = data;
+  const CwbScene *scene = cwb_document_scene (cwb_app_window_document (window));
+  return g_strcmp0 (scene->contact_model, g_object_get_data (G_OBJECT (window), "model")) == 0;
+}
+
+static void
+swap_model_and_wait (CwbAppWindow *window, const char *name)
+{
+  g_object_set_data_full (G_OBJECT (window), "model", g_strdup (name), g_free);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "contact-model",
+                                  g_variant_new_string (name));
+  g_assert_true (iterate_until (document_model_is, window, 30));
+  g_assert_null (cwb_app_window_last_error (window));
+}
+
+/* A parameter typed for one contact model survives a swap to another and back: it is kept
+ * aside while the other runs (never given to it) and comes back with its model, in the
+ * document and in the Properties field. */
+static void
+test_swap_keeps_parameters (void)
+{
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  CwbAppWindow *window = f.window;
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_app_window_apply (window, "contact.softness", "0.02", &error));
+  g_assert_no_error (error);
+  swap_model_and_wait (window, "proximity");
+  const CwbScene *scene = cwb_document_scene (cwb_app_window_document (window));
+  g_assert_null (cwb_scene_params_find (scene->contact_params, "softness"));
+  g_assert_null (cwb_property_editor_find (cwb_app_window_properties (window),
+                                           "contact.softness"));
+  g_autoptr (GPtrArray) kept = cwb_scene_kept_params (scene, TRUE, "penalty");
+  g_assert_nonnull (kept);
+  g_assert_nonnull (cwb_scene_params_find (kept, "softness"));
+
+  swap_model_and_wait (window, "penalty");
+  scene = cwb_document_scene (cwb_app_window_document (window));
+  CwbSceneParam *softness = cwb_scene_params_find (scene->contact_params, "softness");
+  g_assert_nonnull (softness);
+  g_assert_cmpstr (softness->value->scalar, ==, "0.02");
+  GtkWidget *field = cwb_property_editor_find (cwb_app_window_properties (window),
+                                               "contact.softness");
+  g_assert_nonnull (field);
+  g_assert_cmpfloat (g_ascii_strtod (gtk_editable_get_text (GTK_EDITABLE (field)), NULL), ==,
+                     0.02);
+  fixture_close (&f);
+}
+
 /* ---- automatic parameters ------------------------------------------------------------- */
 
 static gboolean
@@ -836,6 +888,7 @@ main (int argc, char **argv)
     }
   g_test_add_func ("/app/every-scene-draws", test_every_scene_draws);
   g_test_add_func ("/app/swap-through-actions", test_swap_through_actions);
+  g_test_add_func ("/app/swap-keeps-parameters", test_swap_keeps_parameters);
   g_test_add_func ("/app/undo-redo", test_undo_redo);
   g_test_add_func ("/app/automatic-margin-shown", test_automatic_margin_shown);
   g_test_add_func ("/app/drag-edit", test_drag_edit);

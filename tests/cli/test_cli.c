@@ -509,6 +509,120 @@ test_failed_run (void)
   g_assert_nonnull (strstr (json_object_get_string_member (root, "failure"), "blow-up"));
 }
 
+/* ---- swaps from the command line (issue 18) ---------------------------------------------- */
+
+/* The report of a run, parsed (the caller unrefs the parser). */
+static JsonObject *
+read_report (const char *path, JsonParser **parser)
+{
+  *parser = json_parser_new ();
+  g_autoptr (GError) error = NULL;
+  g_assert_true (json_parser_load_from_file (*parser, path, &error));
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (*parser));
+}
+
+/* A scene's contact model swapped with --set: the parameters of the model in use stay with
+ * it (halfspace's offset and normal, which proximity does not have and would refuse), a note
+ * says so, and a parameter given beside the new model is the new model's wherever it stands. */
+static void
+test_swap_keeps_parameters (void)
+{
+  const char *yaml = "world: { dt: 0.01 }\n"
+                     "contact: { model: halfspace, offset: 0.0, normal: [0, 0, 1] }\n"
+                     "bodies:\n"
+                     "  - name: box\n"
+                     "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+                     "    pose: { position: [0, 0, 0.5] }\n";
+  g_autofree char *scene = write_scene ("swap.yaml", yaml);
+  g_autofree char *report = g_build_filename (tmp_dir, "swap.json", NULL);
+  g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "3", "--report", report,
+                                "--set", "contact.margin=0.002",
+                                "--set", "contact.model=proximity", NULL);
+  g_test_message ("stderr: %s", o.err);
+  g_assert_cmpint (o.status, ==, 0);
+  g_assert_nonnull (strstr (o.err, "the parameters of halfspace (offset, normal) are kept"));
+  g_autoptr (JsonParser) parser = NULL;
+  JsonObject *root = read_report (report, &parser);
+  g_assert_cmpstr (json_object_get_string_member (root, "contact_model"), ==, "proximity");
+
+  /* Back to the first model: its parameters return, and proximity's margin is kept aside. */
+  g_auto (Outcome) back = run_cli ("--headless", scene, "--steps", "3",
+                                   "--set", "contact.model=proximity",
+                                   "--set", "contact.model=halfspace", NULL);
+  g_assert_cmpint (back.status, ==, 0);
+  g_assert_nonnull (strstr (back.err, "those kept for halfspace (offset, normal) are back"));
+  /* A parameter the new model does not have is still refused, naming it. */
+  check_bad_input ("contact.offset", "--headless", scene, "--set", "contact.offset=0.1",
+                   "--set", "contact.model=proximity", NULL);
+}
+
+/* --at STEP:KEY=VALUE changes the scene during a headless run: a contact model swap and a
+ * solver parameter in place, a world value through a rebuild that carries the bodies' states;
+ * the report lists the changes and runs on to the last step. */
+static void
+test_changes_during_run (void)
+{
+  g_autofree char *scene = write_scene ("at.yaml", resting_scene);
+  g_autofree char *report = g_build_filename (tmp_dir, "at.json", NULL);
+  g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "12", "--report", report,
+                                "--at", "8:world.gravity=[0, 0, 0]",
+                                "--at", "4:contact.model=proximity",
+                                "--at", "4:solver.iterations=60", NULL);
+  g_test_message ("stderr: %s", o.err);
+  g_assert_cmpint (o.status, ==, 0);
+  g_autoptr (JsonParser) parser = NULL;
+  JsonObject *root = read_report (report, &parser);
+  g_assert_cmpint (json_object_get_int_member (root, "steps"), ==, 12);
+  g_assert_cmpstr (json_object_get_string_member (root, "contact_model"), ==, "proximity");
+  JsonArray *changes = json_object_get_array_member (root, "changes");
+  g_assert_cmpuint (json_array_get_length (changes), ==, 3);
+  const struct { gint64 step; const char *set; } expected[] = {
+    { 4, "contact.model=proximity" }, { 4, "solver.iterations=60" },
+    { 8, "world.gravity=[0, 0, 0]" },
+  };
+  for (guint c = 0; c < 3; c++)
+    {
+      JsonObject *change = json_array_get_object_element (changes, c);
+      g_assert_cmpint (json_object_get_int_member (change, "step"), ==, expected[c].step);
+      g_assert_cmpstr (json_object_get_string_member (change, "set"), ==, expected[c].set);
+    }
+  /* The rebuilt world went on from the carried state: simulated time never jumps back. */
+  JsonArray *steps = json_object_get_array_member (root, "per_step");
+  for (guint k = 1; k < json_array_get_length (steps); k++)
+    g_assert_cmpfloat (json_object_get_double_member (json_array_get_object_element (steps, k),
+                                                      "t"),
+                       >, json_object_get_double_member (json_array_get_object_element (steps,
+                                                                                        k - 1),
+                                                         "t"));
+}
+
+/* Bad --at: checked before the run (exit 2), or refused when it comes (exit 1, the report's
+ * failure, the steps done before it). */
+static void
+test_changes_refused (void)
+{
+  g_autofree char *scene = write_scene ("at-bad.yaml", good_scene);
+  check_bad_input ("expected STEP:KEY=VALUE", "--headless", scene, "--at", "soon", NULL);
+  check_bad_input ("the run ends after 5 steps", "--headless", scene, "--steps", "5", "--at",
+                   "9:contact.model=proximity", NULL);
+  check_bad_input ("--at 2: --set: world.dt", "--headless", scene, "--steps", "5", "--at",
+                   "2:world.dt=-1", NULL);
+  check_bad_input ("--at changes a headless run", scene, "--at", "2:world.dt=0.1", NULL);
+  g_autofree char *report = g_build_filename (tmp_dir, "at-bad.json", NULL);
+  g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "6", "--report", report,
+                                "--at", "3:contact.model=no-such-model", NULL);
+  g_assert_cmpint (o.status, ==, 1);
+  g_assert_nonnull (strstr (o.err, "no-such-model"));
+  g_autoptr (JsonParser) parser = NULL;
+  JsonObject *root = read_report (report, &parser);
+  g_assert_cmpint (json_object_get_int_member (root, "steps"), ==, 3);
+  g_assert_cmpstr (json_object_get_string_member (root, "contact_model"), ==, "halfspace");
+  g_assert_nonnull (strstr (json_object_get_string_member (root, "failure"), "--at 3"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (root, "changes")),
+                    ==, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -527,6 +641,9 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/set-text-and-orphans", test_set_text_and_orphans);
   g_test_add_func ("/cli/failed-run", test_failed_run);
   g_test_add_func ("/cli/residuals", test_residuals);
+  g_test_add_func ("/cli/swap/keeps-parameters", test_swap_keeps_parameters);
+  g_test_add_func ("/cli/swap/changes-during-run", test_changes_during_run);
+  g_test_add_func ("/cli/swap/changes-refused", test_changes_refused);
   int status = g_test_run ();
   g_autofree char *cmd = NULL;
   GDir *dir = g_dir_open (tmp_dir, 0, NULL);

@@ -164,6 +164,83 @@ test_set_key_not_utf8 (void)
   g_assert_nonnull (strstr (error->message, "not UTF-8"));
 }
 
+/* Choosing another contact model or solver keeps the parameters of the one in use under its
+ * name (other_models) and brings back those kept for the new one; saved and read back alike. */
+static void
+test_set_keeps_other_models (void)
+{
+  g_autoptr (CwbScene) scene = scene_fixture ();
+  g_autoptr (GError) error = NULL;
+  g_autofree char *note = NULL;
+  g_assert_true (cwb_scene_apply_set_noted (scene, "contact.model", "ldi", &note, &error));
+  g_assert_cmpstr (note, ==, "the parameters of penalty (stiffness) are kept for it in "
+                             "other_models");
+  g_assert_cmpuint (scene->contact_params->len, ==, 0);   /* nothing of penalty's for ldi */
+  g_assert_cmpuint (scene->contact_kept->len, ==, 1);
+  apply_ok (scene, "contact.pixel_size", "0.01");
+  g_clear_pointer (&note, g_free);
+  g_assert_true (cwb_scene_apply_set_noted (scene, "contact.model", "penalty", &note, &error));
+  g_assert_cmpstr (note, ==, "the parameters of ldi (pixel_size) are kept for it in "
+                             "other_models; those kept for penalty (stiffness) are back");
+  CwbSceneParam *k = cwb_scene_params_find (scene->contact_params, "stiffness");
+  g_assert_nonnull (k);
+  g_assert_cmpstr (k->value->scalar, ==, "1.0e4");
+  g_assert_cmpint (k->key_loc.line, ==, 3);   /* where the file wrote it */
+  g_assert_null (cwb_scene_params_find (scene->contact_params, "pixel_size"));
+  g_autoptr (GPtrArray) ldi = cwb_scene_kept_params (scene, TRUE, "ldi");
+  g_assert_nonnull (ldi);
+  g_assert_cmpstr (((CwbSceneParam *) ldi->pdata[0])->name, ==, "pixel_size");
+  /* Choosing the model in use moves nothing. */
+  g_clear_pointer (&note, g_free);
+  g_assert_true (cwb_scene_apply_set_noted (scene, "contact.model", "penalty", &note, &error));
+  g_assert_null (note);
+
+  /* The solver alike, from the default a scene names by omission. */
+  g_autoptr (CwbScene) unnamed = cwb_scene_load_from_data ("solver: { iterations: 50 }\n", -1,
+                                                           "unnamed.yaml", &error);
+  g_assert_no_error (error);
+  apply_ok (unnamed, "solver.name", "pgs");
+  g_assert_cmpuint (unnamed->solver_params->len, ==, 0);
+  g_autoptr (GPtrArray) constraint = cwb_scene_kept_params (unnamed, FALSE, "constraint");
+  g_assert_nonnull (constraint);
+  g_assert_cmpuint (constraint->len, ==, 1);
+
+  /* Saved as the sections' other_models, and read back as the same scene. */
+  g_autofree char *text = cwb_scene_to_yaml (scene);
+  g_assert_nonnull (strstr (text, "other_models:"));
+  g_autoptr (CwbScene) back = cwb_scene_load_from_data (text, -1, "back.yaml", &error);
+  g_assert_no_error (error);
+  g_assert_true (cwb_scene_equal (scene, back));
+  g_autofree char *solver_text = cwb_scene_to_yaml (unnamed);
+  g_autoptr (CwbScene) solver_back = cwb_scene_load_from_data (solver_text, -1, "s.yaml",
+                                                               &error);
+  g_assert_no_error (error);
+  g_assert_true (cwb_scene_equal (unnamed, solver_back));
+}
+
+/* other_models as a user may mistype it: each refused with file, line and field. */
+static void
+test_other_models_errors (void)
+{
+  const struct { const char *yaml, *needle; } cases[] = {
+    { "contact:\n  model: ldi\n  other_models: 3\n",
+      "bad.yaml:3:17: contact.other_models: expected a mapping" },
+    { "contact:\n  model: ldi\n  other_models:\n    penalty: 5\n",
+      "bad.yaml:4:14: contact.other_models.penalty: expected a mapping" },
+    { "contact:\n  model: ldi\n  other_models:\n    ldi: { pixel_size: 0.01 }\n",
+      "bad.yaml:4:5: contact.other_models.ldi: ldi is the plugin in use" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CwbScene) scene = cwb_scene_load_from_data (cases[k].yaml, -1, "bad.yaml",
+                                                             &error);
+      g_assert_null (scene);
+      g_test_message ("%s", error->message);
+      g_assert_nonnull (strstr (error->message, cases[k].needle));
+    }
+}
+
 int
 main (int argc, char **argv)
 {
@@ -171,6 +248,8 @@ main (int argc, char **argv)
   g_test_add_func ("/scene/set/world", test_set_world);
   g_test_add_func ("/scene/set/key-not-utf8", test_set_key_not_utf8);
   g_test_add_func ("/scene/set/plugins", test_set_plugins);
+  g_test_add_func ("/scene/set/keeps-other-models", test_set_keeps_other_models);
+  g_test_add_func ("/scene/set/other-models-errors", test_other_models_errors);
   g_test_add_func ("/scene/set/body-fields", test_set_body_fields);
   g_test_add_func ("/scene/set/body-params", test_set_body_params);
   for (size_t i = 0; i < G_N_ELEMENTS (set_cases); i++)

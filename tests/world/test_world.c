@@ -18,7 +18,7 @@ test_report_fields (void)
   g_autofree char *path = g_build_filename (dir, "report.json", NULL);
   CwbRunOptions options = { .steps = 50, .scene_path = "test.yaml", .report_path = path };
   g_autoptr (GError) error = NULL;
-  g_assert_true (cwb_run_headless (world, &options, &error));
+  g_assert_true (cwb_run_headless (&world, &options, &error));
   g_assert_no_error (error);
 
   g_autoptr (JsonParser) parser = json_parser_new ();

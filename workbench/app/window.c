@@ -846,19 +846,8 @@ cwb_app_window_load_scene (const char *path, char **sets, GError **error)
   if (scene == NULL)
     return NULL;
   /* --set overrides change the scene as loaded, like a headless run's: not an edit. */
-  for (char **s = sets; s != NULL && *s != NULL; s++)
-    {
-      const char *eq = strchr (*s, '=');
-      if (eq == NULL)
-        {
-          g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX,
-                       "--set %s: expected KEY=VALUE", *s);
-          return NULL;
-        }
-      g_autofree char *key = g_strndup (*s, (gsize) (eq - *s));
-      if (!cwb_scene_apply_set (scene, key, eq + 1, error))
-        return NULL;
-    }
+  if (!cwb_scene_apply_sets (scene, sets, error))
+    return NULL;
   return g_steal_pointer (&scene);
 }
 

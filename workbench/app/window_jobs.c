@@ -415,10 +415,14 @@ edit_plugin (CwbWorld *world, gpointer data, GError **error)
                                       p->kind == CWB_PLUGIN_CONTACT_MODEL
                                         ? p->scene->contact_params : p->scene->solver_params,
                                       error);
-  else if (p->kind == CWB_PLUGIN_CONTACT_MODEL)
-    ok = cwb_world_set_contact_model (world, p->name, NULL, error);
   else
-    ok = cwb_world_set_solver (world, p->name, NULL, error);
+    {
+      /* The parameters the scene kept for the plugin coming back, else its defaults. */
+      gboolean contact = p->kind == CWB_PLUGIN_CONTACT_MODEL;
+      g_autoptr (GPtrArray) kept = cwb_scene_kept_params (p->scene, contact, p->name);
+      ok = contact ? cwb_world_set_contact_model (world, p->name, kept, error)
+                   : cwb_world_set_solver (world, p->name, kept, error);
+    }
   cwb_world_set_build_options (world, NULL);
   return ok;
 }

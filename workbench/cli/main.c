@@ -34,6 +34,7 @@ typedef struct CliOptions {
   gboolean headless;
   gint64 steps;
   char **sets;
+  char **changes;   /* --at STEP:KEY=VALUE */
   char *report;
   char *residuals;
   gboolean list_plugins;
@@ -50,6 +51,7 @@ static void
 cli_options_clear (CliOptions *o)
 {
   g_strfreev (o->sets);
+  g_strfreev (o->changes);
   g_free (o->report);
   g_free (o->residuals);
   g_strfreev (o->plugin_paths);
@@ -177,6 +179,37 @@ sets_to_utf8 (char **sets, GError **error)
   return TRUE;
 }
 
+/* The --at options as run changes (pointing into the strings); FALSE with a message when one
+ * is not STEP:KEY=VALUE. */
+static gboolean
+parse_changes (char **texts, GArray *changes, GError **error)
+{
+  for (char **t = texts; t != NULL && *t != NULL; t++)
+    {
+      const char *colon = strchr (*t, ':');
+      guint64 step;
+      g_autofree char *number = colon != NULL ? g_strndup (*t, (gsize) (colon - *t)) : NULL;
+      if (number == NULL || !g_ascii_string_to_unsigned (number, 10, 0, G_MAXUINT64, &step, NULL)
+          || strchr (colon + 1, '=') == NULL || colon[1] == '=')
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--at %s: expected STEP:KEY=VALUE (e.g. --at 200:contact.model=penalty)",
+                       *t);
+          return FALSE;
+        }
+      CwbRunChange change = { .step = step, .set = colon + 1 };
+      g_array_append_val (changes, change);
+    }
+  return TRUE;
+}
+
+/* Rebuilds the world for a change during the run, with the same progress and Ctrl-C. */
+static CwbWorld *
+rebuild_world (const CwbScene *scene, gpointer registry, GError **error)
+{
+  return build_world (scene, registry, error);
+}
+
 static int
 run (CliOptions *o)
 {
@@ -213,6 +246,9 @@ run (CliOptions *o)
     return fail (EXIT_BAD_INPUT, "--screenshot needs the renderer, which this build does not have");
 #endif
 
+  if (o->changes != NULL && !o->headless)
+    return fail (EXIT_BAD_INPUT, "--at changes a headless run: add --headless (in the window, "
+                 "change the scene while it runs)");
 #ifdef CWB_HAVE_APP
   if (!o->headless && o->screenshot == NULL)
     {
@@ -234,15 +270,14 @@ run (CliOptions *o)
   g_autoptr (CwbScene) scene = cwb_scene_load (scene_path, &error);
   if (scene == NULL)
     return fail (EXIT_BAD_INPUT, "%s", error->message);
-  for (char **s = o->sets; s != NULL && *s != NULL; s++)
-    {
-      const char *eq = strchr (*s, '=');
-      if (eq == NULL || eq == *s)
-        return fail (EXIT_BAD_INPUT, "--set %s: expected KEY=VALUE", *s);
-      g_autofree char *key = g_strndup (*s, (gsize) (eq - *s));
-      if (!cwb_scene_apply_set (scene, key, eq + 1, &error))
-        return fail (EXIT_BAD_INPUT, "%s", error->message);
-    }
+  if (!cwb_scene_apply_sets (scene, o->sets, &error))
+    return fail (EXIT_BAD_INPUT, "%s", error->message);
+  guint64 steps = o->steps != STEPS_NOT_GIVEN ? (guint64) o->steps : DEFAULT_STEPS;
+  g_autoptr (GArray) changes = g_array_new (FALSE, FALSE, sizeof (CwbRunChange));
+  if (!parse_changes (o->changes, changes, &error)
+      || !cwb_run_check_changes (scene, (const CwbRunChange *) changes->data, changes->len,
+                                 steps, &error))
+    return fail (EXIT_BAD_INPUT, "%s", error->message);
 
   g_autoptr (CwbWorld) world = build_world (scene, registry, &error);
   if (world == NULL)
@@ -255,13 +290,18 @@ run (CliOptions *o)
     fprintf (stderr, "contact-workbench: this build has no GUI; running headless\n");
 #endif
   CwbRunOptions run_options = {
-    .steps = o->steps != STEPS_NOT_GIVEN ? (guint64) o->steps : DEFAULT_STEPS,
+    .steps = steps,
     .scene_path = scene_path,
     .report_path = o->report,
     .residuals_path = o->residuals,
     .progress = TRUE,
+    .changes = (const CwbRunChange *) changes->data,
+    .n_changes = changes->len,
+    .scene = scene,
+    .rebuild = rebuild_world,
+    .rebuild_data = registry,
   };
-  if (!cwb_run_headless (world, &run_options, &error))
+  if (!cwb_run_headless (&world, &run_options, &error))
     return fail (EXIT_RUN_FAILED, "%s", error->message);
 #ifdef CWB_HAVE_RENDER
   if (o->screenshot != NULL)
@@ -292,6 +332,9 @@ main (int argc, char **argv)
      * locale's encoding, refusing every non-ASCII byte under the C locale. */
     { "set", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.sets,
       "Override a scene value, repeatable (e.g. contact.model=penalty)", "KEY=VALUE" },
+    { "at", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.changes,
+      "Change a scene value after STEP steps (headless), repeatable: a contact model or solver "
+      "swap, a parameter, any --set key (e.g. 200:contact.model=penalty)", "STEP:KEY=VALUE" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &o.report, "Write the run report (JSON)", "FILE" },
     { "residuals", 0, 0, G_OPTION_ARG_FILENAME, &o.residuals,
       "Write the solver residual of every iteration of every step (CSV: step,iteration,residual)",
@@ -323,7 +366,7 @@ main (int argc, char **argv)
       cli_options_clear (&o);
       return fail (EXIT_BAD_INPUT, "%s (see --help)", error->message);
     }
-  if (!sets_to_utf8 (o.sets, &error))
+  if (!sets_to_utf8 (o.sets, &error) || !sets_to_utf8 (o.changes, &error))
     {
       cli_options_clear (&o);
       return fail (EXIT_BAD_INPUT, "%s", error->message);

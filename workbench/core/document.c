@@ -372,10 +372,8 @@ set_plugin (CwbDocument *document, gboolean contact, const char *name, GError **
   g_autofree char *label = name == NULL ? g_strdup ("Remove contact model")
                            : g_strdup_printf (contact ? "Set contact model to %s"
                                                       : "Set solver to %s", name);
-  g_free (*target);
-  *target = g_strdup (name);
-  g_ptr_array_set_size (contact ? scene->contact_params : scene->solver_params, 0);
-  *(contact ? &scene->contact_model_loc : &scene->solver_loc) = document_loc (document);
+  CwbSourceLoc loc = document_loc (document);
+  g_autofree char *moved = cwb_scene_choose_plugin (scene, contact, name, &loc);
   return edit_finish (document, TRUE, label, error);
 }
 

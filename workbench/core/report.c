@@ -5,6 +5,8 @@
 struct CwbReport {
   char *scene;
   GArray *steps;     /* CwbStepStats */
+  GArray *change_steps;   /* guint64: the steps done before each change */
+  GPtrArray *changes;     /* char*: the change, "KEY=VALUE" */
 };
 
 CwbReport *
@@ -13,6 +15,8 @@ cwb_report_new (const char *scene_path)
   CwbReport *report = g_new0 (CwbReport, 1);
   report->scene = g_strdup (scene_path != NULL ? scene_path : "");
   report->steps = g_array_new (FALSE, FALSE, sizeof (CwbStepStats));
+  report->change_steps = g_array_new (FALSE, FALSE, sizeof (guint64));
+  report->changes = g_ptr_array_new_with_free_func (g_free);
   return report;
 }
 
@@ -23,7 +27,16 @@ cwb_report_free (CwbReport *report)
     return;
   g_free (report->scene);
   g_array_unref (report->steps);
+  g_array_unref (report->change_steps);
+  g_ptr_array_unref (report->changes);
   g_free (report);
+}
+
+void
+cwb_report_add_change (CwbReport *report, guint64 step, const char *change)
+{
+  g_array_append_val (report->change_steps, step);
+  g_ptr_array_add (report->changes, g_strdup (change));
 }
 
 void
@@ -124,6 +137,21 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
   add_derived (b, "contact", cwb_world_inspection (world)->derived);
   add_derived (b, "solver", cwb_world_solver_derived (world));
   json_builder_end_object (b);
+
+  /* Beyond the contract (additive): the changes made during the run (--at), in order, each
+   * after `step` steps. */
+  json_builder_set_member_name (b, "changes");
+  json_builder_begin_array (b);
+  for (guint c = 0; c < report->changes->len; c++)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "step");
+      json_builder_add_int_value (b, (gint64) g_array_index (report->change_steps, guint64, c));
+      json_builder_set_member_name (b, "set");
+      json_builder_add_string_value (b, report->changes->pdata[c]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
 
   json_builder_set_member_name (b, "per_step");
   json_builder_begin_array (b);

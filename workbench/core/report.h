@@ -17,6 +17,9 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbReport, cwb_report_free)
 /* Records the world's last step (call after each successful cwb_world_step). */
 void cwb_report_add_step (CwbReport *report, const CwbWorld *world);
 
+/* Records a change made during the run after `step` steps ("KEY=VALUE", --at). */
+void cwb_report_add_change (CwbReport *report, guint64 step, const char *change);
+
 /* The report as JSON, with the final body states of `world` and the measured wall time. */
 JsonNode *cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms,
                             const char *failure);

@@ -408,6 +408,8 @@ cwb_scene_new (void)
   scene->gravity[2] = -9.81;
   scene->contact_params = cwb_scene_params_new ();
   scene->solver_params = cwb_scene_params_new ();
+  scene->contact_kept = cwb_scene_params_new ();
+  scene->solver_kept = cwb_scene_params_new ();
   scene->bodies = g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_scene_body_free);
   return scene;
 }
@@ -422,6 +424,8 @@ cwb_scene_free (CwbScene *scene)
   g_free (scene->solver);
   g_ptr_array_unref (scene->contact_params);
   g_ptr_array_unref (scene->solver_params);
+  g_ptr_array_unref (scene->contact_kept);
+  g_ptr_array_unref (scene->solver_kept);
   g_ptr_array_unref (scene->bodies);
   g_free (scene);
 }
@@ -437,6 +441,8 @@ cwb_scene_copy (const CwbScene *scene)
   copy->solver = g_strdup (scene->solver);
   copy->contact_params = params_copy (scene->contact_params);
   copy->solver_params = params_copy (scene->solver_params);
+  copy->contact_kept = params_copy (scene->contact_kept);
+  copy->solver_kept = params_copy (scene->solver_kept);
   copy->bodies = g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_scene_body_free);
   for (guint i = 0; i < scene->bodies->len; i++)
     g_ptr_array_add (copy->bodies, cwb_scene_body_copy (scene->bodies->pdata[i]));
@@ -497,6 +503,8 @@ cwb_scene_equal (const CwbScene *a, const CwbScene *b)
       || g_strcmp0 (a->solver, b->solver) != 0
       || !params_equal (a->contact_params, b->contact_params)
       || !params_equal (a->solver_params, b->solver_params)
+      || !params_equal (a->contact_kept, b->contact_kept)
+      || !params_equal (a->solver_kept, b->solver_kept)
       || a->bodies->len != b->bodies->len)
     return FALSE;
   for (guint i = 0; i < a->bodies->len; i++)

@@ -149,6 +149,9 @@ typedef struct CwbBodyDesc {
   CwbSourceLoc loc, model_loc, mapping_loc;
 } CwbBodyDesc;
 
+/* The solver of a scene that names none (docs/scene-format.md). */
+#define CWB_SCENE_DEFAULT_SOLVER "constraint"
+
 typedef struct CwbScene {
   char *path;              /* file it was loaded from or last saved to; NULL if none */
   double dt;
@@ -157,6 +160,10 @@ typedef struct CwbScene {
   GPtrArray *contact_params;
   char *solver;            /* solver plugin name */
   GPtrArray *solver_params;
+  /* The parameters of the plugins not in use, kept for when they come back (the sections'
+   * other_models): CwbSceneParam* named after the plugin, each value a MAPPING node of its
+   * parameters. Never given to the plugin in use. */
+  GPtrArray *contact_kept, *solver_kept;
   GPtrArray *bodies;       /* CwbBodyDesc* */
   CwbSourceLoc contact_model_loc, solver_loc;
 } CwbScene;
@@ -203,6 +210,26 @@ gboolean cwb_scene_equal (const CwbScene *a, const CwbScene *b);
  * the mapping's schema has it (see cwb_scene_params_move). */
 gboolean cwb_scene_apply_set (CwbScene *scene, const char *key, const char *value,
                               GError **error);
+/* cwb_scene_apply_set without a word on stderr: *note gets what cwb_scene_choose_plugin moved
+ * (or NULL), for the caller to show. cwb_scene_apply_set prints it as a message. */
+gboolean cwb_scene_apply_set_noted (CwbScene *scene, const char *key, const char *value,
+                                    char **note, GError **error);
+/* Applies "KEY=VALUE" overrides (NULL-terminated; may be NULL): those choosing a plugin
+ * (contact.model, solver.name) first, then the others in their order, so that a parameter
+ * given beside a new plugin is that plugin's. Stops at the first that fails. */
+gboolean cwb_scene_apply_sets (CwbScene *scene, char *const *sets, GError **error);
+
+/* Makes `name` the contact model (`contact`; NULL: none) or the solver. The parameters of the
+ * plugin in use are kept under its name (other_models) and those kept for `name` come back, so
+ * that no plugin is given another's parameters and none are lost; `loc` becomes the name's
+ * location. Choosing the plugin in use changes nothing. Returns what moved, for a note to the
+ * user ("the parameters of ldi (pixel_size) are kept for it; those of penalty (stiffness) are
+ * back"), or NULL when nothing did. */
+char *cwb_scene_choose_plugin (CwbScene *scene, gboolean contact, const char *name,
+                               const CwbSourceLoc *loc);
+/* The parameters kept for plugin `name` of the section (a new CwbSceneParam array), or NULL
+ * when none are: what cwb_scene_choose_plugin would bring back. */
+GPtrArray *cwb_scene_kept_params (const CwbScene *scene, gboolean contact, const char *name);
 
 /* Finds a parameter by name in a CwbSceneParam array; NULL if absent. */
 CwbSceneParam *cwb_scene_params_find (GPtrArray *params, const char *name);

@@ -623,10 +623,50 @@ world_decode (CwbScene *scene, const CwbSceneNode *node, GError **error)
          || cwb_scene_node_get_vec (gravity, "world.gravity", scene->gravity, 3, error);
 }
 
-/* contact: {model: NAME, PARAM: VALUE ...} and solver: {name: NAME, ...}. */
+/* other_models: {PLUGIN: {PARAM: VALUE ...} ...}, read from the section's parameters into
+ * `kept` (scene.h): a mapping of mappings, none for the plugin in use (`in_use`), which keeps
+ * its parameters in the section itself. */
+static gboolean
+kept_decode (GPtrArray *params, GPtrArray *kept, const char *section, const char *in_use,
+             GError **error)
+{
+  const CwbSceneParam *param = cwb_scene_params_find (params, "other_models");
+  if (param == NULL)
+    return TRUE;
+  g_autofree char *field = field_join (section, "other_models");
+  gboolean empty;
+  if (!expect_mapping (param->value, field, &empty, error))
+    return FALSE;
+  for (guint i = 0; !empty && i + 1 < param->value->items->len; i += 2)
+    {
+      const CwbSceneNode *key = param->value->items->pdata[i];
+      const CwbSceneNode *value = param->value->items->pdata[i + 1];
+      g_autofree char *plugin_field = field_join (field, key->scalar);
+      gboolean none;
+      if (!expect_mapping (value, plugin_field, &none, error))
+        return FALSE;
+      if (g_strcmp0 (key->scalar, in_use) == 0)
+        {
+          cwb_scene_set_error (error, CWB_SCENE_ERROR_TYPE, &key->loc, plugin_field,
+                               "%s is the plugin in use: its parameters go in %s itself, "
+                               "not in other_models", key->scalar, section);
+          return FALSE;
+        }
+      if (!none)
+        cwb_scene_params_set (kept, key->scalar, cwb_scene_node_copy (value), &key->loc);
+    }
+  guint i = 0;
+  while (strcmp (((const CwbSceneParam *) params->pdata[i])->name, "other_models") != 0)
+    i++;
+  g_ptr_array_remove_index (params, i);
+  return TRUE;
+}
+
+/* contact: {model: NAME, PARAM: VALUE ..., other_models: ...} and solver: {name: NAME, ...}. */
 static gboolean
 plugin_section_decode (const CwbSceneNode *node, const char *section, const char *name_key,
-                       char **name, CwbSourceLoc *name_loc, GPtrArray *params, GError **error)
+                       char **name, CwbSourceLoc *name_loc, GPtrArray *params,
+                       GPtrArray *kept, GError **error)
 {
   gboolean empty;
   if (!expect_mapping (node, section, &empty, error))
@@ -641,7 +681,9 @@ plugin_section_decode (const CwbSceneNode *node, const char *section, const char
         return FALSE;
       *name_loc = value->loc;
     }
-  return params_decode (params, node, TRUE, name_key, error);
+  if (!params_decode (params, node, TRUE, name_key, error))
+    return FALSE;
+  return kept_decode (params, kept, section, *name, error);
 }
 
 gboolean
@@ -661,11 +703,12 @@ cwb_scene_decode (CwbScene *scene, const CwbSceneNode *root, GError **error)
     return FALSE;
   if ((node = mapping_get (root, "contact", NULL)) != NULL
       && !plugin_section_decode (node, "contact", "model", &scene->contact_model,
-                                 &scene->contact_model_loc, scene->contact_params, error))
+                                 &scene->contact_model_loc, scene->contact_params,
+                                 scene->contact_kept, error))
     return FALSE;
   if ((node = mapping_get (root, "solver", NULL)) != NULL
       && !plugin_section_decode (node, "solver", "name", &scene->solver, &scene->solver_loc,
-                                 scene->solver_params, error))
+                                 scene->solver_params, scene->solver_kept, error))
     return FALSE;
   if ((node = mapping_get (root, "bodies", NULL)) != NULL && !cwb_scene_node_is_null (node))
     {

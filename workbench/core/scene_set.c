@@ -145,7 +145,20 @@ set_body (CwbScene *scene, const char *rest, const char *key, CwbSceneNode *valu
 gboolean
 cwb_scene_apply_set (CwbScene *scene, const char *key, const char *value, GError **error)
 {
-  g_return_val_if_fail (scene != NULL && key != NULL && value != NULL, FALSE);
+  g_autofree char *note = NULL;
+  if (!cwb_scene_apply_set_noted (scene, key, value, &note, error))
+    return FALSE;
+  if (note != NULL)
+    g_message ("--set %s=%s: %s", key, value, note);
+  return TRUE;
+}
+
+gboolean
+cwb_scene_apply_set_noted (CwbScene *scene, const char *key, const char *value, char **note,
+                           GError **error)
+{
+  g_return_val_if_fail (scene != NULL && key != NULL && value != NULL && note != NULL, FALSE);
+  *note = NULL;
   /* A scene is UTF-8 text: a key or value that is not could be neither saved nor read. */
   if (!g_utf8_validate (key, -1, NULL))
     {
@@ -186,10 +199,9 @@ cwb_scene_apply_set (CwbScene *scene, const char *key, const char *value, GError
                                    "empty, expected a plugin name");
               return FALSE;
             }
-          char **target = contact ? &scene->contact_model : &scene->solver;
-          g_free (*target);
-          *target = g_strdup (text);
-          *(contact ? &scene->contact_model_loc : &scene->solver_loc) = *set_loc ();
+          /* The plugin in use keeps its parameters for when it comes back; the note tells
+           * the user what moved, since the run will not use them. */
+          *note = cwb_scene_choose_plugin (scene, contact, text, set_loc ());
           return TRUE;
         }
       return set_param (contact ? scene->contact_params : scene->solver_params, rest, key,
@@ -200,4 +212,36 @@ cwb_scene_apply_set (CwbScene *scene, const char *key, const char *value, GError
   g_autofree char *what = g_strdup_printf ("unknown section '%s', expected one of world, "
                                            "contact, solver, bodies", section);
   return set_unknown (error, key, what);
+}
+
+/* contact.model or solver.name: the keys that choose a plugin. */
+static gboolean
+chooses_plugin (const char *set)
+{
+  return g_str_has_prefix (set, "contact.model=") || g_str_has_prefix (set, "solver.name=");
+}
+
+gboolean
+cwb_scene_apply_sets (CwbScene *scene, char *const *sets, GError **error)
+{
+  g_return_val_if_fail (scene != NULL, FALSE);
+  /* Two passes: the plugins first, so that every parameter given beside a new plugin is that
+   * plugin's, wherever it stands on the command line. */
+  for (int pass = 0; pass < 2; pass++)
+    for (char *const *s = sets; s != NULL && *s != NULL; s++)
+      {
+        if (chooses_plugin (*s) != (pass == 0))
+          continue;
+        const char *eq = strchr (*s, '=');
+        if (eq == NULL || eq == *s)
+          {
+            g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX,
+                         "--set %s: expected KEY=VALUE", *s);
+            return FALSE;
+          }
+        g_autofree char *key = g_strndup (*s, (gsize) (eq - *s));
+        if (!cwb_scene_apply_set (scene, key, eq + 1, error))
+          return FALSE;
+      }
+  return TRUE;
 }

@@ -633,9 +633,9 @@ emit_body (Emit *e, const CwbBodyDesc *b)
 
 static void
 emit_section (Emit *e, const char *section, const char *name_key, const char *name,
-              GPtrArray *params)
+              GPtrArray *params, GPtrArray *kept)
 {
-  if (name == NULL && params->len == 0)
+  if (name == NULL && params->len == 0 && kept->len == 0)
     return;   /* "host default": leave the section out, as a hand-written scene would */
   emit_string (e, section);
   emit_mapping_start (e, YAML_BLOCK_MAPPING_STYLE);
@@ -645,6 +645,8 @@ emit_section (Emit *e, const char *section, const char *name_key, const char *na
       emit_string (e, name);
     }
   emit_params (e, params);
+  if (kept->len > 0)
+    emit_params_mapping (e, "other_models", kept);
   emit_mapping_end (e);
 }
 
@@ -674,8 +676,9 @@ scene_emit (const CwbScene *scene, char **invalid)
   emit_vec (&e, scene->gravity, 3);
   emit_mapping_end (&e);
 
-  emit_section (&e, "contact", "model", scene->contact_model, scene->contact_params);
-  emit_section (&e, "solver", "name", scene->solver, scene->solver_params);
+  emit_section (&e, "contact", "model", scene->contact_model, scene->contact_params,
+                scene->contact_kept);
+  emit_section (&e, "solver", "name", scene->solver, scene->solver_params, scene->solver_kept);
 
   emit_string (&e, "bodies");
   emit_sequence_start (&e, scene->bodies->len == 0 ? YAML_FLOW_SEQUENCE_STYLE

@@ -5,9 +5,6 @@
 #include "clock.h"
 #include "world_private.h"
 
-/* The solver used when a scene names none. */
-#define CWB_DEFAULT_SOLVER "constraint"
-
 G_DEFINE_QUARK (cwb-world-error-quark, cwb_world_error)
 
 static const char *const phase_names[CWB_PHASE_COUNT] = {
@@ -535,7 +532,7 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
       && !plugin_instantiate (world, CWB_PLUGIN_CONTACT_MODEL, scene->contact_model,
                               scene->contact_params, &scene->contact_model_loc, error))
     return FALSE;
-  const char *solver = scene->solver != NULL ? scene->solver : CWB_DEFAULT_SOLVER;
+  const char *solver = scene->solver != NULL ? scene->solver : CWB_SCENE_DEFAULT_SOLVER;
   return plugin_instantiate (world, CWB_PLUGIN_SOLVER, solver, scene->solver_params,
                              &scene->solver_loc, error);
 }
