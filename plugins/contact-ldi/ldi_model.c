@@ -610,6 +610,14 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   return TRUE;
 }
 
+/* Volume constraint rows, for the constraint solver (Allard 2010 sec. 4). */
+static uint32_t
+ldi_model_outputs (void *self)
+{
+  (void) self;
+  return CWB_CONTACT_OUTPUT_ROWS;
+}
+
 static const CwbContactModelVTable ldi_model_vtable = {
   .struct_size = sizeof (CwbContactModelVTable),
   .create = ldi_model_create,
@@ -618,6 +626,7 @@ static const CwbContactModelVTable ldi_model_vtable = {
   .detect = ldi_model_detect,
   .model = ldi_model_model,
   .params_changed = ldi_model_params_changed,
+  .outputs = ldi_model_outputs,
 };
 
 static const CwbPluginDesc ldi_model_desc = {

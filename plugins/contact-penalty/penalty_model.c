@@ -867,6 +867,14 @@ penalty_restore_state (void *data, GBytes *state, GError **error)
   return friction_memory_restore (self->memory, state, error);
 }
 
+/* Penalty forces with their stiffness: any solver that integrates forces. */
+static uint32_t
+penalty_outputs (void *self)
+{
+  (void) self;
+  return CWB_CONTACT_OUTPUT_FORCES;
+}
+
 static const CwbContactModelVTable penalty_vtable = {
   .struct_size = sizeof (CwbContactModelVTable),
   .create = penalty_create,
@@ -877,6 +885,7 @@ static const CwbContactModelVTable penalty_vtable = {
   .params_changed = penalty_params_changed,
   .save_state = penalty_save_state,
   .restore_state = penalty_restore_state,
+  .outputs = penalty_outputs,
 };
 
 static const CwbPluginDesc penalty_desc = {

@@ -295,6 +295,14 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
     cwb_inspection_add_derived (inspection, "margin", self->detection.margin);
   return TRUE;
 }
+/* Signorini and Coulomb rows, for the constraint solver. */
+static uint32_t
+proximity_outputs (void *self)
+{
+  (void) self;
+  return CWB_CONTACT_OUTPUT_ROWS;
+}
+
 static const CwbContactModelVTable proximity_vtable = {
   .struct_size = sizeof (CwbContactModelVTable),
   .create = proximity_create,
@@ -303,6 +311,7 @@ static const CwbContactModelVTable proximity_vtable = {
   .detect = proximity_detect,
   .model = proximity_model,
   .params_changed = proximity_params_changed,
+  .outputs = proximity_outputs,
 };
 
 static const CwbPluginDesc proximity_desc = {

@@ -342,6 +342,58 @@ test_params_contact (void)
   }
 }
 
+/* Contact models and solvers pair by what one returns and the other solves (ABI 1.9): the
+ * predictor-corrector solves penalty forces only, so the half-space's constraint rows are
+ * refused with it, when the world is built, on a swap of either plugin and on a parameter
+ * edit that turns its forces into rows; each time the pair in place stays and runs. */
+static void
+test_pair_refused (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (GError) error = NULL;
+  static const char *rows_under_pc =
+    "contact: { model: halfspace }\n"
+    "solver: { name: predictor-corrector }\n"
+    "bodies:\n  - name: box\n    shape: { type: box, size: [0.2, 0.2, 0.2] }\n";
+  g_autoptr (CwbScene) scene = cwb_scene_load_from_data (rows_under_pc, -1, "pair.yaml", &error);
+  g_assert_no_error (error);
+  g_autoptr (CwbWorld) refused = cwb_world_new (scene, registry, &error);
+  g_assert_null (refused);
+  g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_REFUSED);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "pair.yaml:2:"));
+  g_assert_nonnull (strstr (error->message, "the solver 'predictor-corrector' cannot solve the "
+                                            "constraint rows that the contact model "
+                                            "'halfspace' returns; solvers that can: "));
+  g_assert_nonnull (strstr (error->message, "constraint"));
+  g_clear_error (&error);
+
+  /* Penalty forces under the constraint solver; the swap to predictor-corrector takes. */
+  g_autoptr (CwbWorld) world = fixture_world (registry, penalty_scene);
+  g_assert_true (cwb_world_set_solver (world, "predictor-corrector", NULL, &error));
+  g_assert_no_error (error);
+  /* An edit that makes rows is taken back: the forces stay, with their stiffness. */
+  g_autoptr (GPtrArray) rows = fixture_params ("stiffness", "0", NULL);
+  g_assert_false (cwb_world_set_plugin_params (world, CWB_PLUGIN_CONTACT_MODEL, rows, &error));
+  g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_REFUSED);
+  g_clear_error (&error);
+  /* A contact model that returns rows is refused on a swap; the half-space stays. */
+  g_autoptr (GPtrArray) plain = fixture_params ("margin", "0.001", NULL);
+  g_assert_false (cwb_world_set_contact_model (world, "proximity", NULL, &error));
+  g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_REFUSED);
+  g_clear_error (&error);
+  g_assert_cmpstr (cwb_world_contact_model_name (world), ==, "halfspace");
+  fixture_step (world, 1);   /* and the pair in place runs */
+  /* Back to the constraint solver, rows are solvable again. */
+  g_assert_true (cwb_world_set_solver (world, "constraint", NULL, &error));
+  g_assert_true (cwb_world_set_plugin_params (world, CWB_PLUGIN_CONTACT_MODEL, plain, &error));
+  g_assert_no_error (error);
+  /* ...and the predictor-corrector is now the one refused, the constraint solver staying. */
+  g_assert_false (cwb_world_set_solver (world, "predictor-corrector", NULL, &error));
+  g_assert_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_REFUSED);
+  g_assert_cmpstr (cwb_world_solver_name (world), ==, "constraint");
+}
+
 /* The re-create path: the test-only "faulty" solver has no params_changed, so an edit
  * re-creates it. Its mode decides how the next step fails: "nan" blows up, "error" fails in
  * the solver; a refused edit (a word not among the choices) keeps the mode in force. */
@@ -507,6 +559,7 @@ main (int argc, char **argv)
   g_test_add_func ("/world/edit/params/solver", test_params_solver);
   g_test_add_func ("/world/edit/params/contact", test_params_contact);
   g_test_add_func ("/world/edit/params/recreate", test_params_recreate);
+  g_test_add_func ("/world/edit/pair-refused", test_pair_refused);
   g_test_add_func ("/world/edit/grab/impulse", test_grab_impulse);
   g_test_add_func ("/world/edit/grab/settles", test_grab_settles);
   g_test_add_func ("/world/edit/grab/released-is-inert", test_grab_released_is_inert);

@@ -312,6 +312,69 @@ contacts_reset (CwbWorld *world)
   world->dof_rows_valid = FALSE;
 }
 
+/* ---- pairing a contact model with a solver (ABI 1.9) ------------------------------------- */
+
+/* What a contact model instance returns (CwbContactOutput bits); 0 when it does not say. */
+static uint32_t
+model_outputs (const CwbPluginDesc *desc, void *self)
+{
+  const CwbContactModelVTable *vt = desc->vtable;
+  if (!CWB_STRUCT_HAS (vt, CwbContactModelVTable, outputs) || vt->outputs == NULL)
+    return 0;
+  return vt->outputs (self);
+}
+
+/* What a solver solves; 0 when it does not say. */
+static uint32_t
+solver_solves (const CwbPluginDesc *desc)
+{
+  const CwbSolverVTable *vt = desc->vtable;
+  return CWB_STRUCT_HAS (vt, CwbSolverVTable, solves) ? vt->solves : 0;
+}
+
+static void
+append_outputs (GString *out, uint32_t bits)
+{
+  const char *names[] = { "constraint rows", "penalty forces" };
+  gboolean first = TRUE;
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    if (bits & (1u << k))
+      {
+        g_string_append_printf (out, "%s%s", first ? "" : " and ", names[k]);
+        first = FALSE;
+      }
+}
+
+/* FALSE, with a message located at `loc` and `field`, when the solver does not solve all that
+ * the contact model returns; TRUE when either is absent or does not declare it. */
+static gboolean
+check_pair (CwbWorld *world, const CwbPluginDesc *contact, void *contact_self,
+            const CwbPluginDesc *solver, const CwbSourceLoc *loc, const char *field,
+            GError **error)
+{
+  if (contact == NULL || solver == NULL)
+    return TRUE;
+  uint32_t outputs = model_outputs (contact, contact_self), solves = solver_solves (solver);
+  if (outputs == 0 || solves == 0 || (outputs & ~solves) == 0)
+    return TRUE;
+  g_autoptr (GString) what = g_string_new (NULL);
+  append_outputs (what, outputs & ~solves);
+  g_autoptr (GString) able = g_string_new (NULL);
+  g_autoptr (GPtrArray) solvers = cwb_registry_list (world->registry, CWB_PLUGIN_SOLVER);
+  for (guint i = 0; i < solvers->len; i++)
+    {
+      const CwbPluginDesc *d = solvers->pdata[i];
+      if ((solver_solves (d) & outputs) == outputs)
+        g_string_append_printf (able, "%s%s", able->len > 0 ? ", " : "", d->name);
+    }
+  cwb_scene_set_error (error, CWB_SCENE_ERROR_REFUSED, loc, field,
+                       "the solver '%s' cannot solve the %s that the contact model '%s' "
+                       "returns; %s%s", solver->name, what->str, contact->name,
+                       able->len > 0 ? "solvers that can: " : "no loaded solver can",
+                       able->str);
+  return FALSE;
+}
+
 /* Creates (and for a contact model attaches, at the current state) an instance of `desc`
  * reading `binding`; NULL with the plugin's own reason when it refuses. */
 static void *
@@ -356,6 +419,11 @@ plugin_replace (CwbWorld *world, const CwbPluginDesc *desc, CwbParamBinding *bin
   void *self = plugin_create (world, desc, owned, &plugin_error);
   gboolean ok = plugin_created (world, self, plugin_error, loc, field, error);
   set_being_made (world, NULL);
+  /* A pair that cannot run together is refused now, not at the first step. */
+  if (ok && desc->kind == CWB_PLUGIN_CONTACT_MODEL)
+    ok = check_pair (world, desc, self, world->solver.desc, loc, field, error);
+  else if (ok)
+    ok = check_pair (world, world->contact.desc, world->contact.self, desc, loc, field, error);
   if (!ok)
     {
       CwbWorldPlugin made = { .desc = desc, .self = self };
@@ -455,6 +523,18 @@ cwb_world_set_plugin_params (CwbWorld *world, CwbPluginKind kind, GPtrArray *par
   /* The plugin may keep pointers into the set it was given until this call replaces it, so
    * the old binding is freed only after. */
   params_changed (slot->self, &binding->set);
+  /* A contact model's outputs may follow its parameters: an edit that leaves the solver
+   * unable to solve them is taken back. */
+  if (kind == CWB_PLUGIN_CONTACT_MODEL)
+    {
+      CwbSourceLoc loc = { g_intern_static_string ("parameter edit"), 0, 0 };
+      if (!check_pair (world, slot->desc, slot->self, world->solver.desc, &loc, section, error))
+        {
+          params_changed (slot->self, &slot->params->set);
+          cwb_param_binding_free (binding);
+          return FALSE;
+        }
+    }
   world->edits++;
   cwb_param_binding_free (slot->params);
   slot->params = binding;

@@ -681,6 +681,7 @@ static const CwbSolverVTable constraint_vtable = {
   .destroy = constraint_destroy,
   .step = constraint_step,
   .params_changed = constraint_params_changed,
+  .solves = CWB_CONTACT_OUTPUT_ROWS | CWB_CONTACT_OUTPUT_FORCES,
 };
 
 static const CwbPluginDesc constraint_desc = {

@@ -171,6 +171,7 @@ static const CwbSolverVTable pc_vtable = {
   .destroy = pc_destroy,
   .step = pc_step,
   .params_changed = pc_params_changed,
+  .solves = CWB_CONTACT_OUTPUT_FORCES,
 };
 
 static const CwbPluginDesc pc_desc = {

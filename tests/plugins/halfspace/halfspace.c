@@ -199,6 +199,14 @@ halfspace_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   return TRUE;
 }
 
+/* Rows, or penalty forces with a positive stiffness: what a parameter edit can change. */
+static uint32_t
+halfspace_outputs (void *data)
+{
+  const HalfSpace *self = data;
+  return self->stiffness > 0 ? CWB_CONTACT_OUTPUT_FORCES : CWB_CONTACT_OUTPUT_ROWS;
+}
+
 static const CwbContactModelVTable halfspace_vtable = {
   .struct_size = sizeof (CwbContactModelVTable),
   .create = halfspace_create,
@@ -207,6 +215,7 @@ static const CwbContactModelVTable halfspace_vtable = {
   .detect = halfspace_detect,
   .model = halfspace_model,
   .params_changed = halfspace_params_changed,
+  .outputs = halfspace_outputs,
 };
 
 static const CwbPluginDesc halfspace_desc = {

@@ -28,8 +28,9 @@ G_BEGIN_DECLS
  *      CwbContactQuery.gravity, CwbInspection.derived, CwbStepContext.body_driven,
  *      map_geometries and edits.
  * 1.7: CWB_DEFINE_ERROR_QUARK.
- * 1.8: CwbStepContext.report_derived. */
-#define CWB_ABI_MINOR 8
+ * 1.8: CwbStepContext.report_derived.
+ * 1.9: CwbContactOutput, CwbContactModelVTable.outputs, CwbSolverVTable.solves. */
+#define CWB_ABI_MINOR 9
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -67,6 +67,15 @@ typedef struct CwbPointStiffness {
   double k[9];
 } CwbPointStiffness;
 
+/* What a contact set holds, for the host to pair contact models with the solvers that can
+ * solve them (ABI 1.9): a model declares what it returns (CwbContactModelVTable.outputs), a
+ * solver what it solves (CwbSolverVTable.solves), and a pair that does not meet is refused
+ * before it runs. */
+typedef enum CwbContactOutput {
+  CWB_CONTACT_OUTPUT_ROWS = 1u << 0,     /* constraint rows (Signorini, Coulomb) */
+  CWB_CONTACT_OUTPUT_FORCES = 1u << 1,   /* penalty forces on points, with their stiffness */
+} CwbContactOutput;
+
 typedef struct CwbContactSet {
   size_t struct_size;
   GArray *frames;      /* CwbContactFrame */

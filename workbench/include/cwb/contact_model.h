@@ -90,6 +90,12 @@ typedef struct CwbContactModelVTable {
    * A model without memory leaves both NULL. */
   GBytes *(*save_state) (void *self);
   gboolean (*restore_state) (void *self, GBytes *state, GError **error);
+
+  /* ABI 1.9, optional (check struct_size, then NULL): what detect and model return with the
+   * current parameters (CwbContactOutput bits), asked after create and after each
+   * params_changed. The host refuses to pair the model with a solver that does not solve
+   * them all (CwbSolverVTable.solves), before any step. NULL: undeclared, never checked. */
+  uint32_t (*outputs) (void *self);
 } CwbContactModelVTable;
 
 G_END_DECLS

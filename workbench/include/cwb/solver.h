@@ -140,6 +140,11 @@ typedef struct CwbSolverVTable {
    * successful step the multipliers and frame forces of the last detected set are filled. */
   gboolean (*step) (void *self, CwbStepContext *ctx, GError **error);
   void (*params_changed) (void *self, const CwbParamSet *params);
+
+  /* ABI 1.9 (check struct_size): what the solver solves (CwbContactOutput bits), whatever its
+   * parameters; 0: undeclared, never checked. A contact model whose outputs it lacks is
+   * refused with it before any step, and the message names the solvers that declare them. */
+  uint32_t solves;
 } CwbSolverVTable;
 
 G_END_DECLS
