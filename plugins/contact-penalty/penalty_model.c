@@ -68,6 +68,8 @@ typedef struct Contact {
   double normal[3];       /* unit, out of T_i's surface (d_i / |d_i| for a point inside) */
   double gap;             /* signed distance along it at the predicted state: -|d_i| inside,
                            * >= 0 for a point outside within the margin */
+  double approach;        /* how far the free motion brings the pair together over the step
+                           * along the normal, >= 0 (h times the predicted approach speed) */
   double mu;
   double f_n;             /* the pair's normal force (N): +f_n n on i, -h_ij f_n n on T_i
                            * (eq. 6's F_i / 2 for the paper's force) */
@@ -82,6 +84,7 @@ typedef struct Contact {
 /* One contact's constants in the normal sweeps: w_k = n_k . W_kk n_k and its softness s_k. */
 typedef struct SweepTerms {
   double w_nn, soft;
+  double reach;   /* the most the normal forces may move the pair apart this step */
 } SweepTerms;
 
 typedef struct Penalty {
@@ -93,6 +96,8 @@ typedef struct Penalty {
   int normal_sweeps;
   double softness;
   double margin;
+  double depenetration_param;   /* the parameter: < 0 automatic */
+  double depenetration;         /* what this step uses (m) */
   SurfaceContacts *detector;
   FrictionMemory *memory;
   PenaltyNormalisation *norm;
@@ -133,6 +138,11 @@ static const CwbParamSpec penalty_params[] = {
     "contact closes 1 / (1 + softness) of its penetration per step, and an overlap no "
     "motion can close (a box clamped between fixed bars) is held by finite forces, "
     "1 / softness times those that would close it alone; 0: exact closure" },
+  { "max_depenetration", CWB_PARAM_DOUBLE, "m", "-1", -1, 1, NULL,
+    "Most the normal forces push a pair apart in a step beyond what the step brings it "
+    "together: an overlap deeper than that (found after a swap or an edit) closes by this "
+    "much a step instead of throwing the bodies apart; < 0: automatic, g h^2 (what a step of "
+    "gravity adds) or 0.05 % of the moving bodies' median size without gravity" },
   { "margin", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
     "Least reach outside a body: points outside closer than this are contacts too, pushed "
     "only when the other forces would move them in. Each step widens it to 1.5 times the "
@@ -152,6 +162,7 @@ read_params (Penalty *self, const CwbParamSet *params)
   self->softness = cwb_param_double (params, "softness", 0.01);
   detection_params_read (&self->detection, params);
   self->margin = cwb_param_double (params, "margin", 0);
+  self->depenetration_param = cwb_param_double (params, "max_depenetration", -1);
 }
 
 static void *
@@ -283,6 +294,9 @@ effective_mass (const CwbContactQuery *query, uint32_t geometry, uint32_t n,
 
 /* ---- the forces ---------------------------------------------------------------------- */
 
+static void predicted_relative_velocity (const CwbContactQuery *query, const Contact *c,
+                                         double v[3]);
+
 /* Completes contact (pair geometry, normal, gap, keys set): masses along the normal and the
  * friction coefficient, and appends it, unless neither side can move. */
 static void
@@ -303,6 +317,9 @@ add_contact (Penalty *self, const CwbContactQuery *query, Contact *contact)
     }
   if (isinf (pair->m_point) && !surface_moves)
     return;
+  double v[3];
+  predicted_relative_velocity (query, contact, v);
+  contact->approach = MAX (0, -cwb_v3_dot (contact->normal, v)) * query->h;
   movable[pair->point_geometry] |= !isinf (pair->m_point);
   movable[pair->surface_geometry] |= surface_moves;
   uint32_t body_a = query->geometries[pair->point_geometry].body;
@@ -448,6 +465,7 @@ normal_sweeps (Penalty *self, double *rel)
       terms[k].w_nn = cwb_v3_dot (c->normal, w);
       terms[k].soft = movable[c->pair.point_geometry] && movable[c->pair.surface_geometry]
                         ? 0 : self->softness;
+      terms[k].reach = c->approach + self->depenetration;
     }
   for (int sweep = 0; sweep < self->normal_sweeps; sweep++)
     {
@@ -458,8 +476,12 @@ normal_sweeps (Penalty *self, double *rel)
           double w_nn = terms[k].w_nn, soft = terms[k].soft;
           if (!(w_nn > 0))
             continue;
-          double open = c->gap + cwb_v3_dot (c->normal, &rel[3 * k]) + soft * w_nn * c->f_n;
+          double moved = cwb_v3_dot (c->normal, &rel[3 * k]);
+          double open = c->gap + moved + soft * w_nn * c->f_n;
           double next = MAX (0, c->f_n - open / ((1 + soft) * w_nn));
+          /* A bounded response: the pair moves apart by its approach and the reach at most,
+           * so a deep overlap closes over several steps instead of throwing bodies apart. */
+          next = MAX (0, MIN (next, c->f_n + (terms[k].reach - moved) / w_nn));
           double change = next - c->f_n;
           if (change == 0)
             continue;
@@ -822,6 +844,9 @@ penalty_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
                CwbInspection *inspection, GError **error)
 {
   Penalty *self = data;
+  self->depenetration = self->depenetration_param >= 0
+                          ? self->depenetration_param
+                          : detection_automatic_margin (query) / MARGIN_STEPS_OF_FALL;
   friction_memory_begin_step (self->memory);
   build_contacts (self, query);
   pair_mobility_build (self->mobility, query, (const PenaltyPair *) self->pairs->data,
@@ -848,6 +873,8 @@ penalty_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   penalty_merge_point_forces (set->forces);
   add_frames (self, query, set, inspection);
   add_stiffness (self, set);
+  if (self->depenetration_param < 0)
+    cwb_inspection_add_derived (inspection, "max_depenetration", self->depenetration);
   return TRUE;
 }
 

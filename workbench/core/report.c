@@ -193,6 +193,8 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
       add_vector (b, "centroid", sum.centroid, 3);
       add_vector (b, "linear_velocity", sum.linear_velocity, 3);
       add_vector (b, "orientation", sum.orientation, 4);
+      /* Beyond the contract (additive): for energy balances, as the swap matrix's. */
+      add_number_or_null (b, "mass", sum.mass);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

@@ -109,42 +109,27 @@ touch (Touched *t, const char *set)
     t->other = TRUE;
 }
 
-/* Puts the scene's contact model and solver, or their parameters, into the running world.
- * When both plugins change, the new pair is what must fit: the contact model goes first,
- * unless the old solver refuses it, then the solver first (and back, if the new model still
- * refuses). */
+/* Puts the scene's contact model and solver, or their parameters, into the running world. */
 static gboolean
 swap_plugins (CwbWorld *world, CwbScene *scene, const Touched *t, GError **error)
 {
   const char *solver = scene->solver != NULL ? scene->solver : CWB_SCENE_DEFAULT_SOLVER;
-  g_autofree char *old_solver = g_strdup (cwb_world_solver_name (world));
   gboolean new_model = g_strcmp0 (scene->contact_model,
                                   cwb_world_contact_model_name (world)) != 0;
-  gboolean new_solver = strcmp (solver, old_solver) != 0;
-  if (new_model && new_solver
-      && !cwb_world_set_contact_model (world, scene->contact_model, scene->contact_params,
-                                       NULL))
+  gboolean new_solver = strcmp (solver, cwb_world_solver_name (world)) != 0;
+  if (new_model || new_solver)
     {
-      if (!cwb_world_set_solver (world, solver, scene->solver_params, error))
+      g_autoptr (GPtrArray) old_solver_params
+        = cwb_scene_kept_params (scene, FALSE, cwb_world_solver_name (world));
+      if (!cwb_world_set_pair (world, scene->contact_model, scene->contact_params, solver,
+                               scene->solver_params, old_solver_params, error))
         return FALSE;
-      if (cwb_world_set_contact_model (world, scene->contact_model, scene->contact_params,
-                                       error))
-        return TRUE;
-      g_autoptr (GPtrArray) kept = cwb_scene_kept_params (scene, FALSE, old_solver);
-      cwb_world_set_solver (world, old_solver, kept, NULL);
-      return FALSE;
     }
-  if (new_model && !new_solver
-      && !cwb_world_set_contact_model (world, scene->contact_model, scene->contact_params,
-                                       error))
-    return FALSE;
   if (!new_model && t->contact_params
       && !cwb_world_set_plugin_params (world, CWB_PLUGIN_CONTACT_MODEL, scene->contact_params,
                                        error))
     return FALSE;
-  if (new_solver)
-    return cwb_world_set_solver (world, solver, scene->solver_params, error);
-  return !t->solver_params
+  return new_solver || !t->solver_params
          || cwb_world_set_plugin_params (world, CWB_PLUGIN_SOLVER, scene->solver_params, error);
 }
 

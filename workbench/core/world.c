@@ -478,6 +478,32 @@ cwb_world_set_solver (CwbWorld *world, const char *name, GPtrArray *params, GErr
 }
 
 gboolean
+cwb_world_set_pair (CwbWorld *world, const char *contact_model, GPtrArray *contact_params,
+                    const char *solver, GPtrArray *solver_params, GPtrArray *old_solver_params,
+                    GError **error)
+{
+  g_return_val_if_fail (solver != NULL, FALSE);
+  gboolean new_model = g_strcmp0 (contact_model, cwb_world_contact_model_name (world)) != 0;
+  gboolean new_solver = strcmp (solver, cwb_world_solver_name (world)) != 0;
+  if (!new_solver)
+    return !new_model || cwb_world_set_contact_model (world, contact_model, contact_params,
+                                                      error);
+  if (!new_model)
+    return cwb_world_set_solver (world, solver, solver_params, error);
+  /* Both change: the new pair is what must fit. The contact model goes first, unless the old
+   * solver refuses it; then the solver first, and back if the new model still refuses. */
+  if (cwb_world_set_contact_model (world, contact_model, contact_params, NULL))
+    return cwb_world_set_solver (world, solver, solver_params, error);
+  g_autofree char *old_solver = g_strdup (cwb_world_solver_name (world));
+  if (!cwb_world_set_solver (world, solver, solver_params, error))
+    return FALSE;
+  if (cwb_world_set_contact_model (world, contact_model, contact_params, error))
+    return TRUE;
+  cwb_world_set_solver (world, old_solver, old_solver_params, NULL);
+  return FALSE;
+}
+
+gboolean
 cwb_world_renew_contact_model (CwbWorld *world, GError **error)
 {
   if (world->contact.desc == NULL)

@@ -134,6 +134,14 @@ gboolean cwb_world_set_contact_model (CwbWorld *world, const char *name, GPtrArr
                                       GError **error);
 gboolean cwb_world_set_solver (CwbWorld *world, const char *name, GPtrArray *params,
                                GError **error);
+/* Puts a contact model (NULL: none) and a solver in place, either or both new, each with its
+ * parameters. When both change the new pair is what must fit (a pair refused alone in one
+ * order may be taken in the other); when it does not, the old solver comes back with
+ * `old_solver_params` and the error says why. */
+gboolean cwb_world_set_pair (CwbWorld *world, const char *contact_model,
+                             GPtrArray *contact_params, const char *solver,
+                             GPtrArray *solver_params, GPtrArray *old_solver_params,
+                             GError **error);
 
 /* A hash of the exact bits of q and v (FNV-1a, 64 bits): equal hashes mean bit-identical
  * states, so determinism tests and regression checks can compare runs. */

@@ -1,0 +1,209 @@
+/* The swap contract (issue 18): every shipped scene settles under its own contact model and
+ * solver, then is swapped to every other (model, solver) pair the host offers and runs on,
+ * each from the same settled state, the new pair with its defaults. A swap may release what
+ * gravity can over the overlap the new model finds, and no more: the kinetic energy after
+ * the swap stays under
+ *   2 KE_swap + M |g| d
+ * (M the moving mass, d the deepest penetration the new model reports after the swap: the
+ * height its bodies may fall into it, or be pushed out by, in reaching its own rest; twice
+ * KE_swap for a state not quite at rest). Nothing may blow up (every step succeeds), and no
+ * body may pass through another: the deepest penetration stays under a third of the thinnest
+ * moving body. The rise of the mechanical energy (kinetic plus gravity's potential) is
+ * printed beside. One test per scene; each prints its rows of the matrix
+ * (docs/validation.md). rain.yaml is measured by bench/swap_matrix.py only: its 40 FEM cows
+ * under ldi take minutes a swap in a debug build. */
+#include <math.h>
+#include <string.h>
+
+#include "world_fixture.h"
+
+/* Simulated time before the swap, and steps after it (the transient a swap causes is over in
+ * a few steps). */
+#define SETTLE_SECONDS 0.5
+#define AFTER_STEPS 25
+/* Of the thinnest moving body: a penetration deeper than this is a body passing through. */
+#define PASS_THROUGH_FRACTION (1.0 / 3.0)
+
+typedef struct Pair {
+  const char *model, *solver;
+} Pair;
+
+/* Swaps whose scene cannot stay at rest under the new model, with why: there the bound is
+ * that no energy is injected (the mechanical energy does not rise by more than 2 KE_swap +
+ * M |g| d), the motion being gravity's. */
+static const struct {
+  const char *scene, *model, *why;
+} cannot_rest[] = {
+  { "penalty-clamped-box.yaml", "ldi",
+    "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force" },
+  { "penalty-clamped-box.yaml", "proximity",
+    "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force" },
+};
+
+static const char *
+why_cannot_rest (const char *scene, const char *model)
+{
+  for (size_t k = 0; k < G_N_ELEMENTS (cannot_rest); k++)
+    if (strcmp (cannot_rest[k].scene, scene) == 0 && strcmp (cannot_rest[k].model, model) == 0)
+      return cannot_rest[k].why;
+  return NULL;
+}
+
+/* What the host offers: each contact model with each solver that solves its outputs. */
+static const Pair pairs[] = {
+  { "ldi", "constraint" },
+  { "proximity", "constraint" },
+  { "penalty", "constraint" },
+  { "penalty", "predictor-corrector" },
+};
+
+/* Kinetic energy and gravity's potential energy of the moving bodies; their mass and the
+ * thinnest extent of their geometries into *mass and *thinnest when not NULL. */
+static double
+mechanical_energy (CwbWorld *world, const CwbScene *scene, double *kinetic, double *mass,
+                   double *thinnest)
+{
+  double e = 0, ke = 0, m = 0, thin = INFINITY;
+  size_t n_geometries;
+  const CwbGeometry *geometries = cwb_world_geometries (world, &n_geometries);
+  for (size_t i = 0; i < cwb_world_n_bodies (world); i++)
+    {
+      const CwbBodyDesc *desc = scene->bodies->pdata[i];
+      if (desc->fixed)
+        continue;
+      CwbBodySummary s = { .struct_size = sizeof s };
+      cwb_world_body_summary (world, i, &s);
+      ke += s.kinetic_energy;
+      m += s.mass;
+      e += s.kinetic_energy;
+      for (int c = 0; c < 3; c++)
+        e -= s.mass * scene->gravity[c] * s.centroid[c];
+      for (size_t g = 0; g < n_geometries; g++)
+        {
+          if (geometries[g].body != i || geometries[g].n_points == 0)
+            continue;
+          double lo[3], hi[3];
+          for (int c = 0; c < 3; c++)
+            lo[c] = hi[c] = geometries[g].positions[c];
+          for (size_t p = 1; p < geometries[g].n_points; p++)
+            for (int c = 0; c < 3; c++)
+              {
+                lo[c] = MIN (lo[c], geometries[g].positions[3 * p + c]);
+                hi[c] = MAX (hi[c], geometries[g].positions[3 * p + c]);
+              }
+          for (int c = 0; c < 3; c++)
+            thin = MIN (thin, hi[c] - lo[c]);
+        }
+    }
+  if (kinetic != NULL)
+    *kinetic = ke;
+  if (mass != NULL)
+    *mass = m;
+  if (thinnest != NULL)
+    *thinnest = thin;
+  return e;
+}
+
+static void
+test_scene (gconstpointer data)
+{
+  const char *name = data;
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autofree char *path = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes", name, NULL);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) scene = cwb_scene_load (path, &error);
+  g_assert_no_error (error);
+  g_autoptr (CwbWorld) world = cwb_world_new (scene, registry, &error);
+  g_assert_no_error (error);
+  const char *own_solver = scene->solver != NULL ? scene->solver : CWB_SCENE_DEFAULT_SOLVER;
+  double dt = cwb_world_dt (world);
+  int settle = (int) lround (SETTLE_SECONDS / dt), after = AFTER_STEPS;
+  fixture_step (world, settle);
+
+  size_t nq, nv;
+  const double *q = cwb_world_q (world, &nq), *v = cwb_world_v (world, &nv);
+  g_autofree double *q0 = g_memdup2 (q, nq * sizeof (double));
+  g_autofree double *v0 = g_memdup2 (v, nv * sizeof (double));
+  double t0 = cwb_world_time (world);
+  double ke0, mass, thinnest;
+  double e0 = mechanical_energy (world, scene, &ke0, &mass, &thinnest);
+  double g = sqrt (scene->gravity[0] * scene->gravity[0] + scene->gravity[1] * scene->gravity[1]
+                   + scene->gravity[2] * scene->gravity[2]);
+  g_test_message ("%s settled under %s / %s: kinetic energy %.3g J, moving mass %.4g kg", name,
+                  scene->contact_model != NULL ? scene->contact_model : "none", own_solver,
+                  ke0, mass);
+
+  for (size_t k = 0; k < G_N_ELEMENTS (pairs); k++)
+    {
+      if (g_strcmp0 (pairs[k].model, scene->contact_model) == 0
+          && strcmp (pairs[k].solver, own_solver) == 0)
+        continue;
+      /* From the settled state, with the scene's own pair in place, to the new pair with its
+       * defaults: a scene written for one model runs under every other. */
+      g_assert_true (cwb_world_set_pair (world, scene->contact_model, scene->contact_params,
+                                         own_solver, scene->solver_params, NULL, &error));
+      g_assert_no_error (error);
+      g_assert_true (cwb_world_restore_state (world, q0, nq, v0, nv, t0, (guint64) settle,
+                                              NULL, &error));
+      g_assert_true (cwb_world_set_pair (world, pairs[k].model, NULL, pairs[k].solver, NULL,
+                                         NULL, &error));
+      g_assert_no_error (error);
+      double rise = -INFINITY, peak_ke = 0, deepest = 0;
+      for (int step = 0; step < after; step++)
+        {
+          if (!cwb_world_step (world, &error))
+            g_error ("%s, %s / %s: step %d after the swap failed: %s", name, pairs[k].model,
+                     pairs[k].solver, step + 1, error->message);
+          double ke;
+          rise = MAX (rise, mechanical_energy (world, scene, &ke, NULL, NULL) - e0);
+          peak_ke = MAX (peak_ke, ke);
+          double depth = cwb_world_contacts (world)->max_penetration;
+          if (isfinite (depth))
+            deepest = MAX (deepest, depth);
+        }
+      double bound = 2 * ke0 + mass * g * deepest;
+      g_test_message ("| %s | %s / %s | %s / %s | %.3g | %.3g | %.3g | %.3g | %.3g |", name,
+                      scene->contact_model != NULL ? scene->contact_model : "none", own_solver,
+                      pairs[k].model, pairs[k].solver, ke0, peak_ke, rise, bound, deepest);
+      const char *why = why_cannot_rest (name, pairs[k].model);
+      if (why != NULL)
+        {
+          g_test_message ("  does not rest under %s (%s): no energy injected instead",
+                          pairs[k].model, why);
+          g_assert_cmpfloat (rise, <=, bound);
+        }
+      else
+        g_assert_cmpfloat (peak_ke, <=, bound);
+      g_assert_cmpfloat (deepest, <, PASS_THROUGH_FRACTION * thinnest);
+    }
+}
+
+static int
+compare_names (gconstpointer a, gconstpointer b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+int
+main (int argc, char **argv)
+{
+  g_test_init (&argc, &argv, NULL);
+  /* The whole matrix: every swap runs and prints its row (a failed bound still fails). */
+  if (g_getenv ("CWB_TEST_KEEP_GOING") != NULL)
+    g_test_set_nonfatal_assertions ();
+  g_autofree char *scenes = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes", NULL);
+  g_autoptr (GDir) dir = g_dir_open (scenes, 0, NULL);
+  g_assert_nonnull (dir);
+  g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  for (const char *f; (f = g_dir_read_name (dir)) != NULL;)
+    if (g_str_has_suffix (f, ".yaml") && strcmp (f, "rain.yaml") != 0)
+      g_ptr_array_add (names, g_strdup (f));
+  g_ptr_array_sort (names, compare_names);
+  for (guint i = 0; i < names->len; i++)
+    {
+      g_autofree char *stem = g_strndup (names->pdata[i], strlen (names->pdata[i]) - 5);
+      g_autofree char *test_path = g_strdup_printf ("/swap/%s", stem);
+      g_test_add_data_func (test_path, names->pdata[i], test_scene);
+    }
+  return g_test_run ();
+}
