@@ -139,6 +139,7 @@ test_primitive_size (void)
   g_autoptr (CwbScene) scene = cwb_scene_load_from_data (TORUS_SCENE (1000), -1, "torus.yaml",
                                                          &error);
   g_assert_no_error (error);
+  g_assert_nonnull (scene);
 }
 
 int

@@ -374,6 +374,8 @@ set_plugin (CwbDocument *document, gboolean contact, const char *name, GError **
                                                       : "Set solver to %s", name);
   CwbSourceLoc loc = document_loc (document);
   g_autofree char *moved = cwb_scene_choose_plugin (scene, contact, name, &loc);
+  if (moved != NULL)
+    g_debug ("%s: %s", label, moved);
   return edit_finish (document, TRUE, label, error);
 }
 

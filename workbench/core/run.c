@@ -140,7 +140,7 @@ make_changes (CwbWorld **world, const CwbRunOptions *o, CwbReport *report, GPtrA
               guint *next, guint64 done, GError **error)
 {
   CwbScene *scene = o->scene;
-  Touched t = { FALSE };
+  Touched t = { .contact_params = FALSE };
   guint first = *next;
   for (; *next < order->len && ((const CwbRunChange *) order->pdata[*next])->step == done;
        (*next)++)
