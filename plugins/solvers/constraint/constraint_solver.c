@@ -338,6 +338,15 @@ frames_asleep (ConstraintSolver *self, const CwbContactSet *set)
   return asleep;
 }
 
+/* The penetration post-stabilization leaves (m): as set, or STABILIZATION_TOLERANCE_RATIO
+ * times this step's tolerance. */
+static double
+stabilization_accepted (const ConstraintSolver *self)
+{
+  return self->stabilization_tolerance > 0 ? self->stabilization_tolerance
+                                           : STABILIZATION_TOLERANCE_RATIO * self->step_tolerance;
+}
+
 /* The MLCP of one detected set: fills dq with C H^T f (added to what dq holds) and writes
  * the multipliers into the set's rows. With v (the velocity pass) the tangent rows get
  * delta_free = h H_t v, the tangential displacement of the step, friction applies and the
@@ -366,12 +375,25 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
             rate += h->entries[e].value * v[ctx->bodies[h->entries[e].body].v_offset
                                              + h->entries[e].dof];
           delta_free[i] = ctx->h * rate;
-          /* A normal rate row of a contact still open at the free configuration (g_free > 0: a
-           * speculative contact within the margin) may close its gap within the step but no
-           * more: max (h H v_end, g_free + H dq) >= 0, so a body approaching from the margin
-           * stops at contact rather than at the margin. Contacts already touching keep the
-           * pure rate row (Allard 2010 eq. 17). */
-          if (rows[i].kind == CWB_ROW_NORMAL && rows[i].violation > 0)
+          /* A normal rate row may close what was open at the start of the step but no more:
+           * max (h H v_end, g_free + H dq) >= 0, so a body approaching from the margin stops
+           * at contact rather than at the margin (g_free > 0), and an impact the free motion
+           * carried through a surface ends at contact rather than at its start-of-step
+           * height, from which it fell again (g_free < 0, but the start's estimate g_free -
+           * h H v_free is open by more than the post-stabilization's tolerance). Contacts
+           * touching at the start keep the pure rate row (Allard 2010 eq. 17), their
+           * penetration left to the post-stabilization: a resting stack's rows stay rates
+           * (as position rows they took 4 times the sweeps on the 10-row pyramid). A volume
+           * row closes only what is open at the free configuration: its volume, linearised
+           * at a deep free state, would let the body on past contact (a ball's cap of depth
+           * d reads d / 2 of closing too many). */
+          const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame,
+                                                         rows[i].frame);
+          gboolean volume_row = frame->volume > 0 || frame->area > 0;
+          gboolean open_at_start = rows[i].violation > 0
+                                   || (!volume_row && rows[i].violation - delta_free[i]
+                                                        > stabilization_accepted (self));
+          if (rows[i].kind == CWB_ROW_NORMAL && open_at_start)
             delta_free[i] = MAX (delta_free[i], rows[i].violation);
         }
     }
@@ -503,9 +525,7 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
                 GError **error)
 {
   copy_set (&self->snapshot, velocity_set);
-  double accepted = self->stabilization_tolerance > 0
-                      ? self->stabilization_tolerance
-                      : STABILIZATION_TOLERANCE_RATIO * self->step_tolerance;
+  double accepted = stabilization_accepted (self);
   int passes = 0;
   double violation = NAN, volume = NAN, penetration = NAN;
   for (int k = 0; k <= self->stabilization_iterations; k++)
@@ -611,8 +631,7 @@ resolve_tolerances (ConstraintSolver *self, CwbStepContext *ctx)
   if (self->tolerance <= 0)
     ctx->report_derived (ctx, "tolerance", self->step_tolerance);
   if (self->stabilization_tolerance <= 0 && self->stabilization_iterations > 0)
-    ctx->report_derived (ctx, "stabilization_tolerance",
-                         STABILIZATION_TOLERANCE_RATIO * self->step_tolerance);
+    ctx->report_derived (ctx, "stabilization_tolerance", stabilization_accepted (self));
 }
 
 static gboolean
