@@ -50,14 +50,8 @@ fixture_world_from_file (CwbRegistry *registry, const char *relative_path,
   g_autoptr (GError) error = NULL;
   g_autoptr (CwbScene) scene = cwb_scene_load (path, &error);
   g_assert_no_error (error);
-  for (const char *const *set = sets; set != NULL && *set != NULL; set++)
-    {
-      const char *eq = strchr (*set, '=');
-      g_assert_nonnull (eq);
-      g_autofree char *key = g_strndup (*set, (gsize) (eq - *set));
-      g_assert_true (cwb_scene_apply_set (scene, key, eq + 1, &error));
-      g_assert_no_error (error);
-    }
+  g_assert_true (cwb_scene_apply_sets (scene, (char *const *) sets, &error));
+  g_assert_no_error (error);
   CwbWorld *world = cwb_world_new (scene, registry, &error);
   g_assert_no_error (error);
   return world;

@@ -5,9 +5,20 @@
 struct CwbReport {
   char *scene;
   GArray *steps;     /* CwbStepStats */
-  GArray *change_steps;   /* guint64: the steps done before each change */
-  GPtrArray *changes;     /* char*: the change, "KEY=VALUE" */
+  GArray *changes;   /* Change, in the order made */
 };
+
+/* A change made during the run (--at): "KEY=VALUE" after `step` steps. */
+typedef struct Change {
+  guint64 step;
+  char *set;
+} Change;
+
+static void
+change_clear (Change *change)
+{
+  g_free (change->set);
+}
 
 CwbReport *
 cwb_report_new (const char *scene_path)
@@ -15,8 +26,8 @@ cwb_report_new (const char *scene_path)
   CwbReport *report = g_new0 (CwbReport, 1);
   report->scene = g_strdup (scene_path != NULL ? scene_path : "");
   report->steps = g_array_new (FALSE, FALSE, sizeof (CwbStepStats));
-  report->change_steps = g_array_new (FALSE, FALSE, sizeof (guint64));
-  report->changes = g_ptr_array_new_with_free_func (g_free);
+  report->changes = g_array_new (FALSE, FALSE, sizeof (Change));
+  g_array_set_clear_func (report->changes, (GDestroyNotify) change_clear);
   return report;
 }
 
@@ -27,16 +38,15 @@ cwb_report_free (CwbReport *report)
     return;
   g_free (report->scene);
   g_array_unref (report->steps);
-  g_array_unref (report->change_steps);
-  g_ptr_array_unref (report->changes);
+  g_array_unref (report->changes);
   g_free (report);
 }
 
 void
 cwb_report_add_change (CwbReport *report, guint64 step, const char *change)
 {
-  g_array_append_val (report->change_steps, step);
-  g_ptr_array_add (report->changes, g_strdup (change));
+  Change made = { .step = step, .set = g_strdup (change) };
+  g_array_append_val (report->changes, made);
 }
 
 void
@@ -144,11 +154,12 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
   json_builder_begin_array (b);
   for (guint c = 0; c < report->changes->len; c++)
     {
+      const Change *change = &g_array_index (report->changes, Change, c);
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "step");
-      json_builder_add_int_value (b, (gint64) g_array_index (report->change_steps, guint64, c));
+      json_builder_add_int_value (b, (gint64) change->step);
       json_builder_set_member_name (b, "set");
-      json_builder_add_string_value (b, report->changes->pdata[c]);
+      json_builder_add_string_value (b, change->set);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);

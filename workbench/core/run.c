@@ -21,14 +21,6 @@ draw_progress (CwbProgressLine *line, const CwbWorld *world, guint64 done, guint
 
 /* ---- changes during the run ------------------------------------------------------------ */
 
-/* The KEY of "KEY=VALUE" (newly allocated), or NULL without '='. */
-static char *
-change_key (const char *set)
-{
-  const char *eq = strchr (set, '=');
-  return eq != NULL && eq != set ? g_strndup (set, (gsize) (eq - set)) : NULL;
-}
-
 static int
 compare_changes (gconstpointer a, gconstpointer b)
 {
@@ -52,16 +44,8 @@ changes_in_order (const CwbRunChange *changes, size_t n_changes)
 static gboolean
 apply_change (CwbScene *scene, const CwbRunChange *change, gboolean noted, GError **error)
 {
-  g_autofree char *key = change_key (change->set);
   g_autofree char *note = NULL;
-  if (key == NULL)
-    {
-      g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX,
-                   "--at %" G_GUINT64_FORMAT ":%s: expected STEP:KEY=VALUE", change->step,
-                   change->set);
-      return FALSE;
-    }
-  if (!cwb_scene_apply_set_noted (scene, key, change->set + strlen (key) + 1, &note, error))
+  if (!cwb_scene_apply_assignment (scene, change->set, &note, error))
     {
       g_prefix_error (error, "--at %" G_GUINT64_FORMAT ": ", change->step);
       return FALSE;
@@ -117,14 +101,11 @@ swap_plugins (CwbWorld *world, CwbScene *scene, const Touched *t, GError **error
   gboolean new_model = g_strcmp0 (scene->contact_model,
                                   cwb_world_contact_model_name (world)) != 0;
   gboolean new_solver = strcmp (solver, cwb_world_solver_name (world)) != 0;
-  if (new_model || new_solver)
-    {
-      g_autoptr (GPtrArray) old_solver_params
-        = cwb_scene_kept_params (scene, FALSE, cwb_world_solver_name (world));
-      if (!cwb_world_set_pair (world, scene->contact_model, scene->contact_params, solver,
-                               scene->solver_params, old_solver_params, error))
-        return FALSE;
-    }
+  g_autoptr (GPtrArray) old_solver_params
+    = cwb_scene_kept_params (scene, FALSE, cwb_world_solver_name (world));
+  if (!cwb_world_set_pair (world, scene->contact_model, scene->contact_params, solver,
+                           scene->solver_params, old_solver_params, error))
+    return FALSE;
   if (!new_model && t->contact_params
       && !cwb_world_set_plugin_params (world, CWB_PLUGIN_CONTACT_MODEL, scene->contact_params,
                                        error))

@@ -214,6 +214,10 @@ gboolean cwb_scene_apply_set (CwbScene *scene, const char *key, const char *valu
  * (or NULL), for the caller to show. cwb_scene_apply_set prints it as a message. */
 gboolean cwb_scene_apply_set_noted (CwbScene *scene, const char *key, const char *value,
                                     char **note, GError **error);
+/* One "KEY=VALUE" override, as --set and --at take it: cwb_scene_apply_set_noted on its parts,
+ * SYNTAX ("--set TEXT: expected KEY=VALUE") when there is no KEY=. */
+gboolean cwb_scene_apply_assignment (CwbScene *scene, const char *set, char **note,
+                                     GError **error);
 /* Applies "KEY=VALUE" overrides (NULL-terminated; may be NULL): those choosing a plugin
  * (contact.model, solver.name) first, then the others in their order, so that a parameter
  * given beside a new plugin is that plugin's. Stops at the first that fails. */

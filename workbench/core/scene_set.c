@@ -222,6 +222,22 @@ chooses_plugin (const char *set)
 }
 
 gboolean
+cwb_scene_apply_assignment (CwbScene *scene, const char *set, char **note, GError **error)
+{
+  g_return_val_if_fail (scene != NULL && set != NULL && note != NULL, FALSE);
+  *note = NULL;
+  const char *eq = strchr (set, '=');
+  if (eq == NULL || eq == set)
+    {
+      g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX,
+                   "--set %s: expected KEY=VALUE", set);
+      return FALSE;
+    }
+  g_autofree char *key = g_strndup (set, (gsize) (eq - set));
+  return cwb_scene_apply_set_noted (scene, key, eq + 1, note, error);
+}
+
+gboolean
 cwb_scene_apply_sets (CwbScene *scene, char *const *sets, GError **error)
 {
   g_return_val_if_fail (scene != NULL, FALSE);
@@ -232,16 +248,11 @@ cwb_scene_apply_sets (CwbScene *scene, char *const *sets, GError **error)
       {
         if (chooses_plugin (*s) != (pass == 0))
           continue;
-        const char *eq = strchr (*s, '=');
-        if (eq == NULL || eq == *s)
-          {
-            g_set_error (error, CWB_SCENE_ERROR, CWB_SCENE_ERROR_SYNTAX,
-                         "--set %s: expected KEY=VALUE", *s);
-            return FALSE;
-          }
-        g_autofree char *key = g_strndup (*s, (gsize) (eq - *s));
-        if (!cwb_scene_apply_set (scene, key, eq + 1, error))
+        g_autofree char *note = NULL;
+        if (!cwb_scene_apply_assignment (scene, *s, &note, error))
           return FALSE;
+        if (note != NULL)
+          g_message ("--set %s: %s", *s, note);
       }
   return TRUE;
 }

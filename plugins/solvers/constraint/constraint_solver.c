@@ -364,6 +364,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   CwbConstraintRow *rows = (CwbConstraintRow *) set->rows->data;
   double *delta_free = zeroed (self->delta_free, m);
   gboolean rates = v != NULL && self->velocity_level;
+  double accepted = stabilization_accepted (self);
   for (size_t i = 0; i < m; i++)
     {
       if (rows[i].kind != CWB_ROW_TANGENT && !(rates && rows[i].kind == CWB_ROW_NORMAL))
@@ -387,13 +388,15 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
            * row closes only what is open at the free configuration: its volume, linearised
            * at a deep free state, would let the body on past contact (a ball's cap of depth
            * d reads d / 2 of closing too many). */
+          if (rows[i].kind != CWB_ROW_NORMAL)
+            continue;
           const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame,
                                                          rows[i].frame);
           gboolean volume_row = frame->volume > 0 || frame->area > 0;
           gboolean open_at_start = rows[i].violation > 0
-                                   || (!volume_row && rows[i].violation - delta_free[i]
-                                                        > stabilization_accepted (self));
-          if (rows[i].kind == CWB_ROW_NORMAL && open_at_start)
+                                   || (!volume_row
+                                       && rows[i].violation - delta_free[i] > accepted);
+          if (open_at_start)
             delta_free[i] = MAX (delta_free[i], rows[i].violation);
         }
     }
