@@ -38,13 +38,24 @@
 /* Volumes below this fraction of a voxel (pixel_size^3) are round-off, not geometry: a cell
  * wall and a face that coincide up to an ulp cut slivers of 1e-20 m^3 off an interval. */
 #define ROUND_OFF_VOXELS 1e-6
+/* The automatic multi-volume cell, in pixels of its pair: 4 cells across the smaller body at
+ * the automatic 32 pixels per body, so a box face gets up to 16 contacts and a torus on a
+ * torus one per patch (docs/plugins/ldi.md: the torus stack at 4, 8 and 16 pixels). A whole
+ * number of pixels keeps the cell walls on pixel boundaries. */
+#define CELL_PIXELS 8
+/* The post-stabilization passes a step may take (CwbContactSet.stabilization_passes): a
+ * Newton step on a volume closes a cap's depth by half (Allard 2010 sec. 4.4 iterates), so
+ * ten bring any overlap the step makes within the target depth; the passes stop as soon as
+ * the rows hold. The deep-overlap scene, separated in 3 steps with one pass each, is
+ * separated in its first step with 3. */
+#define STABILIZATION_PASSES 10
 
 typedef struct LdiModelParams {
   gboolean gl;            /* backend: gl, else cpu */
   double pixel_size;      /* m; 0: from each pair's bodies (pixels_per_body) */
   double pixels_per_body;
   gboolean multi_volume;
-  double cell_size;       /* m */
+  double cell_size;       /* m; 0: CELL_PIXELS of each pair's pixels */
   double target_depth;    /* pixels */
   guint threads;
   gboolean inspect_spans;
@@ -75,11 +86,14 @@ static const CwbParamSpec ldi_params[] = {
     "With pixel_size 0: pixels across the smaller body of a pair, whose size is 6 V / A "
     "(a cube's side, a ball's diameter, three times a plate's thickness), to two "
     "significant digits" },
-  { "multi_volume", CWB_PARAM_BOOL, "", "false", 0, 1, NULL,
+  { "multi_volume", CWB_PARAM_BOOL, "", "true", 0, 1, NULL,
     "Split each intersection volume into the cells of a grid, one contact per cell "
-    "(Allard 2010 sec. 5): pressure and friction vary across the contact" },
-  { "cell_size", CWB_PARAM_DOUBLE, "m", "0.05", 1e-6, 100, NULL,
-    "Side of a multi-volume grid cell (used with multi_volume)" },
+    "(Allard 2010 sec. 5): pressure and friction vary across the contact, so a body resting "
+    "on two patches (a torus on a torus) or sliding partly stands as it should; false: one "
+    "volume per pair (sec. 4, the mono-volume model)" },
+  { "cell_size", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,
+    "Side of a multi-volume grid cell (used with multi_volume); 0: for each pair, "
+    G_STRINGIFY (CELL_PIXELS) " of its pixels (the report shows the smallest)" },
   { "target_depth", CWB_PARAM_DOUBLE, "px", "0.5", 0, 100, NULL,
     "Mean intersection depth the post-stabilization keeps, in pixels: eps_V = A * "
     "target_depth * pixel_size for a contact of area A (Allard 2010 sec. 4.3)" },
@@ -102,8 +116,8 @@ read_params (LdiModel *self, const CwbParamSet *params)
   p->gl = g_strcmp0 (cwb_param_string (params, "backend", "cpu"), "gl") == 0;
   p->pixel_size = cwb_param_double (params, "pixel_size", 0);
   p->pixels_per_body = cwb_param_double (params, "pixels_per_body", 32);
-  p->multi_volume = cwb_param_bool (params, "multi_volume", FALSE);
-  p->cell_size = cwb_param_double (params, "cell_size", 0.05);
+  p->multi_volume = cwb_param_bool (params, "multi_volume", TRUE);
+  p->cell_size = cwb_param_double (params, "cell_size", 0);
   p->target_depth = cwb_param_double (params, "target_depth", 0.5);
   p->threads = (guint) cwb_param_int (params, "threads", 0);
   p->inspect_spans = cwb_param_bool (params, "inspect_spans", TRUE);
@@ -233,6 +247,13 @@ pair_pixel_size (const LdiModel *self, uint32_t a, uint32_t b)
   double scale = fmin (g_array_index (self->body_scale, double, a),
                        g_array_index (self->body_scale, double, b));
   return two_digits ((isfinite (scale) ? scale : 1.0) / p->pixels_per_body);
+}
+
+/* The multi-volume cell of a pair of pixel size h: the parameter, or CELL_PIXELS pixels. */
+static double
+pair_cell_size (const LdiModelParams *p, double h)
+{
+  return p->cell_size > 0 ? p->cell_size : CELL_PIXELS * h;
 }
 
 /* Every geometry must be a closed, consistently oriented surface. */
@@ -466,7 +487,7 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
       const ContactRegion *region = &g_array_index (self->regions.regions, ContactRegion, r);
       PairLdi *pair = &g_array_index (self->pairs, PairLdi, r);
       double h = pair_pixel_size (self, pair->body_a, pair->body_b);
-      double grid = p->multi_volume ? p->cell_size : h;
+      double grid = p->multi_volume ? pair_cell_size (p, h) : h;
       pair_ldi_place (pair, region->overlap_min, region->overlap_max, h, grid);
       const uint32_t *geometries = &g_array_index (self->regions.geometries, uint32_t,
                                                    region->first_geometry);
@@ -501,7 +522,7 @@ measure_pair (PairJob *job, PairLdi *pair, GError **error)
 {
   const LdiModelParams *p = &job->self->params;
   LdiVolumeParams volume_params = {
-    .cell_size = p->multi_volume ? p->cell_size : 0,
+    .cell_size = p->multi_volume ? pair->grid : 0,
     .want_spans = p->inspect_spans,
     .n_threads = pair->threads,
     .gradient = p->gradient,
@@ -512,9 +533,10 @@ measure_pair (PairJob *job, PairLdi *pair, GError **error)
   return TRUE;
 }
 
-/* Shows a constrained volume: its gradient at every vertex and, for a cell, the cell. */
+/* Shows a constrained volume: its gradient at every vertex and, for a cell (cell_size > 0),
+ * the cell. */
 static void
-inspect_volume (CwbInspection *inspection, const Ldi *ldi, const LdiModelParams *p,
+inspect_volume (CwbInspection *inspection, const Ldi *ldi, double cell_size,
                 const LdiVolume *volume, const CwbPointWeight *gradients,
                 const CwbGeometry *geometries, uint32_t frame)
 {
@@ -527,25 +549,146 @@ inspect_volume (CwbInspection *inspection, const Ldi *ldi, const LdiModelParams 
       cwb_v3_copy (vector.vector, g->w);
       g_array_append_val (inspection->vectors, vector);
     }
-  if (!p->multi_volume)
+  if (cell_size <= 0)
     return;
   CwbInspectCell cell = { .body_a = volume->body_a, .body_b = volume->body_b,
                           .volume = volume->volume, .frame = frame };
-  ldi_cell_bounds (ldi, p->cell_size, volume->cell, cell.min, cell.max);
+  ldi_cell_bounds (ldi, cell_size, volume->cell, cell.min, cell.max);
   g_array_append_val (inspection->cells, cell);
 }
 
-/* The identity of a pair's volume (contact_id.h): with cells, the cell's coordinates on the
- * world grid, its index in the LDI plus the LDI's origin, a multiple of the cell size. */
+/* The identity of a pair's volume (contact_id.h): with cells (cell_size > 0), the cell's
+ * coordinates on the pair's grid, its index in the LDI plus the LDI's origin, a multiple of
+ * the cell size. */
 static guint64
-volume_id (const LdiModelParams *p, const Ldi *ldi, const LdiVolume *volume)
+volume_id (double cell_size, const Ldi *ldi, const LdiVolume *volume)
 {
-  if (!p->multi_volume)
+  if (cell_size <= 0)
     return contact_id (volume->body_a, volume->body_b, NULL);
   int64_t cell[3];
   for (int k = 0; k < 3; k++)
-    cell[k] = volume->cell[k] + (int64_t) llround (ldi->box_min[k] / p->cell_size);
+    cell[k] = volume->cell[k] + (int64_t) llround (ldi->box_min[k] / cell_size);
   return contact_id (volume->body_a, volume->body_b, cell);
+}
+
+typedef struct ModelTotals {
+  double volume;    /* the constrained volumes' sum, m^3 */
+  double deepest;   /* the deepest constrained mean depth V / A, m */
+} ModelTotals;
+
+/* Whether a volume is constrained: not a self-intersection, not a round-off sliver. */
+static gboolean
+volume_counts (const LdiVolume *volume, double h)
+{
+  return volume->body_a != volume->body_b && volume->volume >= ROUND_OFF_VOXELS * h * h * h;
+}
+
+/* Appends one volume's contact (a pair's whole volume with cell_size 0, else a cell) to the
+ * set, with its identity and its inspection. */
+static void
+append_volume (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
+               CwbInspection *inspection, const PairLdi *pair, double cell_size,
+               const LdiVolume *volume, const CwbPointWeight *gradients, ModelTotals *totals)
+{
+  const LdiModelParams *p = &self->params;
+  double h = pair->pixel_size;
+  if (!volume_counts (volume, h))
+    return;
+  double mu = cwb_friction_combine (query->friction[volume->body_a],
+                                    query->friction[volume->body_b]);
+  VolumeConstraintParams constraint = {
+    .target_depth = p->target_depth * h,
+    .friction = mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY,
+    .mu = mu,
+  };
+  uint32_t frame = set->frames->len;
+  if (!volume_constraint_append (set, volume, gradients, query->geometries, &constraint))
+    return;
+  cwb_contact_set_add_id (set, volume_id (cell_size, pair->ldi, volume));
+  totals->volume += volume->volume;
+  totals->deepest = MAX (totals->deepest, -g_array_index (set->frames, CwbContactFrame, frame).gap);
+  inspect_volume (inspection, pair->ldi, cell_size, volume, gradients, query->geometries, frame);
+}
+
+/* Whether the cells [first, end) of one body pair's intersection should stay apart: they
+ * reach beyond a block of 2 x 2 x 2 cells (patches apart, a torus on a torus), or their
+ * whole patch, of area `area`, covers more than a cell's face. A smaller patch that a wall or
+ * a corner happens to cut has no pressure distribution for cells to resolve (Allard 2010 sec.
+ * 5 splits a patch so that its parts can stick, slide or open apart) and its pieces' rows
+ * would be near copies of each other on the same few pixels: a ball resting across a cell
+ * corner, on four one-pixel cells, took the solve to its cap and rolled off
+ * (docs/plugins/ldi.md). */
+static gboolean
+cells_apart (const GArray *cells, guint first, guint end, double h, double cell_size,
+             double area)
+{
+  if (area > cell_size * cell_size)
+    return TRUE;
+  int32_t low[3] = { INT32_MAX, INT32_MAX, INT32_MAX };
+  int32_t high[3] = { INT32_MIN, INT32_MIN, INT32_MIN };
+  for (guint v = first; v < end; v++)
+    {
+      const LdiVolume *cell = &g_array_index (cells, LdiVolume, v);
+      if (!volume_counts (cell, h))
+        continue;
+      for (int k = 0; k < 3; k++)
+        {
+          low[k] = MIN (low[k], cell->cell[k]);
+          high[k] = MAX (high[k], cell->cell[k]);
+        }
+    }
+  for (int k = 0; k < 3; k++)
+    if (high[k] >= low[k] && (int64_t) high[k] - low[k] > 1)
+      return TRUE;
+  return FALSE;
+}
+
+/* The pair's whole volume for bodies (a, b), NULL when it has none. */
+static const LdiVolume *
+pair_volume (const LdiVolumeResult *result, uint32_t a, uint32_t b)
+{
+  for (guint v = 0; v < result->pairs->len; v++)
+    {
+      const LdiVolume *volume = &g_array_index (result->pairs, LdiVolume, v);
+      if (volume->body_a == a && volume->body_b == b)
+        return volume;
+    }
+  return NULL;
+}
+
+/* A multi-volume pair's contacts, body pair by body pair: its cells where they stay apart
+ * (cells_apart), else its whole volume as one contact. */
+static void
+append_cells (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
+              CwbInspection *inspection, const PairLdi *pair, ModelTotals *totals)
+{
+  const LdiVolumeResult *result = pair->result;
+  const GArray *cells = result->cells;
+  const CwbPointWeight *cell_gradients
+    = (const CwbPointWeight *) (void *) result->cell_gradients->data;
+  guint first = 0;
+  while (first < cells->len)
+    {
+      const LdiVolume *head = &g_array_index (cells, LdiVolume, first);
+      guint end = first + 1;
+      while (end < cells->len && g_array_index (cells, LdiVolume, end).body_a == head->body_a
+             && g_array_index (cells, LdiVolume, end).body_b == head->body_b)
+        end++;
+      const LdiVolume *whole = pair_volume (result, head->body_a, head->body_b);
+      const CwbPointWeight *whole_gradients
+        = (const CwbPointWeight *) (void *) result->pair_gradients->data;
+      double normal[3];
+      if (whole != NULL
+          && !cells_apart (cells, first, end, pair->pixel_size, pair->grid,
+                           volume_constraint_normal (whole, whole_gradients,
+                                                     query->geometries, normal)))
+        append_volume (self, query, set, inspection, pair, 0, whole, whole_gradients, totals);
+      else
+        for (guint v = first; v < end; v++)
+          append_volume (self, query, set, inspection, pair, pair->grid,
+                         &g_array_index (cells, LdiVolume, v), cell_gradients, totals);
+      first = end;
+    }
 }
 
 static gboolean
@@ -564,37 +707,22 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   if (!ok)
     return FALSE;
 
-  double total_volume = 0, deepest = 0;
+  ModelTotals totals = { 0, 0 };
+  double finest_pixel = INFINITY, finest_cell = INFINITY;
   for (guint r = 0; r < self->pairs->len; r++)
     {
       const PairLdi *pair = &g_array_index (self->pairs, PairLdi, r);
       const LdiVolumeResult *result = pair->result;
-      double h = pair->pixel_size;
-      const GArray *volumes = p->multi_volume ? result->cells : result->pairs;
-      const CwbPointWeight *gradients = (const CwbPointWeight *) (p->multi_volume
-                                                                  ? result->cell_gradients
-                                                                  : result->pair_gradients)->data;
-      for (guint v = 0; v < volumes->len; v++)
+      finest_pixel = MIN (finest_pixel, pair->pixel_size);
+      if (!p->multi_volume)
+        for (guint v = 0; v < result->pairs->len; v++)
+          append_volume (self, query, set, inspection, pair, 0,
+                         &g_array_index (result->pairs, LdiVolume, v),
+                         (const CwbPointWeight *) (void *) result->pair_gradients->data, &totals);
+      else
         {
-          const LdiVolume *volume = &g_array_index (volumes, LdiVolume, v);
-          /* Self-intersections are not constrained; round-off slivers are dropped. */
-          if (volume->body_a == volume->body_b || volume->volume < ROUND_OFF_VOXELS * h * h * h)
-            continue;
-          double mu = cwb_friction_combine (query->friction[volume->body_a],
-                                            query->friction[volume->body_b]);
-          VolumeConstraintParams constraint = {
-            .target_depth = p->target_depth * h,
-            .friction = mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY,
-            .mu = mu,
-          };
-          uint32_t frame = set->frames->len;
-          if (!volume_constraint_append (set, volume, gradients, query->geometries,
-                                         &constraint))
-            continue;
-          cwb_contact_set_add_id (set, volume_id (p, pair->ldi, volume));
-          total_volume += volume->volume;
-          deepest = MAX (deepest, -g_array_index (set->frames, CwbContactFrame, frame).gap);
-          inspect_volume (inspection, pair->ldi, p, volume, gradients, query->geometries, frame);
+          finest_cell = MIN (finest_cell, pair->grid);
+          append_cells (self, query, set, inspection, pair, &totals);
         }
       if (result->spans == NULL)
         continue;
@@ -605,8 +733,15 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
             g_array_append_val (inspection->spans, *span);
         }
     }
+  double total_volume = totals.volume, deepest = totals.deepest;
   set->intersection_volume = total_volume;
   set->max_penetration = deepest;   /* the deepest contact's mean depth V / A */
+  if (CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes))
+    set->stabilization_passes = STABILIZATION_PASSES;
+  if (p->pixel_size <= 0 && isfinite (finest_pixel))
+    cwb_inspection_add_derived (inspection, "pixel_size", finest_pixel);
+  if (p->multi_volume && p->cell_size <= 0 && isfinite (finest_cell))
+    cwb_inspection_add_derived (inspection, "cell_size", finest_cell);
   return TRUE;
 }
 

@@ -79,15 +79,14 @@ append_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const CwbPointW
   g_array_append_val (set->rows, row);
 }
 
-gboolean
-volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
-                          const CwbPointWeight *gradients, const CwbGeometry *geometries,
-                          const VolumeConstraintParams *params)
+double
+volume_constraint_normal (const LdiVolume *volume, const CwbPointWeight *gradients,
+                          const CwbGeometry *geometries, double normal[3])
 {
   const CwbPointWeight *grad = gradients + volume->first_gradient;
-  uint32_t n = volume->n_gradients;
-  double normal[3] = { 0, 0, 0 }, magnitudes = 0;
-  for (uint32_t k = 0; k < n; k++)
+  double magnitudes = 0;
+  cwb_v3_set (normal, 0, 0, 0);
+  for (uint32_t k = 0; k < volume->n_gradients; k++)
     {
       double side = geometries[grad[k].geometry].body == volume->body_a ? -1 : 1;
       cwb_v3_axpy (normal, side, grad[k].w);
@@ -101,9 +100,20 @@ volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
    * image along the ground), whose gradient on that body is round-off. Its row would ask
    * for a depth no motion removes. */
   double twice_area = cwb_v3_normalize (normal);
-  if (!(twice_area > NORMAL_CANCELLATION * magnitudes) || !(volume->volume > 0))
+  return twice_area > NORMAL_CANCELLATION * magnitudes ? twice_area / 2 : 0;
+}
+
+gboolean
+volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
+                          const CwbPointWeight *gradients, const CwbGeometry *geometries,
+                          const VolumeConstraintParams *params)
+{
+  const CwbPointWeight *grad = gradients + volume->first_gradient;
+  uint32_t n = volume->n_gradients;
+  double normal[3];
+  double area = volume_constraint_normal (volume, gradients, geometries, normal);
+  if (!(area > 0) || !(volume->volume > 0))
     return FALSE;
-  double area = twice_area / 2;
 
   double weight = 0, centre[3] = { 0, 0, 0 };
   for (uint32_t k = 0; k < n; k++)

@@ -135,7 +135,7 @@ largest_magnitude (const double *x, size_t n)
 /* Both scenes: no gravity, the model with eq. 12-14's gradient, the fixed ground as body 0. */
 #define GROUND_SCENE \
   "world: { dt: 0.005, gravity: [0, 0, 0] }\n" \
-  "contact: { model: ldi, pixel_size: 0.002, threads: 1, gradient: axis }\n" \
+  "contact: { model: ldi, pixel_size: 0.002, threads: 1, gradient: axis, multi_volume: false }\n" \
   "solver: { name: constraint }\n" \
   "bodies:\n" \
   "  - name: ground\n" \

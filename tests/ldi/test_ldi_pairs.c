@@ -283,14 +283,15 @@ test_auto_pixel (void)
 {
   Scene scene = { 0 };
   stack_init (&scene);
-  const char *names[] = { "pixel_size", "pixels_per_body", "threads" };
+  const char *names[] = { "pixel_size", "pixels_per_body", "threads", "multi_volume" };
   CwbParamValue values[] = {
     { .type = CWB_PARAM_DOUBLE, .d = 0 },
     { .type = CWB_PARAM_DOUBLE, .d = 20 },
     { .type = CWB_PARAM_INT, .i = 1 },
+    { .type = CWB_PARAM_BOOL, .b = FALSE },   /* one volume per pair: two frames */
   };
   Model m;
-  model_init (&m, names, values, 3);
+  model_init (&m, names, values, 4);
   model_attach (&m, &scene);
   model_run (&m, &scene);
   /* Every pair has a 0.3 m cube as its smaller body (6 V / A = its side; the slab's is 1.0,

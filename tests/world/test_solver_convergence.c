@@ -176,6 +176,44 @@ test_automatic_tolerance (void)
                                          "stabilization_tolerance")));
 }
 
+/* ---- the automatic post-stabilization count ------------------------------------------- */
+
+static const char asked_yaml[] =
+  "world: { dt: 0.01, gravity: [0, 0, -9.81] }\n"
+  "contact: { model: halfspace, margin: 0.002, stabilization_passes: %d }\n"
+  "solver: { name: constraint%s }\n"
+  "bodies:\n"
+  "  - name: box\n"
+  "    shape: { type: box, size: [1, 1, 1] }\n"
+  "    pose: { position: [0, 0, 0.49] }\n"
+  "    material: { density: 1000, friction: 0.6 }\n";
+
+/* The passes the solver's automatic count resolved to after one step of a box started 1 cm
+ * into the test half-space, whose sets ask for `asked` (CwbContactSet.stabilization_passes,
+ * ABI 1.10); NAN when none was published. */
+static double
+stabilization_for (int asked, const char *extra)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autofree char *yaml = g_strdup_printf (asked_yaml, asked, extra);
+  g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
+  fixture_step (world, 1);
+  return solver_derived (world, "stabilization_iterations");
+}
+
+/* The solver makes as many post-stabilization passes as the contact model asks for, one when
+ * it asks nothing, and a count the scene sets is used as it is (not published). Exact
+ * integers. */
+static void
+test_automatic_stabilization (void)
+{
+  g_assert_cmpfloat (stabilization_for (0, ""), ==, 1);
+  g_assert_cmpfloat (stabilization_for (7, ""), ==, 7);
+  g_assert_cmpfloat (stabilization_for (1000, ""), ==, 100);   /* the parameter's range */
+  g_assert_true (isnan (stabilization_for (7, ", stabilization_iterations: 3")));
+  g_assert_cmpfloat (automatic_value (0.01, -9.81, "", "stabilization_iterations"), ==, 1);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -184,5 +222,6 @@ main (int argc, char **argv)
   g_test_add_func ("/world/solver/settled-stack-converges", test_settled_stack_converges);
   g_test_add_func ("/world/solver/converged-reported", test_converged_reported);
   g_test_add_func ("/world/solver/automatic-tolerance", test_automatic_tolerance);
+  g_test_add_func ("/world/solver/automatic-stabilization", test_automatic_stabilization);
   return g_test_run ();
 }

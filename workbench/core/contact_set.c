@@ -24,6 +24,7 @@ cwb_contact_set_init (CwbContactSet *set)
   set->intersection_volume = NAN;
   set->max_penetration = NAN;
   set->friction_law = CWB_FRICTION_CONE;
+  set->stabilization_passes = 0;
 }
 
 void
@@ -38,6 +39,7 @@ cwb_contact_set_clear (CwbContactSet *set)
   set->intersection_volume = NAN;
   set->max_penetration = NAN;
   set->friction_law = CWB_FRICTION_CONE;
+  set->stabilization_passes = 0;
 }
 
 void

@@ -55,7 +55,8 @@ typedef struct ConstraintSolver {
   double tolerance;           /* as set: 0 is automatic */
   double step_tolerance;      /* the one this step's solves stop at (m) */
   CwbCompliance compliance;
-  int stabilization_iterations;
+  int stabilization_iterations;     /* as set: < 0 is automatic */
+  int step_stabilization;           /* the passes this step may make */
   double stabilization_tolerance;   /* the penetration post-stabilization leaves (m) */
   CwbFrictionLaw friction;
   gboolean velocity_level;  /* normal rows as rates in the velocity pass (Allard 2010 eq. 17) */
@@ -90,9 +91,11 @@ static const CwbParamSpec constraint_params[] = {
   { "compliance", CWB_PARAM_ENUM, "", "exact", 1, 0, "exact|warped",
     "Body compliance used for W = H C H^T: exact (Saupin 2008 eq. 21) or warped R C0 R^T "
     "(eq. 23); rigid bodies have one compliance" },
-  { "stabilization_iterations", CWB_PARAM_INT, "1", "1", 0, 100, NULL,
-    "Post-stabilization passes per step (Allard 2010 Algorithm 1, lines 4-9): re-detect at "
-    "the new positions and correct positions while a contact is violated; 0 turns it off" },
+  { "stabilization_iterations", CWB_PARAM_INT, "1", "-1", -1, 100, NULL,
+    "Post-stabilization passes per step at most (Allard 2010 Algorithm 1, lines 4-9): "
+    "re-detect at the new positions and correct positions while a contact is violated; 0 "
+    "turns it off; -1: automatic, as many as the contact model's rows need (1 for points, "
+    "10 for ldi's volumes)" },
   { "stabilization_tolerance", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
     "Penetration post-stabilization leaves: a pass runs when a contact is violated by more; "
     "0: automatic, 100 x tolerance (above what the velocity passes' own stopping error "
@@ -106,7 +109,7 @@ static const CwbParamSpec constraint_params[] = {
     "(Saupin 2008 eq. 19: a penetration is undone by the velocity it takes), or velocity, "
     "its rate (Allard 2010 eq. 16-17, the default: a contact may not deepen; penetration is "
     "undone by post-stabilization, which moves positions without adding velocity, so keep "
-    "stabilization_iterations above 0)" },
+    "stabilization_iterations at -1 or above 0)" },
   { "warm_start", CWB_PARAM_DOUBLE, "1", "1", 0, 1, NULL,
     "Share of the last step's force a contact that keeps its identity starts the solve from "
     "(0: every solve starts from zero force)" },
@@ -137,7 +140,7 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
   self->tolerance = cwb_param_double (params, "tolerance", 0);
   self->compliance = cwb_param_int (params, "compliance", 0) == 1 ? CWB_COMPLIANCE_WARPED
                                                                  : CWB_COMPLIANCE_EXACT;
-  self->stabilization_iterations = (int) cwb_param_int (params, "stabilization_iterations", 1);
+  self->stabilization_iterations = (int) cwb_param_int (params, "stabilization_iterations", -1);
   self->stabilization_tolerance = cwb_param_double (params, "stabilization_tolerance", 0);
   self->friction = g_strcmp0 (cwb_param_string (params, "friction", "cone"), "pyramid") == 0
                      ? CWB_FRICTION_PYRAMID : CWB_FRICTION_CONE;
@@ -384,18 +387,25 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
            * h H v_free is open by more than the post-stabilization's tolerance). Contacts
            * touching at the start keep the pure rate row (Allard 2010 eq. 17), their
            * penetration left to the post-stabilization: a resting stack's rows stay rates
-           * (as position rows they took 4 times the sweeps on the 10-row pyramid). A volume
-           * row closes only what is open at the free configuration: its volume, linearised
-           * at a deep free state, would let the body on past contact (a ball's cap of depth
-           * d reads d / 2 of closing too many). */
+           * (as position rows they took 4 times the sweeps on the 10-row pyramid).
+           *
+           * A volume row's value is the mean depth V / A, which a cap's depth d makes d / 2
+           * while H v is the rate of d itself: its start estimate reads a contact that
+           * touched at the start as open by d / 2, and a body that came to rest on it would
+           * be stopped again and again at half its sinking speed. So a volume row counts as
+           * open at the start only when its contact also just began (no identity kept from
+           * the last step, warm_start.h); it then closes V / A in this pass and the
+           * post-stabilization the rest (Allard 2010 sec. 4.4's Newton iterations). */
           if (rows[i].kind != CWB_ROW_NORMAL)
             continue;
           const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame,
                                                          rows[i].frame);
           gboolean volume_row = frame->volume > 0 || frame->area > 0;
-          gboolean open_at_start = rows[i].violation > 0
-                                   || (!volume_row
-                                       && rows[i].violation - delta_free[i] > accepted);
+          gboolean open_at_start
+            = rows[i].violation > 0
+              || (rows[i].violation - delta_free[i] > accepted
+                  && (!volume_row || cache == NULL
+                      || !warm_start_kept (cache, set, rows[i].frame)));
           if (open_at_start)
             delta_free[i] = MAX (delta_free[i], rows[i].violation);
         }
@@ -498,6 +508,9 @@ copy_set (CwbContactSet *to, const CwbContactSet *from)
   if (CWB_STRUCT_HAS (to, CwbContactSet, friction_law)
       && CWB_STRUCT_HAS (from, CwbContactSet, friction_law))
     to->friction_law = from->friction_law;
+  if (CWB_STRUCT_HAS (to, CwbContactSet, stabilization_passes)
+      && CWB_STRUCT_HAS (from, CwbContactSet, stabilization_passes))
+    to->stabilization_passes = from->stabilization_passes;
 }
 
 /* The largest violation of a normal row beyond its tolerance, 0 when all hold; rows between
@@ -531,7 +544,7 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
   double accepted = stabilization_accepted (self);
   int passes = 0;
   double violation = NAN, volume = NAN, penetration = NAN;
-  for (int k = 0; k <= self->stabilization_iterations; k++)
+  for (int k = 0; k <= self->step_stabilization; k++)
     {
       /* Each detection overwrites the world's set (the same one velocity_set points to). */
       CwbContactSet *set = ctx->detect (ctx, ctx->q, ctx->v, CWB_CONTACT_PASS_POSITION, error);
@@ -540,7 +553,7 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       violation = worst_violation (self, set);
       volume = set->intersection_volume;
       penetration = set->max_penetration;
-      if (violation <= accepted || k == self->stabilization_iterations)
+      if (violation <= accepted || k == self->step_stabilization)
         break;
       compliance_cache_begin (self->compliance_cache, ctx, ctx->q, self->compliance);
       double *dq = zeroed (self->dq, ctx->nv);
@@ -633,8 +646,24 @@ resolve_tolerances (ConstraintSolver *self, CwbStepContext *ctx)
     return;
   if (self->tolerance <= 0)
     ctx->report_derived (ctx, "tolerance", self->step_tolerance);
-  if (self->stabilization_tolerance <= 0 && self->stabilization_iterations > 0)
+  if (self->stabilization_tolerance <= 0 && self->stabilization_iterations != 0)
     ctx->report_derived (ctx, "stabilization_tolerance", stabilization_accepted (self));
+}
+
+/* The post-stabilization passes this step may make: the parameter, or what the contact
+ * model's rows ask for in `set` (CwbContactSet.stabilization_passes, 1 when it says
+ * nothing), published for the report and the property editor. */
+static void
+resolve_stabilization (ConstraintSolver *self, CwbStepContext *ctx, const CwbContactSet *set)
+{
+  self->step_stabilization = self->stabilization_iterations;
+  if (self->stabilization_iterations >= 0)
+    return;
+  uint32_t asked = CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes)
+                     ? set->stabilization_passes : 0;
+  self->step_stabilization = asked > 0 ? (int) MIN (asked, 100u) : 1;
+  if (CWB_STRUCT_HAS (ctx, CwbStepContext, report_derived) && ctx->report_derived != NULL)
+    ctx->report_derived (ctx, "stabilization_iterations", self->step_stabilization);
 }
 
 static gboolean
@@ -658,13 +687,14 @@ advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
       if (!self->sleep_params.enabled || !sleep_wake_touched (self->sleep, ctx, set))
         break;
     }
+  resolve_stabilization (self, ctx, set);
   compliance_cache_begin (self->compliance_cache, ctx, q_free, self->compliance);
   double *dq = zeroed (self->dq, ctx->nv);
   penalty_displacement (self, ctx, set, dq);
   solve_contacts (self, ctx, set, v_free, self->warm_start, dq);
   corrective_motion (self, ctx, q_free, v_free, dq);
 
-  if (self->stabilization_iterations > 0 && !post_stabilize (self, ctx, set, error))
+  if (self->step_stabilization > 0 && !post_stabilize (self, ctx, set, error))
     return FALSE;
   if (self->sleep_params.enabled)
     sleep_end_step (self->sleep, ctx, &self->sleep_params);
@@ -712,7 +742,7 @@ static const CwbPluginDesc constraint_desc = {
   .abi_minor = CWB_ABI_MINOR,
   .kind = CWB_PLUGIN_SOLVER,
   .name = "constraint",
-  .version = "1.6.0",
+  .version = "1.7.0",
   .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction (cone or "
              "pyramid), corrective motion, optional post-stabilization (Saupin 2008, "
              "Allard 2010)",

@@ -169,6 +169,17 @@ warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionL
   return found;
 }
 
+gboolean
+warm_start_kept (const WarmStart *cache, const CwbContactSet *set, guint frame)
+{
+  if (warm_start_size (cache) == 0 || frame >= set->frames->len)
+    return FALSE;
+  guint64 id = cwb_contact_set_id (set, frame);
+  if (id != 0)
+    return probe (cache, id)->id == id;
+  return anonymous_force (cache, &g_array_index (set->frames, CwbContactFrame, frame)) != NULL;
+}
+
 /* Grows the table to hold n identities at most half full, and empties it. */
 static void
 reset_for (WarmStart *cache, size_t n)

@@ -32,6 +32,10 @@ void warm_start_forget (WarmStart *cache);
 size_t warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionLaw law,
                          double factor, double *f);
 
+/* Whether frame `frame` of `set` is a contact the last store kept (by its identity, or by
+ * its pair for a model that gives none): a contact that lasts, not one that just began. */
+gboolean warm_start_kept (const WarmStart *cache, const CwbContactSet *set, guint frame);
+
 /* Keeps the forces f (one per row of `set`, a solve's result) of the frames of `set` that
  * have an identity, replacing what was kept. */
 void warm_start_store (WarmStart *cache, const CwbContactSet *set, const double *f);

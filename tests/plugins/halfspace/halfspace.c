@@ -10,7 +10,9 @@
  * material's, as the plane has none.
  *
  * With a positive `stiffness` it makes penalty contacts instead: a force k (-g) n on every
- * point behind the plane, and no rows, so that the solvers' penalty path is tested too. */
+ * point behind the plane, and no rows, so that the solvers' penalty path is tested too.
+ * `stabilization_passes` is what its sets ask of the solver (ABI 1.10), so that a test can
+ * check that a solver honours what any model asks. */
 #include <cwb/cwb.h>
 
 typedef struct HalfSpace {
@@ -18,6 +20,7 @@ typedef struct HalfSpace {
   double offset;      /* plane: n . x = offset */
   double margin;      /* contacts are made for gaps below this, so resting contact persists */
   double stiffness;   /* > 0: penalty forces instead of constraint rows */
+  uint32_t stabilization_passes;   /* CwbContactSet.stabilization_passes of its sets */
 } HalfSpace;
 
 static const CwbParamSpec halfspace_params[] = {
@@ -29,6 +32,8 @@ static const CwbParamSpec halfspace_params[] = {
     "Points closer than this to the plane make contacts, so a resting body keeps them" },
   { "stiffness", CWB_PARAM_DOUBLE, "N/m", "0", 0, 1e12, NULL,
     "0: constraint rows; > 0: penalty forces k (-gap) n on the points behind the plane" },
+  { "stabilization_passes", CWB_PARAM_INT, "1", "0", 0, 1000, NULL,
+    "Post-stabilization passes its sets ask the solver for (0: no need stated)" },
 };
 
 static gboolean
@@ -48,6 +53,7 @@ read_params (HalfSpace *self, const CwbParamSet *params, GError **error)
   self->offset = cwb_param_double (params, "offset", 0);
   self->margin = cwb_param_double (params, "margin", 0);
   self->stiffness = cwb_param_double (params, "stiffness", 0);
+  self->stabilization_passes = (uint32_t) cwb_param_int (params, "stabilization_passes", 0);
   return TRUE;
 }
 
@@ -196,6 +202,8 @@ halfspace_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
         }
     }
   set->max_penetration = deepest;
+  if (CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes))
+    set->stabilization_passes = self->stabilization_passes;
   return TRUE;
 }
 

@@ -29,8 +29,9 @@ G_BEGIN_DECLS
  *      map_geometries and edits.
  * 1.7: CWB_DEFINE_ERROR_QUARK.
  * 1.8: CwbStepContext.report_derived.
- * 1.9: CwbContactOutput, CwbContactModelVTable.outputs, CwbSolverVTable.solves. */
-#define CWB_ABI_MINOR 9
+ * 1.9: CwbContactOutput, CwbContactModelVTable.outputs, CwbSolverVTable.solves.
+ * 1.10: CwbContactSet.stabilization_passes. */
+#define CWB_ABI_MINOR 10
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

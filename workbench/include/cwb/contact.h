@@ -97,6 +97,13 @@ typedef struct CwbContactSet {
    * same identity had in the last step; the GUI follows a contact over time. Every
    * detection clears it; a model that fills it appends exactly one per frame. */
   GArray *contact_ids;
+  /* ABI 1.10 (check struct_size): the post-stabilization passes (Allard 2010 Algorithm 1,
+   * lines 4-9) the model's rows need in a step to bring a deep overlap within their
+   * tolerances: 1 for rows linear in the positions near contact (a point's gap), more for
+   * rows that are not (an intersection volume, which a Newton step on it only halves on a
+   * curved cap, sec. 4.4). A solver whose own count is automatic makes up to this many; 0
+   * states no need. Every detection resets it to 0. */
+  uint32_t stabilization_passes;
 } CwbContactSet;
 
 /* The identity of frame f of a set, 0 when the model gave none (an older model, or an older
