@@ -246,3 +246,34 @@ fixture_incline_scene (double angle, double side, double mu, double dt, const ch
     g_ascii_dtostr (b[4], sizeof b[4], cos (angle / 2)),
     g_ascii_dtostr (b[5], sizeof b[5], sin (angle / 2)), mu);
 }
+
+void
+fixture_sphere_facet_down (double radius, int resolution, double orientation[4],
+                           double *facet_distance)
+{
+  /* The quad between the first two rings above the lower pole, between longitudes 0 and
+   * one step: its four vertices are coplanar (a symmetric trapezoid), its normal the
+   * normalised cross product of its diagonals. */
+  double band = 2 * G_PI / resolution, around = 2 * G_PI / resolution, v[4][3];
+  for (int ring = 0; ring < 2; ring++)
+    for (int k = 0; k < 2; k++)
+      {
+        double polar = (ring + 1) * band, phi = k * around;
+        cwb_v3_set (v[2 * ring + k], radius * sin (polar) * cos (phi),
+                    radius * sin (polar) * sin (phi), -radius * cos (polar));
+      }
+  double d1[3], d2[3], normal[3];
+  cwb_v3_sub (d1, v[3], v[0]);
+  cwb_v3_sub (d2, v[2], v[1]);
+  cwb_v3_cross (normal, d1, d2);
+  cwb_v3_normalize (normal);
+  if (cwb_v3_dot (normal, v[0]) < 0)
+    cwb_v3_scale (normal, normal, -1);   /* outward, away from the centre */
+  double down[3] = { 0, 0, -1 }, axis[3];
+  cwb_v3_cross (axis, normal, down);
+  double sine = cwb_v3_normalize (axis), angle = atan2 (sine, cwb_v3_dot (normal, down));
+  orientation[0] = cos (angle / 2);
+  for (int k = 0; k < 3; k++)
+    orientation[1 + k] = axis[k] * sin (angle / 2);
+  *facet_distance = cwb_v3_dot (normal, v[0]);
+}

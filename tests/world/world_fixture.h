@@ -98,6 +98,15 @@ char *fixture_incline_scene (double angle, double side, double mu, double dt,
 char *fixture_pyramid_scene (int rows, double gap, double offset, double mu, double dt,
                              const char *contact, const char *solver);
 
+/* How a sphere primitive of `radius` and `resolution` (workbench/core/primitives.c: a ring
+ * of `resolution` vertices at longitudes 2 pi k / resolution from x, resolution / 2
+ * latitude bands) rests on a facet: the orientation (w, x, y, z) that turns the quad between
+ * its first two rings above the lower pole, longitudes 0 to one step, to face straight down,
+ * and that facet's distance from the centre. Resting on the pole vertex is a polyhedron's unstable equilibrium, which every
+ * model leaves sooner or later (it tips by half a band); on a facet it is stable. */
+void fixture_sphere_facet_down (double radius, int resolution, double orientation[4],
+                                double *facet_distance);
+
 /* The largest distance of a pyramid box (bodies 1 ..) from where it stands at rest: its
  * initial x and y, and the height of its row when the rows rest on each other (the gaps
  * closed). */
