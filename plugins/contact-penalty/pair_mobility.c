@@ -1,12 +1,22 @@
 /* The pairs' mobility W (see pair_mobility.h). */
 #include "pair_mobility.h"
 
+/* The most blocks W may store (72 bytes each: 300 MB). A deformable body's contacts all move
+ * each other, so W grows with the square of the contacts per body: 40 FEM cows falling into
+ * each other with a 4.5 cm max_depth made 72 730 contacts and asked for 34 GB, and the run
+ * died. Beyond the budget each contact keeps its own block only, and the model's sweeps
+ * treat the contacts as independent (Jacobi rather than Gauss-Seidel across contacts: they
+ * need more sweeps, and may stop at their cap further from the converged forces). */
+#define PAIR_MOBILITY_MAX_BLOCKS ((size_t) 1 << 22)
+
 struct PairMobility {
   size_t n;
   GArray *column_start;   /* size_t, n + 1: column k's entries are [start[k], start[k + 1]) */
   GArray *rows;           /* guint per entry: the contact j the entry moves */
   GArray *blocks;         /* double, 9 per entry: W_jk row-major */
   GArray *diagonal;       /* size_t per contact: its own entry */
+  size_t max_blocks;      /* PAIR_MOBILITY_MAX_BLOCKS, or a test's */
+  gboolean coupled;       /* FALSE: over max_blocks, the diagonal only */
   /* scratch */
   GArray *by_geometry_start, *by_geometry;   /* the contacts touching each movable geometry */
   GArray *stamp;          /* guint per contact, to list a contact once per column */
@@ -18,6 +28,7 @@ PairMobility *
 pair_mobility_new (void)
 {
   PairMobility *w = g_new0 (PairMobility, 1);
+  w->max_blocks = PAIR_MOBILITY_MAX_BLOCKS;
   w->column_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   w->rows = g_array_new (FALSE, FALSE, sizeof (guint));
   w->blocks = g_array_new (FALSE, FALSE, sizeof (double));
@@ -72,6 +83,20 @@ index_contacts (PairMobility *w, const PenaltyPair *pairs, size_t n, const gbool
     }
 }
 
+/* At most the blocks W would store: per contact, the contacts on its movable geometries. */
+static size_t
+blocks_bound (const PairMobility *w, const PenaltyPair *pairs, size_t n)
+{
+  const size_t *start = (const size_t *) w->by_geometry_start->data;
+  size_t bound = 0;
+  for (size_t k = 0; k < n; k++)
+    {
+      uint32_t a = pairs[k].point_geometry, b = pairs[k].surface_geometry;
+      bound += 1 + (start[a + 1] - start[a]) + (start[b + 1] - start[b]);
+    }
+  return bound;
+}
+
 /* Column k's rows: k itself, then every other contact on k's movable geometries, once. */
 static void
 list_column (PairMobility *w, const PenaltyPair *pairs, size_t k, guint stamp_now)
@@ -102,12 +127,22 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
   g_array_set_size (w->rows, 0);
   g_array_set_size (w->stamp, MAX (n, 1));
   memset (w->stamp->data, 0, w->stamp->len * sizeof (guint));
+  w->coupled = blocks_bound (w, pairs, n) <= w->max_blocks;
+  if (!w->coupled)
+    g_debug ("pair mobility: %zu contacts would couple in more than %zu blocks; each keeps "
+             "its own", n, w->max_blocks);
   size_t *column_start = (size_t *) w->column_start->data;
   for (size_t k = 0; k < n; k++)
     {
       column_start[k] = w->rows->len;
       g_array_index (w->diagonal, size_t, k) = w->rows->len;   /* k is listed first */
-      list_column (w, pairs, k, (guint) k + 1);
+      if (w->coupled)
+        list_column (w, pairs, k, (guint) k + 1);
+      else
+        {
+          guint self = (guint) k;
+          g_array_append_val (w->rows, self);
+        }
     }
   column_start[n] = w->rows->len;
   g_array_set_size (w->blocks, 9 * MAX (w->rows->len, 1));
@@ -192,4 +227,16 @@ size_t
 pair_mobility_n_blocks (const PairMobility *w)
 {
   return w->rows->len;
+}
+
+gboolean
+pair_mobility_coupled (const PairMobility *w)
+{
+  return w->coupled;
+}
+
+void
+pair_mobility_set_max_blocks (PairMobility *w, size_t max_blocks)
+{
+  w->max_blocks = max_blocks > 0 ? max_blocks : PAIR_MOBILITY_MAX_BLOCKS;
 }

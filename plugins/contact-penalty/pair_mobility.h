@@ -43,4 +43,11 @@ void pair_mobility_apply (const PairMobility *w, const double *f, double *out);
 /* Stored blocks (coupled ordered pairs, the diagonal included), for statistics. */
 size_t pair_mobility_n_blocks (const PairMobility *w);
 
+/* FALSE when the last build stored the diagonal only: the contacts would have coupled in more
+ * blocks than the memory budget (pair_mobility.c), so each moves itself alone. */
+gboolean pair_mobility_coupled (const PairMobility *w);
+
+/* For tests: the memory budget in blocks (0 restores the default). */
+void pair_mobility_set_max_blocks (PairMobility *w, size_t max_blocks);
+
 G_END_DECLS
