@@ -4,9 +4,11 @@
 /* The most blocks W may store (72 bytes each: 300 MB). A deformable body's contacts all move
  * each other, so W grows with the square of the contacts per body: 40 FEM cows falling into
  * each other with a 4.5 cm max_depth made 72 730 contacts and asked for 34 GB, and the run
- * died. Beyond the budget each contact keeps its own block only, and the model's sweeps
- * treat the contacts as independent (Jacobi rather than Gauss-Seidel across contacts: they
- * need more sweeps, and may stop at their cap further from the converged forces). */
+ * died. Beyond the budget each contact keeps its own block only, scaled by the contacts it
+ * shares its bodies with (pair_mobility_build), and the model's sweeps treat the contacts as
+ * independent: under-relaxed Jacobi rather than Gauss-Seidel across contacts, which needs
+ * more sweeps and may stop at their cap short of the converged forces, but pushes no body
+ * further than all its contacts together ask. */
 #define PAIR_MOBILITY_MAX_BLOCKS ((size_t) 1 << 22)
 
 struct PairMobility {
@@ -83,17 +85,22 @@ index_contacts (PairMobility *w, const PenaltyPair *pairs, size_t n, const gbool
     }
 }
 
-/* At most the blocks W would store: per contact, the contacts on its movable geometries. */
+/* At most the contacts a pair moves: itself and those on its movable geometries. */
+static size_t
+contacts_sharing (const PairMobility *w, const PenaltyPair *pair)
+{
+  const size_t *start = (const size_t *) w->by_geometry_start->data;
+  uint32_t a = pair->point_geometry, b = pair->surface_geometry;
+  return 1 + (start[a + 1] - start[a]) + (start[b + 1] - start[b]);
+}
+
+/* At most the blocks W would store. */
 static size_t
 blocks_bound (const PairMobility *w, const PenaltyPair *pairs, size_t n)
 {
-  const size_t *start = (const size_t *) w->by_geometry_start->data;
   size_t bound = 0;
   for (size_t k = 0; k < n; k++)
-    {
-      uint32_t a = pairs[k].point_geometry, b = pairs[k].surface_geometry;
-      bound += 1 + (start[a + 1] - start[a]) + (start[b + 1] - start[b]);
-    }
+    bound += contacts_sharing (w, &pairs[k]);
   return bound;
 }
 
@@ -190,6 +197,16 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
               for (int r = 0; r < 3; r++)
                 block[3 * r + axis] = rel[r];
             }
+        }
+      if (!w->coupled)
+        {
+          /* Alone, a contact would push as if the others on its bodies did not push too,
+           * and all of them together would push those bodies that many times too far (the
+           * rain's cows flew off at 1e9 J): its own block counts the contacts it shares its
+           * bodies with, as if each moved it as much as it moves itself. */
+          double shared = (double) contacts_sharing (w, &pairs[k]);
+          for (int e = 0; e < 9; e++)
+            blocks[9 * first + e] *= shared;
         }
     }
 }
