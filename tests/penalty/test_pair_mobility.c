@@ -102,18 +102,43 @@ relative (const PenaltyPair *pairs, size_t n, const double *dp, double *rel)
     }
 }
 
+/* The scene's world, its velocity-pass query and the hand-made pairs; the base (geometry 0)
+ * cannot move. */
+typedef struct Pairs {
+  CwbRegistry *registry;
+  CwbWorld *world;
+  CwbContactQuery query;
+  PenaltyPair pairs[8];
+  size_t n;
+} Pairs;
+
+static const gboolean movable[] = { FALSE, TRUE, TRUE, TRUE };
+
+static void
+pairs_init (Pairs *s)
+{
+  s->registry = fixture_registry ();
+  s->world = fixture_world (s->registry, scene_yaml);
+  size_t n_geometries;
+  make_pairs (cwb_world_geometries (s->world, &n_geometries), s->pairs, &s->n);
+  s->query = cwb_world_contact_query (s->world, CWB_CONTACT_PASS_VELOCITY);
+}
+
+static void
+pairs_clear (Pairs *s)
+{
+  g_clear_pointer (&s->world, cwb_world_free);
+  g_clear_pointer (&s->registry, cwb_registry_free);
+}
+
 static void
 test_matches_point_response (void)
 {
-  g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
-  size_t n_geometries;
-  const CwbGeometry *g = cwb_world_geometries (world, &n_geometries);
-  CwbContactQuery query = cwb_world_contact_query (world, CWB_CONTACT_PASS_VELOCITY);
-  PenaltyPair pairs[8];
-  size_t n;
-  make_pairs (g, pairs, &n);
-  const gboolean movable[] = { FALSE, TRUE, TRUE, TRUE };
+  Pairs s;
+  pairs_init (&s);
+  CwbContactQuery query = s.query;
+  const PenaltyPair *pairs = s.pairs;
+  size_t n = s.n;
   g_autoptr (PairMobility) w = pair_mobility_new ();
   pair_mobility_build (w, &query, pairs, n, movable);
 
@@ -156,6 +181,7 @@ test_matches_point_response (void)
     if (k != 4)
       g_assert_cmpfloat (cwb_v3_norm (&spread[3 * k]), ==, 0);
   g_assert_cmpuint (pair_mobility_n_blocks (w), <, n * n);
+  pairs_clear (&s);
 }
 
 /* Over its memory budget W keeps each contact's own block only (the coupled W of 40 FEM cows
@@ -165,21 +191,16 @@ test_matches_point_response (void)
 static void
 test_over_budget (void)
 {
-  g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry, scene_yaml);
-  size_t n_geometries;
-  const CwbGeometry *g = cwb_world_geometries (world, &n_geometries);
-  CwbContactQuery query = cwb_world_contact_query (world, CWB_CONTACT_PASS_VELOCITY);
-  PenaltyPair pairs[8];
-  size_t n;
-  make_pairs (g, pairs, &n);
-  const gboolean movable[] = { FALSE, TRUE, TRUE, TRUE };
+  Pairs s;
+  pairs_init (&s);
+  const PenaltyPair *pairs = s.pairs;
+  size_t n = s.n;
   g_autoptr (PairMobility) coupled = pair_mobility_new ();
-  pair_mobility_build (coupled, &query, pairs, n, movable);
+  pair_mobility_build (coupled, &s.query, pairs, n, movable);
   g_assert_true (pair_mobility_coupled (coupled));
   g_autoptr (PairMobility) alone = pair_mobility_new ();
   pair_mobility_set_max_blocks (alone, n);
-  pair_mobility_build (alone, &query, pairs, n, movable);
+  pair_mobility_build (alone, &s.query, pairs, n, movable);
   g_assert_false (pair_mobility_coupled (alone));
   g_assert_cmpuint (pair_mobility_n_blocks (alone), ==, n);
   for (size_t k = 0; k < n; k++)
@@ -205,6 +226,7 @@ test_over_budget (void)
         if (j != k)
           g_assert_cmpfloat (cwb_v3_norm (&spread[3 * j]), ==, 0);
     }
+  pairs_clear (&s);
 }
 
 int
