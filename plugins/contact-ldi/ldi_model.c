@@ -612,18 +612,17 @@ append_volume (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
 
 /* Whether the cells [first, end) of one body pair's intersection should stay apart: they
  * reach beyond a block of 2 x 2 x 2 cells (patches apart, a torus on a torus), or their
- * whole patch, of area `area`, covers more than a cell's face. A smaller patch that a wall or
- * a corner happens to cut has no pressure distribution for cells to resolve (Allard 2010 sec.
- * 5 splits a patch so that its parts can stick, slide or open apart) and its pieces' rows
- * would be near copies of each other on the same few pixels: a ball resting across a cell
- * corner, on four one-pixel cells, took the solve to its cap and rolled off
- * (docs/plugins/ldi.md). */
+ * whole patch (`whole`, its area measured only when the cells do not spread) covers more than
+ * a cell's face. A smaller patch that a wall or a corner happens to cut has no pressure
+ * distribution for cells to resolve (Allard 2010 sec. 5 splits a patch so that its parts can
+ * stick, slide or open apart) and its pieces' rows would be near copies of each other on the
+ * same few pixels: a ball resting across a cell corner, on four one-pixel cells, took the
+ * solve to its cap and rolled off (docs/plugins/ldi.md). */
 static gboolean
 cells_apart (const GArray *cells, guint first, guint end, double h, double cell_size,
-             double area)
+             const LdiVolume *whole, const CwbPointWeight *whole_gradients,
+             const CwbGeometry *geometries)
 {
-  if (area > cell_size * cell_size)
-    return TRUE;
   int32_t low[3] = { INT32_MAX, INT32_MAX, INT32_MAX };
   int32_t high[3] = { INT32_MIN, INT32_MIN, INT32_MIN };
   for (guint v = first; v < end; v++)
@@ -640,7 +639,9 @@ cells_apart (const GArray *cells, guint first, guint end, double h, double cell_
   for (int k = 0; k < 3; k++)
     if (high[k] >= low[k] && (int64_t) high[k] - low[k] > 1)
       return TRUE;
-  return FALSE;
+  double normal[3];
+  return volume_constraint_normal (whole, whole_gradients, geometries, normal)
+         > cell_size * cell_size;
 }
 
 /* The pair's whole volume for bodies (a, b), NULL when it has none. */
@@ -666,6 +667,8 @@ append_cells (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
   const GArray *cells = result->cells;
   const CwbPointWeight *cell_gradients
     = (const CwbPointWeight *) (void *) result->cell_gradients->data;
+  const CwbPointWeight *whole_gradients
+    = (const CwbPointWeight *) (void *) result->pair_gradients->data;
   guint first = 0;
   while (first < cells->len)
     {
@@ -675,13 +678,9 @@ append_cells (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
              && g_array_index (cells, LdiVolume, end).body_b == head->body_b)
         end++;
       const LdiVolume *whole = pair_volume (result, head->body_a, head->body_b);
-      const CwbPointWeight *whole_gradients
-        = (const CwbPointWeight *) (void *) result->pair_gradients->data;
-      double normal[3];
       if (whole != NULL
-          && !cells_apart (cells, first, end, pair->pixel_size, pair->grid,
-                           volume_constraint_normal (whole, whole_gradients,
-                                                     query->geometries, normal)))
+          && !cells_apart (cells, first, end, pair->pixel_size, pair->grid, whole,
+                           whole_gradients, query->geometries))
         append_volume (self, query, set, inspection, pair, 0, whole, whole_gradients, totals);
       else
         for (guint v = first; v < end; v++)
@@ -733,9 +732,8 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
             g_array_append_val (inspection->spans, *span);
         }
     }
-  double total_volume = totals.volume, deepest = totals.deepest;
-  set->intersection_volume = total_volume;
-  set->max_penetration = deepest;   /* the deepest contact's mean depth V / A */
+  set->intersection_volume = totals.volume;
+  set->max_penetration = totals.deepest;   /* the deepest contact's mean depth V / A */
   if (CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes))
     set->stabilization_passes = STABILIZATION_PASSES;
   if (p->pixel_size <= 0 && isfinite (finest_pixel))

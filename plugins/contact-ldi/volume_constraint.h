@@ -14,17 +14,17 @@ typedef struct VolumeConstraintParams {
   double mu;               /* Coulomb coefficient of the pair */
 } VolumeConstraintParams;
 
-/* Appends the frame of `volume` and its rows to `set`: the normal row, then, with friction,
- * the tangent rows along t1 and t2. `gradients` are the volume's dV/dp_k entries (geometry,
- * point, w = dV/dp_k; LdiVolumeResult), `geometries` the world's, to tell the two bodies'
- * vertices apart. Returns FALSE, appending nothing, when the volume has no usable normal or
- * area (a volume of a few fragments whose gradients cancel). */
 /* The contact normal of `volume` (the unit signed sum of its gradient entries, body_a's
  * taken negative) and its area A, m^2, half the sum's length (Allard 2010 eq. 20); 0, with
  * normal undefined, where the sum cancels to round-off. */
 double volume_constraint_normal (const LdiVolume *volume, const CwbPointWeight *gradients,
                                  const CwbGeometry *geometries, double normal[3]);
 
+/* Appends the frame of `volume` and its rows to `set`: the normal row, then, with friction,
+ * the tangent rows along t1 and t2. `gradients` are the volume's dV/dp_k entries (geometry,
+ * point, w = dV/dp_k; LdiVolumeResult), `geometries` the world's, to tell the two bodies'
+ * vertices apart. Returns FALSE, appending nothing, when the volume has no usable normal or
+ * area (a volume of a few fragments whose gradients cancel). */
 gboolean volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
                                    const CwbPointWeight *gradients,
                                    const CwbGeometry *geometries,

@@ -404,8 +404,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
           gboolean open_at_start
             = rows[i].violation > 0
               || (rows[i].violation - delta_free[i] > accepted
-                  && (!volume_row || cache == NULL
-                      || !warm_start_kept (cache, set, rows[i].frame)));
+                  && (!volume_row || !warm_start_kept (cache, set, rows[i].frame)));
           if (open_at_start)
             delta_free[i] = MAX (delta_free[i], rows[i].violation);
         }

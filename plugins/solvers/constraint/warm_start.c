@@ -129,6 +129,18 @@ frame_rows (const CwbContactSet *set, const CwbContactFrame *frame, int rows[3])
                            rows) >= 0;
 }
 
+/* The force kept for frame k of `set`: by its identity, or by its pair for a model that gives
+ * none; NULL when the last store kept none. */
+static const double *
+kept_force (const WarmStart *cache, const CwbContactSet *set, guint k)
+{
+  guint64 id = cwb_contact_set_id (set, k);
+  if (id == 0)
+    return anonymous_force (cache, &g_array_index (set->frames, CwbContactFrame, k));
+  const Slot *slot = probe (cache, id);
+  return slot->id == id ? slot->force : NULL;
+}
+
 size_t
 warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionLaw law,
                   double factor, double *f)
@@ -138,19 +150,11 @@ warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionL
   size_t found = 0;
   for (guint k = 0; k < set->frames->len; k++)
     {
-      guint64 id = cwb_contact_set_id (set, k);
       const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, k);
       int rows[3];
       if (!frame_rows (set, frame, rows))
         continue;
-      const double *force = NULL;
-      if (id != 0)
-        {
-          const Slot *slot = probe (cache, id);
-          force = slot->id == id ? slot->force : NULL;
-        }
-      else
-        force = anonymous_force (cache, frame);
+      const double *force = kept_force (cache, set, k);
       if (force == NULL)
         continue;
       /* The kept force on the new frame, then back in Signorini's and Coulomb's sets. */
@@ -172,12 +176,8 @@ warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionL
 gboolean
 warm_start_kept (const WarmStart *cache, const CwbContactSet *set, guint frame)
 {
-  if (warm_start_size (cache) == 0 || frame >= set->frames->len)
-    return FALSE;
-  guint64 id = cwb_contact_set_id (set, frame);
-  if (id != 0)
-    return probe (cache, id)->id == id;
-  return anonymous_force (cache, &g_array_index (set->frames, CwbContactFrame, frame)) != NULL;
+  return warm_start_size (cache) > 0 && frame < set->frames->len
+         && kept_force (cache, set, frame) != NULL;
 }
 
 /* Grows the table to hold n identities at most half full, and empties it. */
