@@ -307,6 +307,15 @@ test_swap_keeps_parameters (void)
   g_action_group_activate_action (G_ACTION_GROUP (window), "solver",
                                   g_variant_new_string ("constraint"));
   swap_model_and_wait (window, "proximity");
+  /* The user is told where the parameters went, in the bar above the view (not only in a
+   * log): "Set contact model to proximity: the parameters of penalty (..., softness, ...)
+   * are kept for it in other_models". */
+  const char *notice = cwb_app_window_notice (window);
+  g_assert_nonnull (notice);
+  g_assert_true (g_str_has_prefix (notice, "Set contact model to proximity: the parameters of "
+                                           "penalty ("));
+  g_assert_nonnull (strstr (notice, "softness"));
+  g_assert_nonnull (strstr (notice, ") are kept for it in other_models"));
   const CwbScene *scene = cwb_document_scene (cwb_app_window_document (window));
   g_assert_null (cwb_scene_params_find (scene->contact_params, "softness"));
   g_assert_null (cwb_property_editor_find (cwb_app_window_properties (window),
@@ -316,6 +325,8 @@ test_swap_keeps_parameters (void)
   g_assert_nonnull (cwb_scene_params_find (kept, "softness"));
 
   swap_model_and_wait (window, "penalty");
+  g_assert_nonnull (strstr (cwb_app_window_notice (window), "those kept for penalty ("));
+  g_assert_nonnull (strstr (cwb_app_window_notice (window), ") are back"));
   scene = cwb_document_scene (cwb_app_window_document (window));
   CwbSceneParam *softness = cwb_scene_params_find (scene->contact_params, "softness");
   g_assert_nonnull (softness);

@@ -125,19 +125,19 @@ edit_set_body (CwbDocument *document, GError **error)
 static gboolean
 edit_contact_model (CwbDocument *document, GError **error)
 {
-  return cwb_document_set_contact_model (document, "ldi", error);
+  return cwb_document_set_contact_model (document, "ldi", NULL, error);
 }
 
 static gboolean
 edit_contact_none (CwbDocument *document, GError **error)
 {
-  return cwb_document_set_contact_model (document, NULL, error);
+  return cwb_document_set_contact_model (document, NULL, NULL, error);
 }
 
 static gboolean
 edit_solver (CwbDocument *document, GError **error)
 {
-  return cwb_document_set_solver (document, "pgs", error);
+  return cwb_document_set_solver (document, "pgs", NULL, error);
 }
 
 static gboolean
@@ -430,7 +430,7 @@ fail_add_bad_density (CwbDocument *document, GError **error)
 static gboolean
 fail_contact_model_empty (CwbDocument *document, GError **error)
 {
-  return cwb_document_set_contact_model (document, "", error);
+  return cwb_document_set_contact_model (document, "", NULL, error);
 }
 
 static const FailCase fail_cases[] = {
@@ -509,15 +509,20 @@ test_no_change_no_step (void)
   g_assert_true (cwb_document_set (document, "contact.stiffness", "1000", NULL));
   g_assert_true (cwb_document_set (document, "world.dt", "0.01", NULL));
   g_assert_true (cwb_document_rename_body (document, "box", "box", NULL));
-  g_assert_true (cwb_document_set_contact_model (document, "penalty", NULL));
+  g_autofree char *note = NULL;
+  g_assert_true (cwb_document_set_contact_model (document, "penalty", &note, NULL));
+  g_assert_null (note);   /* nothing moved */
   g_assert_false (cwb_document_can_undo (document));
   g_assert_cmpuint (cwb_document_revision (document), ==, revision);
   const CwbScene *scene = cwb_document_scene (document);
   g_assert_cmpuint (scene->contact_params->len, ==, 1);
 
-  /* Another model starts from its defaults: no parameters. */
-  g_assert_true (cwb_document_set_contact_model (document, "ldi", NULL));
+  /* Another model starts from its defaults: no parameters; the note says where penalty's
+   * went (the window shows it). */
+  g_assert_true (cwb_document_set_contact_model (document, "ldi", &note, NULL));
   g_assert_cmpuint (cwb_document_scene (document)->contact_params->len, ==, 0);
+  g_assert_cmpstr (note, ==, "Set contact model to ldi: the parameters of penalty (stiffness) "
+                             "are kept for it in other_models");
 }
 
 /* ---- body names ----------------------------------------------------------------------- */

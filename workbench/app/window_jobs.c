@@ -449,14 +449,18 @@ plugin_job_done (CwbAppWindow *self, CwbAppJob *job)
     revert (self, p->revert);
   else if (!p->set_params)
     {
-      /* A swap reaches the document once the world took it. */
+      /* A swap reaches the document once the world took it; where parameters were set
+       * aside or came back, the user is told which. */
+      g_autofree char *note = NULL;
       gboolean ok = p->kind == CWB_PLUGIN_CONTACT_MODEL
-                      ? cwb_document_set_contact_model (self->document, p->name, &error)
-                      : cwb_document_set_solver (self->document, p->name, &error);
+                      ? cwb_document_set_contact_model (self->document, p->name, &note, &error)
+                      : cwb_document_set_solver (self->document, p->name, &note, &error);
       if (ok)
         cwb_app_window_hide_error (self);
       else
         cwb_app_window_show_error (self, error->message);
+      if (ok && note != NULL)
+        cwb_app_window_show_notice (self, note);
     }
   cwb_app_window_refresh_document (self);
 }

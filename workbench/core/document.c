@@ -358,8 +358,11 @@ cwb_document_set (CwbDocument *document, const char *key, const char *value, GEr
 }
 
 static gboolean
-set_plugin (CwbDocument *document, gboolean contact, const char *name, GError **error)
+set_plugin (CwbDocument *document, gboolean contact, const char *name, char **note,
+            GError **error)
 {
+  if (note != NULL)
+    *note = NULL;
   CwbScene *scene = document->scene;
   char **target = contact ? &scene->contact_model : &scene->solver;
   if (name != NULL && name[0] == '\0')
@@ -374,23 +377,25 @@ set_plugin (CwbDocument *document, gboolean contact, const char *name, GError **
                                                       : "Set solver to %s", name);
   CwbSourceLoc loc = document_loc (document);
   g_autofree char *moved = cwb_scene_choose_plugin (scene, contact, name, &loc);
-  if (moved != NULL)
-    g_debug ("%s: %s", label, moved);
+  if (moved != NULL && note != NULL)
+    *note = g_strdup_printf ("%s: %s", label, moved);
   return edit_finish (document, TRUE, label, error);
 }
 
 gboolean
-cwb_document_set_contact_model (CwbDocument *document, const char *name, GError **error)
+cwb_document_set_contact_model (CwbDocument *document, const char *name, char **note,
+                                GError **error)
 {
   g_return_val_if_fail (document != NULL, FALSE);
-  return set_plugin (document, TRUE, name, error);
+  return set_plugin (document, TRUE, name, note, error);
 }
 
 gboolean
-cwb_document_set_solver (CwbDocument *document, const char *name, GError **error)
+cwb_document_set_solver (CwbDocument *document, const char *name, char **note,
+                         GError **error)
 {
   g_return_val_if_fail (document != NULL && name != NULL, FALSE);
-  return set_plugin (document, FALSE, name, error);
+  return set_plugin (document, FALSE, name, note, error);
 }
 
 const char *

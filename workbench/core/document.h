@@ -40,11 +40,14 @@ guint64 cwb_document_revision (const CwbDocument *document);
  * the one way the property editor changes the scene. */
 gboolean cwb_document_set (CwbDocument *document, const char *key, const char *value,
                            GError **error);
-/* Swaps the contact model (NULL: none) or the solver; its parameters start empty
- * (defaults). */
+/* Swaps the contact model (NULL: none) or the solver. The parameters of the plugin going out
+ * are kept in the scene for when it comes back (other_models), those kept for the one coming
+ * in come back, else it starts at its defaults; where any moved, *note (if not NULL) gets a
+ * sentence that says which (free it), else NULL. */
 gboolean cwb_document_set_contact_model (CwbDocument *document, const char *name,
-                                         GError **error);
-gboolean cwb_document_set_solver (CwbDocument *document, const char *name, GError **error);
+                                         char **note, GError **error);
+gboolean cwb_document_set_solver (CwbDocument *document, const char *name, char **note,
+                                  GError **error);
 /* Adds a body (taken); a body without a name, or with one already used, gets a unique one
  * from its shape ("box", "box 2", ...). A name with a '.' is refused: the key
  * bodies.NAME.FIELD could not reach the body. Returns the name it got, owned by the scene. */
