@@ -52,6 +52,9 @@
 typedef struct Proximity {
   DetectionParams detection;
   double margin_param;   /* the parameter: < 0 automatic */
+  double max_depth_param;/* the parameter: 0 automatic */
+  double deepest;        /* the last detection's deepest penetration (m) */
+  GArray *motion;        /* DetectionVelocities per geometry */
   SurfaceContacts *detector;
   GArray *candidates;    /* ContactCandidate */
   GArray *manifold;      /* ManifoldContact */
@@ -79,6 +82,7 @@ static void
 read_params (Proximity *self, const CwbParamSet *params)
 {
   detection_params_read (&self->detection, params);
+  self->max_depth_param = self->detection.max_depth;
   self->margin_param = cwb_param_double (params, "margin", -1);
 }
 
@@ -94,6 +98,7 @@ proximity_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
   self->mobility = g_array_new (FALSE, TRUE, sizeof (Mobility));
   self->probe = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->response = g_array_new (FALSE, FALSE, sizeof (double));
+  self->motion = g_array_new (FALSE, FALSE, sizeof (DetectionVelocities));
   return self;
 }
 
@@ -107,6 +112,7 @@ proximity_destroy (void *data)
   g_array_unref (self->mobility);
   g_array_unref (self->probe);
   g_array_unref (self->response);
+  g_array_unref (self->motion);
   g_free (self);
 }
 
@@ -119,6 +125,7 @@ proximity_params_changed (void *self, const CwbParamSet *params)
 static gboolean
 proximity_attach (void *data, const CwbContactQuery *query, GError **error)
 {
+  ((Proximity *) data)->deepest = 0;   /* a new attachment has no last detection */
   return detection_check_geometries (query->geometries, query->n_geometries, "proximity",
                                      error);
 }
@@ -129,8 +136,13 @@ proximity_detect (void *data, const CwbContactQuery *query, GError **error)
   Proximity *self = data;
   self->detection.margin = self->margin_param >= 0 ? self->margin_param
                                                    : detection_automatic_margin (query);
+  detection_resolve (&self->detection, self->max_depth_param, self->deepest, query,
+                     self->motion);
   surface_contacts_run (self->detector, query->geometries, query->n_geometries,
                         &self->detection, self->manifold, self->candidates);
+  self->deepest = 0;
+  for (guint k = 0; k < self->candidates->len; k++)
+    self->deepest = MAX (self->deepest, -g_array_index (self->candidates, ContactCandidate, k).gap);
   return TRUE;
 }
 
@@ -293,6 +305,8 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   set->max_penetration = deepest;
   if (self->margin_param < 0)
     cwb_inspection_add_derived (inspection, "margin", self->detection.margin);
+  if (!(self->max_depth_param > 0))
+    cwb_inspection_add_derived (inspection, "max_depth", self->detection.max_depth);
   return TRUE;
 }
 /* Signorini and Coulomb rows, for the constraint solver. */

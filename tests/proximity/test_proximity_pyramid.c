@@ -100,12 +100,17 @@ test_two_boxes_offset (void)
   g_assert_cmpfloat (cwb_v3_norm (d[1]), <, TWO_BOX_DRIFT);
 
   /* The automatic margin the model published (CwbInspection.derived): 4 g h^2 from the
-   * query's gravity and step, which beats 0.2 % of the 1 m boxes (2 mm); to round-off. */
+   * query's gravity and step, which beats 0.2 % of the 1 m boxes (2 mm); to round-off. And
+   * the automatic depth of its point detection: 2 % of the boxes' size (the box of a resting
+   * box's points, 1 m to its sub-millimetre tilt: 1e-6 m). */
   const CwbInspection *inspection = cwb_world_inspection (world);
-  g_assert_cmpuint (inspection->derived->len, ==, 1);
+  g_assert_cmpuint (inspection->derived->len, ==, 2);
   const CwbDerivedParam *margin = &g_array_index (inspection->derived, CwbDerivedParam, 0);
   g_assert_cmpstr (margin->name, ==, "margin");
   g_assert_cmpfloat_with_epsilon (margin->value, 4 * 9.81 * 0.01 * 0.01, 1e-15);
+  const CwbDerivedParam *depth = &g_array_index (inspection->derived, CwbDerivedParam, 1);
+  g_assert_cmpstr (depth->name, ==, "max_depth");
+  g_assert_cmpfloat_with_epsilon (depth->value, 0.02 * 1.0, 1e-6);
 }
 
 int

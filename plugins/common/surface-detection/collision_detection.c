@@ -121,7 +121,8 @@ typedef struct PairQuery {
   uint32_t b;                   /* closed surface */
   uint32_t stamp;
   QueryMode mode;
-  double max_depth;
+  double max_depth;             /* the pair's: DetectionParams.max_depth + its motion */
+  double margin;                /* DetectionParams.margin */
   double reach;                 /* the band searched: max(max_depth, margin) */
   double ray_dir[3];            /* QUERY_RAY: the dominant direction m */
   size_t n_touched;
@@ -660,17 +661,16 @@ next_stamp (CollisionDetector *detector, size_t n_points)
  * not in contact). */
 static Side
 classify (const Nearest *rec, const CwbGeometry *surface, const Topology *topology,
-          const DetectionParams *params)
+          const PairQuery *pq)
 {
   if (rec->dist2 > 0)
     {
       double normal[3];
       surface_pseudo_normal (surface, topology, rec->triangle, (int) rec->feature, normal);
       if (cwb_v3_dot (rec->depth, normal) > 0)
-        return rec->dist2 <= params->max_depth * params->max_depth ? SIDE_INSIDE : SIDE_NONE;
+        return rec->dist2 <= pq->max_depth * pq->max_depth ? SIDE_INSIDE : SIDE_NONE;
     }
-  return params->margin > 0 && rec->dist2 <= params->margin * params->margin ? SIDE_OUTSIDE
-                                                                            : SIDE_NONE;
+  return pq->margin > 0 && rec->dist2 <= pq->margin * pq->margin ? SIDE_OUTSIDE : SIDE_NONE;
 }
 
 /* A candidate of pair (a, b) from point `id`'s nearest-feature record (depth, triangle,
@@ -722,16 +722,33 @@ add_outside_candidates (CollisionDetector *detector, const PairQuery *pq,
     }
 }
 
+/* How far the pair (a, b) may have moved into each other over a step (DetectionParams.motion):
+ * motion_time times the largest |v_a - v_b| over the two velocity boxes. */
+static double
+pair_motion (const DetectionParams *params, size_t a, size_t b)
+{
+  if (params->motion == NULL)
+    return 0;
+  const DetectionVelocities *va = &params->motion[a], *vb = &params->motion[b];
+  double d[3];
+  for (int k = 0; k < 3; k++)
+    d[k] = MAX (va->hi[k] - vb->lo[k], vb->hi[k] - va->lo[k]);
+  return params->motion_time * cwb_v3_norm (d);
+}
+
 /* Points of geometry a against closed surface b (its triangles prepared). */
 static void
 detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_t a,
-             uint32_t b, const DetectionParams *params, double reach, size_t n_points)
+             uint32_t b, const DetectionParams *params, size_t n_points)
 {
   const GeometryInfo *ia = &detector->info[a];
   const CwbGeometry *surface = &geometries[b];
   const Topology *topology = detector->info[b].topology;
+  double motion = pair_motion (params, a, b);
   PairQuery pq = { .a = a, .b = b, .stamp = next_stamp (detector, n_points),
-                   .mode = QUERY_NEAREST, .max_depth = params->max_depth, .reach = reach };
+                   .mode = QUERY_NEAREST, .max_depth = params->max_depth + motion,
+                   .margin = params->margin };
+  pq.reach = MAX (pq.max_depth, pq.margin);
   detector->stats.pairs_tested++;
   query_surface (detector, &pq, geometries, ia->lo, ia->hi);
 
@@ -741,7 +758,7 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
   for (size_t i = 0; i < pq.n_touched; i++)
     {
       Nearest *rec = &detector->nearest[detector->touched[i]];
-      rec->side = classify (rec, surface, topology, params);
+      rec->side = classify (rec, surface, topology, &pq);
       if (rec->side != SIDE_INSIDE)
         continue;
       if (rec->feature != FEATURE_FACE)
@@ -758,7 +775,7 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
       candidate->gap = -depth;
       cwb_v3_scale (candidate->normal, candidate->depth, 1 / depth);
     }
-  if (params->margin > 0)
+  if (pq.margin > 0)
     add_outside_candidates (detector, &pq, surface, topology);
 }
 
@@ -781,6 +798,8 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
 
   double max_depth = params->max_depth;
   double reach = MAX (max_depth, params->margin);
+  g_return_if_fail (params->motion == NULL
+                    || (params->motion_time >= 0 && isfinite (params->motion_time)));
   detector->stats = (DetectionStats) { 0 };
   detector->run++;
   detector->n_found = 0;
@@ -822,11 +841,16 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
           || !ib->topology->valid || ib->n_finite == 0)
         continue;
       gboolean prepared = FALSE;
+      /* Grown by the most any pair with b searches; each pair then by its own reach. */
+      double surface_reach = reach;
+      for (size_t a = 0; params->motion != NULL && a < n_geometries; a++)
+        if (a != b && geometries[a].kind == CWB_GEOMETRY_SURFACE)
+          surface_reach = MAX (surface_reach, reach + pair_motion (params, a, b));
       double lo[3], hi[3];
       for (int k = 0; k < 3; k++)
         {
-          lo[k] = ib->lo[k] - reach;
-          hi[k] = ib->hi[k] + reach;
+          lo[k] = ib->lo[k] - surface_reach;
+          hi[k] = ib->hi[k] + surface_reach;
         }
       for (size_t a = 0; a < n_geometries; a++)
         {
@@ -834,14 +858,25 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
           if (a == b || geometries[a].kind != CWB_GEOMETRY_SURFACE || ia->n_finite == 0
               || !boxes_overlap (ia->lo, ia->hi, lo, hi))
             continue;
+          double pair_reach = reach + pair_motion (params, a, b);
+          if (pair_reach < surface_reach)
+            {
+              double plo[3], phi[3];
+              for (int k = 0; k < 3; k++)
+                {
+                  plo[k] = ib->lo[k] - pair_reach;
+                  phi[k] = ib->hi[k] + pair_reach;
+                }
+              if (!boxes_overlap (ia->lo, ia->hi, plo, phi))
+                continue;
+            }
           if (params->skip_pairs_among != NULL && params->skip_pairs_among[a]
               && params->skip_pairs_among[b])
             continue;
           if (!prepared)
-            prepare_triangles (detector, surface, reach);
+            prepare_triangles (detector, surface, surface_reach);
           prepared = TRUE;
-          detect_pair (detector, geometries, (uint32_t) a, (uint32_t) b, params, reach,
-                       n_points);
+          detect_pair (detector, geometries, (uint32_t) a, (uint32_t) b, params, n_points);
         }
     }
   topology_cache_prune (&detector->topologies, detector->run);
@@ -870,30 +905,89 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
 void
 detection_params_read (DetectionParams *params, const CwbParamSet *set)
 {
-  params->max_depth = cwb_param_double (set, "max_depth", 0.02);
+  params->max_depth = cwb_param_double (set, "max_depth", 0);
   params->cell_size = cwb_param_double (set, "cell_size", 0);
 }
 
-double
-detection_automatic_margin (const CwbContactQuery *query)
+static gboolean
+geometry_fixed (const CwbContactQuery *query, const CwbGeometry *geometry)
 {
-  double g = CWB_STRUCT_HAS (query, CwbContactQuery, gravity) ? cwb_v3_norm (query->gravity) : 0;
-  gboolean know_fixed = CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed)
-                        && query->body_fixed != NULL;
+  return CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed) && query->body_fixed != NULL
+         && geometry->body < query->n_bodies && query->body_fixed[geometry->body];
+}
+
+/* The median size (cwb_geometry_size) of the moving surfaces; 0 without any. */
+static double
+median_moving_size (const CwbContactQuery *query)
+{
   g_autofree double *sizes = g_new (double, MAX (query->n_geometries, 1));
   size_t n = 0;
   for (size_t k = 0; k < query->n_geometries; k++)
     {
       const CwbGeometry *geometry = &query->geometries[k];
       if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->n_points == 0
-          || (know_fixed && geometry->body < query->n_bodies && query->body_fixed[geometry->body]))
+          || geometry_fixed (query, geometry))
         continue;
       double size = cwb_geometry_size (geometry);
       if (isfinite (size))
         sizes[n++] = size;
     }
-  double median = n > 0 ? select_median (sizes, n) : 0;
-  return MAX (MARGIN_STEPS_OF_FALL * g * query->h * query->h, MARGIN_OF_SIZE * median);
+  return n > 0 ? select_median (sizes, n) : 0;
+}
+
+double
+detection_automatic_margin (const CwbContactQuery *query)
+{
+  double g = CWB_STRUCT_HAS (query, CwbContactQuery, gravity) ? cwb_v3_norm (query->gravity) : 0;
+  return MAX (MARGIN_STEPS_OF_FALL * g * query->h * query->h,
+              MARGIN_OF_SIZE * median_moving_size (query));
+}
+
+double
+detection_automatic_max_depth (const CwbContactQuery *query, double deepest)
+{
+  double depth = MAX (MAX_DEPTH_OF_SIZE * median_moving_size (query),
+                      MAX_DEPTH_OF_DEEPEST * (isfinite (deepest) ? deepest : 0));
+  /* Without moving surfaces (or sizes) the detector still needs a band > 0. */
+  return depth > 0 ? depth : MAX_DEPTH_OF_SIZE;
+}
+
+void
+detection_motion (const CwbContactQuery *query, DetectionVelocities *motion)
+{
+  for (size_t k = 0; k < query->n_geometries; k++)
+    {
+      const CwbGeometry *geometry = &query->geometries[k];
+      DetectionVelocities *box = &motion[k];
+      memset (box, 0, sizeof *box);
+      if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->velocities == NULL
+          || geometry->n_points == 0 || geometry_fixed (query, geometry))
+        continue;
+      for (int c = 0; c < 3; c++)
+        box->lo[c] = box->hi[c] = geometry->velocities[c];
+      for (size_t i = 1; i < geometry->n_points; i++)
+        for (int c = 0; c < 3; c++)
+          {
+            double v = geometry->velocities[3 * i + c];
+            box->lo[c] = fmin (box->lo[c], v);   /* fmin, fmax: a NaN is passed over */
+            box->hi[c] = fmax (box->hi[c], v);
+          }
+      for (int c = 0; c < 3; c++)
+        if (!isfinite (box->lo[c]) || !isfinite (box->hi[c]))
+          memset (box, 0, sizeof *box);
+    }
+}
+
+void
+detection_resolve (DetectionParams *params, double max_depth_param, double deepest,
+                   const CwbContactQuery *query, GArray *motion)
+{
+  params->max_depth = max_depth_param > 0 ? max_depth_param
+                                          : detection_automatic_max_depth (query, deepest);
+  g_array_set_size (motion, (guint) MAX (query->n_geometries, 1));
+  detection_motion (query, (DetectionVelocities *) (void *) motion->data);
+  params->motion = (const DetectionVelocities *) (void *) motion->data;
+  params->motion_time = MOTION_STEPS * query->h;
 }
 
 gboolean
