@@ -236,7 +236,7 @@ test_equal_boxes_offset (void)
 /* The 10-row flush pyramid (55 boxes) after 1 s. A stack of n flat contacts sinks by n
  * times the layer post-stabilization keeps: at the default half pixel (1.6 cm for 1 m
  * boxes) the top box would end 16 cm low, so the scene asks for 0.02 px (0.6 mm a contact:
- * 6 mm for ten). One volume per pair: cells of any size measured slower here. */
+ * 6 mm for ten). Cells at the default, 8 pixels. */
 static void
 test_pyramid_flush (void)
 {
@@ -250,6 +250,42 @@ test_pyramid_flush (void)
   g_test_message ("10-row flush pyramid after 1 s: drift %.4g m, kinetic energy %.3g J",
                   drift, world_kinetic_energy (world));
   g_assert_cmpfloat (drift, <, PYRAMID_DRIFT);
+}
+
+/* The flush pyramid with cells set by hand to a side that is not a whole number of its
+ * pixels (0.2 m against 0.031 m pixels), everything else at the model's and the solver's
+ * defaults: the model rounds the side to 6 pixels (0.186 m, in the derived parameters).
+ * Unrounded, a wall inside a pixel was cut exactly in one image and by pixel centres in the
+ * two others, the cells' gradients did not follow their volumes, and the pyramid came apart
+ * in its sixth step (boxes moved 72 m by one position pass; at a 0.02 px layer it held).
+ * After 0.3 s every box is where it stands, to the sinking of ten layers of the default half
+ * pixel (15.5 cm at the top; 4.4 cm measured) and the drift bound. */
+static void
+test_pyramid_hand_set_cells (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autofree char *yaml = fixture_pyramid_scene (10, 0, 0, 0.6, 0.01,
+                                                 "model: ldi, cell_size: 0.2",
+                                                 "name: constraint");
+  g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
+  fixture_step (world, 30);
+  double drift = fixture_pyramid_drift (world, 10, 0, 0);
+  g_test_message ("10-row flush pyramid, 0.2 m cells, after 0.3 s: drift %.4g m, kinetic "
+                  "energy %.3g J", drift, world_kinetic_energy (world));
+  g_assert_cmpfloat (drift, <, 10 * 0.5 * 0.031 + PYRAMID_DRIFT);
+  /* The side used, to round-off: 6 pixels of 0.031 m (1 m boxes over 32, two digits). */
+  const GArray *derived = cwb_world_inspection (world)->derived;
+  gboolean found = FALSE;
+  for (guint k = 0; k < derived->len; k++)
+    {
+      const CwbDerivedParam *d = &g_array_index (derived, CwbDerivedParam, k);
+      if (strcmp (d->name, "cell_size") == 0)
+        {
+          g_assert_cmpfloat_with_epsilon (d->value, 6 * 0.031, 1e-12);
+          found = TRUE;
+        }
+    }
+  g_assert_true (found);
 }
 
 /* The 10-row pyramid with each row 1 cm off along x and y: every box rests off-centre on two
@@ -288,5 +324,6 @@ main (int argc, char **argv)
   g_test_add_func ("/ldi/stacking/equal-boxes-offset", test_equal_boxes_offset);
   g_test_add_func ("/ldi/stacking/pyramid-flush", test_pyramid_flush);
   g_test_add_func ("/ldi/stacking/pyramid-offset", test_pyramid_offset);
+  g_test_add_func ("/ldi/stacking/pyramid-hand-set-cells", test_pyramid_hand_set_cells);
   return g_test_run ();
 }
