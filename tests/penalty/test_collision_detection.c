@@ -484,6 +484,70 @@ test_outside_and_too_deep (void)
     assert_location (geometries, candidate (candidates, i));
 }
 
+/* What a step's motion adds to the depth searched (DetectionParams.motion) and the automatic
+ * depth (detection_automatic_max_depth), through a query as a model gets it: a fixed unit
+ * cube (body 0) and a point of body 1 6 cm below its top face, with a 1 cm max_depth. At
+ * rest the point is too deep to be found; approaching at 6 m/s with h 0.01 the pair searches
+ * 1 cm + h 6 m/s = 7 cm (MOTION_STEPS 1) and finds it at its exact depth, having crossed the
+ * top face; moving up at 6 m/s (leaving: that depth is not this step's approach through its
+ * nearest face) it is not; nor against a cube that moves (the band follows motion only
+ * against fixed bodies). The automatic depth of a 1 m body: 2 % of its size at rest, 1.5
+ * times the last deepest penetration above that, at most 10 % of its size however deep the
+ * last one was. */
+static void
+test_motion_and_automatic_depth (void)
+{
+  g_autoptr (TestMesh) cube = mesh_box (1, 1, 1, 0, 0, 0);
+  g_autoptr (TestMesh) probe = test_mesh_new ();
+  const double point[3] = { 0.1, 0.2, 0.44 };
+  g_array_append_vals (probe->vertices, point, 3);
+  double cube_v[8 * 3] = { 0 }, probe_v[3] = { 0, 0, -6 };
+  CwbGeometry geometries[2] = { geometry_of (cube, TRUE), geometry_of (probe, FALSE) };
+  geometries[0].velocities = cube_v;
+  geometries[1].velocities = probe_v;
+  geometries[1].body = 1;
+  gboolean fixed[2] = { TRUE, FALSE };
+  CwbContactQuery query = { .struct_size = sizeof query, .geometries = geometries,
+                            .n_geometries = 2, .n_bodies = 2, .h = 0.01, .body_fixed = fixed };
+  g_autoptr (CollisionDetector) detector = collision_detector_new ();
+  g_autoptr (GArray) candidates = candidates_new ();
+  g_autoptr (GArray) motion = g_array_new (FALSE, FALSE, sizeof (DetectionVelocities));
+
+  DetectionParams params = { .max_depth = 0.01 };
+  collision_detector_run (detector, geometries, 2, &params, candidates);
+  g_assert_cmpuint (candidates->len, ==, 0);   /* at rest: 6 cm is beyond 1 cm */
+
+  detection_resolve (&params, 0.01, 0, &query, motion);
+  g_assert_cmpfloat (params.max_depth, ==, 0.01);
+  g_assert_cmpfloat_with_epsilon (params.motion_time, MOTION_STEPS * 0.01, 1e-15);
+  collision_detector_run (detector, geometries, 2, &params, candidates);
+  g_assert_cmpuint (candidates->len, ==, 1);
+  g_assert_cmpfloat (fabs (candidate (candidates, 0)->depth[2] - 0.06), <, LENGTH_TOLERANCE);
+
+  /* Leaving through the top face: not this step's approach. */
+  probe_v[2] = 6;
+  detection_resolve (&params, 0.01, 0, &query, motion);
+  collision_detector_run (detector, geometries, 2, &params, candidates);
+  g_assert_cmpuint (candidates->len, ==, 0);
+
+  /* Against a cube that moves (at rest now): the band stays 1 cm. */
+  probe_v[2] = -6;
+  fixed[0] = FALSE;
+  detection_resolve (&params, 0.01, 0, &query, motion);
+  collision_detector_run (detector, geometries, 2, &params, candidates);
+  g_assert_cmpuint (candidates->len, ==, 0);
+
+  /* The automatic depth: the median moving size is the cube's (1 m) and the point's (0). */
+  g_autoptr (TestMesh) other = mesh_box (1, 1, 1, 5, 0, 0);
+  CwbGeometry two_cubes[2] = { geometry_of (cube, TRUE), geometry_of (other, TRUE) };
+  query.geometries = two_cubes;
+  fixed[0] = fixed[1] = FALSE;
+  two_cubes[1].body = 1;
+  g_assert_cmpfloat_with_epsilon (detection_automatic_max_depth (&query, 0), 0.02, 1e-15);
+  g_assert_cmpfloat_with_epsilon (detection_automatic_max_depth (&query, 0.04), 0.06, 1e-15);
+  g_assert_cmpfloat_with_epsilon (detection_automatic_max_depth (&query, 5), 0.1, 1e-15);
+}
+
 /* Random points inside a unit cube within max_depth of its surface against the closed form
  * (distance = min_k (0.5 - |p_k|), nearest face = its argmin): every one found, |d| exact, d
  * along the nearest face's normal; random points just outside: none. Plus a second cube's
@@ -1079,6 +1143,8 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/penalty/detection/cube-on-ground", test_cube_on_ground);
   g_test_add_func ("/penalty/detection/outside-and-too-deep", test_outside_and_too_deep);
+  g_test_add_func ("/penalty/detection/motion-and-automatic-depth",
+                   test_motion_and_automatic_depth);
   g_test_add_func ("/penalty/detection/nearest-face", test_nearest_face);
   g_test_add_func ("/penalty/detection/sphere-sphere", test_sphere_sphere);
   g_test_add_func ("/penalty/detection/non-convex", test_non_convex);

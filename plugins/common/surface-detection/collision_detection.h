@@ -79,6 +79,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CollisionDetector, collision_detector_free)
 /* The box of a geometry's point velocities (m/s); zero for a fixed body's. */
 typedef struct DetectionVelocities {
   double lo[3], hi[3];
+  gboolean fixed;   /* the geometry's body never moves */
 } DetectionVelocities;
 
 typedef struct DetectionParams {
@@ -99,12 +100,16 @@ typedef struct DetectionParams {
   /* NULL, or per geometry: pairs of two flagged geometries are left out (another detector,
    * convex_contact.h, handles them). */
   const gboolean *skip_pairs_among;
-  /* NULL, or per geometry: the box of its points' velocities (detection_motion). A pair
-   * (a, b) searches max_depth + d deep, d = motion_time |v_a - v_b| at most over the two
-   * boxes: how far the step can have taken their points into each other. A fast point is
-   * found however deep one step took it, while pairs at rest, or falling together, keep the
-   * narrow band. The margin outside is not widened: speculative contacts a step ahead of
-   * every falling body tripled the contacts of 12 falling cows (proximity, 432 -> 1632 a
+  /* NULL, or per geometry: the box of its points' velocities (detection_motion). A pair of
+   * a moving and a fixed geometry searches max_depth + d deep, d = motion_time |v| at most
+   * over the moving one's box: how far the step can have taken its points in. A fast point
+   * is found however deep one step took it through the face it crossed (entered_this_step
+   * in collision_detection.c), while bodies at rest keep the narrow band. Only against a
+   * fixed body (the floor a dropped body must not fall through): between two moving FEM
+   * bodies the wider band let the rain's 40 piled cows find points of each other deeper than
+   * their thin parts' middles, and even with the entry check they ran 3 times slower, 4.8
+   * cm deep. The margin outside is not widened either: speculative contacts a step ahead
+   * of every falling body tripled the contacts of 12 falling cows (proximity, 432 -> 1632 a
    * step, 1.5 times the run's time) and caught nothing the deeper search does not. */
   const DetectionVelocities *motion;
   double motion_time;   /* s: MOTION_STEPS h */
@@ -153,7 +158,7 @@ void collision_detector_set_table_size (CollisionDetector *detector, size_t tabl
   { "max_depth", CWB_PARAM_DOUBLE, "m", "0", 0, 10, NULL,                                  \
     "Deepest penetration searched beyond what the pair moved over the step: points deeper "  \
     "inside a body are not found; 0: automatic, 2 % of the moving bodies' median size or "   \
-    "1.5 times the last step's deepest penetration" },                                      \
+    "1.5 times the last step's deepest penetration, at most 10 % of that size" },           \
   { "cell_size", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,                                  \
     "Spatial hash cell edge; 0 chooses it from the meshes' edge lengths" }
 
@@ -165,19 +170,24 @@ void detection_params_read (DetectionParams *params, const CwbParamSet *set);
  * size (2 cm for 1 m boxes, the value every shipped scene was tuned with) and
  * MAX_DEPTH_OF_DEEPEST times `deepest`, the deepest penetration the model found in its last
  * detection, so that a resting overlap deeper than the floor (a load, a swap from a model
- * with a thicker layer) stays found. What a step's motion adds comes per pair, from
- * detection_motion. */
+ * with a thicker layer) stays found; at most MAX_DEPTH_CEILING_OF_SIZE times the median
+ * size. Without that ceiling the band fed on itself where bodies sank into each other (each
+ * detection finding points 1.5 times deeper than the last): 40 FEM cows swapped to penalty
+ * mid-fall grew their contacts until the run took 24 GB and was killed. What a step's
+ * motion adds comes per pair, from detection_motion. */
 #define MAX_DEPTH_OF_SIZE 0.02
 #define MAX_DEPTH_OF_DEEPEST 1.5
+#define MAX_DEPTH_CEILING_OF_SIZE 0.1
 double detection_automatic_max_depth (const CwbContactQuery *query, double deepest);
 
 /* Per geometry of the query, into motion[n_geometries]: the box of its points' velocities
- * (zero for a fixed body's, and for non-finite ones). A pair approaching at v went v h into
- * each other since the last detection; DetectionParams.motion_time = MOTION_STEPS h leaves
- * room for the step's acceleration. Without it a FEM ball dropped 5 m (10 m/s at dt 0.005,
- * 5 cm a step) passed the fixed 2 cm band and sank into the ground under penalty and
- * proximity. */
-#define MOTION_STEPS 2.0
+ * (zero for a fixed body's, and for non-finite ones) and whether it is fixed. A point
+ * approaching a fixed surface at v went v h into it since the last detection
+ * (DetectionParams.motion_time = MOTION_STEPS h; the velocity is the one the step ended
+ * with, the fastest of the step under gravity). Without it a FEM ball dropped 5 m (10 m/s at
+ * dt 0.005, 5 cm a step) passed the fixed 2 cm band and sank into the ground under penalty
+ * and proximity. */
+#define MOTION_STEPS 1.0
 void detection_motion (const CwbContactQuery *query, DetectionVelocities *motion);
 
 /* What a model's detection uses this step: params->max_depth from `max_depth_param` (> 0 as
