@@ -737,15 +737,15 @@ pair_motion (const DetectionParams *params, size_t a, size_t b)
   return params->motion_time * cwb_v3_norm (d);
 }
 
-/* Whether point `id` of geometry a, found inside b deeper than DetectionParams.max_depth
+/* Whether `point` of geometry a, found inside b deeper than DetectionParams.max_depth
  * (within the pair's motion band), got there over this step: its depth must be what its
  * approach through the face it is nearest explains, motion_time times its velocity relative
  * to b's surface there (interpolated at the closest point) against the outward normal
  * d / |d|. A point that a fast fall carried in through that face passes; one found deep by
- * the far side of a thin part (a cow's leg pushed into another's), whose nearest face it
- * did not cross, does not, and is left out as the fixed band left it out: pushed out
- * through the far side, a pile of 40 FEM cows under proximity found points 12 cm deep, 16 000
- * contacts, and its solve ran out of memory. */
+ * the far side of a thin part, whose nearest face it did not cross, does not, and is left
+ * out as the fixed band left it out rather than pushed on through. (Between two moving FEM
+ * bodies, where the band no longer grows, such points had made a pile of 40 cows under
+ * proximity 12 cm deep; this check alone left it 4.8 cm deep and 3 times slower.) */
 static gboolean
 entered_this_step (const CwbGeometry *geometries, uint32_t a, uint32_t b, size_t point,
                    const Nearest *rec, const DetectionParams *params)
