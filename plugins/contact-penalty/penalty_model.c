@@ -98,9 +98,7 @@ typedef struct Penalty {
   double margin;
   double depenetration_param;   /* the parameter: < 0 automatic */
   double depenetration;         /* what this step uses (m) */
-  double max_depth_param;       /* the parameter: 0 automatic */
-  double deepest;               /* the last detection's deepest penetration (m) */
-  GArray *motion;               /* DetectionVelocities per geometry */
+  DetectionDepth depth;
   SurfaceContacts *detector;
   FrictionMemory *memory;
   PenaltyNormalisation *norm;
@@ -163,8 +161,7 @@ read_params (Penalty *self, const CwbParamSet *params)
   self->friction_sweeps = (int) cwb_param_int (params, "friction_sweeps", 10);
   self->normal_sweeps = (int) cwb_param_int (params, "normal_sweeps", 100);
   self->softness = cwb_param_double (params, "softness", 0.01);
-  detection_params_read (&self->detection, params);
-  self->max_depth_param = self->detection.max_depth;
+  detection_params_read (&self->detection, &self->depth, params);
   self->margin = cwb_param_double (params, "margin", 0);
   self->depenetration_param = cwb_param_double (params, "max_depenetration", -1);
 }
@@ -174,6 +171,7 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
                 GError **error)
 {
   Penalty *self = g_new0 (Penalty, 1);
+  detection_depth_init (&self->depth);
   read_params (self, info->params);
   self->detector = surface_contacts_new ();
   self->manifold = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
@@ -191,7 +189,6 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
   self->rel = g_array_new (FALSE, FALSE, sizeof (double));
   self->rel_friction = g_array_new (FALSE, FALSE, sizeof (double));
   self->movable = g_array_new (FALSE, TRUE, sizeof (gboolean));
-  self->motion = g_array_new (FALSE, FALSE, sizeof (DetectionVelocities));
   return self;
 }
 
@@ -205,10 +202,10 @@ penalty_destroy (void *data)
   pair_mobility_free (self->mobility);
   GArray *arrays[] = { self->candidates, self->manifold, self->contacts, self->forces,
                        self->pairs, self->inside, self->inside_pairs, self->normal_vectors,
-                       self->sweep_terms, self->rel, self->rel_friction, self->movable,
-                       self->motion };
+                       self->sweep_terms, self->rel, self->rel_friction, self->movable };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_array_unref (arrays[k]);
+  detection_depth_clear (&self->depth);
   g_free (self);
 }
 
@@ -232,7 +229,7 @@ penalty_attach (void *data, const CwbContactQuery *query, GError **error)
     return FALSE;
   /* A new attachment (a swap, a reload) starts without friction memory or a last depth. */
   friction_memory_clear (self->memory);
-  self->deepest = 0;
+  self->depth.deepest = 0;
   return TRUE;
 }
 
@@ -267,13 +264,12 @@ static gboolean
 penalty_detect (void *data, const CwbContactQuery *query, GError **error)
 {
   Penalty *self = data;
-  detection_resolve (&self->detection, self->max_depth_param, self->deepest, query,
-                     self->motion);
+  detection_resolve (&self->detection, &self->depth, query);
   double deepest = detect_entered (self, query, self->margin);
   double reach = MIN (PENALTY_MARGIN_FACTOR * deepest, self->detection.max_depth);
   if (reach > self->margin)
     detect_entered (self, query, reach);
-  self->deepest = deepest;
+  self->depth.deepest = deepest;
   return TRUE;
 }
 
@@ -885,8 +881,7 @@ penalty_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   add_stiffness (self, set);
   if (self->depenetration_param < 0)
     cwb_inspection_add_derived (inspection, "max_depenetration", self->depenetration);
-  if (!(self->max_depth_param > 0))
-    cwb_inspection_add_derived (inspection, "max_depth", self->detection.max_depth);
+  detection_depth_publish (&self->depth, &self->detection, inspection);
   return TRUE;
 }
 

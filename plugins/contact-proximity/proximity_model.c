@@ -52,9 +52,7 @@
 typedef struct Proximity {
   DetectionParams detection;
   double margin_param;   /* the parameter: < 0 automatic */
-  double max_depth_param;/* the parameter: 0 automatic */
-  double deepest;        /* the last detection's deepest penetration (m) */
-  GArray *motion;        /* DetectionVelocities per geometry */
+  DetectionDepth depth;
   SurfaceContacts *detector;
   GArray *candidates;    /* ContactCandidate */
   GArray *manifold;      /* ManifoldContact */
@@ -81,8 +79,7 @@ static const CwbParamSpec proximity_params[] = {
 static void
 read_params (Proximity *self, const CwbParamSet *params)
 {
-  detection_params_read (&self->detection, params);
-  self->max_depth_param = self->detection.max_depth;
+  detection_params_read (&self->detection, &self->depth, params);
   self->margin_param = cwb_param_double (params, "margin", -1);
 }
 
@@ -91,6 +88,7 @@ proximity_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
                   GError **error)
 {
   Proximity *self = g_new0 (Proximity, 1);
+  detection_depth_init (&self->depth);
   read_params (self, info->params);
   self->detector = surface_contacts_new ();
   self->candidates = g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
@@ -98,7 +96,6 @@ proximity_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
   self->mobility = g_array_new (FALSE, TRUE, sizeof (Mobility));
   self->probe = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->response = g_array_new (FALSE, FALSE, sizeof (double));
-  self->motion = g_array_new (FALSE, FALSE, sizeof (DetectionVelocities));
   return self;
 }
 
@@ -112,7 +109,7 @@ proximity_destroy (void *data)
   g_array_unref (self->mobility);
   g_array_unref (self->probe);
   g_array_unref (self->response);
-  g_array_unref (self->motion);
+  detection_depth_clear (&self->depth);
   g_free (self);
 }
 
@@ -125,7 +122,7 @@ proximity_params_changed (void *self, const CwbParamSet *params)
 static gboolean
 proximity_attach (void *data, const CwbContactQuery *query, GError **error)
 {
-  ((Proximity *) data)->deepest = 0;   /* a new attachment has no last detection */
+  ((Proximity *) data)->depth.deepest = 0;   /* a new attachment has no last detection */
   return detection_check_geometries (query->geometries, query->n_geometries, "proximity",
                                      error);
 }
@@ -136,13 +133,13 @@ proximity_detect (void *data, const CwbContactQuery *query, GError **error)
   Proximity *self = data;
   self->detection.margin = self->margin_param >= 0 ? self->margin_param
                                                    : detection_automatic_margin (query);
-  detection_resolve (&self->detection, self->max_depth_param, self->deepest, query,
-                     self->motion);
+  detection_resolve (&self->detection, &self->depth, query);
   surface_contacts_run (self->detector, query->geometries, query->n_geometries,
                         &self->detection, self->manifold, self->candidates);
-  self->deepest = 0;
+  self->depth.deepest = 0;
   for (guint k = 0; k < self->candidates->len; k++)
-    self->deepest = MAX (self->deepest, -g_array_index (self->candidates, ContactCandidate, k).gap);
+    self->depth.deepest = MAX (self->depth.deepest,
+                               -g_array_index (self->candidates, ContactCandidate, k).gap);
   return TRUE;
 }
 
@@ -305,8 +302,7 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   set->max_penetration = deepest;
   if (self->margin_param < 0)
     cwb_inspection_add_derived (inspection, "margin", self->detection.margin);
-  if (!(self->max_depth_param > 0))
-    cwb_inspection_add_derived (inspection, "max_depth", self->detection.max_depth);
+  detection_depth_publish (&self->depth, &self->detection, inspection);
   return TRUE;
 }
 /* Signorini and Coulomb rows, for the constraint solver. */

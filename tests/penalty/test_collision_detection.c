@@ -511,13 +511,15 @@ test_motion_and_automatic_depth (void)
                             .n_geometries = 2, .n_bodies = 2, .h = 0.01, .body_fixed = fixed };
   g_autoptr (CollisionDetector) detector = collision_detector_new ();
   g_autoptr (GArray) candidates = candidates_new ();
-  g_autoptr (GArray) motion = g_array_new (FALSE, FALSE, sizeof (DetectionVelocities));
+  DetectionDepth depth;
+  detection_depth_init (&depth);
+  depth.param = 0.01;
 
   DetectionParams params = { .max_depth = 0.01 };
   collision_detector_run (detector, geometries, 2, &params, candidates);
   g_assert_cmpuint (candidates->len, ==, 0);   /* at rest: 6 cm is beyond 1 cm */
 
-  detection_resolve (&params, 0.01, 0, &query, motion);
+  detection_resolve (&params, &depth, &query);
   g_assert_cmpfloat (params.max_depth, ==, 0.01);
   g_assert_cmpfloat_with_epsilon (params.motion_time, MOTION_STEPS * 0.01, 1e-15);
   collision_detector_run (detector, geometries, 2, &params, candidates);
@@ -526,14 +528,14 @@ test_motion_and_automatic_depth (void)
 
   /* Leaving through the top face: not this step's approach. */
   probe_v[2] = 6;
-  detection_resolve (&params, 0.01, 0, &query, motion);
+  detection_resolve (&params, &depth, &query);
   collision_detector_run (detector, geometries, 2, &params, candidates);
   g_assert_cmpuint (candidates->len, ==, 0);
 
   /* Against a cube that moves (at rest now): the band stays 1 cm. */
   probe_v[2] = -6;
   fixed[0] = FALSE;
-  detection_resolve (&params, 0.01, 0, &query, motion);
+  detection_resolve (&params, &depth, &query);
   collision_detector_run (detector, geometries, 2, &params, candidates);
   g_assert_cmpuint (candidates->len, ==, 0);
 
@@ -546,6 +548,7 @@ test_motion_and_automatic_depth (void)
   g_assert_cmpfloat_with_epsilon (detection_automatic_max_depth (&query, 0), 0.02, 1e-15);
   g_assert_cmpfloat_with_epsilon (detection_automatic_max_depth (&query, 0.04), 0.06, 1e-15);
   g_assert_cmpfloat_with_epsilon (detection_automatic_max_depth (&query, 5), 0.1, 1e-15);
+  detection_depth_clear (&depth);
 }
 
 /* Random points inside a unit cube within max_depth of its surface against the closed form

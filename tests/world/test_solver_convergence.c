@@ -25,11 +25,7 @@ static const char stack_yaml[] =
 static double
 solver_derived (CwbWorld *world, const char *name)
 {
-  const GArray *derived = cwb_world_solver_derived (world);
-  for (guint k = 0; k < derived->len; k++)
-    if (g_strcmp0 (g_array_index (derived, CwbDerivedParam, k).name, name) == 0)
-      return g_array_index (derived, CwbDerivedParam, k).value;
-  return NAN;
+  return fixture_derived (cwb_world_solver_derived (world), name);
 }
 
 #define SETTLE_STEPS 100

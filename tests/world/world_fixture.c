@@ -277,3 +277,12 @@ fixture_sphere_facet_down (double radius, int resolution, double orientation[4],
     orientation[1 + k] = axis[k] * sin (angle / 2);
   *facet_distance = cwb_v3_dot (normal, v[0]);
 }
+
+double
+fixture_derived (const GArray *derived, const char *name)
+{
+  for (guint k = 0; derived != NULL && k < derived->len; k++)
+    if (g_strcmp0 (g_array_index (derived, CwbDerivedParam, k).name, name) == 0)
+      return g_array_index (derived, CwbDerivedParam, k).value;
+  return NAN;
+}

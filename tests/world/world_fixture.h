@@ -111,3 +111,7 @@ void fixture_sphere_facet_down (double radius, int resolution, double orientatio
  * initial x and y, and the height of its row when the rows rest on each other (the gaps
  * closed). */
 double fixture_pyramid_drift (CwbWorld *world, int rows, double gap, double offset);
+
+/* The value of the automatic parameter `name` in `derived` (CwbDerivedParam: a contact
+ * model's inspection or the solver's), NAN when it holds none. */
+double fixture_derived (const GArray *derived, const char *name);

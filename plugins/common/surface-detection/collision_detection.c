@@ -122,7 +122,6 @@ typedef struct PairQuery {
   uint32_t stamp;
   QueryMode mode;
   double max_depth;             /* the pair's: DetectionParams.max_depth + its motion */
-  double margin;                /* DetectionParams.margin */
   double reach;                 /* the band searched: max(max_depth, margin) */
   double ray_dir[3];            /* QUERY_RAY: the dominant direction m */
   size_t n_touched;
@@ -661,7 +660,7 @@ next_stamp (CollisionDetector *detector, size_t n_points)
  * not in contact). */
 static Side
 classify (const Nearest *rec, const CwbGeometry *surface, const Topology *topology,
-          const PairQuery *pq)
+          const PairQuery *pq, const DetectionParams *params)
 {
   if (rec->dist2 > 0)
     {
@@ -670,7 +669,8 @@ classify (const Nearest *rec, const CwbGeometry *surface, const Topology *topolo
       if (cwb_v3_dot (rec->depth, normal) > 0)
         return rec->dist2 <= pq->max_depth * pq->max_depth ? SIDE_INSIDE : SIDE_NONE;
     }
-  return pq->margin > 0 && rec->dist2 <= pq->margin * pq->margin ? SIDE_OUTSIDE : SIDE_NONE;
+  return params->margin > 0 && rec->dist2 <= params->margin * params->margin ? SIDE_OUTSIDE
+                                                                            : SIDE_NONE;
 }
 
 /* A candidate of pair (a, b) from point `id`'s nearest-feature record (depth, triangle,
@@ -773,9 +773,8 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
   const Topology *topology = detector->info[b].topology;
   double motion = pair_motion (params, a, b);
   PairQuery pq = { .a = a, .b = b, .stamp = next_stamp (detector, n_points),
-                   .mode = QUERY_NEAREST, .max_depth = params->max_depth + motion,
-                   .margin = params->margin };
-  pq.reach = MAX (pq.max_depth, pq.margin);
+                   .mode = QUERY_NEAREST, .max_depth = params->max_depth + motion };
+  pq.reach = MAX (pq.max_depth, params->margin);
   detector->stats.pairs_tested++;
   query_surface (detector, &pq, geometries, ia->lo, ia->hi);
 
@@ -785,7 +784,7 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
   for (size_t i = 0; i < pq.n_touched; i++)
     {
       Nearest *rec = &detector->nearest[detector->touched[i]];
-      rec->side = classify (rec, surface, topology, &pq);
+      rec->side = classify (rec, surface, topology, &pq, params);
       if (rec->side == SIDE_INSIDE && rec->dist2 > params->max_depth * params->max_depth
           && !entered_this_step (geometries, a, b, detector->touched[i] - ia->offset, rec,
                                  params))
@@ -806,7 +805,7 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
       candidate->gap = -depth;
       cwb_v3_scale (candidate->normal, candidate->depth, 1 / depth);
     }
-  if (pq.margin > 0)
+  if (params->margin > 0)
     add_outside_candidates (detector, &pq, surface, topology);
 }
 
@@ -872,36 +871,21 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
           || !ib->topology->valid || ib->n_finite == 0)
         continue;
       double prepared = -1;   /* the reach b's triangles are grown by; < 0: not yet */
-      /* Grown by the most any pair with b searches, for the boxes' test; each pair then by
-       * its own reach. */
-      double surface_reach = reach;
-      for (size_t a = 0; params->motion != NULL && a < n_geometries; a++)
-        if (a != b && geometries[a].kind == CWB_GEOMETRY_SURFACE)
-          surface_reach = MAX (surface_reach, reach + pair_motion (params, a, b));
-      double lo[3], hi[3];
-      for (int k = 0; k < 3; k++)
-        {
-          lo[k] = ib->lo[k] - surface_reach;
-          hi[k] = ib->hi[k] + surface_reach;
-        }
       for (size_t a = 0; a < n_geometries; a++)
         {
           const GeometryInfo *ia = &detector->info[a];
-          if (a == b || geometries[a].kind != CWB_GEOMETRY_SURFACE || ia->n_finite == 0
-              || !boxes_overlap (ia->lo, ia->hi, lo, hi))
+          if (a == b || geometries[a].kind != CWB_GEOMETRY_SURFACE || ia->n_finite == 0)
             continue;
+          /* b's box grown by this pair's reach: its band and the step's motion. */
           double pair_reach = reach + pair_motion (params, a, b);
-          if (pair_reach < surface_reach)
+          double lo[3], hi[3];
+          for (int k = 0; k < 3; k++)
             {
-              double plo[3], phi[3];
-              for (int k = 0; k < 3; k++)
-                {
-                  plo[k] = ib->lo[k] - pair_reach;
-                  phi[k] = ib->hi[k] + pair_reach;
-                }
-              if (!boxes_overlap (ia->lo, ia->hi, plo, phi))
-                continue;
+              lo[k] = ib->lo[k] - pair_reach;
+              hi[k] = ib->hi[k] + pair_reach;
             }
+          if (!boxes_overlap (ia->lo, ia->hi, lo, hi))
+            continue;
           if (params->skip_pairs_among != NULL && params->skip_pairs_among[a]
               && params->skip_pairs_among[b])
             continue;
@@ -937,9 +921,21 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
 }
 
 void
-detection_params_read (DetectionParams *params, const CwbParamSet *set)
+detection_depth_init (DetectionDepth *depth)
 {
-  params->max_depth = cwb_param_double (set, "max_depth", 0);
+  *depth = (DetectionDepth) { .motion = g_array_new (FALSE, FALSE, sizeof (DetectionVelocities)) };
+}
+
+void
+detection_depth_clear (DetectionDepth *depth)
+{
+  g_clear_pointer (&depth->motion, g_array_unref);
+}
+
+void
+detection_params_read (DetectionParams *params, DetectionDepth *depth, const CwbParamSet *set)
+{
+  depth->param = cwb_param_double (set, "max_depth", 0);
   params->cell_size = cwb_param_double (set, "cell_size", 0);
 }
 
@@ -1019,15 +1015,23 @@ detection_motion (const CwbContactQuery *query, DetectionVelocities *motion)
 }
 
 void
-detection_resolve (DetectionParams *params, double max_depth_param, double deepest,
-                   const CwbContactQuery *query, GArray *motion)
+detection_resolve (DetectionParams *params, DetectionDepth *depth, const CwbContactQuery *query)
 {
-  params->max_depth = max_depth_param > 0 ? max_depth_param
-                                          : detection_automatic_max_depth (query, deepest);
+  params->max_depth = depth->param > 0 ? depth->param
+                                       : detection_automatic_max_depth (query, depth->deepest);
+  GArray *motion = depth->motion;
   g_array_set_size (motion, (guint) MAX (query->n_geometries, 1));
   detection_motion (query, (DetectionVelocities *) (void *) motion->data);
   params->motion = (const DetectionVelocities *) (void *) motion->data;
   params->motion_time = MOTION_STEPS * query->h;
+}
+
+void
+detection_depth_publish (const DetectionDepth *depth, const DetectionParams *params,
+                         CwbInspection *inspection)
+{
+  if (!(depth->param > 0))
+    cwb_inspection_add_derived (inspection, "max_depth", params->max_depth);
 }
 
 gboolean

@@ -162,9 +162,20 @@ void collision_detector_set_table_size (CollisionDetector *detector, size_t tabl
   { "cell_size", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,                                  \
     "Spatial hash cell edge; 0 chooses it from the meshes' edge lengths" }
 
-/* Sets max_depth (0: automatic, detection_resolve) and cell_size from a parameter set declared
- * with DETECTION_PARAM_SPECS; leaves the other fields. */
-void detection_params_read (DetectionParams *params, const CwbParamSet *set);
+/* What a model keeps between its detections for the depth they search (detection_resolve). */
+typedef struct DetectionDepth {
+  double param;     /* the max_depth parameter: 0 automatic */
+  double deepest;   /* the deepest penetration its last detection found (m); 0 after attach */
+  GArray *motion;   /* DetectionVelocities per geometry (detection_motion) */
+} DetectionDepth;
+
+void detection_depth_init (DetectionDepth *depth);
+void detection_depth_clear (DetectionDepth *depth);
+
+/* Sets depth->param (max_depth, 0: automatic) and params->cell_size from a parameter set
+ * declared with DETECTION_PARAM_SPECS; leaves the other fields. */
+void detection_params_read (DetectionParams *params, DetectionDepth *depth,
+                            const CwbParamSet *set);
 
 /* The automatic max_depth: the larger of MAX_DEPTH_OF_SIZE times the moving surfaces' median
  * size (2 cm for 1 m boxes, the value every shipped scene was tuned with) and
@@ -190,12 +201,15 @@ double detection_automatic_max_depth (const CwbContactQuery *query, double deepe
 #define MOTION_STEPS 1.0
 void detection_motion (const CwbContactQuery *query, DetectionVelocities *motion);
 
-/* What a model's detection uses this step: params->max_depth from `max_depth_param` (> 0 as
- * given, else detection_automatic_max_depth with `deepest`), params->motion into `motion`
- * (a GArray of DetectionVelocities, resized to the query's geometries) and
- * params->motion_time. */
-void detection_resolve (DetectionParams *params, double max_depth_param, double deepest,
-                        const CwbContactQuery *query, GArray *motion);
+/* What a model's detection uses this step: params->max_depth from depth->param (> 0 as
+ * given, else detection_automatic_max_depth with depth->deepest), params->motion into
+ * depth->motion and params->motion_time. */
+void detection_resolve (DetectionParams *params, DetectionDepth *depth,
+                        const CwbContactQuery *query);
+
+/* Publishes the max_depth the last detection used, where it was automatic. */
+void detection_depth_publish (const DetectionDepth *depth, const DetectionParams *params,
+                              CwbInspection *inspection);
 
 /* The margin of a model whose margin parameter is automatic: the larger of
  *   MARGIN_STEPS_OF_FALL |g| h^2, a few steps' worth of the distance gravity adds between
