@@ -52,6 +52,8 @@ struct BgsSolver {
   GArray *active;          /* size_t: an island's active rows for the direct solve */
   GArray *active_residual, *active_force, *direct_force;   /* double per active row */
   GArray *block_state;     /* guint8 per block of the island: BLOCK_FIXED ... */
+  GArray *island_rows;     /* size_t: the rows of the island being started cold */
+  GArray *entry_force;     /* double per island row: its force on entry */
 };
 
 BgsSolver *
@@ -78,6 +80,8 @@ bgs_solver_new (void)
   s->active_residual = g_array_new (FALSE, FALSE, sizeof (double));
   s->active_force = g_array_new (FALSE, FALSE, sizeof (double));
   s->direct_force = g_array_new (FALSE, FALSE, sizeof (double));
+  s->island_rows = g_array_new (FALSE, FALSE, sizeof (size_t));
+  s->entry_force = g_array_new (FALSE, FALSE, sizeof (double));
   s->block_state = g_array_new (FALSE, FALSE, sizeof (guint8));
   return s;
 }
@@ -107,6 +111,8 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->active_residual);
   g_array_unref (s->active_force);
   g_array_unref (s->direct_force);
+  g_array_unref (s->island_rows);
+  g_array_unref (s->entry_force);
   g_array_unref (s->block_state);
   g_free (s);
 }
@@ -504,6 +510,69 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
     record_value (s, p, (size_t) loose[il[k]], dq, values, motion);
 }
 
+/* Adds one contact frame's measure of the laws to `check` (bgs_check); the friction set's
+ * excess only with `excess` (the stop does not read it). */
+static void
+check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const double *f,
+             const double *dq, gboolean excess, BgsCheck *check)
+{
+  int n = block->normal;
+  double gap = row_value (s, p, n, dq) + row_tolerance (p, n);
+  double f_n = f[n];
+  check->contacts++;
+  check->penetration = larger (check->penetration, -gap);
+  if (f_n > 0)
+    check->complementarity = larger (check->complementarity, fabs (gap));
+  double f_t[2] = { 0, 0 };
+  for (int a = 0; a < block->n_tangents; a++)
+    f_t[a] = f[block->tangent[a]];
+  double radius = p->friction ? block->mu * fmax (f_n, 0) : 0;
+  if (excess)
+    check->friction_excess = larger (check->friction_excess,
+                                     cwb_friction_gauge (p->friction_law, f_t) - radius);
+  /* The slip is read only where there is friction to judge it by. */
+  if (!(radius > 0))
+    return;
+  double slip[2] = { 0, 0 };
+  for (int a = 0; a < block->n_tangents; a++)
+    slip[a] = row_value (s, p, block->tangent[a], dq);
+  check->slip_error = larger (check->slip_error,
+                              cwb_friction_dissipation_gap (p->friction_law, radius, f_t, slip)
+                                / radius);
+}
+
+/* How far the island's forces and motion are from the laws, in metres: the largest of its
+ * contacts' Signorini errors (the gap under force, or the penetration) and slip errors
+ * (bgs_check), and of its loose rows' own laws. 0 at a solution whatever the split of the
+ * forces among redundant contacts. A force outside the friction set is not measured: the
+ * disk and pyramid steps never leave one there. */
+static double
+island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
+                  size_t l1, const double *f, const double *dq)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  const guint *il = (const guint *) s->island_loose->data;
+  BgsCheck check = { 0 };
+  for (size_t k = b0; k < b1; k++)
+    check_block (s, p, &blocks[ib[k]], f, dq, FALSE, &check);
+  double error = larger (larger (check.penetration, check.complementarity), check.slip_error);
+  for (size_t k = l0; k < l1; k++)
+    {
+      size_t i = (size_t) loose[il[k]];
+      double value = row_value (s, p, i, dq);
+      if (p->rows[i].kind == CWB_ROW_BILATERAL)
+        error = larger (error, fabs (value));
+      else if (p->rows[i].kind == CWB_ROW_NORMAL)
+        {
+          value += row_tolerance (p, i);
+          error = larger (error, f[i] > 0 ? fabs (value) : -value);
+        }
+    }
+  return error;
+}
+
 /* ---- the direct start ----------------------------------------------------------------- */
 
 /* A contact sticks, for the active set, while its tangential force stays below this share of
@@ -516,6 +585,10 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
  * the rows off their targets by 1e-4 of what the change of force moves them, which the
  * sweeps remove (the values tried: docs/plugins/constraint.md). */
 #define DIRECT_COMPLIANCE 1e-4
+/* Direct solves at most for an island that starts cold (no contact with force on entry):
+ * its first guess (every touching contact sticks) is corrected by what each solve asks of
+ * it (correct_states); the flush pyramids' guesses hold after at most four. */
+#define COLD_START_PASSES 8
 
 /* A contact's part in the active set. */
 enum { BLOCK_FIXED, BLOCK_NORMAL, BLOCK_STICK };
@@ -594,19 +667,78 @@ apply_solved (const BgsSolver *s, const BgsProblem *p, const double *solved, dou
     }
 }
 
-/* Starts the island from the direct solve of its active set (island_direct.h), taken from
- * the warm start's forces: contacts with force, sticking where their tangential force is
- * inside the friction set, and the result projected onto the laws. The island keeps the
- * warm start when the set is too small or the solve fails. */
+/* Brings the tangential forces of the sliding contacts (BLOCK_NORMAL: held while their normal
+ * force was solved) back into their friction sets, where the new normal force shrank them. */
 static void
-start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
-              double *f, double *dq)
+project_sliding (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
+                 const guint8 *state, double *f, double *dq)
+{
+  if (!p->friction)
+    return;
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  for (size_t k = b0; k < b1; k++)
+    {
+      const Block *block = &blocks[ib[k]];
+      if (state[k - b0] != BLOCK_NORMAL || block->n_tangents == 0)
+        continue;
+      double ft[2] = { 0, 0 };
+      for (int a = 0; a < block->n_tangents; a++)
+        ft[a] = f[block->tangent[a]];
+      double gauge = cwb_friction_gauge (p->friction_law, ft);
+      double radius = block->mu * f[block->normal];
+      if (gauge > radius)
+        for (int a = 0; a < block->n_tangents; a++)
+          set_force (s, p, (size_t) block->tangent[a], gauge > 0 ? ft[a] * radius / gauge : 0,
+                     f, dq);
+    }
+}
+
+/* Corrects the active set by what the last direct solve asked of it (`solved`, in the order
+ * collect_active gave the rows): a contact whose normal force came out negative leaves it
+ * (it opens), one that sticks with its tangential force outside the friction set slides.
+ * Returns whether a contact changed its part. */
+static gboolean
+correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, guint8 *state,
+                const double *solved)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const guint *ib = (const guint *) s->island_blocks->data;
-  const double *diag = (const double *) s->diagonal->data;
-  g_array_set_size (s->block_state, (guint) MAX (b1 - b0, 1));
-  guint8 *state = (guint8 *) s->block_state->data;
+  gboolean changed = FALSE;
+  size_t at = 0;
+  for (size_t k = b0; k < b1; k++)
+    {
+      guint8 *part = &state[k - b0];
+      if (*part == BLOCK_FIXED)
+        continue;
+      const Block *block = &blocks[ib[k]];
+      double f_n = solved[at];
+      double ft[2] = { 0, 0 };
+      if (*part == BLOCK_STICK)
+        for (int a = 0; a < block->n_tangents; a++)
+          ft[a] = solved[at + 1 + (size_t) a];
+      at += 1 + (*part == BLOCK_STICK ? (size_t) block->n_tangents : 0);
+      if (f_n < 0)
+        *part = BLOCK_FIXED;
+      else if (*part == BLOCK_STICK && cwb_friction_gauge (p->friction_law, ft) > block->mu * f_n)
+        *part = BLOCK_NORMAL;
+      else
+        continue;
+      changed = TRUE;
+    }
+  return changed;
+}
+
+/* Each contact's part in the direct start of a warm island (from the forces it starts
+ * with): contacts with force, sticking where their tangential force is inside the friction
+ * set. A contact open at the free configuration holds max (rate, gap) (a speculative row,
+ * constraint_solver.c): not a linear row, so it keeps its force. */
+static void
+warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
+             guint8 *state)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
   for (size_t k = b0; k < b1; k++)
     {
       const Block *block = &blocks[ib[k]];
@@ -614,8 +746,6 @@ start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0
       double ft[2] = { 0, 0 };
       for (int a = 0; a < block->n_tangents; a++)
         ft[a] = f[block->tangent[a]];
-      /* A contact open at the free configuration holds max (rate, gap) (a speculative row,
-       * constraint_solver.c): not a linear row, so it keeps its force. */
       if (!(f[n] > 0) || (p->rate_normals && p->rows[n].violation > 0))
         state[k - b0] = BLOCK_FIXED;
       else if (block->n_tangents > 0 && p->friction
@@ -624,95 +754,155 @@ start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0
       else
         state[k - b0] = BLOCK_NORMAL;
     }
-  collect_active (s, p, b0, b1, l0, l1, state, f, dq);
-  if (s->active->len < BGS_DIRECT_MIN_ROWS)
-    return;
-
-  size_t n_active = s->active->len;
-  const size_t *rows = (const size_t *) s->active->data;
-  double mean_w = 0;
-  for (size_t k = 0; k < n_active; k++)
-    mean_w += diag[rows[k]];
-  mean_w /= (double) n_active;
-  DirectProblem direct = {
-    .n_active = n_active,
-    .rows = rows,
-    .residual = (const double *) s->active_residual->data,
-    .force = (const double *) s->active_force->data,
-    .epsilon = DIRECT_COMPLIANCE * mean_w,
-    .h = p->h,
-    .bodies = p->bodies,
-    .stiffness = p->stiffness,
-    .stiffness_data = p->stiffness_data,
-  };
-  g_array_set_size (s->direct_force, (guint) n_active);
-  double *solved = (double *) s->direct_force->data;
-  if (!island_direct_solve (s->direct, &direct, solved))
-    return;
-  apply_solved (s, p, solved, f, dq);
 }
 
-/* Adds one contact frame's measure of the laws to `check` (bgs_check); the friction set's
- * excess only with `excess` (the stop does not read it). */
-static void
-check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const double *f,
-             const double *dq, gboolean excess, BgsCheck *check)
-{
-  int n = block->normal;
-  double gap = row_value (s, p, n, dq) + row_tolerance (p, n);
-  double f_n = f[n];
-  check->contacts++;
-  check->penetration = larger (check->penetration, -gap);
-  if (f_n > 0)
-    check->complementarity = larger (check->complementarity, fabs (gap));
-  double f_t[2] = { 0, 0 };
-  for (int a = 0; a < block->n_tangents; a++)
-    f_t[a] = f[block->tangent[a]];
-  double radius = p->friction ? block->mu * fmax (f_n, 0) : 0;
-  if (excess)
-    check->friction_excess = larger (check->friction_excess,
-                                     cwb_friction_gauge (p->friction_law, f_t) - radius);
-  /* The slip is read only where there is friction to judge it by. */
-  if (!(radius > 0))
-    return;
-  double slip[2] = { 0, 0 };
-  for (int a = 0; a < block->n_tangents; a++)
-    slip[a] = row_value (s, p, block->tangent[a], dq);
-  check->slip_error = larger (check->slip_error,
-                              cwb_friction_dissipation_gap (p->friction_law, radius, f_t, slip)
-                                / radius);
-}
-
-/* How far the island's forces and motion are from the laws, in metres: the largest of its
- * contacts' Signorini errors (the gap under force, or the penetration) and slip errors
- * (bgs_check), and of its loose rows' own laws. 0 at a solution whatever the split of the
- * forces among redundant contacts. A force outside the friction set is not measured: the
- * disk and pyramid steps never leave one there. */
-static double
-island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
-                  size_t l1, const double *f, const double *dq)
+/* Whether no contact of the island carries force on entry (its first step, a new island, or
+ * warm_start 0), and if so each contact's part in its direct start: every contact touching
+ * or closing (its normal row's value within the tolerance) sticks. */
+static gboolean
+cold_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
+             const double *dq, guint8 *state)
 {
   const Block *blocks = (const Block *) s->blocks->data;
-  const int *loose = (const int *) s->loose_rows->data;
   const guint *ib = (const guint *) s->island_blocks->data;
-  const guint *il = (const guint *) s->island_loose->data;
-  BgsCheck check = { 0 };
   for (size_t k = b0; k < b1; k++)
-    check_block (s, p, &blocks[ib[k]], f, dq, FALSE, &check);
-  double error = larger (larger (check.penetration, check.complementarity), check.slip_error);
-  for (size_t k = l0; k < l1; k++)
+    if (f[blocks[ib[k]].normal] != 0)
+      return FALSE;
+  for (size_t k = b0; k < b1; k++)
     {
-      size_t i = (size_t) loose[il[k]];
-      double value = row_value (s, p, i, dq);
-      if (p->rows[i].kind == CWB_ROW_BILATERAL)
-        error = larger (error, fabs (value));
-      else if (p->rows[i].kind == CWB_ROW_NORMAL)
+      const Block *block = &blocks[ib[k]];
+      size_t n = (size_t) block->normal;
+      if (row_value (s, p, n, dq) + row_tolerance (p, n) > p->tolerance)
+        state[k - b0] = BLOCK_FIXED;
+      else
+        state[k - b0] = block->n_tangents > 0 && p->friction ? BLOCK_STICK : BLOCK_NORMAL;
+    }
+  return TRUE;
+}
+
+/* Keeps the forces of the island's rows (its blocks' and loose rows) on entry, to go back
+ * to them (restore_entry). */
+static void
+keep_entry (BgsSolver *s, size_t b0, size_t b1, size_t l0, size_t l1, const double *f)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  const guint *il = (const guint *) s->island_loose->data;
+  g_array_set_size (s->island_rows, 0);
+  g_array_set_size (s->entry_force, 0);
+  for (size_t k = b0; k < b1; k++)
+    {
+      const Block *block = &blocks[ib[k]];
+      size_t row = (size_t) block->normal;
+      g_array_append_val (s->island_rows, row);
+      for (int a = 0; a < block->n_tangents; a++)
         {
-          value += row_tolerance (p, i);
-          error = larger (error, f[i] > 0 ? fabs (value) : -value);
+          row = (size_t) block->tangent[a];
+          g_array_append_val (s->island_rows, row);
         }
     }
-  return error;
+  for (size_t k = l0; k < l1; k++)
+    {
+      size_t row = (size_t) loose[il[k]];
+      g_array_append_val (s->island_rows, row);
+    }
+  for (guint k = 0; k < s->island_rows->len; k++)
+    g_array_append_val (s->entry_force, f[g_array_index (s->island_rows, size_t, k)]);
+}
+
+static void
+restore_entry (const BgsSolver *s, const BgsProblem *p, double *f, double *dq)
+{
+  for (guint k = 0; k < s->island_rows->len; k++)
+    set_force (s, p, g_array_index (s->island_rows, size_t, k),
+               g_array_index (s->entry_force, double, k), f, dq);
+}
+
+/* Starts the island from the direct solve of its active set (island_direct.h), the result
+ * projected onto the laws. A warm island (contacts with force on entry) takes its set from
+ * those forces (warm_states), one solve. A cold one guesses that every touching contact
+ * sticks (cold_states) and corrects the guess by what each solve asked of it
+ * (correct_states), solving again from the projected forces, the sliding contacts' held
+ * tangential forces brought into their cones (project_sliding), and once more when the set
+ * holds; at most COLD_START_PASSES solves (a primal active-set method). It is kept where the
+ * set settled and the island is nearer the laws than with no force, else the island goes
+ * back to its forces on entry. Gauss-Seidel from zero force took the flush 20-row pyramid's
+ * first 21 steps to their 200-sweep cap, each leaving what the next had to finish; from the
+ * cold start its first step takes 11 sweeps (docs/plugins/constraint.md, "A cold start").
+ * The island keeps the forces it has when the set is too small or a solve fails. */
+static void
+start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
+              double *f, double *dq)
+{
+  const double *diag = (const double *) s->diagonal->data;
+  g_array_set_size (s->block_state, (guint) MAX (b1 - b0, 1));
+  guint8 *state = (guint8 *) s->block_state->data;
+  int passes = 1;
+  gboolean cold = cold_states (s, p, b0, b1, f, dq, state);
+  double entry_law = 0;
+  gboolean settled = FALSE;
+  if (cold)
+    {
+      passes = COLD_START_PASSES;
+      keep_entry (s, b0, b1, l0, l1, f);
+      entry_law = island_law_error (s, p, b0, b1, l0, l1, f, dq);
+    }
+  else
+    warm_states (s, p, b0, b1, f, state);
+  for (int pass = 0; pass < passes; pass++)
+    {
+      collect_active (s, p, b0, b1, l0, l1, state, f, dq);
+      if (s->active->len < BGS_DIRECT_MIN_ROWS)
+        break;
+      size_t n_active = s->active->len;
+      const size_t *rows = (const size_t *) s->active->data;
+      double mean_w = 0;
+      for (size_t k = 0; k < n_active; k++)
+        mean_w += diag[rows[k]];
+      mean_w /= (double) n_active;
+      DirectProblem direct = {
+        .n_active = n_active,
+        .rows = rows,
+        .residual = (const double *) s->active_residual->data,
+        .force = (const double *) s->active_force->data,
+        .epsilon = DIRECT_COMPLIANCE * mean_w,
+        .h = p->h,
+        .bodies = p->bodies,
+        .stiffness = p->stiffness,
+        .stiffness_data = p->stiffness_data,
+      };
+      g_array_set_size (s->direct_force, (guint) n_active);
+      double *solved = (double *) s->direct_force->data;
+      if (!island_direct_solve (s->direct, &direct, solved))
+        break;
+      apply_solved (s, p, solved, f, dq);
+      if (cold)
+        project_sliding (s, p, b0, b1, state, f, dq);
+      if (correct_states (s, p, b0, b1, state, solved))
+        {
+          settled = FALSE;
+          continue;
+        }
+      if (!cold)
+        return;
+      /* The set holds: solved once more on it, the sliding contacts' forces (held while the
+       * last solve ran, then projected) are those of the normal forces it found. */
+      if (!settled && pass + 1 < passes)
+        {
+          settled = TRUE;
+          continue;
+        }
+      /* A cold start is kept only where it is nearer the laws than no force at all. */
+      if (!(island_law_error (s, p, b0, b1, l0, l1, f, dq) < entry_law))
+        restore_entry (s, p, f, dq);
+      return;
+    }
+  /* A cold guess that the passes did not settle (or that shrank below the direct solve's
+   * size) is no start (a box pyramid swapped from proximity into ldi, its cells' set still
+   * shrinking after eight, came apart from it). */
+  if (cold)
+    restore_entry (s, p, f, dq);
 }
 
 /* At most this many sweeps between two measures of the laws once one was taken: the ratio
