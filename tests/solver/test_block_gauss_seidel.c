@@ -970,6 +970,18 @@ test_direct_start_matches_sweeps (void)
   fixture_clear (&fx);
 }
 
+/* The frames of a column of n particles standing on the ground along z, each contact given
+ * `copies` times (redundant frames, all of one contact's copies after the other's), friction
+ * mu_ground on the ground and mu between particles; tangents along x and y. */
+static void
+add_column_frames (Fixture *fx, int n, int copies, double mu_ground, double mu)
+{
+  const double x[3] = { 1, 0, 0 }, y[3] = { 0, 1, 0 }, z[3] = { 0, 0, 1 };
+  for (int copy = 0; copy < copies; copy++)
+    for (int k = 0; k < n; k++)
+      add_friction_frame (fx, k, k - 1, k == 0 ? mu_ground : mu, z, x, y);
+}
+
 /* The cold start: an island with no force on entry (its first step) starts from the direct
  * solve of every touching contact as sticking, corrected by what each solve asks of it. A
  * column of N particles (compliances 1 and 0.2 in turn) falling together 4 cm into the
@@ -988,10 +1000,7 @@ test_cold_start (void)
   enum { N = 12, ROWS = 6 * N };
   Fixture fx;
   fixture_init_column (&fx, N);
-  const double x[3] = { 1, 0, 0 }, y[3] = { 0, 1, 0 }, z[3] = { 0, 0, 1 };
-  for (int copy = 0; copy < 2; copy++)
-    for (int k = 0; k < N; k++)
-      add_friction_frame (&fx, k, k - 1, k == 0 ? 0.1 : 0.8, z, x, y);
+  add_column_frames (&fx, N, 2, 0.1, 0.8);
   g_assert_cmpuint (fx.rows->len, ==, ROWS);
   double delta[ROWS] = { 0 };
   for (int copy = 0; copy < 2; copy++)
@@ -1026,6 +1035,57 @@ test_cold_start (void)
   g_assert_cmpfloat (dq_sweeps[0], <, 0);
   g_assert_cmpfloat (dq_sweeps[0], >, -0.01);
   g_assert_cmpint (4 * r_cold.iterations, <, r_sweeps.iterations);
+  fixture_clear (&fx);
+}
+
+/* C^-1 of a fixture particle, counting the calls (the direct solve asks for every body's). */
+static int stiffness_calls;
+
+static const double *
+counted_stiffness (void *data, uint32_t body)
+{
+  stiffness_calls++;
+  return particle_stiffness (data, body);
+}
+
+/* A warm start that already holds the laws to a tenth of the tolerance skips the direct
+ * solve (DIRECT_SKIP_SHARE): the column of the cold-start test, solved to 1e-12 m, solved
+ * again from its own forces at 1e-9 m asks no body for its C^-1 and stops after one sweep;
+ * from those forces a tenth lower it factors and solves as before. */
+static void
+test_direct_skipped_when_held (void)
+{
+  enum { N = 12, ROWS = 3 * N };
+  Fixture fx;
+  fixture_init_column (&fx, N);
+  add_column_frames (&fx, N, 1, 0.8, 0.8);
+  double delta[ROWS] = { 0 };
+  delta[0] = -0.04;
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  BgsProblem problem = fixture_problem (&fx, delta, TRUE);
+  problem.tolerance = 1e-12;
+  double f[ROWS] = { 0 }, dq[3 * N] = { 0 };
+  BgsResult result;
+  bgs_solve (solver, &problem, f, dq, &result);
+  g_assert_cmpuint (result.capped_islands, ==, 0);
+
+  problem.tolerance = 1e-9;
+  problem.stiffness = counted_stiffness;
+  problem.stiffness_data = &fx;
+  double f_held[ROWS], dq_held[3 * N] = { 0 };
+  memcpy (f_held, f, sizeof f);
+  stiffness_calls = 0;
+  bgs_solve (solver, &problem, f_held, dq_held, &result);
+  g_assert_cmpint (stiffness_calls, ==, 0);
+  g_assert_cmpint (result.iterations, ==, 1);
+
+  double f_lower[ROWS], dq_lower[3 * N] = { 0 };
+  for (int i = 0; i < ROWS; i++)
+    f_lower[i] = 0.9 * f[i];
+  stiffness_calls = 0;
+  bgs_solve (solver, &problem, f_lower, dq_lower, &result);
+  g_assert_cmpint (stiffness_calls, >, 0);
+  g_assert_cmpuint (result.capped_islands, ==, 0);
   fixture_clear (&fx);
 }
 
@@ -1098,5 +1158,6 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/direct/least-change", test_direct_least_change);
   g_test_add_func ("/solver/bgs/direct/matches-sweeps", test_direct_start_matches_sweeps);
   g_test_add_func ("/solver/bgs/direct/cold-start", test_cold_start);
+  g_test_add_func ("/solver/bgs/direct/skipped-when-held", test_direct_skipped_when_held);
   return g_test_run ();
 }
