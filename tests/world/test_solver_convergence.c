@@ -86,8 +86,8 @@ test_warm_start_resting_stack (void)
 }
 
 /* With the direct start (the default), a step with no kept force (warm_start 0: every step)
- * starts cold from the direct solve of its touching contacts (block_gauss_seidel.c,
- * start_direct): measured 1 sweep per step, as warm-started, where the sweeps alone from
+ * starts cold from the direct solve of its touching contacts (direct_start.c,
+ * bgs_start_direct): measured 1 sweep per step, as warm-started, where the sweeps alone from
  * zero force take 57; the same factor as the warm start's is asked of it. */
 static void
 test_cold_start_resting_stack (void)

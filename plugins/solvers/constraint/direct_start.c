@@ -1,0 +1,346 @@
+/* The direct start of an island's sweeps (see island_direct.h): the active set guessed from
+ * the warm start, or, for an island with no force on entry, from its touching contacts and
+ * corrected round by round; solved by island_direct_solve and projected onto the laws. */
+#include "bgs_solver.h"
+
+#include "island_direct.h"
+
+/* A contact sticks, for the active set, while its tangential force stays below this share of
+ * the friction set's size: one on the boundary slides, and keeps its force. */
+#define STICK_SHARE 0.99
+/* The rows' compliance in the direct solve over their mean W_ii. The solve changes the warm
+ * start's forces by the least that brings the rows to their targets; the compliance bounds
+ * that change along W's nearly singular directions (contact points a clip tolerance apart),
+ * where a round-off-sized residual would otherwise ask for forces of 10^3 N, and it leaves
+ * the rows off their targets by 1e-4 of what the change of force moves them, which the
+ * sweeps remove (the values tried: docs/plugins/constraint.md). */
+#define DIRECT_COMPLIANCE 1e-4
+/* Direct solves at most for an island that starts cold (no contact with force on entry):
+ * its first guess (every touching contact sticks) is corrected by what each solve asks of
+ * it (correct_states); the flush pyramids' guesses hold after at most four. */
+#define COLD_START_PASSES 8
+/* A warm island whose forces on entry hold the laws to this share of the tolerance skips the
+ * direct solve (bgs_start_direct). A settled pyramid's warm start holds them to 0.01 to 0.1 of
+ * it; the factorisation is then most of the step (docs/plugins/constraint.md). */
+#define DIRECT_SKIP_SHARE 0.1
+
+/* A contact's part in the active set. */
+enum { BLOCK_FIXED, BLOCK_NORMAL, BLOCK_STICK };
+
+static void
+add_active (BgsSolver *s, size_t row, double residual, double force)
+{
+  g_array_append_val (s->active, row);
+  g_array_append_val (s->active_residual, residual);
+  g_array_append_val (s->active_force, force);
+}
+
+/* The active rows of the island's blocks in their states, and of its loose rows (bilateral
+ * rows, normal rows with force), each block's normal row first and its tangent rows after. */
+static void
+collect_active (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
+                const guint8 *state, const double *f, const double *dq)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  const guint *il = (const guint *) s->island_loose->data;
+  g_array_set_size (s->active, 0);
+  g_array_set_size (s->active_residual, 0);
+  g_array_set_size (s->active_force, 0);
+  for (size_t k = b0; k < b1; k++)
+    {
+      if (state[k - b0] == BLOCK_FIXED)
+        continue;
+      const Block *block = &blocks[ib[k]];
+      size_t n = (size_t) block->normal;
+      add_active (s, n, row_value (s, p, n, dq) + row_tolerance (p, n), f[n]);
+      if (state[k - b0] == BLOCK_STICK)
+        for (int a = 0; a < block->n_tangents; a++)
+          add_active (s, (size_t) block->tangent[a], row_value (s, p, block->tangent[a], dq),
+                      f[block->tangent[a]]);
+    }
+  for (size_t k = l0; k < l1; k++)
+    {
+      size_t i = (size_t) loose[il[k]];
+      if (p->rows[i].kind == CWB_ROW_BILATERAL)
+        add_active (s, i, row_value (s, p, i, dq), f[i]);
+      else if (p->rows[i].kind == CWB_ROW_NORMAL && f[i] > 0)
+        add_active (s, i, row_value (s, p, i, dq) + row_tolerance (p, i), f[i]);
+    }
+}
+
+/* Sets the active rows to the solved forces projected onto the laws: a normal force below
+ * zero becomes zero, a tangential force outside the friction set is scaled onto it. The
+ * normal forces go first, so that each contact's tangential forces are bounded by its own. */
+static void
+apply_solved (const BgsSolver *s, const BgsProblem *p, const double *solved, double *f,
+              double *dq)
+{
+  const size_t *rows = (const size_t *) s->active->data;
+  size_t n_active = s->active->len;
+  for (size_t k = 0; k < n_active; k++)
+    if (p->rows[rows[k]].kind != CWB_ROW_TANGENT)
+      set_force (s, p, rows[k],
+                 p->rows[rows[k]].kind == CWB_ROW_NORMAL ? larger (0, solved[k]) : solved[k],
+                 f, dq);
+  for (size_t k = 1; k < n_active; k++)
+    {
+      if (p->rows[rows[k]].kind != CWB_ROW_TANGENT || p->rows[rows[k - 1]].kind == CWB_ROW_TANGENT)
+        continue;
+      size_t normal = rows[k - 1];
+      double ft[2] = { solved[k], 0 };
+      int n_tangents = 1;
+      if (k + 1 < n_active && p->rows[rows[k + 1]].kind == CWB_ROW_TANGENT)
+        ft[n_tangents++] = solved[k + 1];
+      double radius = p->frames[p->rows[normal].frame].mu * f[normal];
+      double gauge = cwb_friction_gauge (p->friction_law, ft);
+      double scale = gauge > radius ? (gauge > 0 ? radius / gauge : 0) : 1;
+      for (int a = 0; a < n_tangents; a++)
+        set_force (s, p, rows[k + (size_t) a], scale * ft[a], f, dq);
+    }
+}
+
+/* Brings the tangential forces of the sliding contacts (BLOCK_NORMAL: held while their normal
+ * force was solved) back into their friction sets, where the new normal force shrank them. */
+static void
+project_sliding (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
+                 const guint8 *state, double *f, double *dq)
+{
+  if (!p->friction)
+    return;
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  for (size_t k = b0; k < b1; k++)
+    {
+      const Block *block = &blocks[ib[k]];
+      if (state[k - b0] != BLOCK_NORMAL || block->n_tangents == 0)
+        continue;
+      double ft[2] = { 0, 0 };
+      for (int a = 0; a < block->n_tangents; a++)
+        ft[a] = f[block->tangent[a]];
+      double gauge = cwb_friction_gauge (p->friction_law, ft);
+      double radius = block->mu * f[block->normal];
+      if (gauge > radius)
+        for (int a = 0; a < block->n_tangents; a++)
+          set_force (s, p, (size_t) block->tangent[a], gauge > 0 ? ft[a] * radius / gauge : 0,
+                     f, dq);
+    }
+}
+
+/* Corrects the active set by what the last direct solve asked of it (`solved`, in the order
+ * collect_active gave the rows): a contact whose normal force came out negative leaves it
+ * (it opens), one that sticks with its tangential force outside the friction set slides.
+ * Returns whether a contact changed its part. */
+static gboolean
+correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, guint8 *state,
+                const double *solved)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  gboolean changed = FALSE;
+  size_t at = 0;
+  for (size_t k = b0; k < b1; k++)
+    {
+      guint8 *part = &state[k - b0];
+      if (*part == BLOCK_FIXED)
+        continue;
+      const Block *block = &blocks[ib[k]];
+      double f_n = solved[at];
+      double ft[2] = { 0, 0 };
+      if (*part == BLOCK_STICK)
+        for (int a = 0; a < block->n_tangents; a++)
+          ft[a] = solved[at + 1 + (size_t) a];
+      at += 1 + (*part == BLOCK_STICK ? (size_t) block->n_tangents : 0);
+      if (f_n < 0)
+        *part = BLOCK_FIXED;
+      else if (*part == BLOCK_STICK && cwb_friction_gauge (p->friction_law, ft) > block->mu * f_n)
+        *part = BLOCK_NORMAL;
+      else
+        continue;
+      changed = TRUE;
+    }
+  return changed;
+}
+
+/* Each contact's part in the direct start of a warm island (from the forces it starts
+ * with): contacts with force, sticking where their tangential force is inside the friction
+ * set. A contact open at the free configuration holds max (rate, gap) (a speculative row,
+ * constraint_solver.c): not a linear row, so it keeps its force. */
+static void
+warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
+             guint8 *state)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  for (size_t k = b0; k < b1; k++)
+    {
+      const Block *block = &blocks[ib[k]];
+      size_t n = (size_t) block->normal;
+      double ft[2] = { 0, 0 };
+      for (int a = 0; a < block->n_tangents; a++)
+        ft[a] = f[block->tangent[a]];
+      if (!(f[n] > 0) || (p->rate_normals && p->rows[n].violation > 0))
+        state[k - b0] = BLOCK_FIXED;
+      else if (block->n_tangents > 0 && p->friction
+               && cwb_friction_gauge (p->friction_law, ft) < STICK_SHARE * block->mu * f[n])
+        state[k - b0] = BLOCK_STICK;
+      else
+        state[k - b0] = BLOCK_NORMAL;
+    }
+}
+
+/* Whether no contact of the island carries force on entry (its first step, a new island, or
+ * warm_start 0), and if so each contact's part in its direct start: every contact touching
+ * or closing (its normal row's value within the tolerance) sticks. */
+static gboolean
+cold_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
+             const double *dq, guint8 *state)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  for (size_t k = b0; k < b1; k++)
+    if (f[blocks[ib[k]].normal] != 0)
+      return FALSE;
+  for (size_t k = b0; k < b1; k++)
+    {
+      const Block *block = &blocks[ib[k]];
+      size_t n = (size_t) block->normal;
+      if (row_value (s, p, n, dq) + row_tolerance (p, n) > p->tolerance)
+        state[k - b0] = BLOCK_FIXED;
+      else
+        state[k - b0] = block->n_tangents > 0 && p->friction ? BLOCK_STICK : BLOCK_NORMAL;
+    }
+  return TRUE;
+}
+
+/* Keeps the forces of the island's rows (its blocks' and loose rows) on entry, to go back
+ * to them (restore_entry). */
+static void
+keep_entry (BgsSolver *s, size_t b0, size_t b1, size_t l0, size_t l1, const double *f)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  const int *loose = (const int *) s->loose_rows->data;
+  const guint *il = (const guint *) s->island_loose->data;
+  g_array_set_size (s->island_rows, 0);
+  g_array_set_size (s->entry_force, 0);
+  for (size_t k = b0; k < b1; k++)
+    {
+      const Block *block = &blocks[ib[k]];
+      size_t row = (size_t) block->normal;
+      g_array_append_val (s->island_rows, row);
+      for (int a = 0; a < block->n_tangents; a++)
+        {
+          row = (size_t) block->tangent[a];
+          g_array_append_val (s->island_rows, row);
+        }
+    }
+  for (size_t k = l0; k < l1; k++)
+    {
+      size_t row = (size_t) loose[il[k]];
+      g_array_append_val (s->island_rows, row);
+    }
+  for (guint k = 0; k < s->island_rows->len; k++)
+    g_array_append_val (s->entry_force, f[g_array_index (s->island_rows, size_t, k)]);
+}
+
+static void
+restore_entry (const BgsSolver *s, const BgsProblem *p, double *f, double *dq)
+{
+  for (guint k = 0; k < s->island_rows->len; k++)
+    set_force (s, p, g_array_index (s->island_rows, size_t, k),
+               g_array_index (s->entry_force, double, k), f, dq);
+}
+
+/* Starts the island from the direct solve of its active set (island_direct.h), the result
+ * projected onto the laws. A warm island (contacts with force on entry) takes its set from
+ * those forces (warm_states), one solve. A cold one guesses that every touching contact
+ * sticks (cold_states) and corrects the guess by what each solve asked of it
+ * (correct_states), solving again from the projected forces, the sliding contacts' held
+ * tangential forces brought into their cones (project_sliding), and once more when the set
+ * holds; at most COLD_START_PASSES solves (a primal active-set method). It is kept where the
+ * set settled and the island is nearer the laws than with no force, else the island goes
+ * back to its forces on entry. Gauss-Seidel from zero force took the flush 20-row pyramid's
+ * first 21 steps to their 200-sweep cap, each leaving what the next had to finish; from the
+ * cold start its first step takes 11 sweeps (docs/plugins/constraint.md, "A cold start").
+ * The island keeps the forces it has when the set is too small or a solve fails. */
+void
+bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
+              double *f, double *dq)
+{
+  const double *diag = (const double *) s->diagonal->data;
+  g_array_set_size (s->block_state, (guint) MAX (b1 - b0, 1));
+  guint8 *state = (guint8 *) s->block_state->data;
+  int passes = 1;
+  gboolean cold = cold_states (s, p, b0, b1, f, dq, state);
+  double entry_law = 0;
+  gboolean settled = FALSE;
+  if (cold)
+    {
+      passes = COLD_START_PASSES;
+      keep_entry (s, b0, b1, l0, l1, f);
+      entry_law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq);
+    }
+  else
+    {
+      /* A warm start that already holds the laws well within the tolerance needs no direct
+       * solve: the sweeps confirm it in one. */
+      if (bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq) <= DIRECT_SKIP_SHARE * p->tolerance)
+        return;
+      warm_states (s, p, b0, b1, f, state);
+    }
+  for (int pass = 0; pass < passes; pass++)
+    {
+      collect_active (s, p, b0, b1, l0, l1, state, f, dq);
+      if (s->active->len < BGS_DIRECT_MIN_ROWS)
+        break;
+      size_t n_active = s->active->len;
+      const size_t *rows = (const size_t *) s->active->data;
+      double mean_w = 0;
+      for (size_t k = 0; k < n_active; k++)
+        mean_w += diag[rows[k]];
+      mean_w /= (double) n_active;
+      DirectProblem direct = {
+        .n_active = n_active,
+        .rows = rows,
+        .residual = (const double *) s->active_residual->data,
+        .force = (const double *) s->active_force->data,
+        .epsilon = DIRECT_COMPLIANCE * mean_w,
+        .h = p->h,
+        .bodies = p->bodies,
+        .stiffness = p->stiffness,
+        .stiffness_data = p->stiffness_data,
+      };
+      g_array_set_size (s->direct_force, (guint) n_active);
+      double *solved = (double *) s->direct_force->data;
+      if (!island_direct_solve (s->direct, &direct, solved))
+        break;
+      apply_solved (s, p, solved, f, dq);
+      if (cold)
+        project_sliding (s, p, b0, b1, state, f, dq);
+      if (correct_states (s, p, b0, b1, state, solved))
+        {
+          settled = FALSE;
+          continue;
+        }
+      if (!cold)
+        return;
+      /* The set holds: solved once more on it, the sliding contacts' forces (held while the
+       * last solve ran, then projected) are those of the normal forces it found. */
+      if (!settled && pass + 1 < passes)
+        {
+          settled = TRUE;
+          continue;
+        }
+      /* A cold start is kept only where it is nearer the laws than no force at all. */
+      if (!(bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq) < entry_law))
+        restore_entry (s, p, f, dq);
+      return;
+    }
+  /* A cold guess that the passes did not settle (or that shrank below the direct solve's
+   * size) is no start (a box pyramid swapped from proximity into ldi, its cells' set still
+   * shrinking after eight, came apart from it). */
+  if (cold)
+    restore_entry (s, p, f, dq);
+}
