@@ -596,7 +596,8 @@ volume_counts (const LdiVolume *volume, double h)
 static void
 append_volume (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
                CwbInspection *inspection, const PairLdi *pair, double cell_size,
-               const LdiVolume *volume, const CwbPointWeight *gradients, ModelTotals *totals)
+               const LdiVolume *volume, const CwbPointWeight *gradients,
+               const double *pair_normal, ModelTotals *totals)
 {
   const LdiModelParams *p = &self->params;
   double h = pair->pixel_size;
@@ -608,6 +609,8 @@ append_volume (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
     .target_depth = p->target_depth * h,
     .friction = mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY,
     .mu = mu,
+    .pair_normal = pair_normal,
+    .pixel_area = h * h,
   };
   uint32_t frame = set->frames->len;
   if (!volume_constraint_append (set, volume, gradients, query->geometries, &constraint))
@@ -652,27 +655,6 @@ cells_apart (const GArray *cells, guint first, guint end, double h, double cell_
          > cell_size * cell_size;
 }
 
-/* A cell is taken for the alias of a contact layer thinner than a pixel when its normal
- * turns more than ALIAS_TURN_COSINE away from its pair's and its area is under a pixel's. */
-#define ALIAS_TURN_COSINE 0.5
-
-/* Whether `cell` is the alias of its pair's contact layer seen edge on: a cell that holds a
- * strip of the layer narrower than a pixel (the boxes' coplanar side faces a few millimetres
- * past a cell wall) has no pixel centre of the face-on image inside it, while the rays of an
- * image along the layer that run inside it cross the whole strip, bounded by the side faces.
- * Its gradient is those faces', across the pair's normal, through a fraction of a pixel's
- * area (a flush box pyramid under ldi: 0.02 to 0.5 of a pixel, 0.03 to 0.25 m deep in
- * 0.25 m cells, normals along the side faces'; pushed on, the pyramid came apart). A
- * contact the images resolve covers a pixel at least. */
-static gboolean
-cell_alias (const LdiVolume *cell, const CwbPointWeight *gradients,
-            const CwbGeometry *geometries, const double pair_normal[3], double h)
-{
-  double normal[3];
-  double area = volume_constraint_normal (cell, gradients, geometries, normal);
-  return area > 0 && area < h * h && fabs (cwb_v3_dot (normal, pair_normal)) < ALIAS_TURN_COSINE;
-}
-
 /* The pair's whole volume for bodies (a, b), NULL when it has none. */
 static const LdiVolume *
 pair_volume (const LdiVolumeResult *result, uint32_t a, uint32_t b)
@@ -710,7 +692,7 @@ append_cells (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
       if (whole != NULL
           && !cells_apart (cells, first, end, pair->pixel_size, pair->grid, whole,
                            whole_gradients, query->geometries))
-        append_volume (self, query, set, inspection, pair, 0, whole, whole_gradients, totals);
+        append_volume (self, query, set, inspection, pair, 0, whole, whole_gradients, NULL, totals);
       else
         {
           double pair_normal[3];
@@ -718,14 +700,9 @@ append_cells (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
                               && volume_constraint_normal (whole, whole_gradients,
                                                            query->geometries, pair_normal) > 0;
           for (guint v = first; v < end; v++)
-            {
-              const LdiVolume *cell = &g_array_index (cells, LdiVolume, v);
-              if (oriented && cell_alias (cell, cell_gradients, query->geometries, pair_normal,
-                                          pair->pixel_size))
-                continue;
-              append_volume (self, query, set, inspection, pair, pair->grid, cell,
-                             cell_gradients, totals);
-            }
+            append_volume (self, query, set, inspection, pair, pair->grid,
+                           &g_array_index (cells, LdiVolume, v), cell_gradients,
+                           oriented ? pair_normal : NULL, totals);
         }
       first = end;
     }
@@ -758,7 +735,8 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
         for (guint v = 0; v < result->pairs->len; v++)
           append_volume (self, query, set, inspection, pair, 0,
                          &g_array_index (result->pairs, LdiVolume, v),
-                         (const CwbPointWeight *) (void *) result->pair_gradients->data, &totals);
+                         (const CwbPointWeight *) (void *) result->pair_gradients->data, NULL,
+                         &totals);
       else
         {
           finest_cell = MIN (finest_cell, pair->grid);

@@ -267,7 +267,7 @@ restore_entry (const BgsSolver *s, const BgsProblem *p, double *f, double *dq)
  * The island keeps the forces it has when the set is too small or a solve fails. */
 void
 bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
-              double *f, double *dq)
+                  double *f, double *dq)
 {
   const double *diag = (const double *) s->diagonal->data;
   g_array_set_size (s->block_state, (guint) MAX (b1 - b0, 1));
@@ -317,15 +317,14 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
       if (!island_direct_solve (s->direct, &direct, solved))
         break;
       apply_solved (s, p, solved, f, dq);
-      if (cold)
-        project_sliding (s, p, b0, b1, state, f, dq);
+      if (!cold)
+        return;
+      project_sliding (s, p, b0, b1, state, f, dq);
       if (correct_states (s, p, b0, b1, state, solved))
         {
           settled = FALSE;
           continue;
         }
-      if (!cold)
-        return;
       /* The set holds: solved once more on it, the sliding contacts' forces (held while the
        * last solve ran, then projected) are those of the normal forces it found. */
       if (!settled && pass + 1 < passes)
