@@ -300,6 +300,10 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
     }
   set->intersection_volume = NAN;   /* point contacts have no volume */
   set->max_penetration = deepest;
+  /* Every pair within the margin is in the set, its rows linear in the points: a solver can
+   * measure a small motion through them (CwbContactSet.reach, ABI 1.11). */
+  if (CWB_STRUCT_HAS (set, CwbContactSet, reach))
+    set->reach = self->detection.margin;
   if (self->margin_param < 0)
     cwb_inspection_add_derived (inspection, "margin", self->detection.margin);
   detection_depth_publish (&self->depth, &self->detection, inspection);

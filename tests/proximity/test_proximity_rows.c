@@ -2,8 +2,8 @@
  * vtable on hand-built geometries, against hand-computed contacts: a point inside a unit cube
  * (frame, gap, normal, weights: +n on the point, -h_j n on the triangle, the b side summing to
  * -n; orthonormal right-handed tangents; the friction rows and the pass that drops them), a
- * point outside near an edge within the margin, two geometries that cannot move, and the
- * refusal of particles. */
+ * point outside near an edge within the margin (and the margin stated as the set's reach),
+ * two geometries that cannot move, and the refusal of particles. */
 #include <math.h>
 
 #include <cwb/cwb.h>
@@ -343,6 +343,8 @@ test_point_near_edge (void)
   assert_point_row (&scene, set, 2, CWB_ROW_TANGENT, frame->t2, 3);
   g_assert_cmpfloat (set->max_penetration, ==, 0);
   g_assert_cmpuint (out.inspection.vectors->len, ==, 0);
+  /* Every pair within the margin is in the set: its reach (ABI 1.11). */
+  g_assert_cmpfloat (set->reach, ==, 0.05);
   output_clear (&out);
   scene_clear (&scene);
 }

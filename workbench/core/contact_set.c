@@ -25,6 +25,7 @@ cwb_contact_set_init (CwbContactSet *set)
   set->max_penetration = NAN;
   set->friction_law = CWB_FRICTION_CONE;
   set->stabilization_passes = 0;
+  set->reach = 0;
 }
 
 void
@@ -40,6 +41,7 @@ cwb_contact_set_clear (CwbContactSet *set)
   set->max_penetration = NAN;
   set->friction_law = CWB_FRICTION_CONE;
   set->stabilization_passes = 0;
+  set->reach = 0;
 }
 
 void

@@ -20,7 +20,9 @@
  *   5. post-stabilization (Allard 2010 Algorithm 1, lines 4-9; eq. 18-19): while a normal
  *      row at the new configuration is violated beyond stabilization_tolerance, solve a
  *      frictionless position MLCP and move the positions only (velocities untouched, so no
- *      energy enters).
+ *      energy enters); the first check goes through the velocity pass's rows instead of a
+ *      detection where the model states its reach and the correction is small
+ *      (linear_check.h).
  *
  * Penalty point forces that the contact model returns with its rows are applied in step 4
  * through the same compliance, evaluated at the free configuration.
@@ -34,6 +36,7 @@
 #include "block_gauss_seidel.h"
 #include "compliance_cache.h"
 #include "contact_islands.h"
+#include "linear_check.h"
 #include "sleep.h"
 #include "warm_start.h"
 
@@ -78,6 +81,7 @@ typedef struct ConstraintSolver {
   /* scratch, grown as needed, so a step allocates nothing once sizes settle */
   GArray *q_free, *v_free, *dq, *r, *f, *delta_free, *body_dq, *q_stabilized;
   CwbContactSet snapshot;   /* the velocity pass's set, kept across stabilization */
+  LinearCheck linear_check; /* the free configuration, for a check without a detection */
 } ConstraintSolver;
 
 static const CwbParamSpec constraint_params[] = {
@@ -190,6 +194,7 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   self->body_dq = new_doubles ();
   self->q_stabilized = new_doubles ();
   init_set (&self->snapshot);
+  linear_check_init (&self->linear_check);
   contact_islands_init (&self->islands);
   self->warm_start = warm_start_new ();
   self->warm_position = warm_start_new ();
@@ -221,6 +226,7 @@ constraint_destroy (void *data)
   g_array_unref (self->snapshot.forces);
   g_array_unref (self->snapshot.stiffness);
   g_array_unref (self->snapshot.contact_ids);
+  linear_check_clear (&self->linear_check);
   contact_islands_clear (&self->islands);
   warm_start_free (self->warm_start);
   warm_start_free (self->warm_position);
@@ -510,6 +516,8 @@ copy_set (CwbContactSet *to, const CwbContactSet *from)
   if (CWB_STRUCT_HAS (to, CwbContactSet, stabilization_passes)
       && CWB_STRUCT_HAS (from, CwbContactSet, stabilization_passes))
     to->stabilization_passes = from->stabilization_passes;
+  if (CWB_STRUCT_HAS (to, CwbContactSet, reach) && CWB_STRUCT_HAS (from, CwbContactSet, reach))
+    to->reach = from->reach;
 }
 
 /* The largest violation of a normal row beyond its tolerance, 0 when all hold; rows between
@@ -539,10 +547,20 @@ static gboolean
 post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velocity_set,
                 GError **error)
 {
-  copy_set (&self->snapshot, velocity_set);
   double accepted = stabilization_accepted (self);
   int passes = 0;
   double violation = NAN, volume = NAN, penetration = NAN;
+  /* A check the velocity pass's rows can make needs no detection (linear_check.h). */
+  if (linear_check_measure (&self->linear_check, ctx, velocity_set,
+                            frames_asleep (self, velocity_set), &violation, &penetration)
+      && violation <= accepted)
+    {
+      if (CWB_STRUCT_HAS (ctx, CwbStepContext, report_stabilization))
+        ctx->report_stabilization (ctx, 0, violation, velocity_set->intersection_volume,
+                                   penetration);
+      return TRUE;
+    }
+  copy_set (&self->snapshot, velocity_set);
   for (int k = 0; k <= self->step_stabilization; k++)
     {
       /* Each detection overwrites the world's set (the same one velocity_set points to). */
@@ -687,6 +705,8 @@ advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
         break;
     }
   resolve_stabilization (self, ctx, set);
+  if (self->step_stabilization > 0)
+    linear_check_keep (&self->linear_check, ctx, set);
   compliance_cache_begin (self->compliance_cache, ctx, q_free, self->compliance);
   double *dq = zeroed (self->dq, ctx->nv);
   penalty_displacement (self, ctx, set, dq);
@@ -741,7 +761,7 @@ static const CwbPluginDesc constraint_desc = {
   .abi_minor = CWB_ABI_MINOR,
   .kind = CWB_PLUGIN_SOLVER,
   .name = "constraint",
-  .version = "1.7.0",
+  .version = "1.8.0",
   .summary = "Free motion, contact MLCP by block Gauss-Seidel with Coulomb friction (cone or "
              "pyramid), corrective motion, optional post-stabilization (Saupin 2008, "
              "Allard 2010)",

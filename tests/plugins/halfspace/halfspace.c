@@ -12,7 +12,10 @@
  * With a positive `stiffness` it makes penalty contacts instead: a force k (-g) n on every
  * point behind the plane, and no rows, so that the solvers' penalty path is tested too.
  * `stabilization_passes` is what its sets ask of the solver (ABI 1.10), so that a test can
- * check that a solver honours what any model asks. */
+ * check that a solver honours what any model asks. Its sets state the margin as their reach
+ * (ABI 1.11: every point within it is in the set) unless `state_reach` is 0, and it
+ * publishes the detections it has made as the derived value `detections`, so that a test
+ * can count them. */
 #include <cwb/cwb.h>
 
 typedef struct HalfSpace {
@@ -21,6 +24,8 @@ typedef struct HalfSpace {
   double margin;      /* contacts are made for gaps below this, so resting contact persists */
   double stiffness;   /* > 0: penalty forces instead of constraint rows */
   uint32_t stabilization_passes;   /* CwbContactSet.stabilization_passes of its sets */
+  gboolean state_reach;            /* CwbContactSet.reach = margin */
+  double detections;               /* model() calls since creation */
 } HalfSpace;
 
 static const CwbParamSpec halfspace_params[] = {
@@ -34,6 +39,8 @@ static const CwbParamSpec halfspace_params[] = {
     "0: constraint rows; > 0: penalty forces k (-gap) n on the points behind the plane" },
   { "stabilization_passes", CWB_PARAM_INT, "1", "0", 0, 1000, NULL,
     "Post-stabilization passes its sets ask the solver for (0: no need stated)" },
+  { "state_reach", CWB_PARAM_INT, "1", "1", 0, 1, NULL,
+    "1: its sets state the margin as their reach (every point within it is in the set)" },
 };
 
 static gboolean
@@ -54,6 +61,7 @@ read_params (HalfSpace *self, const CwbParamSet *params, GError **error)
   self->margin = cwb_param_double (params, "margin", 0);
   self->stiffness = cwb_param_double (params, "stiffness", 0);
   self->stabilization_passes = (uint32_t) cwb_param_int (params, "stabilization_passes", 0);
+  self->state_reach = cwb_param_int (params, "state_reach", 1) != 0;
   return TRUE;
 }
 
@@ -204,6 +212,10 @@ halfspace_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   set->max_penetration = deepest;
   if (CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes))
     set->stabilization_passes = self->stabilization_passes;
+  if (CWB_STRUCT_HAS (set, CwbContactSet, reach) && self->state_reach)
+    set->reach = self->margin;
+  self->detections++;
+  cwb_inspection_add_derived (inspection, "detections", self->detections);
   return TRUE;
 }
 

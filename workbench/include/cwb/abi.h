@@ -30,8 +30,9 @@ G_BEGIN_DECLS
  * 1.7: CWB_DEFINE_ERROR_QUARK.
  * 1.8: CwbStepContext.report_derived.
  * 1.9: CwbContactOutput, CwbContactModelVTable.outputs, CwbSolverVTable.solves.
- * 1.10: CwbContactSet.stabilization_passes. */
-#define CWB_ABI_MINOR 10
+ * 1.10: CwbContactSet.stabilization_passes.
+ * 1.11: CwbContactSet.reach. */
+#define CWB_ABI_MINOR 11
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

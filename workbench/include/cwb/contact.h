@@ -104,6 +104,14 @@ typedef struct CwbContactSet {
    * curved cap, sec. 4.4). A solver whose own count is automatic makes up to this many; 0
    * states no need. Every detection resets it to 0. */
   uint32_t stabilization_passes;
+  /* ABI 1.11 (check struct_size): the separation (m) within which the detection found every
+   * pair, its margin: a pair of points missing from the set was at least this far apart at
+   * the detected positions. A solver may then measure a motion that moves no point by more
+   * than half of it through the set's rows (sum_k w_k . dp_k, the first order of a point's
+   * gap), without another detection. 0, what every detection resets it to, states nothing;
+   * a model whose rows are not linear in the points near contact (an intersection volume)
+   * leaves it 0 or asks for more than one stabilization pass. */
+  double reach;
 } CwbContactSet;
 
 /* The identity of frame f of a set, 0 when the model gave none (an older model, or an older
