@@ -611,6 +611,7 @@ append_volume (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
     .mu = mu,
     .pair_normal = pair_normal,
     .pixel_area = h * h,
+    .cell_size = pair_normal != NULL ? cell_size : 0,
   };
   uint32_t frame = set->frames->len;
   if (!volume_constraint_append (set, volume, gradients, query->geometries, &constraint))

@@ -54,6 +54,13 @@
  * 0.03 to 1 m deep through 0.004 to 0.5 of a pixel in 0.25 m cells, and came apart pushing on
  * them (/swap/box-pyramid.yaml). A contact the images resolve covers a pixel at least. */
 #define ALIAS_TURN_COSINE 0.5
+/* The deepest a cell's part of an intersection can be along its normal: the cell's diagonal,
+ * sqrt 3 times its edge. A cell whose mean depth V / A exceeds it measured its area through
+ * less than the raster resolves: the flush box pyramid swapped from proximity into ldi had a
+ * 0.25 m cell holding 0.26 voxels of volume through 4e-5 of a pixel's area, its normal along
+ * the pair's, 217 m deep; the deepest cells of the scenes' contacts measure a few pixels
+ * (the torus stack's thinnest, 3 pixels through 0.03 of a pixel's area). */
+#define CELL_DEPTH_OF_EDGE 1.7320508075688772
 
 /* One row over the volume's gradient entries grad[0 .. n - 1]: with direction NULL the
  * normal row, weights -dV/dp_k / A; otherwise a tangent row along direction, weights
@@ -125,6 +132,8 @@ volume_constraint_append (CwbContactSet *set, const LdiVolume *volume,
     return FALSE;
   if (params->pair_normal != NULL && area < params->pixel_area
       && fabs (cwb_v3_dot (normal, params->pair_normal)) < ALIAS_TURN_COSINE)
+    return FALSE;
+  if (params->cell_size > 0 && volume->volume > CELL_DEPTH_OF_EDGE * params->cell_size * area)
     return FALSE;
 
   double weight = 0, centre[3] = { 0, 0, 0 };

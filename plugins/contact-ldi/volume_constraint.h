@@ -17,6 +17,9 @@ typedef struct VolumeConstraintParams {
    * through less than a pixel's area is an alias, not a contact (volume_constraint.c). */
   const double *pair_normal;
   double pixel_area;
+  /* For a cell: its edge, m (0 for a pair's whole volume); a cell whose mean depth V / A
+   * exceeds its own diagonal is not a contact measured in it (volume_constraint.c). */
+  double cell_size;
 } VolumeConstraintParams;
 
 /* The contact normal of `volume` (the unit signed sum of its gradient entries, body_a's

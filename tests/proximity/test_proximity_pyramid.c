@@ -22,36 +22,47 @@
 #define TWO_BOX_DRIFT 1e-4
 #define STEPS 300          /* 3 s at dt 0.01 */
 
-static void
+/* Runs the pyramid for STEPS steps and checks its drift; returns how many steps ended at the
+ * solver's cap without reaching its tolerance. */
+static int
 run_pyramid_with (int rows, double gap, double offset, const char *solver)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   g_autofree char *yaml = fixture_pyramid_scene (rows, gap, offset, 0.6, 0.01,
                                                  "model: proximity", solver);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
-  fixture_step (world, STEPS);
+  int capped = 0;
+  for (int k = 0; k < STEPS; k++)
+    {
+      fixture_step (world, 1);
+      capped += cwb_world_last_stats (world)->solver_converged == 0;
+    }
   double drift = fixture_pyramid_drift (world, rows, gap, offset);
-  g_test_message ("%d rows, gap %g, offset %g: drift %.3g m", rows, gap, offset, drift);
+  g_test_message ("%d rows, gap %g, offset %g: drift %.3g m, %d steps at the cap", rows, gap,
+                  offset, drift, capped);
   g_assert_cmpfloat (drift, <, PYRAMID_DRIFT);
+  return capped;
 }
 
-static void
+static int
 run_pyramid (int rows, double gap, double offset)
 {
-  run_pyramid_with (rows, gap, offset, "name: constraint");
+  return run_pyramid_with (rows, gap, offset, "name: constraint");
 }
 
 static void
 test_flush_10 (void)
 {
-  run_pyramid (10, 0, 0);
+  g_assert_cmpint (run_pyramid (10, 0, 0), ==, 0);
 }
 
-/* 20 rows, 210 boxes: the larger pyramid for proximity. */
+/* 20 rows, 210 boxes: the issue's larger pyramid for proximity. Every step converges, with
+ * the velocity pass's operator kept from step to step (operator_reuse.h): kept for up to
+ * 1e-6 of the boxes' size and with its sweep order, 15 of the 300 steps ended at the cap. */
 static void
 test_flush_20 (void)
 {
-  run_pyramid (20, 0, 0);
+  g_assert_cmpint (run_pyramid (20, 0, 0), ==, 0);
 }
 
 /* The same with the sweeps alone, without the direct solve that starts each island by

@@ -231,6 +231,102 @@ test_automatic_stabilization (void)
   g_assert_cmpfloat (automatic_value (0.01, -9.81, "", "stabilization_iterations"), ==, 1);
 }
 
+/* Both stacks' solves stop within the tolerance (9.81e-8 m) of the laws, and a resting
+ * stack's positions move by far less than what that leaves; the kept operator's own error
+ * is a thousandth of it (OPERATOR_MOTION_OF_SIZE). A tenth of the tolerance. */
+#define KEPT_POSITION_TOLERANCE 1e-8
+
+static const char kept_yaml[] =
+  "world: { dt: 0.01, gravity: [0, 0, -9.81] }\n"
+  "contact: { model: proximity, margin: 0.002 }\n"
+  "solver: { name: constraint, keep_operator: %s }\n"
+  "bodies:\n"
+  FIXTURE_THREE_BOX_STACK_BODIES;
+
+/* The velocity pass's operator kept from step to step (operator_reuse.h). The settled stack,
+ * stepped side by side with one that builds its operator every step: the keeping one asks
+ * its bodies for no compliance on most steps (compliance_ms exactly 0: no call was timed),
+ * every step of both converges, and the two stay within KEPT_POSITION_TOLERANCE of each
+ * other. */
+static void
+test_operator_kept (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autofree char *keeping_yaml = g_strdup_printf (kept_yaml, "true");
+  g_autofree char *building_yaml = g_strdup_printf (kept_yaml, "false");
+  g_autoptr (CwbWorld) keeping = fixture_world (registry, keeping_yaml);
+  g_autoptr (CwbWorld) building = fixture_world (registry, building_yaml);
+  fixture_step (keeping, SETTLE_STEPS);
+  fixture_step (building, SETTLE_STEPS);
+  int kept = 0;
+  double apart = 0;
+  for (int k = 0; k < MEASURE_STEPS; k++)
+    {
+      fixture_step (keeping, 1);
+      fixture_step (building, 1);
+      const CwbStepStats *a = cwb_world_last_stats (keeping);
+      const CwbStepStats *b = cwb_world_last_stats (building);
+      g_assert_cmpint (a->solver_converged, ==, 1);
+      g_assert_cmpint (b->solver_converged, ==, 1);
+      g_assert_cmpfloat (b->compliance_ms, >, 0);
+      kept += a->compliance_ms == 0;
+      for (size_t body = 0; body < cwb_world_n_bodies (keeping); body++)
+        {
+          CwbBodySummary sa, sb;
+          cwb_world_body_summary (keeping, body, &sa);
+          cwb_world_body_summary (building, body, &sb);
+          double d[3];
+          cwb_v3_sub (d, sa.centroid, sb.centroid);
+          apart = MAX (apart, cwb_v3_norm (d));
+        }
+    }
+  g_test_message ("operator kept on %d of %d steps; the stacks %.3g m apart at most", kept,
+                  MEASURE_STEPS, apart);
+  g_assert_cmpint (kept, >=, MEASURE_STEPS / 2);
+  g_assert_cmpfloat (apart, <=, KEPT_POSITION_TOLERANCE);
+}
+
+/* A moving body's operator is built at every step: a box sliding on the ground (1 m/s,
+ * friction 0.1: it stops after about 1 s and 0.5 m) moves its points by millimetres a step,
+ * far beyond the 5e-8 m the kept operator allows it; once it rests the operator is kept. */
+static void
+test_operator_rebuilt_when_moving (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (
+    registry,
+    "world: { dt: 0.01, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: proximity, margin: 0.002 }\n"
+    "solver: { name: constraint }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [10, 10, 1] }\n"
+    "    fixed: true\n"
+    "    material: { friction: 0.1 }\n"
+    "  - name: box\n"
+    "    shape: { type: box, size: [0.5, 0.5, 0.5] }\n"
+    "    pose: { position: [0, 0, 0.25] }\n"
+    "    velocity: { linear: [1, 0, 0] }\n"
+    "    material: { density: 500, friction: 0.1 }\n");
+  int sliding = 0, kept_at_rest = 0;
+  for (int k = 0; k < 150; k++)
+    {
+      fixture_step (world, 1);
+      const CwbStepStats *st = cwb_world_last_stats (world);
+      CwbBodySummary box;
+      cwb_world_body_summary (world, 1, &box);
+      if (cwb_v3_norm (box.linear_velocity) > 1e-3)
+        {
+          sliding++;
+          g_assert_cmpfloat (st->compliance_ms, >, 0);
+        }
+      else if (st->compliance_ms == 0)
+        kept_at_rest++;
+    }
+  g_assert_cmpint (sliding, >, 90);
+  g_assert_cmpint (kept_at_rest, >, 0);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -241,5 +337,8 @@ main (int argc, char **argv)
   g_test_add_func ("/world/solver/converged-reported", test_converged_reported);
   g_test_add_func ("/world/solver/automatic-tolerance", test_automatic_tolerance);
   g_test_add_func ("/world/solver/automatic-stabilization", test_automatic_stabilization);
+  g_test_add_func ("/world/solver/operator-kept", test_operator_kept);
+  g_test_add_func ("/world/solver/operator-rebuilt-when-moving",
+                   test_operator_rebuilt_when_moving);
   return g_test_run ();
 }

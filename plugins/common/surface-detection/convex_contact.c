@@ -54,6 +54,7 @@ struct ConvexDetector {
   TopologyCache topologies;
   GArray *polytopes;    /* ConvexPolytope, per geometry */
   GArray *order;        /* SweepEntry */
+  GArray *pairs;        /* GeometryPair: the pairs whose grown boxes overlap */
   GArray *clip_in, *clip_out;   /* ClipVertex */
   GArray *depths;       /* double: heights of the clipped points over the reference face */
   uint64_t run;
@@ -63,6 +64,10 @@ typedef struct SweepEntry {
   double lo;
   uint32_t geometry;
 } SweepEntry;
+
+typedef struct GeometryPair {
+  uint32_t a, b;   /* a < b */
+} GeometryPair;
 
 typedef struct ClipVertex {
   double p[3];
@@ -76,6 +81,7 @@ convex_detector_new (void)
   topology_cache_init (&d->topologies);
   d->polytopes = g_array_new (FALSE, TRUE, sizeof (ConvexPolytope));
   d->order = g_array_new (FALSE, FALSE, sizeof (SweepEntry));
+  d->pairs = g_array_new (FALSE, FALSE, sizeof (GeometryPair));
   d->clip_in = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
   d->clip_out = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
   d->depths = g_array_new (FALSE, FALSE, sizeof (double));
@@ -91,6 +97,7 @@ convex_detector_free (ConvexDetector *d)
     convex_polytope_clear (&g_array_index (d->polytopes, ConvexPolytope, g));
   g_array_unref (d->polytopes);
   g_array_unref (d->order);
+  g_array_unref (d->pairs);
   g_array_unref (d->clip_in);
   g_array_unref (d->clip_out);
   g_array_unref (d->depths);
@@ -642,6 +649,15 @@ collide (ConvexDetector *d, const CwbGeometry *geometries, uint32_t a, uint32_t 
 }
 
 static int
+compare_pairs (const void *x, const void *y)
+{
+  const GeometryPair *p = x, *q = y;
+  if (p->a != q->a)
+    return p->a < q->a ? -1 : 1;
+  return (p->b > q->b) - (p->b < q->b);
+}
+
+static int
 compare_sweep (const void *x, const void *y)
 {
   const SweepEntry *a = x, *b = y;
@@ -681,8 +697,12 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
     }
   topology_cache_prune (&d->topologies, d->run);
 
-  /* Sweep and prune along x, then the y and z boxes, all grown by the margin. */
+  /* Sweep and prune along x, then the y and z boxes, all grown by the margin. The pairs found
+   * are collided in the order of their geometries, not of the sweep (which two boxes level
+   * along x swap from one step to the next by round-off): a set whose contacts last keeps
+   * its order, and with it its identities' order, from step to step. */
   g_array_sort (d->order, compare_sweep);
+  g_array_set_size (d->pairs, 0);
   const SweepEntry *order = (const SweepEntry *) d->order->data;
   for (guint k = 0; k < d->order->len; k++)
     {
@@ -695,7 +715,14 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
           if (pb->lo[1] > pa->hi[1] + margin || pa->lo[1] > pb->hi[1] + margin
               || pb->lo[2] > pa->hi[2] + margin || pa->lo[2] > pb->hi[2] + margin)
             continue;
-          collide (d, geometries, MIN (a, b), MAX (a, b), margin, contacts);
+          GeometryPair pair = { MIN (a, b), MAX (a, b) };
+          g_array_append_val (d->pairs, pair);
         }
+    }
+  g_array_sort (d->pairs, compare_pairs);
+  for (guint k = 0; k < d->pairs->len; k++)
+    {
+      const GeometryPair *pair = &g_array_index (d->pairs, GeometryPair, k);
+      collide (d, geometries, pair->a, pair->b, margin, contacts);
     }
 }

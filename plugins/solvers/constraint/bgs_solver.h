@@ -35,6 +35,12 @@ typedef struct Block {
   double height;   /* the frame's origin along the problem's order direction */
 } Block;
 
+/* A block's place in the sweep order (block_gauss_seidel.c). */
+typedef struct HeightKey {
+  double height;
+  guint block;
+} HeightKey;
+
 struct BgsSolver {
   GArray *segment_start;   /* size_t, n_rows + 1 */
   GArray *segments;        /* Segment */
@@ -44,6 +50,7 @@ struct BgsSolver {
   GArray *blocks;          /* Block */
   GArray *loose_rows;      /* int: rows outside any normal block, solved one by one */
   GArray *island_blocks;   /* guint: block indices grouped by island */
+  GArray *order_keys;      /* HeightKey: scratch of the sweep order's sort, twice the blocks */
   GArray *island_loose;    /* guint: indices into loose_rows grouped by island */
   GArray *block_start;     /* size_t, n_islands + 1: each island's run of island_blocks */
   GArray *loose_start;     /* size_t, n_islands + 1: each island's run of island_loose */

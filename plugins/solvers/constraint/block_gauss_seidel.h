@@ -77,6 +77,10 @@ typedef struct BgsProblem {
    * contacts among them that stick (force inside the friction set). NULL: sweeps only. */
   DirectStiffnessFunc stiffness;
   void *stiffness_data;
+  /* TRUE: the columns C H^T and W's blocks are the ones this solver built for an earlier
+   * problem whose rows had this problem's structure (operator_reuse.h); delta_free, the
+   * guess, the limits and the sweep order (from this problem's frames) are new. */
+  gboolean operator_kept;
 } BgsProblem;
 
 /* Below this many active rows an island is left to the sweeps alone. */

@@ -37,6 +37,7 @@
 #include "compliance_cache.h"
 #include "contact_islands.h"
 #include "linear_check.h"
+#include "operator_reuse.h"
 #include "sleep.h"
 #include "warm_start.h"
 
@@ -52,6 +53,19 @@
  * size (their largest extent): the same 1e-7 m for metre bodies. */
 #define TOLERANCE_OF_G_H2 1e-4
 #define TOLERANCE_OF_SIZE 1e-7
+/* The velocity pass's operator is kept while no point moves by more than the smaller of these
+ * (operator_reuse.h): over the bodies' size, the relative change of the operator, and over
+ * the tolerance, so that a solve asked for a tighter tolerance keeps it for less. At the
+ * automatic tolerance (1e-4 g h^2) on metre bodies both give about 1e-7 m, and the error on a
+ * resting body's correction (g h^2) is 1e-7 g h^2, a thousandth of the tolerance. Ten times
+ * that (1e-6 of the size, 10 x tolerance) kept it longer but let the flush 20-row pyramid
+ * under a gravity changed by 3e-5 of itself end 10 steps in a row at the cap, which the
+ * operator built every step never did (docs/plugins/constraint.md). */
+#define OPERATOR_MOTION_OF_SIZE 1e-7
+#define OPERATOR_MOTION_OF_TOLERANCE 1
+/* The sweeps a velocity pass on the kept operator may take before the operator is built again
+ * and the step solved with it (velocity_pass): a settled stack's kept steps take 1 to 5. */
+#define KEPT_OPERATOR_SWEEPS 16
 
 typedef struct ConstraintSolver {
   int iterations;
@@ -66,12 +80,21 @@ typedef struct ConstraintSolver {
   double warm_start_factor; /* the share of the kept forces the velocity pass starts from */
   gboolean order_by_gravity;  /* sweep each island's contacts from the top down */
   gboolean direct_start;      /* start large islands from a direct solve (island_direct.h) */
+  gboolean keep_operator;     /* reuse the velocity pass's operator (operator_reuse.h) */
   SleepParams sleep_params;
   Sleep *sleep;
   GArray *frame_asleep;       /* gboolean per frame of the set being solved */
   BgsSolver *bgs;
-  ComplianceCache *compliance_cache;   /* C at the configuration of the solve under way */
+  ComplianceCache *compliance_cache;   /* C of the velocity pass: at q_free, or where its
+                                        * kept operator was built */
+  ComplianceCache *position_compliance;   /* C of the position pass under way */
   ContactIslands islands;
+  /* The position passes' own solver and islands, so that the velocity pass's operator
+   * survives them from step to step. */
+  BgsSolver *bgs_position;
+  ContactIslands position_islands;
+  OperatorReuse operator_reuse;
+  gboolean operator_kept;     /* this step's velocity pass uses the operator kept */
   WarmStart *warm_start;
   WarmStart *warm_position;   /* the last position pass's corrections, for the next one */
   /* The state the last step left, to tell a state replaced from outside the step (a
@@ -126,6 +149,11 @@ static const CwbParamSpec constraint_params[] = {
     "solve of the contacts that held it in the last step, then sweep: a stack's forces to "
     "the tolerance in a few sweeps where the sweeps alone would take hundreds; false: "
     "sweeps only" },
+  { "keep_operator", CWB_PARAM_BOOL, "", "true", 0, 1, NULL,
+    "Keep the velocity pass's operator (H and W's blocks) from step to step "
+    "while the contact set keeps its contacts and no point moves by more than the smaller "
+    "of 1e-7 of the moving bodies' median size and the tolerance; false: build it every "
+    "step" },
   { "sleep", CWB_PARAM_BOOL, "", "false", 0, 1, NULL,
     "Let islands of bodies that stayed slower than sleep_speed for sleep_time sleep (no "
     "free motion, no solve, velocity zero) until a contact with an awake body, a drag, a "
@@ -154,6 +182,7 @@ read_params (ConstraintSolver *self, const CwbParamSet *params)
   self->order_by_gravity = g_strcmp0 (cwb_param_string (params, "order", "top_down"),
                                       "top_down") == 0;
   self->direct_start = cwb_param_bool (params, "direct_start", TRUE);
+  self->keep_operator = cwb_param_bool (params, "keep_operator", TRUE);
   self->sleep_params.enabled = cwb_param_bool (params, "sleep", FALSE);
   self->sleep_params.speed = cwb_param_double (params, "sleep_speed", 0);
   self->sleep_params.time = cwb_param_double (params, "sleep_time", 0.5);
@@ -184,7 +213,11 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   ConstraintSolver *self = g_new0 (ConstraintSolver, 1);
   read_params (self, info->params);
   self->bgs = bgs_solver_new ();
+  self->bgs_position = bgs_solver_new ();
+  contact_islands_init (&self->position_islands);
+  operator_reuse_init (&self->operator_reuse);
   self->compliance_cache = compliance_cache_new ();
+  self->position_compliance = compliance_cache_new ();
   self->q_free = new_doubles ();
   self->v_free = new_doubles ();
   self->dq = new_doubles ();
@@ -211,7 +244,11 @@ constraint_destroy (void *data)
 {
   ConstraintSolver *self = data;
   bgs_solver_free (self->bgs);
+  bgs_solver_free (self->bgs_position);
+  contact_islands_clear (&self->position_islands);
+  operator_reuse_clear (&self->operator_reuse);
   compliance_cache_free (self->compliance_cache);
+  compliance_cache_free (self->position_compliance);
   g_array_unref (self->q_free);
   g_array_unref (self->v_free);
   g_array_unref (self->dq);
@@ -242,6 +279,7 @@ constraint_params_changed (void *data, const CwbParamSet *params)
 {
   ConstraintSolver *self = data;
   read_params (self, params);
+  operator_reuse_forget (&self->operator_reuse);
   /* Any change of the solver's parameters wakes every sleeping body (sleep.h). */
   sleep_wake_all (self->sleep);
 }
@@ -356,20 +394,31 @@ stabilization_accepted (const ConstraintSolver *self)
                                            : STABILIZATION_TOLERANCE_RATIO * self->step_tolerance;
 }
 
+static double median_moving_size (CwbStepContext *ctx);
+
 /* The MLCP of one detected set: fills dq with C H^T f (added to what dq holds) and writes
  * the multipliers into the set's rows. With v (the velocity pass) the tangent rows get
  * delta_free = h H_t v, the tangential displacement of the step, friction applies and the
  * solve is the one reported; without v (a position pass) they carry no force. The solve
  * starts from the forces `cache` kept for the same contacts and leaves its own there; NULL
- * starts from zero. */
-static void
+ * starts from zero. Returns whether every island reached the tolerance. */
+static gboolean
 solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
                 const double *v, WarmStart *cache, double *dq)
 {
   size_t m = set->rows->len;
   if (m == 0)
-    return;
-  const CwbDofRows *h = ctx->dof_rows (ctx);
+    return TRUE;
+  /* The velocity pass keeps its operator from step to step where it still serves
+   * (operator_reuse.h); the position passes build their own each time, apart. */
+  gboolean velocity_pass = v != NULL;
+  BgsSolver *bgs = velocity_pass ? self->bgs : self->bgs_position;
+  ContactIslands *islands = velocity_pass ? &self->islands : &self->position_islands;
+  ComplianceCache *compliance = velocity_pass ? self->compliance_cache
+                                              : self->position_compliance;
+  const gboolean *skipped = frames_asleep (self, set);
+  gboolean kept = velocity_pass && self->operator_kept;
+  const CwbDofRows *h = kept ? operator_reuse_h (&self->operator_reuse) : ctx->dof_rows (ctx);
   CwbConstraintRow *rows = (CwbConstraintRow *) set->rows->data;
   double *delta_free = zeroed (self->delta_free, m);
   gboolean rates = v != NULL && self->velocity_level;
@@ -425,27 +474,33 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .delta_free = delta_free,
     .rate_normals = rates,
     .compliance = compliance_at,
-    .compliance_data = self->compliance_cache,
+    .compliance_data = compliance,
     .friction = v != NULL,
     .friction_law = self->friction,
-    .max_iterations = self->iterations,
+    .max_iterations = kept ? MIN (self->iterations, KEPT_OPERATOR_SWEEPS) : self->iterations,
     .tolerance = self->step_tolerance,
-    .skip_frame = frames_asleep (self, set),
+    .skip_frame = skipped,
     /* The velocity pass only: a position pass's guess (the last step's corrections) pulled
      * a third of its contacts on the 40-row pyramid (docs/plugins/constraint.md). */
     .stiffness = self->direct_start && v != NULL ? stiffness_at : NULL,
-    .stiffness_data = self->compliance_cache,
+    .stiffness_data = compliance,
   };
-  contact_islands_build (&self->islands, ctx->n_bodies, set, h);
-  problem.frame_island = (const uint32_t *) self->islands.frame_island->data;
-  problem.n_islands = self->islands.n_islands;
+  if (!kept)
+    contact_islands_build (islands, ctx->n_bodies, set, h);
+  problem.frame_island = (const uint32_t *) islands->frame_island->data;
+  problem.n_islands = islands->n_islands;
+  problem.operator_kept = kept;
   if (self->order_by_gravity)
     cwb_v3_copy (problem.order_direction, ctx->gravity);
   double *f = zeroed (self->f, m);
   if (cache != NULL)
     warm_start_guess (cache, set, self->friction, self->warm_start_factor, f);
   BgsResult result;
-  bgs_solve (self->bgs, &problem, f, dq, &result);
+  bgs_solve (bgs, &problem, f, dq, &result);
+  if (velocity_pass && !kept && self->keep_operator)
+    operator_reuse_keep (&self->operator_reuse, ctx, set, skipped, h,
+                         MIN (OPERATOR_MOTION_OF_TOLERANCE * self->step_tolerance,
+                              OPERATOR_MOTION_OF_SIZE * median_moving_size (ctx)));
   if (cache != NULL)
     warm_start_store (cache, set, f);
   for (size_t i = 0; i < m; i++)
@@ -453,7 +508,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   if (v != NULL)
     {
       size_t n_history;
-      const double *history = bgs_residual_history (self->bgs, &n_history);
+      const double *history = bgs_residual_history (bgs, &n_history);
       ctx->report_solve (ctx, result.iterations, result.residual, history, n_history);
       if (CWB_STRUCT_HAS (ctx, CwbStepContext, report_solve_limits))
         ctx->report_solve_limits (ctx, self->iterations, self->step_tolerance);
@@ -462,6 +517,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
         set->friction_law = self->friction;
       log_check (self, &problem, f, dq, &result);
     }
+  return result.capped_islands == 0;
 }
 
 /* q = q_from (+) dq and, when v_from is given, v = v_from + dq / h (Saupin eq. 14: the
@@ -572,7 +628,7 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       penetration = set->max_penetration;
       if (violation <= accepted || k == self->step_stabilization)
         break;
-      compliance_cache_begin (self->compliance_cache, ctx, ctx->q, self->compliance);
+      compliance_cache_begin (self->position_compliance, ctx, ctx->q, self->compliance);
       double *dq = zeroed (self->dq, ctx->nv);
       /* The first pass starts from the first pass of the last step: the correction the
        * velocity pass's slow error asked for then, which it tends to ask for again. A later
@@ -683,6 +739,31 @@ resolve_stabilization (ConstraintSolver *self, CwbStepContext *ctx, const CwbCon
     ctx->report_derived (ctx, "stabilization_iterations", self->step_stabilization);
 }
 
+/* Step 3: the velocity pass's MLCP at the free configuration, on the operator kept from an
+ * earlier step where it still serves (operator_reuse.h) and keeping the compliance it was
+ * built with, so that the direct start's C^-1 is the one its columns were made of. A kept
+ * operator on which the sweeps do not reach the tolerance within KEPT_OPERATOR_SWEEPS is
+ * built again, and the step solved with it from the forces reached. Returns dq. */
+static double *
+velocity_pass (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
+               const double *q_free, const double *v_free)
+{
+  self->operator_kept = self->keep_operator
+                        && operator_reuse_holds (&self->operator_reuse, ctx, set,
+                                                 frames_asleep (self, set));
+  for (;;)
+    {
+      if (!self->operator_kept)
+        compliance_cache_begin (self->compliance_cache, ctx, q_free, self->compliance);
+      double *dq = zeroed (self->dq, ctx->nv);
+      penalty_displacement (self, ctx, set, dq);
+      if (solve_contacts (self, ctx, set, v_free, self->warm_start, dq) || !self->operator_kept)
+        return dq;
+      operator_reuse_forget (&self->operator_reuse);
+      self->operator_kept = FALSE;
+    }
+}
+
 static gboolean
 advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
 {
@@ -707,10 +788,7 @@ advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
   resolve_stabilization (self, ctx, set);
   if (self->step_stabilization > 0)
     linear_check_keep (&self->linear_check, ctx, set);
-  compliance_cache_begin (self->compliance_cache, ctx, q_free, self->compliance);
-  double *dq = zeroed (self->dq, ctx->nv);
-  penalty_displacement (self, ctx, set, dq);
-  solve_contacts (self, ctx, set, v_free, self->warm_start, dq);
+  double *dq = velocity_pass (self, ctx, set, q_free, v_free);
   corrective_motion (self, ctx, q_free, v_free, dq);
 
   if (self->step_stabilization > 0 && !post_stabilize (self, ctx, set, error))
@@ -730,6 +808,7 @@ constraint_step (void *data, CwbStepContext *ctx, GError **error)
     {
       warm_start_forget (self->warm_start);
       warm_start_forget (self->warm_position);
+      operator_reuse_forget (&self->operator_reuse);
       sleep_wake_all (self->sleep);
     }
   if (!self->sleep_params.enabled)
@@ -741,6 +820,7 @@ constraint_step (void *data, CwbStepContext *ctx, GError **error)
     {
       warm_start_forget (self->warm_start);
       warm_start_forget (self->warm_position);
+      operator_reuse_forget (&self->operator_reuse);
       sleep_wake_all (self->sleep);
     }
   return ok;

@@ -3,16 +3,14 @@
 void
 linear_check_init (LinearCheck *check)
 {
-  check->free_points = g_array_new (FALSE, FALSE, sizeof (double));
-  check->first_point = g_array_new (FALSE, FALSE, sizeof (size_t));
+  geometry_points_init (&check->free_points);
   check->kept = FALSE;
 }
 
 void
 linear_check_clear (LinearCheck *check)
 {
-  g_clear_pointer (&check->free_points, g_array_unref);
-  g_clear_pointer (&check->first_point, g_array_unref);
+  geometry_points_clear (&check->free_points);
 }
 
 gboolean
@@ -29,45 +27,8 @@ linear_check_keep (LinearCheck *check, CwbStepContext *ctx, const CwbContactSet 
   if (!linear_check_applies (set) || !CWB_STRUCT_HAS (ctx, CwbStepContext, map_geometries)
       || ctx->map_geometries == NULL)
     return;
-  size_t n = 0;
-  const CwbGeometry *geometries = ctx->geometries (ctx, &n);
-  g_array_set_size (check->first_point, (guint) (n + 1));
-  size_t *first = (size_t *) (void *) check->first_point->data;
-  first[0] = 0;
-  for (size_t g = 0; g < n; g++)
-    first[g + 1] = first[g] + 3 * geometries[g].n_points;
-  g_array_set_size (check->free_points, (guint) first[n]);
-  double *points = (double *) (void *) check->free_points->data;
-  for (size_t g = 0; g < n; g++)
-    if (geometries[g].n_points > 0)
-      memcpy (points + first[g], geometries[g].positions,
-              3 * geometries[g].n_points * sizeof (double));
+  geometry_points_keep (&check->free_points, ctx);
   check->kept = TRUE;
-}
-
-/* The largest distance a point moved from the kept free configuration; INFINITY when the
- * geometries are no longer the ones kept. */
-static double
-largest_motion (const LinearCheck *check, const CwbGeometry *geometries, size_t n)
-{
-  if (check->first_point->len != n + 1)
-    return INFINITY;
-  const size_t *first = (const size_t *) (const void *) check->first_point->data;
-  const double *points = (const double *) (const void *) check->free_points->data;
-  double largest2 = 0;
-  for (size_t g = 0; g < n; g++)
-    {
-      if (first[g + 1] - first[g] != 3 * geometries[g].n_points)
-        return INFINITY;
-      const double *from = points + first[g];
-      for (size_t i = 0; i < 3 * geometries[g].n_points; i += 3)
-        {
-          double d[3];
-          cwb_v3_sub (d, &geometries[g].positions[i], &from[i]);
-          largest2 = MAX (largest2, cwb_v3_dot (d, d));
-        }
-    }
-  return sqrt (largest2);
 }
 
 gboolean
@@ -78,12 +39,10 @@ linear_check_measure (LinearCheck *check, CwbStepContext *ctx, const CwbContactS
     return FALSE;
   check->kept = FALSE;
   ctx->map_geometries (ctx, ctx->q, ctx->v);
+  if (!(2 * geometry_points_largest_motion (&check->free_points, ctx) < set->reach))
+    return FALSE;
   size_t n = 0;
   const CwbGeometry *geometries = ctx->geometries (ctx, &n);
-  if (!(2 * largest_motion (check, geometries, n) < set->reach))
-    return FALSE;
-  const size_t *first = (const size_t *) (const void *) check->first_point->data;
-  const double *points = (const double *) (const void *) check->free_points->data;
   const CwbPointWeight *weights = (const CwbPointWeight *) (const void *) set->weights->data;
   double worst = 0, deepest = 0;
   for (guint i = 0; i < set->rows->len; i++)
@@ -99,7 +58,7 @@ linear_check_measure (LinearCheck *check, CwbStepContext *ctx, const CwbContactS
             return FALSE;
           double d[3];
           cwb_v3_sub (d, &geometries[w->geometry].positions[3 * w->point],
-                      &points[first[w->geometry] + 3 * w->point]);
+                      geometry_points_at (&check->free_points, w->geometry, w->point));
           gap += cwb_v3_dot (w->w, d);
         }
       deepest = MAX (deepest, -gap);

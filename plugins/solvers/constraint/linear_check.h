@@ -14,10 +14,11 @@
 
 #include <cwb/cwb.h>
 
+#include "geometry_points.h"
+
 typedef struct LinearCheck {
-  GArray *free_points;   /* double: 3 per point of every geometry, at q_free */
-  GArray *first_point;   /* size_t: where each geometry's points start in free_points */
-  gboolean kept;         /* free_points hold this step's free configuration */
+  GeometryPoints free_points;   /* the geometries at q_free */
+  gboolean kept;                /* free_points hold this step's free configuration */
 } LinearCheck;
 
 void linear_check_init (LinearCheck *check);

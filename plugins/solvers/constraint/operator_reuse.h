@@ -1,0 +1,54 @@
+/* The velocity pass's operator kept from step to step: H (the rows in the bodies' space),
+ * the columns C H^T, W's frame blocks and the islands, built for one step's contact set and
+ * used again while the sets that follow keep its structure (the same contacts in the same
+ * order, rows on the same points with weights within WEIGHT_CHANGE of theirs) and no
+ * geometry point has moved by more than the allowed motion since. The sweep order is made
+ * again at every step (block_gauss_seidel.c, refresh_heights).
+ *
+ * What changes with the configuration in that operator are the lever arms and normals of the
+ * rows and the world-frame compliances: a motion delta of the points changes them by a
+ * relative delta / L (L the bodies' size), and the step's correction, about g h^2 at rest,
+ * by as much. The solver allows 1e-6 of the moving bodies' median size, so the error is a
+ * hundredth of its automatic tolerance (1e-4 g h^2). The rows' values (the gaps, the free
+ * motion's rates) stay the detection's own at every step. A settled stack's set keeps its
+ * structure; what it then saves is most of the step's setup (docs/plugins/constraint.md,
+ * "The operator kept"). */
+#pragma once
+
+#include <cwb/cwb.h>
+
+#include "geometry_points.h"
+
+typedef struct OperatorReuse {
+  gboolean kept;           /* an operator was built and its key kept */
+  GArray *rows;            /* RowKey per row of the set it was built for */
+  GArray *frames;          /* FrameKey per frame */
+  GArray *weights;         /* CwbPointWeight, as the set had them */
+  GArray *ids;             /* guint64: the frames' identities */
+  GArray *skipped;         /* gboolean per frame (the frames left out), empty for none */
+  GeometryPoints points;   /* the geometries when it was built */
+  double allowed_motion;   /* m */
+  GArray *row_start;       /* size_t: a copy of H (CwbDofRows) */
+  GArray *entries;         /* CwbDofEntry */
+  CwbDofRows h;
+} OperatorReuse;
+
+void operator_reuse_init (OperatorReuse *reuse);
+void operator_reuse_clear (OperatorReuse *reuse);
+
+/* Nothing kept: the next velocity pass builds its operator. */
+void operator_reuse_forget (OperatorReuse *reuse);
+
+/* Whether the operator kept serves `set`, detected at the geometries' current points, with
+ * frames `skipped` left out (may be NULL). */
+gboolean operator_reuse_holds (const OperatorReuse *reuse, CwbStepContext *ctx,
+                               const CwbContactSet *set, const gboolean *skipped);
+
+/* Keeps the key of the operator just built for `set` (the geometries' current points, the
+ * set's structure, a copy of h), to be used while no point moves by more than
+ * `allowed_motion`. */
+void operator_reuse_keep (OperatorReuse *reuse, CwbStepContext *ctx, const CwbContactSet *set,
+                          const gboolean *skipped, const CwbDofRows *h, double allowed_motion);
+
+/* The H kept (valid while operator_reuse_holds). */
+const CwbDofRows *operator_reuse_h (const OperatorReuse *reuse);
