@@ -194,14 +194,16 @@ add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const ManifoldCont
     .violation = violation,
   };
   const SurfacePoint *sides[2] = { &c->a, &c->b };
+  /* Grown once for the row's weights, then written in place. */
+  row.n_weights = sides[0]->n + sides[1]->n;
+  g_array_set_size (set->weights, set->weights->len + row.n_weights);
+  CwbPointWeight *w = &g_array_index (set->weights, CwbPointWeight, row.first_weight);
   for (int s = 0; s < 2; s++)
-    for (uint32_t k = 0; k < sides[s]->n; k++)
+    for (uint32_t k = 0; k < sides[s]->n; k++, w++)
       {
-        CwbPointWeight w = { .geometry = sides[s]->geometry, .point = sides[s]->vertex[k] };
-        cwb_v3_scale (w.w, direction, s == 0 ? sides[s]->weight[k] : -sides[s]->weight[k]);
-        g_array_append_val (set->weights, w);
+        *w = (CwbPointWeight) { .geometry = sides[s]->geometry, .point = sides[s]->vertex[k] };
+        cwb_v3_scale (w->w, direction, s == 0 ? sides[s]->weight[k] : -sides[s]->weight[k]);
       }
-  row.n_weights = set->weights->len - row.first_weight;
   g_array_append_val (set->rows, row);
 }
 
