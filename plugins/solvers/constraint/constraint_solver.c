@@ -29,7 +29,8 @@
  *
  * The MLCP of step 3 is split into contact islands (contact_islands.h), each swept until it
  * reaches the tolerance, and starts from the forces the same contacts had in the last
- * step's velocity pass (warm_start.h). With `sleep`, islands that stayed still fall asleep
+ * step's velocity pass (warm_start.h); its operator is kept from step to step while the
+ * contact set keeps its shape and the bodies barely move (operator_reuse.h). With `sleep`, islands that stayed still fall asleep
  * and skip stages 1, 3 and 4 until a wake rule wakes them (sleep.h). */
 #include <cwb/cwb.h>
 
