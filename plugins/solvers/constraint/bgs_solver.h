@@ -32,7 +32,6 @@ typedef struct Block {
   double w[9];
   CwbCoulombDisk disk;
   uint32_t island;
-  double height;   /* the frame's origin along the problem's order direction */
 } Block;
 
 /* A block's place in the sweep order (block_gauss_seidel.c). */

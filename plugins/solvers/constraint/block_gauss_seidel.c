@@ -211,7 +211,6 @@ build_blocks (BgsSolver *s, const BgsProblem *p)
           tangential_block (&block, w_tt);
           cwb_coulomb_disk_factor (w_tt, &block.disk);
           block.island = island_of (p, fr);
-          block.height = cwb_v3_dot (frame->origin, p->order_direction);
           g_array_append_val (s->blocks, block);
         }
       for (; k < n; k++)
@@ -340,16 +339,30 @@ key_before (const HeightKey *a, const HeightKey *b)
   return a->height < b->height || (a->height == b->height && a->block < b->block);
 }
 
-/* Sorts one island's blocks `ib[0, n)` by key_before: a bottom-up merge sort on their keys,
- * which the solver runs at every step (a generic sort calling a comparison through a
- * pointer took 7 % of a settled 20-row step). */
+/* Sorts one island's blocks `ib[0, n)` by key_before, their frames' origins along the
+ * problem's order direction taken from this problem's frames: a bottom-up merge sort on
+ * their keys, which the solver runs at every step (a generic sort calling a comparison
+ * through a pointer took 7 % of a settled 20-row step).
+ *
+ * The order is made again at every solve, a kept operator's too (BgsProblem.operator_kept).
+ * Kept from the step the operator was built in (an operator kept for up to 1e-6 of the
+ * bodies' size), the order of a settled pyramid's contacts of one layer (level to
+ * round-off) stayed the same step after step, and one sweep a step left the same error
+ * behind each time: on the flush 20-row pyramid the gap under force grew by 6e-10 m a step
+ * to the tolerance, and 29 steps of 300 ended at the cap (40 rows: 134). Sorted again from
+ * the heights of the step, the same round-off reorders a layer from step to step, as a
+ * freshly built operator's order does: 1.05 sweeps a step, none capped
+ * (docs/plugins/constraint.md). */
 static void
-sort_by_height (BgsSolver *s, const Block *blocks, guint *ib, size_t n)
+sort_by_height (BgsSolver *s, const BgsProblem *p, const Block *blocks, guint *ib, size_t n)
 {
   g_array_set_size (s->order_keys, (guint) (2 * n));
   HeightKey *from = (HeightKey *) s->order_keys->data, *to = from + n;
   for (size_t k = 0; k < n; k++)
-    from[k] = (HeightKey) { blocks[ib[k]].height, ib[k] };
+    {
+      const CwbContactFrame *frame = &p->frames[p->rows[blocks[ib[k]].normal].frame];
+      from[k] = (HeightKey) { cwb_v3_dot (frame->origin, p->order_direction), ib[k] };
+    }
   for (size_t width = 1; width < n; width *= 2)
     {
       for (size_t lo = 0; lo < n; lo += 2 * width)
@@ -369,24 +382,6 @@ sort_by_height (BgsSolver *s, const Block *blocks, guint *ib, size_t n)
     }
   for (size_t k = 0; k < n; k++)
     ib[k] = from[k].block;
-}
-
-/* The kept blocks' heights from this problem's frames (BgsProblem.operator_kept): the sweep
- * order is made again at every solve. Kept from the step the operator was built in (an
- * operator kept for up to 1e-6 of the bodies' size), the order of a settled pyramid's
- * contacts of one layer (level to round-off) stayed the same step after step, and one sweep
- * a step left the same error behind each time: on the flush 20-row pyramid the gap under
- * force grew by 6e-10 m a step to the tolerance, and 29 steps of 300 ended at the cap (40
- * rows: 134). Sorted again from the heights of the step, the same round-off reorders a layer
- * from step to step, as a freshly built operator's order does: 1.05 sweeps a step, none
- * capped (docs/plugins/constraint.md). */
-static void
-refresh_heights (BgsSolver *s, const BgsProblem *p)
-{
-  Block *blocks = (Block *) s->blocks->data;
-  for (guint b = 0; b < s->blocks->len; b++)
-    blocks[b].height = cwb_v3_dot (p->frames[p->rows[blocks[b].normal].frame].origin,
-                                   p->order_direction);
 }
 
 /* Orders the blocks and the loose rows by island (a counting sort that keeps their order
@@ -425,7 +420,7 @@ group_islands (BgsSolver *s, const BgsProblem *p)
   if (p->order_direction[0] == 0 && p->order_direction[1] == 0 && p->order_direction[2] == 0)
     return;
   for (size_t i = 0; i < n_islands; i++)
-    sort_by_height (s, blocks, ib + bs[i], bs[i + 1] - bs[i]);
+    sort_by_height (s, p, blocks, ib + bs[i], bs[i + 1] - bs[i]);
 }
 
 /* record_value for every row of one island. */
@@ -614,8 +609,6 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
       build_columns (s, p);
       build_blocks (s, p);
     }
-  else
-    refresh_heights (s, p);
   group_islands (s, p);
   g_array_set_size (s->values, (guint) MAX (p->n_rows, 1));
   g_array_set_size (s->start_values, (guint) MAX (p->n_rows, 1));

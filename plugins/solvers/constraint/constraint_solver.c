@@ -30,8 +30,9 @@
  * The MLCP of step 3 is split into contact islands (contact_islands.h), each swept until it
  * reaches the tolerance, and starts from the forces the same contacts had in the last
  * step's velocity pass (warm_start.h); its operator is kept from step to step while the
- * contact set keeps its shape and the bodies barely move (operator_reuse.h). With `sleep`, islands that stayed still fall asleep
- * and skip stages 1, 3 and 4 until a wake rule wakes them (sleep.h). */
+ * contact set keeps its shape and the bodies barely move (operator_reuse.h). With `sleep`,
+ * islands that stayed still fall asleep and skip stages 1, 3 and 4 until a wake rule wakes
+ * them (sleep.h). */
 #include <cwb/cwb.h>
 
 #include "block_gauss_seidel.h"
@@ -95,7 +96,6 @@ typedef struct ConstraintSolver {
   BgsSolver *bgs_position;
   ContactIslands position_islands;
   OperatorReuse operator_reuse;
-  gboolean operator_kept;     /* this step's velocity pass uses the operator kept */
   WarmStart *warm_start;
   WarmStart *warm_position;   /* the last position pass's corrections, for the next one */
   /* The state the last step left, to tell a state replaced from outside the step (a
@@ -402,10 +402,11 @@ static double median_moving_size (CwbStepContext *ctx);
  * delta_free = h H_t v, the tangential displacement of the step, friction applies and the
  * solve is the one reported; without v (a position pass) they carry no force. The solve
  * starts from the forces `cache` kept for the same contacts and leaves its own there; NULL
- * starts from zero. Returns whether every island reached the tolerance. */
+ * starts from zero. With `kept` (the velocity pass only) it solves on the operator kept
+ * (operator_reuse.h). Returns whether every island reached the tolerance. */
 static gboolean
 solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
-                const double *v, WarmStart *cache, double *dq)
+                const double *v, WarmStart *cache, gboolean kept, double *dq)
 {
   size_t m = set->rows->len;
   if (m == 0)
@@ -418,7 +419,6 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   ComplianceCache *compliance = velocity_pass ? self->compliance_cache
                                               : self->position_compliance;
   const gboolean *skipped = frames_asleep (self, set);
-  gboolean kept = velocity_pass && self->operator_kept;
   const CwbDofRows *h = kept ? operator_reuse_h (&self->operator_reuse) : ctx->dof_rows (ctx);
   CwbConstraintRow *rows = (CwbConstraintRow *) set->rows->data;
   double *delta_free = zeroed (self->delta_free, m);
@@ -634,7 +634,7 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       /* The first pass starts from the first pass of the last step: the correction the
        * velocity pass's slow error asked for then, which it tends to ask for again. A later
        * pass of the same step corrects what is left after that one, so it starts cold. */
-      solve_contacts (self, ctx, set, NULL, k == 0 ? self->warm_position : NULL, dq);
+      solve_contacts (self, ctx, set, NULL, k == 0 ? self->warm_position : NULL, FALSE, dq);
       double *q = zeroed (self->q_stabilized, ctx->nq);
       memcpy (q, ctx->q, ctx->nq * sizeof (double));
       corrective_motion (self, ctx, q, NULL, dq);
@@ -749,19 +749,19 @@ static double *
 velocity_pass (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
                const double *q_free, const double *v_free)
 {
-  self->operator_kept = self->keep_operator
-                        && operator_reuse_holds (&self->operator_reuse, ctx, set,
-                                                 frames_asleep (self, set));
+  gboolean kept = self->keep_operator
+                  && operator_reuse_holds (&self->operator_reuse, ctx, set,
+                                           frames_asleep (self, set));
   for (;;)
     {
-      if (!self->operator_kept)
+      if (!kept)
         compliance_cache_begin (self->compliance_cache, ctx, q_free, self->compliance);
       double *dq = zeroed (self->dq, ctx->nv);
       penalty_displacement (self, ctx, set, dq);
-      if (solve_contacts (self, ctx, set, v_free, self->warm_start, dq) || !self->operator_kept)
+      if (solve_contacts (self, ctx, set, v_free, self->warm_start, kept, dq) || !kept)
         return dq;
       operator_reuse_forget (&self->operator_reuse);
-      self->operator_kept = FALSE;
+      kept = FALSE;
     }
 }
 
@@ -799,6 +799,17 @@ advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
   return TRUE;
 }
 
+/* What the solver kept from the last step (its forces, its operator, its sleeping islands),
+ * for a state that does not continue it or a step that failed. */
+static void
+forget_last_step (ConstraintSolver *self)
+{
+  warm_start_forget (self->warm_start);
+  warm_start_forget (self->warm_position);
+  operator_reuse_forget (&self->operator_reuse);
+  sleep_wake_all (self->sleep);
+}
+
 static gboolean
 constraint_step (void *data, CwbStepContext *ctx, GError **error)
 {
@@ -806,24 +817,14 @@ constraint_step (void *data, CwbStepContext *ctx, GError **error)
   /* The kept forces belong to the state this solver left; a resumed or edited run starts
    * cold (docs/plugins/constraint.md). */
   if (!state_continues (self, ctx))
-    {
-      warm_start_forget (self->warm_start);
-      warm_start_forget (self->warm_position);
-      operator_reuse_forget (&self->operator_reuse);
-      sleep_wake_all (self->sleep);
-    }
+    forget_last_step (self);
   if (!self->sleep_params.enabled)
     sleep_wake_all (self->sleep);
   gboolean ok = advance (self, ctx, error);
   if (ok)
     remember_state (self, ctx);
   else
-    {
-      warm_start_forget (self->warm_start);
-      warm_start_forget (self->warm_position);
-      operator_reuse_forget (&self->operator_reuse);
-      sleep_wake_all (self->sleep);
-    }
+    forget_last_step (self);
   return ok;
 }
 

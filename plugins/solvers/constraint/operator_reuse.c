@@ -1,9 +1,10 @@
 #include "operator_reuse.h"
 
 /* How far a row weight (a normal or tangent times a barycentric coordinate, dimensionless,
- * at most 1) may have moved from the one the operator was built with: the same 1e-6 as the
- * points' motion over the bodies' size. A weight this small counts as none: a contact point
- * on a triangle's edge is given with or without the opposite vertex's zero weight, and on a
+ * at most 1) may have moved from the one the operator was built with: ten times the
+ * relative motion the solver lets the points make (1e-7 of the bodies' size), so that the
+ * points' motion decides. A weight this small counts as none: a contact point on a
+ * triangle's edge is given with or without the opposite vertex's zero weight, and on a
  * face's diagonal by either triangle, from one detection to the next. */
 #define WEIGHT_CHANGE 1e-6
 
@@ -25,9 +26,11 @@ has_weight (const CwbPointWeight *now, uint32_t n, const CwbPointWeight *w)
 {
   for (uint32_t k = 0; k < n; k++)
     if (now[k].geometry == w->geometry && now[k].point == w->point)
-      return fabs (now[k].w[0] - w->w[0]) <= WEIGHT_CHANGE
-             && fabs (now[k].w[1] - w->w[1]) <= WEIGHT_CHANGE
-             && fabs (now[k].w[2] - w->w[2]) <= WEIGHT_CHANGE;
+      {
+        CwbPointWeight change = *w;
+        cwb_v3_sub (change.w, now[k].w, w->w);
+        return negligible (&change);
+      }
   return FALSE;
 }
 

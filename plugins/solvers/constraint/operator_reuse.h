@@ -3,7 +3,7 @@
  * used again while the sets that follow keep its structure (the same contacts in the same
  * order, rows on the same points with weights within WEIGHT_CHANGE of theirs) and no
  * geometry point has moved by more than the allowed motion since. The sweep order is made
- * again at every step (block_gauss_seidel.c, refresh_heights).
+ * again at every step (block_gauss_seidel.c, sort_by_height).
  *
  * What changes with the configuration in that operator are the lever arms and normals of the
  * rows and the world-frame compliances: a motion delta of the points changes them by a
