@@ -7,6 +7,7 @@
  * by side face to face (gap 0); a cube on a corner; the margin; and identities that stay
  * while the contact does and are unique. */
 #include <math.h>
+#include <stdlib.h>
 
 #include <cwb/cwb.h>
 
@@ -25,6 +26,21 @@ typedef struct Body {
   CwbGeometry geometry;
 } Body;
 
+/* Places b's mesh at `position`, turned by the rotation vector `turn` (axis * angle). */
+static void
+body_place (Body *b, const double position[3], const double turn[3])
+{
+  double q[4], r[9];
+  cwb_quat_from_rotvec (q, turn);
+  cwb_quat_to_m3 (r, q);
+  for (size_t i = 0; i < cwb_mesh_n_vertices (b->mesh); i++)
+    {
+      cwb_m3_mul_v3 (&b->positions[3 * i], r,
+                     &g_array_index (b->mesh->vertices, double, 3 * i));
+      cwb_v3_add (&b->positions[3 * i], &b->positions[3 * i], position);
+    }
+}
+
 /* A primitive shape at `position`, turned by the rotation vector `turn` (axis * angle). */
 static void
 body_init (Body *b, const CwbShapeDesc *shape, uint32_t index, const double position[3],
@@ -35,15 +51,7 @@ body_init (Body *b, const CwbShapeDesc *shape, uint32_t index, const double posi
   g_assert_no_error (error);
   size_t n = cwb_mesh_n_vertices (b->mesh);
   b->positions = g_new (double, 3 * n);
-  double q[4], r[9];
-  cwb_quat_from_rotvec (q, turn);
-  cwb_quat_to_m3 (r, q);
-  for (size_t i = 0; i < n; i++)
-    {
-      cwb_m3_mul_v3 (&b->positions[3 * i], r,
-                     &g_array_index (b->mesh->vertices, double, 3 * i));
-      cwb_v3_add (&b->positions[3 * i], &b->positions[3 * i], position);
-    }
+  body_place (b, position, turn);
   b->geometry = (CwbGeometry) {
     .struct_size = sizeof (CwbGeometry),
     .kind = CWB_GEOMETRY_SURFACE,
@@ -503,6 +511,235 @@ test_edge_brute_force (void)
   g_assert_cmpint (face_cases, >=, 40);
 }
 
+/* ---- decisions kept from run to run (sat_cache.h) ---------------------------------------- */
+
+/* Two detectors side by side, one keeping its decisions and one testing every pair in full. */
+typedef struct Twin {
+  ConvexDetector *kept, *full;
+  GArray *kept_contacts, *full_contacts;
+} Twin;
+
+static void
+twin_init (Twin *t)
+{
+  t->kept = convex_detector_new ();
+  t->full = convex_detector_new ();
+  convex_detector_set_coherence (t->full, FALSE);
+  t->kept_contacts = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
+  t->full_contacts = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
+}
+
+static void
+twin_clear (Twin *t)
+{
+  convex_detector_free (t->kept);
+  convex_detector_free (t->full);
+  g_array_unref (t->kept_contacts);
+  g_array_unref (t->full_contacts);
+}
+
+static void
+same_point (const SurfacePoint *x, const SurfacePoint *y)
+{
+  g_assert_cmpuint (x->geometry, ==, y->geometry);
+  g_assert_cmpuint (x->n, ==, y->n);
+  for (uint32_t k = 0; k < x->n; k++)
+    {
+      g_assert_cmpuint (x->vertex[k], ==, y->vertex[k]);
+      g_assert_cmpfloat (x->weight[k], ==, y->weight[k]);
+    }
+  for (int c = 0; c < 3; c++)
+    g_assert_cmpfloat (x->position[c], ==, y->position[c]);
+}
+
+/* Runs both detectors on the bodies and checks that they found the same contacts, bit for
+ * bit; returns how many pairs the keeping detector decided from its kept decisions. */
+static guint
+twin_detect (Twin *t, Body **bodies, size_t n, double margin)
+{
+  CwbGeometry geometries[8];
+  gboolean handled[8];
+  g_assert_cmpuint (n, <=, G_N_ELEMENTS (geometries));
+  for (size_t k = 0; k < n; k++)
+    geometries[k] = bodies[k]->geometry;
+  convex_detector_run (t->kept, geometries, n, margin, handled, t->kept_contacts);
+  convex_detector_run (t->full, geometries, n, margin, handled, t->full_contacts);
+  g_assert_cmpuint (convex_detector_kept (t->full), ==, 0);
+  g_assert_cmpuint (t->kept_contacts->len, ==, t->full_contacts->len);
+  for (guint k = 0; k < t->kept_contacts->len; k++)
+    {
+      const ManifoldContact *x = &g_array_index (t->kept_contacts, ManifoldContact, k);
+      const ManifoldContact *y = &g_array_index (t->full_contacts, ManifoldContact, k);
+      g_assert_cmpuint (x->id, ==, y->id);
+      g_assert_cmpfloat (x->gap, ==, y->gap);
+      for (int c = 0; c < 3; c++)
+        g_assert_cmpfloat (x->normal[c], ==, y->normal[c]);
+      same_point (&x->a, &y->a);
+      same_point (&x->b, &y->b);
+    }
+  return convex_detector_kept (t->kept);
+}
+
+/* A flush stack of three cubes beside a turned one, moved at every run by small random
+ * rigid motions (1e-9 to 1e-5 m, below and above the snapshot's renewal at 1e-6 of the
+ * radius): the same contacts as the full test at every run, and the stack's face decisions
+ * kept while the motions are small. */
+static void
+test_coherence_same_contacts (void)
+{
+  enum { RUNS = 300 };
+  GRand *rand = g_rand_new_with_seed (11262026);
+  Body cubes[4];
+  double at[4][3] = { { 0, 0, 0 }, { 0.1, 0, 1 }, { 0.1, 0.2, 2 }, { 1.05, 0, 0.2 } };
+  double turn[4][3] = { { 0, 0, 0 }, { 0, 0, 0 }, { 0, 0, 0 }, { 0.3, 0.2, 0.1 } };
+  Body *bodies[4];
+  for (int k = 0; k < 4; k++)
+    {
+      cube_init (&cubes[k], (uint32_t) k, at[k][0], at[k][1], at[k][2], turn[k]);
+      bodies[k] = &cubes[k];
+    }
+  Twin t;
+  twin_init (&t);
+  guint kept_small = 0, pairs_small = 0, kept_large = 0;
+  for (int run = 0; run < RUNS; run++)
+    {
+      /* The first third of the runs moves by 1e-9 to 1e-8 m, the rest by up to 1e-5. */
+      double size = run < RUNS / 3 ? pow (10, g_rand_double_range (rand, -9, -8))
+                                   : pow (10, g_rand_double_range (rand, -9, -5));
+      for (int k = 0; k < 4; k++)
+        {
+          for (int c = 0; c < 3; c++)
+            {
+              at[k][c] += size * g_rand_double_range (rand, -1, 1);
+              turn[k][c] += size * g_rand_double_range (rand, -1, 1);
+            }
+          body_place (&cubes[k], at[k], turn[k]);
+        }
+      guint kept = twin_detect (&t, bodies, 4, 0.01);
+      if (run > 0 && run < RUNS / 3)
+        {
+          kept_small += kept;
+          /* The stack's two face pairs; the turned cube touches cubes 0 and 1 at an edge,
+           * whose contact is tested in full at every run. */
+          pairs_small += 2;
+        }
+      else if (run >= RUNS / 3)
+        kept_large += kept;
+    }
+  g_test_message ("kept %u decisions in %u pairs of the small motions, %u in the larger",
+                  kept_small, pairs_small, kept_large);
+  g_assert_cmpuint (t.kept_contacts->len, >, 0);
+  /* Nearly every pair of the small motions is decided from a kept decision. */
+  g_assert_cmpuint (kept_small, >=, pairs_small * 9 / 10);
+  twin_clear (&t);
+  for (int k = 0; k < 4; k++)
+    body_clear (&cubes[k]);
+  g_rand_free (rand);
+}
+
+/* A cube on a cube turned by phi about x: A's top face and B's bottom face separate them
+ * equally to first order in phi; B's exceeds A's by 1 - cos phi, so B's face becomes the
+ * reference where that passes the face preference, 1e-4 of the radius sqrt 3 / 2. Swept through that point in steps of 2e-7 rad (1.7e-7 m of motion,
+ * below the snapshot's renewal): the decision changes at the same run as with the full test,
+ * and decisions are kept away from it. */
+static void
+test_coherence_choice_flip (void)
+{
+  Body a, b;
+  double origin[3] = { 0, 0, 0 };
+  cube_init (&a, 0, 0, 0, 0, NULL);
+  cube_init (&b, 1, 0, 0, 1, NULL);
+  Body *bodies[2] = { &a, &b };
+  Twin t;
+  twin_init (&t);
+  int a_reference = 0, b_reference = 0, first_b = -1;
+  guint kept = 0;
+  for (int run = 0; run <= 2000; run++)
+    {
+      double phi = 0.0130 + 2e-7 * run;
+      double turn[3] = { phi, 0, 0 };
+      body_place (&a, origin, turn);
+      kept += twin_detect (&t, bodies, 2, 0.01);
+      g_assert_cmpuint (t.kept_contacts->len, >, 0);
+      /* A's turned face has a normal with a y part, B's bottom has none. */
+      const ManifoldContact *c = &g_array_index (t.kept_contacts, ManifoldContact, 0);
+      if (c->normal[1] != 0)
+        a_reference++;
+      else if (b_reference++ == 0)
+        first_b = run;
+      /* Once B's face leads it stays the reference. */
+      g_assert_true (first_b < 0 || c->normal[1] == 0);
+    }
+  g_test_message ("A's face the reference at %d runs, B's from run %d; %u kept", a_reference,
+                  first_b, kept);
+  /* In closed form, 1 - cos phi = 1e-4 sqrt (3) / 2 at phi = 0.01316084, run 804.2: B's
+   * face leads from run 805. One run of room for the separations' round-off (1e-16 m
+   * against a change of 2.6e-9 m a run). */
+  g_assert_cmpint (abs (first_b - 805), <=, 1);
+  /* Decisions are kept where the slack exceeds the motion bound (about 12 times the motion
+   * since the snapshot, up to 1e-5 m, against a choice slack that changes by 2.6e-9 m a
+   * run): at the sweep's ends. */
+  g_assert_cmpuint (kept, >, 20);
+  twin_clear (&t);
+  body_clear (&a);
+  body_clear (&b);
+}
+
+/* Random pairs of the edge test's shapes (both edge query paths), each moved through 30
+ * runs of random rigid motions from 1e-9 to 1e-4 m: the same contacts as the full test. */
+static void
+test_coherence_random_pairs (void)
+{
+  CwbShapeDesc shapes[] = {
+    { .kind = CWB_SHAPE_BOX, .size = { 1, 1, 1 } },
+    { .kind = CWB_SHAPE_BOX, .size = { 0.4, 1.6, 0.7 } },
+    { .kind = CWB_SHAPE_CYLINDER, .radius = 0.5, .height = 0.8, .resolution = 6 },
+    { .kind = CWB_SHAPE_CYLINDER, .radius = 0.5, .height = 1.0, .resolution = 40 },
+  };
+  GRand *rand = g_rand_new_with_seed (20261127);
+  guint kept = 0;
+  for (int trial = 0; trial < 60; trial++)
+    {
+      int ia = g_rand_int_range (rand, 0, G_N_ELEMENTS (shapes));
+      int ib = g_rand_int_range (rand, 0, G_N_ELEMENTS (shapes));
+      double at[2][3] = { { 0, 0, 0 } }, turn[2][3];
+      double direction[3];
+      for (int c = 0; c < 3; c++)
+        {
+          turn[0][c] = g_rand_double_range (rand, -2, 2);
+          turn[1][c] = g_rand_double_range (rand, -2, 2);
+          direction[c] = g_rand_double_range (rand, -1, 1);
+        }
+      cwb_v3_normalize (direction);
+      cwb_v3_scale (at[1], direction, 0.8 * g_rand_double_range (rand, 0.7, 1.1));
+      Body a, b;
+      body_init (&a, &shapes[ia], 0, at[0], turn[0]);
+      body_init (&b, &shapes[ib], 1, at[1], turn[1]);
+      Body *bodies[2] = { &a, &b };
+      Twin t;
+      twin_init (&t);
+      for (int run = 0; run < 30; run++)
+        {
+          double size = pow (10, g_rand_double_range (rand, -9, -4));
+          for (int k = 0; k < 2; k++)
+            for (int c = 0; c < 3; c++)
+              {
+                at[k][c] += size * g_rand_double_range (rand, -1, 1);
+                turn[k][c] += size * g_rand_double_range (rand, -1, 1);
+              }
+          body_place (&a, at[0], turn[0]);
+          body_place (&b, at[1], turn[1]);
+          kept += twin_detect (&t, bodies, 2, 0.05);
+        }
+      twin_clear (&t);
+      body_clear (&a);
+      body_clear (&b);
+    }
+  g_test_message ("%u decisions kept", kept);
+  g_assert_cmpuint (kept, >, 0);
+  g_rand_free (rand);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -515,5 +752,8 @@ main (int argc, char **argv)
   g_test_add_func ("/convex/vertex/corner-on-face", test_corner_on_face);
   g_test_add_func ("/convex/edge/brute-force", test_edge_brute_force);
   g_test_add_func ("/convex/identities", test_identities);
+  g_test_add_func ("/convex/coherence/same-contacts", test_coherence_same_contacts);
+  g_test_add_func ("/convex/coherence/choice-flip", test_coherence_choice_flip);
+  g_test_add_func ("/convex/coherence/random-pairs", test_coherence_random_pairs);
   return g_test_run ();
 }

@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "convex_polytope.h"
+#include "sat_cache.h"
 #include "surface_topology.h"
 
 /* An edge-edge axis replaces the best face axis only when it separates the polytopes by
@@ -57,6 +58,7 @@ struct ConvexDetector {
   GArray *pairs;        /* GeometryPair: the pairs whose grown boxes overlap */
   GArray *clip_in, *clip_out;   /* ClipVertex */
   GArray *depths;       /* double: heights of the clipped points over the reference face */
+  SatCache sat;         /* the pairs' decisions kept from the last run */
   uint64_t run;
 };
 
@@ -85,6 +87,7 @@ convex_detector_new (void)
   d->clip_in = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
   d->clip_out = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
   d->depths = g_array_new (FALSE, FALSE, sizeof (double));
+  sat_cache_init (&d->sat);
   return d;
 }
 
@@ -101,6 +104,7 @@ convex_detector_free (ConvexDetector *d)
   g_array_unref (d->clip_in);
   g_array_unref (d->clip_out);
   g_array_unref (d->depths);
+  sat_cache_clear (&d->sat);
   topology_cache_clear (&d->topologies);
   g_free (d);
 }
@@ -125,6 +129,7 @@ contact_id (uint32_t tag, uint32_t g0, uint32_t g1, uint32_t f0, uint32_t f1, ui
 typedef struct FaceQuery {
   double separation;
   uint32_t face;
+  double runner_up;     /* the next largest separation of another face */
 } FaceQuery;
 
 typedef struct EdgeQuery {
@@ -144,7 +149,7 @@ vertex (const CwbGeometry *g, uint32_t v)
 static FaceQuery
 query_faces (const ConvexPolytope *p, const ConvexPolytope *q, const CwbGeometry *gq)
 {
-  FaceQuery best = { -INFINITY, 0 };
+  FaceQuery best = { -INFINITY, 0, -INFINITY };
   for (uint32_t f = 0; f < p->n_faces; f++)
     {
       const PolytopeFace *face = &p->faces[f];
@@ -153,7 +158,9 @@ query_faces (const ConvexPolytope *p, const ConvexPolytope *q, const CwbGeometry
         lowest = MIN (lowest, cwb_v3_dot (face->normal, vertex (gq, q->vertices[k])));
       double separation = lowest - face->offset;
       if (separation > best.separation)
-        best = (FaceQuery) { separation, f };
+        best = (FaceQuery) { separation, f, best.separation };
+      else if (separation > best.runner_up)
+        best.runner_up = separation;
     }
   return best;
 }
@@ -619,6 +626,51 @@ face_contact (ConvexDetector *d, const ConvexPolytope *pr, const CwbGeometry *gr
 
 /* ---- pairs --------------------------------------------------------------------------- */
 
+/* The separating-axis test in full: the decision for the pair with the slacks it was taken
+ * with (sat_cache.h), or FALSE for an edge axis, the query in *edge. */
+static gboolean
+full_test (const ConvexPolytope *pa, const CwbGeometry *ga, const ConvexPolytope *pb,
+           const CwbGeometry *gb, double margin, SatDecision *decision, EdgeQuery *edge)
+{
+  *decision = (SatDecision) {
+    .outcome = SAT_SEPARATED, .face_a_slack = -INFINITY, .face_b_slack = -INFINITY,
+  };
+  FaceQuery face_a = query_faces (pa, pb, gb);
+  if (face_a.separation > margin)
+    {
+      decision->face_a_slack = face_a.separation - margin;
+      return TRUE;
+    }
+  FaceQuery face_b = query_faces (pb, pa, ga);
+  if (face_b.separation > margin)
+    {
+      decision->face_b_slack = face_b.separation - margin;
+      return TRUE;
+    }
+  *edge = query_edges (pa, ga, pb, gb);
+  if (edge->found && edge->separation > margin)
+    return TRUE;
+  double scale = MIN (pa->radius, pb->radius);
+  double face_best = MAX (face_a.separation, face_b.separation);
+  if (edge->found && edge->separation > face_best + EDGE_PREFERENCE * scale)
+    return FALSE;
+  gboolean b_reference = face_b.separation > face_a.separation + FACE_PREFERENCE * scale;
+  /* The pair's separation over every axis: the largest of the three queries. */
+  double largest = edge->found ? MAX (edge->separation, face_best) : face_best;
+  *decision = (SatDecision) {
+    .outcome = b_reference ? SAT_FACE_B : SAT_FACE_A,
+    .face = b_reference ? face_b.face : face_a.face,
+    .face_a_slack = MIN (margin - face_a.separation,
+                         b_reference ? INFINITY : 0.5 * (face_a.separation - face_a.runner_up)),
+    .face_b_slack = MIN (margin - face_b.separation,
+                         b_reference ? 0.5 * (face_b.separation - face_b.runner_up) : INFINITY),
+    .choice_slack = fabs (face_b.separation - face_a.separation - FACE_PREFERENCE * scale),
+    .edge_margin_slack = margin - largest,
+    .edge_slack = face_best + EDGE_PREFERENCE * scale - largest,
+  };
+  return TRUE;
+}
+
 static void
 collide (ConvexDetector *d, const CwbGeometry *geometries, uint32_t a, uint32_t b,
          double margin, GArray *contacts)
@@ -626,26 +678,21 @@ collide (ConvexDetector *d, const CwbGeometry *geometries, uint32_t a, uint32_t 
   const ConvexPolytope *pa = &g_array_index (d->polytopes, ConvexPolytope, a);
   const ConvexPolytope *pb = &g_array_index (d->polytopes, ConvexPolytope, b);
   const CwbGeometry *ga = &geometries[a], *gb = &geometries[b];
-  FaceQuery face_a = query_faces (pa, pb, gb);
-  if (face_a.separation > margin)
-    return;
-  FaceQuery face_b = query_faces (pb, pa, ga);
-  if (face_b.separation > margin)
-    return;
-  EdgeQuery edge = query_edges (pa, ga, pb, gb);
-  if (edge.found && edge.separation > margin)
-    return;
-  double scale = MIN (pa->radius, pb->radius);
-  double face_best = MAX (face_a.separation, face_b.separation);
-  if (edge.found && edge.separation > face_best + EDGE_PREFERENCE * scale)
+  SatDecision decision;
+  if (!sat_cache_lookup (&d->sat, a, b, pa, pb, margin, &decision))
     {
-      edge_contact (pa, ga, a, pb, gb, b, &edge, contacts);
-      return;
+      EdgeQuery edge;
+      if (!full_test (pa, ga, pb, gb, margin, &decision, &edge))
+        {
+          edge_contact (pa, ga, a, pb, gb, b, &edge, contacts);
+          return;
+        }
+      sat_cache_store (&d->sat, a, b, margin, &decision);
     }
-  if (face_b.separation > face_a.separation + FACE_PREFERENCE * scale)
-    face_contact (d, pb, gb, b, face_b.face, pa, ga, a, margin, contacts);
-  else
-    face_contact (d, pa, ga, a, face_a.face, pb, gb, b, margin, contacts);
+  if (decision.outcome == SAT_FACE_B)
+    face_contact (d, pb, gb, b, decision.face, pa, ga, a, margin, contacts);
+  else if (decision.outcome == SAT_FACE_A)
+    face_contact (d, pa, ga, a, decision.face, pb, gb, b, margin, contacts);
 }
 
 static int
@@ -677,6 +724,7 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
     convex_polytope_clear (&g_array_index (d->polytopes, ConvexPolytope, g));
   g_array_set_size (d->polytopes, (guint) n_geometries);
   g_array_set_size (d->order, 0);
+  sat_cache_begin (&d->sat, n_geometries);
   for (size_t g = 0; g < n_geometries; g++)
     {
       const CwbGeometry *geometry = &geometries[g];
@@ -692,6 +740,7 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
       if (!convex_polytope_update (p, geometry, topology))
         continue;
       handled[g] = TRUE;
+      sat_cache_track (&d->sat, (uint32_t) g, p, geometry);
       SweepEntry e = { p->lo[0], (uint32_t) g };
       g_array_append_val (d->order, e);
     }
@@ -725,4 +774,17 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
       const GeometryPair *pair = &g_array_index (d->pairs, GeometryPair, k);
       collide (d, geometries, pair->a, pair->b, margin, contacts);
     }
+  sat_cache_end (&d->sat);
+}
+
+void
+convex_detector_set_coherence (ConvexDetector *d, gboolean keep_decisions)
+{
+  d->sat.enabled = keep_decisions;
+}
+
+guint
+convex_detector_kept (const ConvexDetector *d)
+{
+  return d->sat.kept;
 }

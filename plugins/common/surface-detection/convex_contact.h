@@ -45,4 +45,12 @@ void convex_detector_run (ConvexDetector *detector, const CwbGeometry *geometrie
                           size_t n_geometries, double margin, gboolean *handled,
                           GArray *contacts);
 
+/* Whether the detector keeps each pair's separating-axis decision from run to run while the
+ * polytopes barely move (sat_cache.h; on by default). The contacts are the same either way;
+ * off, every pair is tested in full at every run. */
+void convex_detector_set_coherence (ConvexDetector *detector, gboolean keep_decisions);
+
+/* How many pairs the last run decided from the decisions it kept. */
+guint convex_detector_kept (const ConvexDetector *detector);
+
 G_END_DECLS
