@@ -182,29 +182,71 @@ geometry_moves (Proximity *self, const CwbContactQuery *query, uint32_t g)
   return moves;
 }
 
-/* One row: weights +w_k `direction` on a's vertices, -w_l `direction` on b's. */
+/* The set's arrays grown once for a detection's contacts (at most 3 rows a frame, each on
+ * at most 3 + 3 vertices), written in place and cut to what was written at the end. */
+typedef struct SetWriter {
+  CwbContactSet *set;
+  guint n_frames, n_rows, n_weights, n_ids;
+  gboolean ids;
+} SetWriter;
+
+#define ROWS_PER_FRAME 3
+#define WEIGHTS_PER_ROW 6
+
 static void
-add_row (CwbContactSet *set, CwbRowKind kind, uint32_t frame, const ManifoldContact *c,
-         const double direction[3], double violation)
+set_writer_begin (SetWriter *w, CwbContactSet *set, guint max_frames)
 {
-  CwbConstraintRow row = {
+  *w = (SetWriter) {
+    .set = set,
+    .n_frames = set->frames->len,
+    .n_rows = set->rows->len,
+    .n_weights = set->weights->len,
+    .ids = CWB_STRUCT_HAS (set, CwbContactSet, contact_ids) && set->contact_ids != NULL,
+  };
+  g_array_set_size (set->frames, w->n_frames + max_frames);
+  g_array_set_size (set->rows, w->n_rows + ROWS_PER_FRAME * max_frames);
+  g_array_set_size (set->weights, w->n_weights + ROWS_PER_FRAME * WEIGHTS_PER_ROW * max_frames);
+  if (w->ids)
+    {
+      w->n_ids = set->contact_ids->len;
+      g_array_set_size (set->contact_ids, w->n_ids + max_frames);
+    }
+}
+
+static void
+set_writer_end (SetWriter *w)
+{
+  g_array_set_size (w->set->frames, w->n_frames);
+  g_array_set_size (w->set->rows, w->n_rows);
+  g_array_set_size (w->set->weights, w->n_weights);
+  if (w->ids)
+    g_array_set_size (w->set->contact_ids, w->n_ids);
+}
+
+/* One row of frame `frame`: +w_k `direction` on a's vertices, -w_l `direction` on b's. */
+static void
+write_row (SetWriter *w, CwbRowKind kind, uint32_t frame, const ManifoldContact *c,
+           const double direction[3], double violation)
+{
+  const SurfacePoint *sides[2] = { &c->a, &c->b };
+  CwbConstraintRow *row = &g_array_index (w->set->rows, CwbConstraintRow, w->n_rows++);
+  *row = (CwbConstraintRow) {
     .kind = kind,
     .frame = frame,
-    .first_weight = set->weights->len,
+    .first_weight = w->n_weights,
+    .n_weights = sides[0]->n + sides[1]->n,
     .violation = violation,
   };
-  const SurfacePoint *sides[2] = { &c->a, &c->b };
-  /* Grown once for the row's weights, then written in place. */
-  row.n_weights = sides[0]->n + sides[1]->n;
-  g_array_set_size (set->weights, set->weights->len + row.n_weights);
-  CwbPointWeight *w = &g_array_index (set->weights, CwbPointWeight, row.first_weight);
+  CwbPointWeight *weight = &g_array_index (w->set->weights, CwbPointWeight, w->n_weights);
+  w->n_weights += row->n_weights;
   for (int s = 0; s < 2; s++)
-    for (uint32_t k = 0; k < sides[s]->n; k++, w++)
+    for (uint32_t k = 0; k < sides[s]->n; k++, weight++)
       {
-        *w = (CwbPointWeight) { .geometry = sides[s]->geometry, .point = sides[s]->vertex[k] };
-        cwb_v3_scale (w->w, direction, s == 0 ? sides[s]->weight[k] : -sides[s]->weight[k]);
+        *weight = (CwbPointWeight) { .geometry = sides[s]->geometry,
+                                     .point = sides[s]->vertex[k] };
+        cwb_v3_scale (weight->w, direction,
+                      s == 0 ? sides[s]->weight[k] : -sides[s]->weight[k]);
       }
-  g_array_append_val (set->rows, row);
 }
 
 /* A point candidate as a contact between two surface points: the point itself, and the
@@ -236,32 +278,33 @@ candidate_contact (const CwbContactQuery *query, const ContactCandidate *c,
 
 /* One contact frame, its rows and its identity; the depth shown when it penetrates. */
 static void
-add_contact (const CwbContactQuery *query, const ManifoldContact *c, CwbContactSet *set,
+add_contact (const CwbContactQuery *query, const ManifoldContact *c, SetWriter *w,
              CwbInspection *inspection, double *deepest)
 {
   const CwbGeometry *a = &query->geometries[c->a.geometry];
   const CwbGeometry *b = &query->geometries[c->b.geometry];
   double mu = cwb_friction_combine (query->friction[a->body], query->friction[b->body]);
   gboolean friction = mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY;
-  uint32_t frame_index = set->frames->len;
-  CwbContactFrame frame = {
+  uint32_t frame_index = w->n_frames++;
+  CwbContactFrame *frame = &g_array_index (w->set->frames, CwbContactFrame, frame_index);
+  *frame = (CwbContactFrame) {
     .mu = mu,
     .body_a = a->body,
     .body_b = b->body,
-    .first_row = set->rows->len,
+    .first_row = w->n_rows,
     .n_rows = friction ? 3 : 1,
     .gap = c->gap,
   };
-  cwb_v3_copy (frame.origin, c->b.position);
-  cwb_v3_copy (frame.normal, c->normal);
-  cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
-  g_array_append_val (set->frames, frame);
-  cwb_contact_set_add_id (set, c->id);
-  add_row (set, CWB_ROW_NORMAL, frame_index, c, frame.normal, c->gap);
+  cwb_v3_copy (frame->origin, c->b.position);
+  cwb_v3_copy (frame->normal, c->normal);
+  cwb_v3_tangents (frame->normal, frame->t1, frame->t2);
+  if (w->ids)
+    g_array_index (w->set->contact_ids, guint64, w->n_ids++) = c->id;
+  write_row (w, CWB_ROW_NORMAL, frame_index, c, frame->normal, c->gap);
   if (friction)
     {
-      add_row (set, CWB_ROW_TANGENT, frame_index, c, frame.t1, 0);
-      add_row (set, CWB_ROW_TANGENT, frame_index, c, frame.t2, 0);
+      write_row (w, CWB_ROW_TANGENT, frame_index, c, frame->t1, 0);
+      write_row (w, CWB_ROW_TANGENT, frame_index, c, frame->t2, 0);
     }
   if (c->gap >= 0)
     return;
@@ -282,12 +325,14 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   g_array_set_size (self->mobility, MAX (query->n_geometries, 1));
   memset (self->mobility->data, 0, self->mobility->len * sizeof (Mobility));
   double deepest = 0;
+  SetWriter writer;
+  set_writer_begin (&writer, set, self->manifold->len + self->candidates->len);
   for (guint k = 0; k < self->manifold->len; k++)
     {
       const ManifoldContact *c = &g_array_index (self->manifold, ManifoldContact, k);
       if (geometry_moves (self, query, c->a.geometry)
           || geometry_moves (self, query, c->b.geometry))
-        add_contact (query, c, set, inspection, &deepest);
+        add_contact (query, c, &writer, inspection, &deepest);
     }
   for (guint k = 0; k < self->candidates->len; k++)
     {
@@ -298,8 +343,9 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
         continue;
       ManifoldContact c;
       candidate_contact (query, candidate, &c);
-      add_contact (query, &c, set, inspection, &deepest);
+      add_contact (query, &c, &writer, inspection, &deepest);
     }
+  set_writer_end (&writer);
   set->intersection_volume = NAN;   /* point contacts have no volume */
   set->max_penetration = deepest;
   /* Every pair within the margin is in the set, its rows linear in the points: a solver can

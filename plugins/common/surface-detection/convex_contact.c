@@ -436,29 +436,35 @@ static void
 clip_polygon (const GArray *in, GArray *out, const double side[3], const double origin[3],
               uint32_t plane, double tolerance)
 {
-  g_array_set_size (out, 0);
   guint n = in->len;
+  /* Each edge gives at most its first vertex and one crossing: grown once to that and
+   * written in place. */
+  g_array_set_size (out, 2 * n);
+  ClipVertex *written = (ClipVertex *) (void *) out->data;
+  const ClipVertex *vertices = (const ClipVertex *) (const void *) in->data;
+  guint n_out = 0;
   for (guint k = 0; k < n; k++)
     {
-      const ClipVertex *p = &g_array_index (in, ClipVertex, k);
-      const ClipVertex *q = &g_array_index (in, ClipVertex, (k + 1) % n);
+      const ClipVertex *p = &vertices[k];
+      const ClipVertex *q = &vertices[(k + 1) % n];
       double dp_[3], dq_[3];
       cwb_v3_sub (dp_, p->p, origin);
       cwb_v3_sub (dq_, q->p, origin);
       double dp = cwb_v3_dot (side, dp_), dq = cwb_v3_dot (side, dq_);
       if (dp <= tolerance)
-        g_array_append_val (out, *p);
+        written[n_out++] = *p;
       /* An edge crosses the plane between a vertex clearly inside and one clearly outside;
        * a vertex on the plane is its own crossing. */
       if ((dp < -tolerance && dq > tolerance) || (dp > tolerance && dq < -tolerance))
         {
           double t = dp / (dp - dq);
-          ClipVertex x = { .key = clip_key (p->key, q->key, plane) };
+          ClipVertex *x = &written[n_out++];
+          *x = (ClipVertex) { .key = clip_key (p->key, q->key, plane) };
           for (int c = 0; c < 3; c++)
-            x.p[c] = p->p[c] + t * (q->p[c] - p->p[c]);
-          g_array_append_val (out, x);
+            x->p[c] = p->p[c] + t * (q->p[c] - p->p[c]);
         }
     }
+  g_array_set_size (out, n_out);
 }
 
 /* Indices of at most four of the n points (depths `depth`, positions in `points`) that keep
@@ -565,13 +571,13 @@ face_contact (ConvexDetector *d, const ConvexPolytope *pr, const CwbGeometry *gr
         }
     }
   const PolytopeFace *inc = &pi->faces[inc_face];
-  g_array_set_size (d->clip_in, 0);
+  g_array_set_size (d->clip_in, inc->n_vertices);
   for (uint32_t k = 0; k < inc->n_vertices; k++)
     {
       uint32_t v = pi->loop[inc->first_vertex + k];
-      ClipVertex x = { .key = v };
-      cwb_v3_copy (x.p, vertex (gi, v));
-      g_array_append_val (d->clip_in, x);
+      ClipVertex *x = &g_array_index (d->clip_in, ClipVertex, k);
+      *x = (ClipVertex) { .key = v };
+      cwb_v3_copy (x->p, vertex (gi, v));
     }
   for (uint32_t k = 0; k < ref->n_vertices && d->clip_in->len > 0; k++)
     {
@@ -614,7 +620,15 @@ face_contact (ConvexDetector *d, const ConvexPolytope *pr, const CwbGeometry *gr
       double on_ref[3];
       cwb_v3_copy (on_ref, x->p);
       cwb_v3_axpy (on_ref, -depth[keep[k]], ref->normal);
-      face_point (pi, gi, i, inc_face, x->p, &c.a);
+      /* A clipped point that is an incident vertex (no crossing) is that vertex: the face's
+       * closest point to it, with the weights face_point gives it, exactly. */
+      if (x->key & CLIP_KEY_BIT)
+        face_point (pi, gi, i, inc_face, x->p, &c.a);
+      else
+        {
+          c.a = (SurfacePoint) { .geometry = i, .n = 1, .vertex = { x->key }, .weight = { 1 } };
+          cwb_v3_copy (c.a.position, x->p);
+        }
       face_point (pr, gr, r, ref_face, on_ref, &c.b);
       cwb_v3_copy (c.normal, ref->normal);
       double gap[3];

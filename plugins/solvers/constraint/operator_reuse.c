@@ -13,7 +13,7 @@ typedef struct RowKey {
   uint32_t frame, first_weight, n_weights;
 } RowKey;
 
-static gboolean
+static inline gboolean
 negligible (const CwbPointWeight *w)
 {
   return fabs (w->w[0]) <= WEIGHT_CHANGE && fabs (w->w[1]) <= WEIGHT_CHANGE
@@ -34,12 +34,37 @@ has_weight (const CwbPointWeight *now, uint32_t n, const CwbPointWeight *w)
   return FALSE;
 }
 
+/* The common case of same_weights, checked first: the same points in the same order, each
+ * weight within WEIGHT_CHANGE of the one before and negligible where it was. Where a row
+ * names each point once (as the contact models write them), same_weights holds then too. */
+static gboolean
+same_in_order (const CwbPointWeight *now, const CwbPointWeight *then, uint32_t n)
+{
+  for (uint32_t k = 0; k < n; k++)
+    {
+      if (now[k].geometry != then[k].geometry || now[k].point != then[k].point
+          || fabs (now[k].w[0] - then[k].w[0]) > WEIGHT_CHANGE
+          || fabs (now[k].w[1] - then[k].w[1]) > WEIGHT_CHANGE
+          || fabs (now[k].w[2] - then[k].w[2]) > WEIGHT_CHANGE)
+        return FALSE;
+      /* Within WEIGHT_CHANGE of each other, both are negligible or neither where either is
+       * larger than twice that in some component. */
+      if (fabs (then[k].w[0]) <= 2 * WEIGHT_CHANGE && fabs (then[k].w[1]) <= 2 * WEIGHT_CHANGE
+          && fabs (then[k].w[2]) <= 2 * WEIGHT_CHANGE
+          && negligible (&now[k]) != negligible (&then[k]))
+        return FALSE;
+    }
+  return TRUE;
+}
+
 /* Whether two rows' weights act on the same points with the same weights, up to
  * WEIGHT_CHANGE, in any order. */
 static gboolean
 same_weights (const CwbPointWeight *now, uint32_t n_now, const CwbPointWeight *then,
               uint32_t n_then)
 {
+  if (n_now == n_then && same_in_order (now, then, n_now))
+    return TRUE;
   uint32_t counted_now = 0, counted_then = 0;
   for (uint32_t k = 0; k < n_now; k++)
     counted_now += !negligible (&now[k]);
