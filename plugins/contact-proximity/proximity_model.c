@@ -182,8 +182,9 @@ geometry_moves (Proximity *self, const CwbContactQuery *query, uint32_t g)
   return moves;
 }
 
-/* The set's arrays grown once for a detection's contacts (at most 3 rows a frame, each on
- * at most 3 + 3 vertices), written in place and cut to what was written at the end. */
+/* The set's arrays grown once for a detection's contacts (to what they can take: three rows
+ * a frame, each on the contact's vertices), written in place and cut to what was written at
+ * the end. */
 typedef struct SetWriter {
   CwbContactSet *set;
   guint n_frames, n_rows, n_weights, n_ids;
@@ -191,10 +192,9 @@ typedef struct SetWriter {
 } SetWriter;
 
 #define ROWS_PER_FRAME 3
-#define WEIGHTS_PER_ROW 6
 
 static void
-set_writer_begin (SetWriter *w, CwbContactSet *set, guint max_frames)
+set_writer_begin (SetWriter *w, CwbContactSet *set, guint max_frames, guint max_weights)
 {
   *w = (SetWriter) {
     .set = set,
@@ -205,7 +205,7 @@ set_writer_begin (SetWriter *w, CwbContactSet *set, guint max_frames)
   };
   g_array_set_size (set->frames, w->n_frames + max_frames);
   g_array_set_size (set->rows, w->n_rows + ROWS_PER_FRAME * max_frames);
-  g_array_set_size (set->weights, w->n_weights + ROWS_PER_FRAME * WEIGHTS_PER_ROW * max_frames);
+  g_array_set_size (set->weights, w->n_weights + max_weights);
   if (w->ids)
     {
       w->n_ids = set->contact_ids->len;
@@ -325,8 +325,15 @@ proximity_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   g_array_set_size (self->mobility, MAX (query->n_geometries, 1));
   memset (self->mobility->data, 0, self->mobility->len * sizeof (Mobility));
   double deepest = 0;
+  /* A point candidate's rows weigh its point and up to three vertices of the triangle. */
+  guint max_weights = ROWS_PER_FRAME * 4 * self->candidates->len;
+  for (guint k = 0; k < self->manifold->len; k++)
+    {
+      const ManifoldContact *c = &g_array_index (self->manifold, ManifoldContact, k);
+      max_weights += ROWS_PER_FRAME * (c->a.n + c->b.n);
+    }
   SetWriter writer;
-  set_writer_begin (&writer, set, self->manifold->len + self->candidates->len);
+  set_writer_begin (&writer, set, self->manifold->len + self->candidates->len, max_weights);
   for (guint k = 0; k < self->manifold->len; k++)
     {
       const ManifoldContact *c = &g_array_index (self->manifold, ManifoldContact, k);
