@@ -429,10 +429,18 @@ brute_force_sat (const Body *a, const Body *b, double *face_best, double *edge_b
           }
 }
 
-/* The edge query against brute force, on random placements of shapes whose edge queries take
- * either path of the detector (direction classes for boxes, prisms and the 8-segment
- * cylinder; crossing arcs for the 40-segment cylinder, whose 21 classes cost more than its
- * arcs): where an edge axis beats every face axis by more than the detector's preference
+/* Shapes whose edge queries take either path of the detector: direction classes for the
+ * boxes, the prisms and the 8-segment cylinder; crossing arcs for the 40-segment cylinder,
+ * whose 21 classes cost more than its arcs. */
+static const CwbShapeDesc polytope_shapes[] = {
+  { .kind = CWB_SHAPE_BOX, .size = { 1, 1, 1 } },
+  { .kind = CWB_SHAPE_BOX, .size = { 0.4, 1.6, 0.7 } },
+  { .kind = CWB_SHAPE_CYLINDER, .radius = 0.5, .height = 0.8, .resolution = 6 },
+  { .kind = CWB_SHAPE_CYLINDER, .radius = 0.6, .height = 0.5, .resolution = 8 },
+  { .kind = CWB_SHAPE_CYLINDER, .radius = 0.5, .height = 1.0, .resolution = 40 },
+};
+
+/* The edge query against brute force, on random placements of polytope_shapes: where an edge axis beats every face axis by more than the detector's preference
  * (1e-3 of the radius; 2e-3 of the larger radius here), the one contact lies on the edges
  * with the brute-force gap and axis; where a face axis leads as clearly, no contact is
  * deeper than the face separation (each clipped point lies on the incident face, at or above
@@ -442,14 +450,8 @@ brute_force_sat (const Body *a, const Body *b, double *face_best, double *edge_b
 static void
 test_edge_brute_force (void)
 {
-  CwbShapeDesc shapes[] = {
-    { .kind = CWB_SHAPE_BOX, .size = { 1, 1, 1 } },
-    { .kind = CWB_SHAPE_BOX, .size = { 0.4, 1.6, 0.7 } },
-    { .kind = CWB_SHAPE_CYLINDER, .radius = 0.5, .height = 0.8, .resolution = 6 },
-    { .kind = CWB_SHAPE_CYLINDER, .radius = 0.6, .height = 0.5, .resolution = 8 },
-    { .kind = CWB_SHAPE_CYLINDER, .radius = 0.5, .height = 1.0, .resolution = 40 },
-  };
-  enum { N_SHAPES = G_N_ELEMENTS (shapes), TRIALS = 400 };
+  const CwbShapeDesc *shapes = polytope_shapes;
+  enum { N_SHAPES = G_N_ELEMENTS (polytope_shapes), TRIALS = 400 };
   GRand *rand = g_rand_new_with_seed (20261126);
   int edge_cases = 0, face_cases = 0;
   int edge_cases_arcs = 0;
@@ -685,23 +687,18 @@ test_coherence_choice_flip (void)
   body_clear (&b);
 }
 
-/* Random pairs of the edge test's shapes (both edge query paths), each moved through 30
- * runs of random rigid motions from 1e-9 to 1e-4 m: the same contacts as the full test. */
+/* Random pairs of polytope_shapes (both edge query paths), each moved through 30 runs of
+ * random rigid motions from 1e-9 to 1e-4 m, every other pair also deformed: the same contacts
+ * as the full test. */
 static void
 test_coherence_random_pairs (void)
 {
-  CwbShapeDesc shapes[] = {
-    { .kind = CWB_SHAPE_BOX, .size = { 1, 1, 1 } },
-    { .kind = CWB_SHAPE_BOX, .size = { 0.4, 1.6, 0.7 } },
-    { .kind = CWB_SHAPE_CYLINDER, .radius = 0.5, .height = 0.8, .resolution = 6 },
-    { .kind = CWB_SHAPE_CYLINDER, .radius = 0.5, .height = 1.0, .resolution = 40 },
-  };
   GRand *rand = g_rand_new_with_seed (20261127);
-  guint kept = 0;
+  guint kept = 0, kept_deformed = 0;
   for (int trial = 0; trial < 60; trial++)
     {
-      int ia = g_rand_int_range (rand, 0, G_N_ELEMENTS (shapes));
-      int ib = g_rand_int_range (rand, 0, G_N_ELEMENTS (shapes));
+      int ia = g_rand_int_range (rand, 0, G_N_ELEMENTS (polytope_shapes));
+      int ib = g_rand_int_range (rand, 0, G_N_ELEMENTS (polytope_shapes));
       double at[2][3] = { { 0, 0, 0 } }, turn[2][3];
       double direction[3];
       for (int c = 0; c < 3; c++)
@@ -713,8 +710,8 @@ test_coherence_random_pairs (void)
       cwb_v3_normalize (direction);
       cwb_v3_scale (at[1], direction, 0.8 * g_rand_double_range (rand, 0.7, 1.1));
       Body a, b;
-      body_init (&a, &shapes[ia], 0, at[0], turn[0]);
-      body_init (&b, &shapes[ib], 1, at[1], turn[1]);
+      body_init (&a, &polytope_shapes[ia], 0, at[0], turn[0]);
+      body_init (&b, &polytope_shapes[ib], 1, at[1], turn[1]);
       Body *bodies[2] = { &a, &b };
       Twin t;
       twin_init (&t);
@@ -729,14 +726,23 @@ test_coherence_random_pairs (void)
               }
           body_place (&a, at[0], turn[0]);
           body_place (&b, at[1], turn[1]);
-          kept += twin_detect (&t, bodies, 2, 0.05);
+          /* Every other trial deforms its shapes too: each vertex moved on its own by up to
+           * 1e-8 m, below the 1e-7 of the radius that keeps a face planar for the detector. */
+          if (trial % 2 == 1)
+            for (int k = 0; k < 2; k++)
+              for (size_t i = 0; i < 3 * bodies[k]->geometry.n_points; i++)
+                bodies[k]->positions[i] += 1e-8 * g_rand_double_range (rand, -1, 1);
+          guint run_kept = twin_detect (&t, bodies, 2, 0.05);
+          kept += run_kept;
+          if (trial % 2 == 1)
+            kept_deformed += run_kept;
         }
       twin_clear (&t);
       body_clear (&a);
       body_clear (&b);
     }
-  g_test_message ("%u decisions kept", kept);
-  g_assert_cmpuint (kept, >, 0);
+  g_test_message ("%u decisions kept, %u of them on deformed shapes", kept, kept_deformed);
+  g_assert_cmpuint (kept_deformed, >, 0);
   g_rand_free (rand);
 }
 
