@@ -687,6 +687,31 @@ test_coherence_choice_flip (void)
   body_clear (&b);
 }
 
+/* A geometry replaced by another shape under the same index (a world rebuilt by an edit): the
+ * pair's kept decision names the old shape's faces and is not used. */
+static void
+test_coherence_new_shape (void)
+{
+  Body a, b, prism;
+  double origin[3] = { 0, 0, 0 }, above[3] = { 0.1, 0, 0.9 };
+  cube_init (&a, 0, 0, 0, 0, NULL);
+  cube_init (&b, 1, above[0], above[1], above[2], NULL);
+  body_init (&prism, &polytope_shapes[2], 1, above, origin);
+  Twin t;
+  twin_init (&t);
+  Body *bodies[2] = { &a, &b };
+  g_assert_cmpuint (twin_detect (&t, bodies, 2, 0.05), ==, 0);
+  g_assert_cmpuint (twin_detect (&t, bodies, 2, 0.05), ==, 1);
+  bodies[1] = &prism;
+  g_assert_cmpuint (twin_detect (&t, bodies, 2, 0.05), ==, 0);
+  g_assert_cmpuint (t.kept_contacts->len, >, 0);
+  g_assert_cmpuint (twin_detect (&t, bodies, 2, 0.05), ==, 1);
+  twin_clear (&t);
+  body_clear (&a);
+  body_clear (&b);
+  body_clear (&prism);
+}
+
 /* Random pairs of polytope_shapes (both edge query paths), each moved through 30 runs of
  * random rigid motions from 1e-9 to 1e-4 m, every other pair also deformed: the same contacts
  * as the full test. */
@@ -761,5 +786,6 @@ main (int argc, char **argv)
   g_test_add_func ("/convex/coherence/same-contacts", test_coherence_same_contacts);
   g_test_add_func ("/convex/coherence/choice-flip", test_coherence_choice_flip);
   g_test_add_func ("/convex/coherence/random-pairs", test_coherence_random_pairs);
+  g_test_add_func ("/convex/coherence/new-shape", test_coherence_new_shape);
   return g_test_run ();
 }

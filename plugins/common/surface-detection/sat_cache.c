@@ -18,7 +18,13 @@ typedef struct PolytopeSnapshot {
   uint64_t epoch;           /* 0: none */
   size_t n;                 /* vertices */
   double *x;                /* their positions, 3 n */
-  const PolytopeFace *faces;   /* the structure it was taken for */
+  /* The structure it was taken for: the key convex_polytope_update rebuilds on, and the
+   * faces it built (a decision names faces by index). */
+  const uint32_t *triangles;
+  size_t n_triangles, n_points;
+  uint64_t checksum;
+  const PolytopeFace *faces;
+  uint32_t n_faces;
   double thickness;         /* L: least of centroid-to-face distances and half edges */
   double motion;            /* the largest vertex motion since, at this detection */
 } PolytopeSnapshot;
@@ -105,9 +111,22 @@ take_snapshot (SatCache *cache, PolytopeSnapshot *s, const ConvexPolytope *p,
   for (uint32_t k = 0; k < p->n_vertices; k++)
     cwb_v3_copy (&x[3 * k], position (g, p->vertices[k]));
   s->epoch = ++cache->epoch;
+  s->triangles = p->triangles;
+  s->n_triangles = p->n_triangles;
+  s->n_points = p->n_points;
+  s->checksum = p->checksum;
   s->faces = p->faces;
+  s->n_faces = p->n_faces;
   s->thickness = thickness (p, g);
   s->motion = 0;
+}
+
+static gboolean
+same_structure (const PolytopeSnapshot *s, const ConvexPolytope *p)
+{
+  return s->triangles == p->triangles && s->n_triangles == p->n_triangles
+         && s->n_points == p->n_points && s->checksum == p->checksum && s->faces == p->faces
+         && s->n_faces == p->n_faces && s->n == p->n_vertices;
 }
 
 void
@@ -120,7 +139,7 @@ sat_cache_track (SatCache *cache, uint32_t g, const ConvexPolytope *p,
       s->epoch = 0;
       return;
     }
-  if (s->epoch != 0 && s->faces == p->faces && s->n == p->n_vertices)
+  if (s->epoch != 0 && same_structure (s, p))
     {
       const double *x = s->x;
       double motion = 0;
