@@ -751,10 +751,11 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
       if (topology == NULL)
         continue;
       ConvexPolytope *p = &g_array_index (d->polytopes, ConvexPolytope, g);
-      if (!convex_polytope_update (p, geometry, topology))
+      gboolean convex = convex_polytope_update (p, geometry, topology);
+      sat_cache_track (&d->sat, (uint32_t) g, p, geometry);
+      if (!convex)
         continue;
       handled[g] = TRUE;
-      sat_cache_track (&d->sat, (uint32_t) g, p, geometry);
       SweepEntry e = { p->lo[0], (uint32_t) g };
       g_array_append_val (d->order, e);
     }

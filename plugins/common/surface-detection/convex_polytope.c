@@ -337,8 +337,9 @@ update_planes (ConvexPolytope *p, const CwbGeometry *g)
 gboolean
 convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology *topology)
 {
-  if (p->triangles != g->triangles || p->n_triangles != g->n_triangles
-      || p->n_points != g->n_points || p->checksum != topology->checksum)
+  gboolean rebuild = p->triangles != g->triangles || p->n_triangles != g->n_triangles
+                     || p->n_points != g->n_points || p->checksum != topology->checksum;
+  if (rebuild)
     {
       convex_polytope_clear (p);
       p->triangles = g->triangles;
@@ -349,6 +350,7 @@ convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology 
       if (!p->structured)
         free_structure (p);   /* keep the key, drop the partial structure */
     }
+  p->rebuilt = rebuild;
   p->convex = p->structured && update_planes (p, g);
   p->classes_parallel = p->convex && update_edge_classes (p, g);
   return p->convex;

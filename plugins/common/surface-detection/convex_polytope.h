@@ -41,6 +41,8 @@ typedef struct ConvexPolytope {
   size_t n_triangles, n_points;
   uint64_t checksum;
   gboolean structured;           /* faces are single loops, within the size limits */
+  gboolean rebuilt;              /* the last update built the structure (faces, edges and
+                                  * their numbering) anew */
   gboolean convex;               /* at the last update: planar faces, every vertex behind
                                   * every face's plane */
   uint32_t n_faces, n_edges, n_vertices;

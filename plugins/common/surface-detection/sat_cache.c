@@ -18,13 +18,6 @@ typedef struct PolytopeSnapshot {
   uint64_t epoch;           /* 0: none */
   size_t n;                 /* vertices */
   double *x;                /* their positions, 3 n */
-  /* The structure it was taken for: the key convex_polytope_update rebuilds on, and the
-   * faces it built (a decision names faces by index). */
-  const uint32_t *triangles;
-  size_t n_triangles, n_points;
-  uint64_t checksum;
-  const PolytopeFace *faces;
-  uint32_t n_faces;
   double thickness;         /* L: least of centroid-to-face distances and half edges */
   double motion;            /* the largest vertex motion since, at this detection */
 } PolytopeSnapshot;
@@ -111,22 +104,8 @@ take_snapshot (SatCache *cache, PolytopeSnapshot *s, const ConvexPolytope *p,
   for (uint32_t k = 0; k < p->n_vertices; k++)
     cwb_v3_copy (&x[3 * k], position (g, p->vertices[k]));
   s->epoch = ++cache->epoch;
-  s->triangles = p->triangles;
-  s->n_triangles = p->n_triangles;
-  s->n_points = p->n_points;
-  s->checksum = p->checksum;
-  s->faces = p->faces;
-  s->n_faces = p->n_faces;
   s->thickness = thickness (p, g);
   s->motion = 0;
-}
-
-static gboolean
-same_structure (const PolytopeSnapshot *s, const ConvexPolytope *p)
-{
-  return s->triangles == p->triangles && s->n_triangles == p->n_triangles
-         && s->n_points == p->n_points && s->checksum == p->checksum && s->faces == p->faces
-         && s->n_faces == p->n_faces && s->n == p->n_vertices;
 }
 
 void
@@ -134,12 +113,16 @@ sat_cache_track (SatCache *cache, uint32_t g, const ConvexPolytope *p,
                  const CwbGeometry *geometry)
 {
   PolytopeSnapshot *s = &g_array_index (cache->snapshots, PolytopeSnapshot, g);
-  if (!cache->enabled)
+  /* A polytope that is not one now takes a new snapshot when it is again (its structure may
+   * have been rebuilt meanwhile, unseen). */
+  if (!cache->enabled || !p->convex)
     {
       s->epoch = 0;
       return;
     }
-  if (s->epoch != 0 && same_structure (s, p))
+  /* A rebuilt structure numbers its faces anew: the decisions naming the old ones go with
+   * the old snapshot. */
+  if (s->epoch != 0 && !p->rebuilt && s->n == p->n_vertices)
     {
       const double *x = s->x;
       double motion = 0;

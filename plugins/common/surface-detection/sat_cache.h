@@ -61,8 +61,9 @@ void sat_cache_clear (SatCache *cache);
 /* Starts a detection over n_geometries geometries. */
 void sat_cache_begin (SatCache *cache, size_t n_geometries);
 
-/* Measures polytope g's motion since its snapshot (after convex_polytope_update), taking a
- * new snapshot when it moved too far or its structure changed. */
+/* Measures polytope g's motion since its snapshot (after every convex_polytope_update),
+ * taking a new snapshot when it moved too far or its structure was rebuilt, and forgetting
+ * it while the geometry is not a convex polytope. */
 void sat_cache_track (SatCache *cache, uint32_t g, const ConvexPolytope *p,
                       const CwbGeometry *geometry);
 
