@@ -402,11 +402,13 @@ static double median_moving_size (CwbStepContext *ctx);
  * delta_free = h H_t v, the tangential displacement of the step, friction applies and the
  * solve is the one reported; without v (a position pass) they carry no force. The solve
  * starts from the forces `cache` kept for the same contacts and leaves its own there; NULL
- * starts from zero. With `kept` (the velocity pass only) it solves on the operator kept
- * (operator_reuse.h). Returns whether every island reached the tolerance. */
+ * starts from zero. `skipped` is the set's frames_asleep, its frames left out. With `kept`
+ * (the velocity pass only) it solves on the operator kept (operator_reuse.h). Returns
+ * whether every island reached the tolerance. */
 static gboolean
 solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
-                const double *v, WarmStart *cache, gboolean kept, double *dq)
+                const gboolean *skipped, const double *v, WarmStart *cache, gboolean kept,
+                double *dq)
 {
   size_t m = set->rows->len;
   if (m == 0)
@@ -418,7 +420,6 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   ContactIslands *islands = velocity_pass ? &self->islands : &self->position_islands;
   ComplianceCache *compliance = velocity_pass ? self->compliance_cache
                                               : self->position_compliance;
-  const gboolean *skipped = frames_asleep (self, set);
   const CwbDofRows *h = kept ? operator_reuse_h (&self->operator_reuse) : ctx->dof_rows (ctx);
   CwbConstraintRow *rows = (CwbConstraintRow *) set->rows->data;
   double *delta_free = zeroed (self->delta_free, m);
@@ -577,12 +578,11 @@ copy_set (CwbContactSet *to, const CwbContactSet *from)
     to->reach = from->reach;
 }
 
-/* The largest violation of a normal row beyond its tolerance, 0 when all hold; rows between
- * sleeping bodies, which no pass moves, are left out. */
+/* The largest violation of a normal row beyond its tolerance, 0 when all hold; rows of the
+ * frames `asleep` (frames_asleep), which no pass moves, are left out. */
 static double
-worst_violation (ConstraintSolver *self, const CwbContactSet *set)
+worst_violation (const CwbContactSet *set, const gboolean *asleep)
 {
-  const gboolean *asleep = frames_asleep (self, set);
   double worst = 0;
   for (guint i = 0; i < set->rows->len; i++)
     {
@@ -624,7 +624,8 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       CwbContactSet *set = ctx->detect (ctx, ctx->q, ctx->v, CWB_CONTACT_PASS_POSITION, error);
       if (set == NULL)
         return FALSE;
-      violation = worst_violation (self, set);
+      const gboolean *asleep = frames_asleep (self, set);
+      violation = worst_violation (set, asleep);
       volume = set->intersection_volume;
       penetration = set->max_penetration;
       if (violation <= accepted || k == self->step_stabilization)
@@ -634,7 +635,8 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
       /* The first pass starts from the first pass of the last step: the correction the
        * velocity pass's slow error asked for then, which it tends to ask for again. A later
        * pass of the same step corrects what is left after that one, so it starts cold. */
-      solve_contacts (self, ctx, set, NULL, k == 0 ? self->warm_position : NULL, FALSE, dq);
+      solve_contacts (self, ctx, set, asleep, NULL, k == 0 ? self->warm_position : NULL, FALSE,
+                      dq);
       double *q = zeroed (self->q_stabilized, ctx->nq);
       memcpy (q, ctx->q, ctx->nq * sizeof (double));
       corrective_motion (self, ctx, q, NULL, dq);
@@ -749,16 +751,16 @@ static double *
 velocity_pass (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
                const double *q_free, const double *v_free)
 {
+  const gboolean *skipped = frames_asleep (self, set);
   gboolean kept = self->keep_operator
-                  && operator_reuse_holds (&self->operator_reuse, ctx, set,
-                                           frames_asleep (self, set));
+                  && operator_reuse_holds (&self->operator_reuse, ctx, set, skipped);
   for (;;)
     {
       if (!kept)
         compliance_cache_begin (self->compliance_cache, ctx, q_free, self->compliance);
       double *dq = zeroed (self->dq, ctx->nv);
       penalty_displacement (self, ctx, set, dq);
-      if (solve_contacts (self, ctx, set, v_free, self->warm_start, kept, dq) || !kept)
+      if (solve_contacts (self, ctx, set, skipped, v_free, self->warm_start, kept, dq) || !kept)
         return dq;
       operator_reuse_forget (&self->operator_reuse);
       kept = FALSE;
