@@ -5,32 +5,37 @@
 
 #define NO_BODY UINT32_MAX
 
-/* A block (a, b), a <= b in the island's body numbering, of K = epsilon C^-1 + H_A^T H_A:
- * nv_a x nv_b values, column-major, from `offset` in the value pool. */
-typedef struct KBlock {
-  uint32_t a, b;
-  size_t offset;
-} KBlock;
-
 /* One body's run of a row's entries in H. */
 typedef struct RowRun {
   uint32_t local;
   size_t first, end;
 } RowRun;
 
+/* K = epsilon C^-1 + H_A^T H_A is assembled straight into the lower triangle of a CHOLMOD
+ * column-form matrix (stype -1: simplicial factorisation of a permuted matrix then takes one
+ * transpose where the upper triangle takes two). Its pattern is one of body blocks: column
+ * body b holds, from the top, the lower part of its own diagonal block, then the blocks
+ * (a, b) of the bodies a > b that share an active row with b, in island order. Past the
+ * diagonal part, a column of b's has the same offsets into its blocks whatever its DOF, so
+ * block (a, b) sits at nv_b - c + `block_offset` in b's column c. */
 struct IslandDirect {
   cholmod_common common;
   GArray *local_of;     /* uint32_t per body number: its island number, NO_BODY for none */
   GArray *bodies;       /* uint32_t: the island's body numbers, in island order */
   GArray *dof_start;    /* size_t per island body, + 1: its first unknown */
-  GArray *blocks;       /* KBlock */
-  GHashTable *block_of; /* (a << 32 | b) -> index in blocks + 1 */
-  GArray *values;       /* double: the blocks' values */
+  GArray *pair_keys;    /* guint64 (b << 32 | a), b < a: the off-diagonal blocks */
+  GArray *block_start;  /* size_t per island body, + 1: its blocks in block_below */
+  GArray *block_below;  /* uint32_t: per body b, the bodies a > b of its blocks, ascending */
+  GArray *block_offset; /* size_t, beside block_below: the block's first row in b's columns,
+                         * past the diagonal part */
   GArray *rhs;          /* double per unknown */
-  /* The last factorisation's pattern (its triplets' rows and columns) and symbolic
-   * analysis, reused while the pattern stays: a resting stack keeps its contacts. */
-  GArray *pattern;      /* int: rows then columns of the last triplets */
-  size_t pattern_n;
+  /* The last factorisation's pattern (its bodies with their DOFs and blocks), matrix and
+   * symbolic analysis, reused while the pattern stays: a resting stack keeps its contacts. */
+  GArray *kept_bodies;
+  GArray *kept_dof_start;
+  GArray *kept_block_start;
+  GArray *kept_block_below;
+  cholmod_sparse *matrix;
   cholmod_factor *factor;
 };
 
@@ -44,12 +49,25 @@ island_direct_new (void)
   d->local_of = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   d->bodies = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   d->dof_start = g_array_new (FALSE, FALSE, sizeof (size_t));
-  d->blocks = g_array_new (FALSE, FALSE, sizeof (KBlock));
-  d->block_of = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
-  d->values = g_array_new (FALSE, FALSE, sizeof (double));
+  d->pair_keys = g_array_new (FALSE, FALSE, sizeof (guint64));
+  d->block_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  d->block_below = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  d->block_offset = g_array_new (FALSE, FALSE, sizeof (size_t));
   d->rhs = g_array_new (FALSE, FALSE, sizeof (double));
-  d->pattern = g_array_new (FALSE, FALSE, sizeof (int));
+  d->kept_bodies = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  d->kept_dof_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  d->kept_block_start = g_array_new (FALSE, FALSE, sizeof (size_t));
+  d->kept_block_below = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   return d;
+}
+
+/* Forgets the kept matrix and factorisation. */
+static void
+forget_pattern (IslandDirect *d)
+{
+  cholmod_free_factor (&d->factor, &d->common);
+  cholmod_free_sparse (&d->matrix, &d->common);
+  g_array_set_size (d->kept_bodies, 0);
 }
 
 void
@@ -57,16 +75,20 @@ island_direct_free (IslandDirect *d)
 {
   if (d == NULL)
     return;
-  cholmod_free_factor (&d->factor, &d->common);
+  forget_pattern (d);
   cholmod_finish (&d->common);
-  g_array_unref (d->pattern);
   g_array_unref (d->local_of);
   g_array_unref (d->bodies);
   g_array_unref (d->dof_start);
-  g_array_unref (d->blocks);
-  g_hash_table_unref (d->block_of);
-  g_array_unref (d->values);
+  g_array_unref (d->pair_keys);
+  g_array_unref (d->block_start);
+  g_array_unref (d->block_below);
+  g_array_unref (d->block_offset);
   g_array_unref (d->rhs);
+  g_array_unref (d->kept_bodies);
+  g_array_unref (d->kept_dof_start);
+  g_array_unref (d->kept_block_start);
+  g_array_unref (d->kept_block_below);
   g_free (d);
 }
 
@@ -113,32 +135,6 @@ forget_bodies (IslandDirect *d)
     g_array_index (d->local_of, uint32_t, g_array_index (d->bodies, uint32_t, k)) = NO_BODY;
 }
 
-/* The values of block (a, b), a <= b, created zero on first use. */
-static double *
-block_values (IslandDirect *d, const DirectProblem *p, uint32_t a, uint32_t b)
-{
-  gint64 key = (gint64) (((guint64) a << 32) | b);
-  gpointer found = g_hash_table_lookup (d->block_of, &key);
-  if (found != NULL)
-    {
-      const KBlock *block = &g_array_index (d->blocks, KBlock, GPOINTER_TO_SIZE (found) - 1);
-      return &g_array_index (d->values, double, block->offset);
-    }
-  size_t na = p->bodies[g_array_index (d->bodies, uint32_t, a)].nv;
-  size_t nb = p->bodies[g_array_index (d->bodies, uint32_t, b)].nv;
-  KBlock block = { a, b, d->values->len };
-  g_array_append_val (d->blocks, block);
-  /* The key lives in the hash table as its own allocation: blocks grows and moves. */
-  gint64 *stored = g_new (gint64, 1);
-  *stored = key;
-  g_hash_table_insert (d->block_of, stored, GSIZE_TO_POINTER ((gsize) d->blocks->len));
-  guint at = d->values->len;
-  g_array_set_size (d->values, at + (guint) (na * nb));
-  double *v = &g_array_index (d->values, double, at);
-  memset (v, 0, na * nb * sizeof (double));
-  return v;
-}
-
 /* A row's runs of entries, one per body (H's entries are sorted by body, then DOF); returns
  * how many, or cap + 1 when the row touches more bodies than that. */
 static size_t
@@ -164,17 +160,167 @@ row_runs (const IslandDirect *d, const DirectProblem *p, size_t i, RowRun *runs,
  * sweeps, which take any row. */
 #define MAX_ROW_BODIES 8
 
-/* K += h h^T and rhs -= h r for one row h with residual r; FALSE for a row on more than
- * MAX_ROW_BODIES bodies. */
+static int
+compare_keys (const void *a, const void *b)
+{
+  guint64 x = *(const guint64 *) a, y = *(const guint64 *) b;
+  return (x > y) - (x < y);
+}
+
+/* K's block pattern from the active rows: every body's diagonal block, and block (a, b)
+ * for each two bodies a > b of a row; FALSE for a row on more than MAX_ROW_BODIES bodies. */
 static gboolean
+find_blocks (IslandDirect *d, const DirectProblem *p)
+{
+  /* Room for a pair a row, grown where a row has more. */
+  g_array_set_size (d->pair_keys, (guint) p->n_active);
+  guint64 *keys = (guint64 *) d->pair_keys->data;
+  size_t n_keys = 0;
+  guint64 last = G_MAXUINT64;
+  for (size_t k = 0; k < p->n_active; k++)
+    {
+      RowRun runs[MAX_ROW_BODIES];
+      size_t n = row_runs (d, p, p->rows[k], runs, MAX_ROW_BODIES);
+      if (n > MAX_ROW_BODIES)
+        return FALSE;
+      for (size_t x = 0; x < n; x++)
+        for (size_t y = 0; y < n; y++)
+          {
+            guint64 key = ((guint64) runs[x].local << 32) | runs[y].local;
+            /* A contact's rows come together: most repeats are the last key. */
+            if (runs[x].local >= runs[y].local || key == last)
+              continue;
+            if (n_keys == d->pair_keys->len)
+              {
+                g_array_set_size (d->pair_keys, 2 * d->pair_keys->len);
+                keys = (guint64 *) d->pair_keys->data;
+              }
+            keys[n_keys++] = key;
+            last = key;
+          }
+    }
+  g_array_set_size (d->pair_keys, (guint) n_keys);
+  qsort (keys, n_keys, sizeof (guint64), compare_keys);
+  size_t n_bodies = d->bodies->len;
+  g_array_set_size (d->block_start, (guint) n_bodies + 1);
+  g_array_set_size (d->block_below, 0);
+  g_array_set_size (d->block_offset, 0);
+  size_t *start = (size_t *) d->block_start->data;
+  const size_t *dof_start = (const size_t *) d->dof_start->data;
+  guint next = 0;
+  for (uint32_t b = 0; b < n_bodies; b++)
+    {
+      start[b] = d->block_below->len;
+      size_t offset = 0;
+      for (; next < n_keys && keys[next] >> 32 == b; next++)
+        {
+          if (next > 0 && keys[next] == keys[next - 1])
+            continue;
+          uint32_t a = (uint32_t) (keys[next] & G_MAXUINT32);
+          g_array_append_val (d->block_below, a);
+          g_array_append_val (d->block_offset, offset);
+          offset += dof_start[a + 1] - dof_start[a];
+        }
+    }
+  start[n_bodies] = d->block_below->len;
+  return TRUE;
+}
+
+static gboolean
+same_array (GArray *a, GArray *b)
+{
+  /* An empty GArray may have no data at all: memcmp must not see its NULL. */
+  return a->len == b->len
+         && (a->len == 0
+             || memcmp (a->data, b->data, (size_t) a->len * g_array_get_element_size (a)) == 0);
+}
+
+static void
+copy_array (GArray *to, GArray *from)
+{
+  g_array_set_size (to, 0);
+  if (from->len > 0)
+    g_array_append_vals (to, from->data, from->len);
+}
+
+/* The kept matrix with its values zeroed when the pattern is the last one's; otherwise a new
+ * matrix of this pattern, analysed. FALSE when CHOLMOD fails. */
+static gboolean
+prepare_matrix (IslandDirect *d, size_t n)
+{
+  if (d->matrix != NULL && d->factor != NULL && same_array (d->bodies, d->kept_bodies)
+      && same_array (d->dof_start, d->kept_dof_start)
+      && same_array (d->block_start, d->kept_block_start)
+      && same_array (d->block_below, d->kept_block_below))
+    {
+      memset (d->matrix->x, 0, ((int *) d->matrix->p)[n] * sizeof (double));
+      return TRUE;
+    }
+  forget_pattern (d);
+  const size_t *dof_start = (const size_t *) d->dof_start->data;
+  const size_t *start = (const size_t *) d->block_start->data;
+  const uint32_t *below = (const uint32_t *) d->block_below->data;
+  size_t nnz = 0;
+  for (uint32_t b = 0; b < d->bodies->len; b++)
+    {
+      size_t nb = dof_start[b + 1] - dof_start[b];
+      size_t off_diagonal = 0;
+      for (size_t k = start[b]; k < start[b + 1]; k++)
+        off_diagonal += dof_start[below[k] + 1] - dof_start[below[k]];
+      nnz += nb * (nb + 1) / 2 + nb * off_diagonal;
+    }
+  d->matrix = cholmod_allocate_sparse (n, n, nnz, TRUE, TRUE, -1, CHOLMOD_REAL, &d->common);
+  if (d->matrix == NULL)
+    return FALSE;
+  int *ap = d->matrix->p, *ai = d->matrix->i;
+  size_t out = 0;
+  for (uint32_t b = 0; b < d->bodies->len; b++)
+    for (size_t c = 0; c < dof_start[b + 1] - dof_start[b]; c++)
+      {
+        ap[dof_start[b] + c] = (int) out;
+        for (size_t r = c; r < dof_start[b + 1] - dof_start[b]; r++)
+          ai[out++] = (int) (dof_start[b] + r);
+        for (size_t k = start[b]; k < start[b + 1]; k++)
+          for (size_t r = dof_start[below[k]]; r < dof_start[below[k] + 1]; r++)
+            ai[out++] = (int) r;
+      }
+  ap[n] = (int) out;
+  memset (d->matrix->x, 0, out * sizeof (double));
+  d->factor = cholmod_analyze (d->matrix, &d->common);
+  if (d->factor == NULL)
+    {
+      forget_pattern (d);
+      return FALSE;
+    }
+  copy_array (d->kept_bodies, d->bodies);
+  copy_array (d->kept_dof_start, d->dof_start);
+  copy_array (d->kept_block_start, d->block_start);
+  copy_array (d->kept_block_below, d->block_below);
+  return TRUE;
+}
+
+/* Where block (a, b), a > b, starts in b's columns, past their diagonal part. */
+static size_t
+block_offset (const IslandDirect *d, uint32_t a, uint32_t b)
+{
+  const size_t *start = (const size_t *) d->block_start->data;
+  const uint32_t *below = (const uint32_t *) d->block_below->data;
+  size_t k = start[b];
+  while (below[k] != a)
+    k++;
+  return g_array_index (d->block_offset, size_t, k);
+}
+
+/* K += h h^T (its lower triangle) and rhs -= h r for one row h with residual r. */
+static void
 add_row (IslandDirect *d, const DirectProblem *p, size_t i, double r)
 {
   RowRun runs[MAX_ROW_BODIES];
   size_t n = row_runs (d, p, i, runs, MAX_ROW_BODIES);
-  if (n > MAX_ROW_BODIES)
-    return FALSE;
   const CwbDofEntry *entries = p->h->entries;
   const size_t *dof_start = (const size_t *) d->dof_start->data;
+  const int *ap = d->matrix->p;
+  double *kx = d->matrix->x;
   double *rhs = (double *) d->rhs->data;
   for (size_t k = 0; k < n; k++)
     {
@@ -182,85 +328,51 @@ add_row (IslandDirect *d, const DirectProblem *p, size_t i, double r)
         rhs[dof_start[runs[k].local] + entries[e].dof] -= entries[e].value * r;
       for (size_t l = 0; l < n; l++)
         {
+          /* K's row body ra, column body rb. */
           const RowRun *ra = &runs[k], *rb = &runs[l];
-          if (ra->local > rb->local)
+          if (ra->local < rb->local)
             continue;
-          size_t na = p->bodies[g_array_index (d->bodies, uint32_t, ra->local)].nv;
-          double *block = block_values (d, p, ra->local, rb->local);
+          size_t nb = dof_start[rb->local + 1] - dof_start[rb->local];
+          if (ra->local == rb->local)
+            {
+              for (size_t eb = rb->first; eb < rb->end; eb++)
+                {
+                  uint32_t c = entries[eb].dof;
+                  double *column = &kx[ap[dof_start[rb->local] + c] - c];
+                  for (size_t ea = ra->first; ea < ra->end; ea++)
+                    if (entries[ea].dof >= c)
+                      column[entries[ea].dof] += entries[ea].value * entries[eb].value;
+                }
+              continue;
+            }
+          size_t offset = block_offset (d, ra->local, rb->local);
           for (size_t eb = rb->first; eb < rb->end; eb++)
-            for (size_t ea = ra->first; ea < ra->end; ea++)
-              block[entries[eb].dof * na + entries[ea].dof] += entries[ea].value
-                                                               * entries[eb].value;
+            {
+              uint32_t c = entries[eb].dof;
+              double *column = &kx[ap[dof_start[rb->local] + c] + (nb - c) + offset];
+              for (size_t ea = ra->first; ea < ra->end; ea++)
+                column[entries[ea].dof] += entries[ea].value * entries[eb].value;
+            }
         }
     }
-  return TRUE;
 }
 
-/* The upper triangle of K as CHOLMOD triplets, epsilon C^-1 added on the diagonal blocks. */
-static cholmod_triplet *
-assemble (IslandDirect *d, const DirectProblem *p, size_t n)
-{
-  size_t nnz = 0;
-  for (guint k = 0; k < d->blocks->len; k++)
-    {
-      const KBlock *block = &g_array_index (d->blocks, KBlock, k);
-      size_t na = p->bodies[g_array_index (d->bodies, uint32_t, block->a)].nv;
-      size_t nb = p->bodies[g_array_index (d->bodies, uint32_t, block->b)].nv;
-      nnz += block->a == block->b ? na * (na + 1) / 2 : na * nb;
-    }
-  cholmod_triplet *t = cholmod_allocate_triplet (n, n, nnz, 1, CHOLMOD_REAL, &d->common);
-  if (t == NULL)
-    return NULL;
-  int *ti = t->i, *tj = t->j;
-  double *tx = t->x;
-  const size_t *dof_start = (const size_t *) d->dof_start->data;
-  size_t out = 0;
-  for (guint k = 0; k < d->blocks->len; k++)
-    {
-      const KBlock *block = &g_array_index (d->blocks, KBlock, k);
-      uint32_t body_a = g_array_index (d->bodies, uint32_t, block->a);
-      size_t na = p->bodies[body_a].nv;
-      size_t nb = p->bodies[g_array_index (d->bodies, uint32_t, block->b)].nv;
-      const double *v = &g_array_index (d->values, double, block->offset);
-      const double *stiffness = block->a == block->b
-                                  ? p->stiffness (p->stiffness_data, body_a) : NULL;
-      for (size_t c = 0; c < nb; c++)
-        for (size_t r = 0; r < (stiffness != NULL ? c + 1 : na); r++)
-          {
-            ti[out] = (int) (dof_start[block->a] + r);
-            tj[out] = (int) (dof_start[block->b] + c);
-            tx[out] = v[c * na + r] + (stiffness != NULL ? p->epsilon * stiffness[c * na + r] : 0);
-            out++;
-          }
-    }
-  t->nnz = out;
-  return t;
-}
-
-/* Whether t's entries sit where the last factorisation's did. */
-static gboolean
-same_pattern (const IslandDirect *d, const cholmod_triplet *t)
-{
-  size_t nnz = t->nnz;
-  return d->factor != NULL && d->pattern_n == t->nrow && d->pattern->len == 2 * nnz
-         && memcmp (d->pattern->data, t->i, nnz * sizeof (int)) == 0
-         && memcmp (&g_array_index (d->pattern, int, nnz), t->j, nnz * sizeof (int)) == 0;
-}
-
-/* Remembers t's pattern for the next solve (`keep`), or forgets the last one. */
+/* epsilon C^-1 added to the diagonal blocks, after the rows. */
 static void
-keep_pattern (IslandDirect *d, const cholmod_triplet *t, gboolean keep)
+add_stiffness (IslandDirect *d, const DirectProblem *p)
 {
-  g_array_set_size (d->pattern, 0);
-  d->pattern_n = 0;
-  if (!keep)
+  const size_t *dof_start = (const size_t *) d->dof_start->data;
+  const int *ap = d->matrix->p;
+  double *kx = d->matrix->x;
+  for (uint32_t b = 0; b < d->bodies->len; b++)
     {
-      cholmod_free_factor (&d->factor, &d->common);
-      return;
+      const double *stiffness = p->stiffness (p->stiffness_data,
+                                              g_array_index (d->bodies, uint32_t, b));
+      size_t nb = dof_start[b + 1] - dof_start[b];
+      for (size_t c = 0; c < nb; c++)
+        for (size_t r = c; r < nb; r++)
+          kx[ap[dof_start[b] + c] + (r - c)] += p->epsilon * stiffness[r * nb + c];
     }
-  g_array_append_vals (d->pattern, t->i, (guint) t->nnz);
-  g_array_append_vals (d->pattern, t->j, (guint) t->nnz);
-  d->pattern_n = t->nrow;
 }
 
 gboolean
@@ -268,38 +380,28 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
 {
   if (p->n_active == 0 || !(p->epsilon > 0))
     return FALSE;
-  if (!number_bodies (d, p))
+  if (!number_bodies (d, p) || !find_blocks (d, p))
     {
       forget_bodies (d);
       return FALSE;
     }
   size_t n = g_array_index (d->dof_start, size_t, d->dof_start->len - 1);
-  g_array_set_size (d->blocks, 0);
-  g_array_set_size (d->values, 0);
-  g_hash_table_remove_all (d->block_of);
+  if (!prepare_matrix (d, n))
+    {
+      forget_bodies (d);
+      return FALSE;
+    }
   g_array_set_size (d->rhs, (guint) MAX (n, 1));
   memset (d->rhs->data, 0, n * sizeof (double));
   for (size_t k = 0; k < p->n_active; k++)
-    if (!add_row (d, p, p->rows[k], p->residual[k]))
-      {
-        forget_bodies (d);
-        return FALSE;
-      }
-  /* Every body's diagonal block exists: each appears in a row. */
+    add_row (d, p, p->rows[k], p->residual[k]);
+  add_stiffness (d, p);
 
   gboolean ok = FALSE;
-  cholmod_triplet *t = assemble (d, p, n);
-  cholmod_sparse *a = t != NULL ? cholmod_triplet_to_sparse (t, t->nnz, &d->common) : NULL;
-  if (a != NULL && !same_pattern (d, t))
-    {
-      cholmod_free_factor (&d->factor, &d->common);
-      d->factor = cholmod_analyze (a, &d->common);
-      keep_pattern (d, t, d->factor != NULL);
-    }
-  cholmod_factor *factor = a != NULL ? d->factor : NULL;
+  cholmod_factor *factor = d->factor;
   cholmod_dense *x = NULL;
-  if (factor != NULL && cholmod_factorize (a, factor, &d->common)
-      && d->common.status == CHOLMOD_OK && factor->minor == factor->n)
+  if (cholmod_factorize (d->matrix, factor, &d->common) && d->common.status == CHOLMOD_OK
+      && factor->minor == factor->n)
     {
       cholmod_dense b = {
         .nrow = n, .ncol = 1, .nzmax = n, .d = n, .x = d->rhs->data,
@@ -325,10 +427,8 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
       ok = TRUE;
     }
   if (!ok)
-    keep_pattern (d, NULL, FALSE);
+    forget_pattern (d);
   cholmod_free_dense (&x, &d->common);
-  cholmod_free_sparse (&a, &d->common);
-  cholmod_free_triplet (&t, &d->common);
   forget_bodies (d);
   return ok;
 }
