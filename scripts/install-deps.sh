@@ -8,7 +8,7 @@ packages=(
   libglib2.0-dev libyaml-dev libjson-glib-dev libassimp-dev
   liblapacke-dev libopenblas-dev libsuitesparse-dev
   libgtk-4-dev libepoxy-dev libcairo2-dev
-  libegl1 libegl-mesa0 libgl1-mesa-dri
+  libegl1 libegl-mesa0 libgl1-mesa-dri libxtst-dev
   xvfb xauth
 )
 # scripts/fuzz.sh: libFuzzer and the sanitizers are clang's (runtimes in libclang-rt-14-dev,

@@ -107,26 +107,20 @@ application_startup (GApplication *app)
   (void) cwb_app_resources_get_resource ();
   g_action_map_add_action_entries (G_ACTION_MAP (app), app_actions, G_N_ELEMENTS (app_actions),
                                    app);
+  /* Shortcuts with a modifier only: application accelerators act before the focused widget
+   * sees the key, so a single key here would be taken from every text field. The window's
+   * single-key shortcuts (space, ".", c, w, f, Delete, arrows ...) act only on keys that the
+   * focused widget left (window.c, add_key_shortcuts). */
   static const struct { const char *action; const char *accels[3]; } accels[] = {
-    { "win.play", { "space", NULL } },
-    { "win.step", { "period", NULL } },
     { "win.reset", { "<Control>r", NULL } },
     { "win.open", { "<Control>o", NULL } },
     { "win.save", { "<Control>s", NULL } },
     { "win.save-as", { "<Control><Shift>s", NULL } },
     { "win.undo", { "<Control>z", NULL } },
     { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
-    { "win.frame-selected", { "f", NULL } },
-    { "win.reset-camera", { "Home", NULL } },
-    { "win.delete-body", { "Delete", NULL } },
     { "win.duplicate-body", { "<Control>d", NULL } },
-    { "win.history-back", { "Left", NULL } },
-    { "win.history-forward", { "Right", NULL } },
-    { "win.overlay-cones", { "c", NULL } },
-    { "win.overlay-wireframe", { "w", NULL } },
     { "app.quit", { "<Control>q", NULL } },
     { "app.shortcuts", { "<Control>question", NULL } },
-    { "win.cancel-job", { "Escape", NULL } },
   };
   for (size_t k = 0; k < G_N_ELEMENTS (accels); k++)
     gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[k].action,

@@ -51,6 +51,13 @@ struct _CwbPropertyEditor {
    * emitter goes on using it after the handlers return (gtk_switch_set_active does). */
   GPtrArray *retired;
   guint retire_source;
+  /* The field that had the keyboard focus when the panel was cleared, to give it back once
+   * the panel is rebuilt (cwb_property_editor_restore_focus): its key, its parameter's name
+   * and place (for a key renamed with its body), and which of its inputs. */
+  char *refocus_key;
+  char *refocus_name;
+  guint refocus_index;
+  int refocus_input;
 };
 
 G_DEFINE_FINAL_TYPE (CwbPropertyEditor, cwb_property_editor, GTK_TYPE_WIDGET)
@@ -621,6 +628,8 @@ cwb_property_editor_dispose (GObject *object)
   g_clear_pointer (&editor->box, gtk_widget_unparent);
   g_clear_pointer (&editor->by_key, g_hash_table_unref);
   g_clear_pointer (&editor->fields, g_ptr_array_unref);
+  g_clear_pointer (&editor->refocus_key, g_free);
+  g_clear_pointer (&editor->refocus_name, g_free);
   G_OBJECT_CLASS (cwb_property_editor_parent_class)->dispose (object);
 }
 
@@ -656,10 +665,71 @@ cwb_property_editor_new (void)
   return g_object_new (CWB_TYPE_PROPERTY_EDITOR, NULL);
 }
 
+/* Remembers the field that holds the keyboard focus, if one does. */
+static void
+remember_focus (CwbPropertyEditor *editor)
+{
+  g_clear_pointer (&editor->refocus_key, g_free);
+  g_clear_pointer (&editor->refocus_name, g_free);
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (editor));
+  GtkWidget *focus = root != NULL ? gtk_root_get_focus (root) : NULL;
+  if (focus == NULL || !gtk_widget_is_ancestor (focus, GTK_WIDGET (editor)))
+    return;
+  for (guint i = 0; i < editor->fields->len; i++)
+    {
+      Field *f = g_ptr_array_index (editor->fields, i);
+      if (focus != f->widget && !gtk_widget_is_ancestor (focus, f->widget))
+        continue;
+      editor->refocus_key = g_strdup (f->key);
+      editor->refocus_name = g_strdup (f->spec.name);
+      editor->refocus_index = i;
+      editor->refocus_input = 0;
+      for (int k = 0; k < 3; k++)
+        if (f->inputs[k] != NULL
+            && (focus == f->inputs[k] || gtk_widget_is_ancestor (focus, f->inputs[k])))
+          editor->refocus_input = k;
+      return;
+    }
+}
+
+gboolean
+cwb_property_editor_restore_focus (CwbPropertyEditor *editor)
+{
+  g_return_val_if_fail (CWB_IS_PROPERTY_EDITOR (editor), TRUE);
+  if (editor->refocus_key == NULL)
+    return TRUE;
+  Field *f = g_hash_table_lookup (editor->by_key, editor->refocus_key);
+  if (f == NULL && editor->refocus_index < editor->fields->len)
+    {
+      Field *same_place = g_ptr_array_index (editor->fields, editor->refocus_index);
+      if (strcmp (same_place->spec.name, editor->refocus_name) == 0)
+        f = same_place;
+    }
+  g_clear_pointer (&editor->refocus_key, g_free);
+  g_clear_pointer (&editor->refocus_name, g_free);
+  if (f == NULL)
+    return FALSE;
+  GtkWidget *input = f->inputs[editor->refocus_input];
+  if (input != NULL && GTK_IS_ENTRY (input))
+    {
+      /* The cursor at the end, nothing selected: a key typed next adds to the text. */
+      if (!gtk_entry_grab_focus_without_selecting (GTK_ENTRY (input)))
+        return FALSE;
+      gtk_editable_set_position (GTK_EDITABLE (input), -1);
+      return TRUE;
+    }
+  if (!gtk_widget_grab_focus (f->widget))
+    return FALSE;
+  if (GTK_IS_EDITABLE (f->widget))
+    gtk_editable_select_region (GTK_EDITABLE (f->widget), -1, -1);
+  return TRUE;
+}
+
 void
 cwb_property_editor_clear (CwbPropertyEditor *editor)
 {
   g_return_if_fail (CWB_IS_PROPERTY_EDITOR (editor));
+  remember_focus (editor);
   for (guint i = 0; i < editor->fields->len; i++)
     field_disconnect (g_ptr_array_index (editor->fields, i));
   g_hash_table_remove_all (editor->by_key);

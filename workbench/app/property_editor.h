@@ -41,6 +41,14 @@ gboolean cwb_property_editor_show_derived (CwbPropertyEditor *editor, const char
 /* The text shown beside KEY's field ("" when none), or NULL when no field edits KEY. */
 const char *cwb_property_editor_hint (CwbPropertyEditor *editor, const char *key);
 
+/* Gives the keyboard focus back to the field that had it when the panel was last cleared:
+ * the same key, or the same parameter at the same place (a body renamed), with an entry's
+ * cursor at the end and nothing selected, so that an edit that rebuilds the panel leaves
+ * the user typing where they were. TRUE when there was nothing to give back or it was
+ * given; FALSE when that field is gone (the caller then puts the focus somewhere harmless
+ * rather than leave it where GTK moved it). */
+gboolean cwb_property_editor_restore_focus (CwbPropertyEditor *editor);
+
 /* The widget editing KEY (for tests), or NULL. */
 GtkWidget *cwb_property_editor_find (CwbPropertyEditor *editor, const char *key);
 

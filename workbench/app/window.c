@@ -663,6 +663,34 @@ add_overlay_actions (CwbAppWindow *self)
     }
 }
 
+/* The window's single-key shortcuts, in the bubble phase: a key acts only when the focused
+ * widget did not take it, so a text field keeps every key it edits with (letters, space,
+ * ".", Delete, the arrows, Home), and the view, which takes none, gets them all. */
+static void
+add_key_shortcuts (CwbAppWindow *self)
+{
+  static const struct { const char *trigger, *action; } keys[] = {
+    { "space", "win.play" },
+    { "period", "win.step" },
+    { "f", "win.frame-selected" },
+    { "Home", "win.reset-camera" },
+    { "Delete", "win.delete-body" },
+    { "Left", "win.history-back" },
+    { "Right", "win.history-forward" },
+    { "c", "win.overlay-cones" },
+    { "w", "win.overlay-wireframe" },
+    { "Escape", "win.cancel-job" },
+  };
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+  gtk_event_controller_set_propagation_phase (controller, GTK_PHASE_BUBBLE);
+  for (size_t k = 0; k < G_N_ELEMENTS (keys); k++)
+    gtk_shortcut_controller_add_shortcut (
+      GTK_SHORTCUT_CONTROLLER (controller),
+      gtk_shortcut_new (gtk_shortcut_trigger_parse_string (keys[k].trigger),
+                        gtk_named_action_new (keys[k].action)));
+  gtk_widget_add_controller (GTK_WIDGET (self), controller);
+}
+
 static GtkWidget *
 header_bar (CwbAppWindow *self)
 {
@@ -680,6 +708,9 @@ header_bar (CwbAppWindow *self)
       gtk_button_set_icon_name (GTK_BUTTON (b), buttons[k].icon);
       gtk_actionable_set_action_name (GTK_ACTIONABLE (b), buttons[k].action);
       gtk_widget_set_tooltip_text (b, buttons[k].tip);
+      /* A click leaves the focus where it was: space after a click on Reset must play, not
+       * press Reset again. */
+      gtk_widget_set_focus_on_click (b, FALSE);
       gtk_header_bar_pack_start (GTK_HEADER_BAR (header), b);
     }
   GtkWidget *realtime = gtk_toggle_button_new_with_label ("Real time");
@@ -762,6 +793,10 @@ cwb_app_window_dispose (GObject *object)
   if (self->viewport != NULL)
     cwb_app_viewport_set_simulation (self->viewport, NULL);
   g_clear_pointer (&self->simulation, cwb_simulation_free);
+  /* Tearing the widgets down unselects the body list's row, after the viewport is gone: a
+   * selection then has nothing to show it. */
+  if (self->body_list != NULL)
+    g_signal_handlers_disconnect_by_data (self->body_list, self);
   G_OBJECT_CLASS (cwb_app_window_parent_class)->dispose (object);
 }
 
@@ -865,6 +900,7 @@ cwb_app_window_new_with (CwbAppApplication *app, CwbDocument *document, CwbWorld
   cwb_app_window_add_job_actions (self);
   build_layout (self);
   add_overlay_actions (self);
+  add_key_shortcuts (self);
   fill_chooser (self->contact_chooser, self->contact_names, registry, CWB_PLUGIN_CONTACT_MODEL,
                 TRUE);
   fill_chooser (self->solver_chooser, self->solver_names, registry, CWB_PLUGIN_SOLVER, FALSE);

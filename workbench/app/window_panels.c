@@ -199,6 +199,10 @@ refresh_properties (CwbAppWindow *self)
   g_autoptr (GPtrArray) view = params_of (view_names, view_texts, 2);
   cwb_property_editor_add_section (self->properties, "View (overlay scales)", "view", view_specs,
                                    G_N_ELEMENTS (view_specs), view);
+  /* Not left where GTK moved it when the focused field went (the first entry of the panel,
+   * its text selected, where the next key would replace a body's name). */
+  if (!cwb_property_editor_restore_focus (self->properties))
+    gtk_widget_grab_focus (GTK_WIDGET (self->viewport));
 }
 
 /* ---- bodies list ---------------------------------------------------------------------- */
