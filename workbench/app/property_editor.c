@@ -452,6 +452,27 @@ number_entry_new (int width_chars)
   return entry;
 }
 
+/* The wheel over a spin button scrolls the panel that holds it instead of changing the
+ * value: a user scrolling through the properties must not edit what passes under the
+ * pointer (a FEM body's resolution went from 6 to 4 and the world was rebuilt). The arrows,
+ * the keys and typed text still change the value. */
+static gboolean
+on_spin_scroll (GtkEventControllerScroll *controller, double dx, double dy, gpointer data)
+{
+  GtkWidget *spin = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+  GtkWidget *scrolled = gtk_widget_get_ancestor (spin, GTK_TYPE_SCROLLED_WINDOW);
+  if (scrolled != NULL)
+    {
+      GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled));
+      /* A wheel notch moves the page by page_size^(2/3), as GTK's scrolled window does. */
+      double step = pow (gtk_adjustment_get_page_size (v), 2.0 / 3.0);
+      if (gtk_event_controller_scroll_get_unit (controller) == GDK_SCROLL_UNIT_SURFACE)
+        step = 1;
+      gtk_adjustment_set_value (v, gtk_adjustment_get_value (v) + dy * step);
+    }
+  return TRUE;
+}
+
 static GtkWidget *
 spin_new (const CwbParamSpec *spec)
 {
@@ -470,6 +491,12 @@ spin_new (const CwbParamSpec *spec)
   gtk_spin_button_set_update_policy (GTK_SPIN_BUTTON (spin), GTK_UPDATE_IF_VALID);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), NUMBER_WIDTH_CHARS);
   gtk_widget_set_hexpand (spin, TRUE);
+  /* Before the spin button's own wheel handler, which it then never reaches. */
+  GtkEventController *scroll
+    = gtk_event_controller_scroll_new (GTK_EVENT_CONTROLLER_SCROLL_VERTICAL);
+  gtk_event_controller_set_propagation_phase (scroll, GTK_PHASE_CAPTURE);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (on_spin_scroll), NULL);
+  gtk_widget_add_controller (spin, scroll);
   return spin;
 }
 

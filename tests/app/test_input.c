@@ -1,8 +1,9 @@
-/* Typing into the workbench's fields as a person does: real key presses and clicks through
- * the X server (XTest, under Xvfb), not calls of actions. Single-key shortcuts (space plays,
- * "." steps, c and w toggle overlays, f frames, Delete deletes the selected body, Left and
- * Right move in the history) must not act while a text field has the focus: the keys are the
- * field's. Issue 19, item 1. */
+/* The workbench driven as a person drives it: real key presses, clicks and wheel turns
+ * through the X server (XTest, under Xvfb), not calls of actions. Single-key shortcuts (space
+ * plays, "." steps, c and w toggle overlays, f frames, Delete deletes the selected body, Left
+ * and Right move in the history) must not act while a text field has the focus: the keys
+ * are the field's (issue 19, item 1). The wheel over the Properties panel scrolls it and
+ * edits nothing (item 4). */
 #include <string.h>
 
 #include <glib/gstdio.h>
@@ -176,7 +177,7 @@ fixture_open (Fixture *f, const char *scene)
   g_autoptr (GError) error = NULL;
   g_assert_true (g_application_register (G_APPLICATION (f->app), NULL, &error));
   g_assert_no_error (error);
-  f->dir = g_dir_make_tmp ("cwb-typing-XXXXXX", &error);
+  f->dir = g_dir_make_tmp ("cwb-input-XXXXXX", &error);
   g_assert_no_error (error);
   g_autofree char *from = source_path (scene);
   g_autofree char *text = NULL;
@@ -378,6 +379,75 @@ test_view_keeps_its_shortcuts (void)
   fixture_close (&f);
 }
 
+/* Turns the mouse wheel by `notches` (negative: up) with the pointer over `widget`. */
+static void
+wheel (GtkWidget *widget, int notches)
+{
+  GtkNative *native = gtk_widget_get_native (widget);
+  graphene_point_t local = GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0f,
+                                                gtk_widget_get_height (widget) / 2.0f);
+  graphene_point_t in_window;
+  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &local, &in_window));
+  double sx, sy;
+  gtk_native_get_surface_transform (native, &sx, &sy);
+  Display *dpy = x_display (widget);
+  Window xid = gdk_x11_surface_get_xid (gtk_native_get_surface (native));
+  int root_x, root_y;
+  Window child;
+  XTranslateCoordinates (dpy, xid, DefaultRootWindow (dpy), (int) (in_window.x + sx),
+                         (int) (in_window.y + sy), &root_x, &root_y, &child);
+  XTestFakeMotionEvent (dpy, -1, root_x, root_y, CurrentTime);
+  XFlush (dpy);
+  pump (30);
+  /* X11's wheel: button 4 up, 5 down. */
+  unsigned int button = notches < 0 ? 4 : 5;
+  for (int k = 0; k < ABS (notches); k++)
+    {
+      XTestFakeButtonEvent (dpy, button, True, CurrentTime);
+      XTestFakeButtonEvent (dpy, button, False, CurrentTime);
+      XFlush (dpy);
+      pump (30);
+    }
+  pump (60);
+}
+
+/* The wheel over an integer field (a spin button: the penalty model's friction_sweeps)
+ * scrolled its value (a FEM ball's resolution went from 6 to 4 and the world was rebuilt).
+ * It scrolls the panel now: the value and the scene stay, the panel moves. */
+static void
+test_wheel_scrolls_the_panel (void)
+{
+  if (!have_x11)
+    {
+      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
+      return;
+    }
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  cwb_app_window_select_body (f.window, "box");
+  pump (100);
+  GtkWidget *spin = field (f.window, "contact.friction_sweeps");
+  g_assert_true (GTK_IS_SPIN_BUTTON (spin));
+  reveal (spin);
+  GtkScrolledWindow *panel
+    = GTK_SCROLLED_WINDOW (gtk_widget_get_ancestor (spin, GTK_TYPE_SCROLLED_WINDOW));
+  GtkAdjustment *v = gtk_scrolled_window_get_vadjustment (panel);
+  double scrolled_before = gtk_adjustment_get_value (v);
+  /* reveal leaves the field 40 px below the panel's top, so there is room upwards. */
+  g_assert_cmpfloat (scrolled_before, >, 0);
+  double value = gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin));
+  guint64 revision = cwb_simulation_revision (cwb_app_window_simulation (f.window));
+  wheel (spin, -2);
+  /* The same field (an edit would have rebuilt the panel), with the same value. */
+  g_assert_true (field (f.window, "contact.friction_sweeps") == spin);
+  g_assert_cmpfloat (gtk_spin_button_get_value (GTK_SPIN_BUTTON (spin)), ==, value);
+  g_assert_cmpfloat (gtk_adjustment_get_value (v), <, scrolled_before);
+  /* No edit: the world was not rebuilt. */
+  g_assert_cmpuint (cwb_simulation_revision (cwb_app_window_simulation (f.window)), ==,
+                    revision);
+  fixture_close (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -390,8 +460,9 @@ main (int argc, char **argv)
                  && XTestQueryExtension (gdk_x11_display_get_xdisplay (display), &event, &error,
                                          &major, &minor);
     }
-  g_test_add_func ("/typing/name-field-keeps-its-keys", test_name_field_keeps_its_keys);
-  g_test_add_func ("/typing/number-field-takes-a-period", test_number_field_takes_a_period);
-  g_test_add_func ("/typing/view-keeps-its-shortcuts", test_view_keeps_its_shortcuts);
+  g_test_add_func ("/input/typing/name-field-keeps-its-keys", test_name_field_keeps_its_keys);
+  g_test_add_func ("/input/typing/number-field-takes-a-period", test_number_field_takes_a_period);
+  g_test_add_func ("/input/typing/view-keeps-its-shortcuts", test_view_keeps_its_shortcuts);
+  g_test_add_func ("/input/pointing/wheel-scrolls-the-panel", test_wheel_scrolls_the_panel);
   return g_test_run ();
 }
