@@ -312,20 +312,20 @@ test_replace_world (void)
   g_autoptr (CwbSnapshot) before = cwb_simulation_latest (sim);
   /* A rebuilt world (as after an edit that keeps every body's DOFs): carried over, both
    * bodies go on from where they were. */
-  cwb_simulation_replace_world (sim, two_boxes_world (registry), TRUE, NULL);
+  cwb_simulation_replace_world (sim, two_boxes_world (registry), TRUE, NULL, NULL);
   g_autoptr (CwbSnapshot) carried = cwb_simulation_latest (sim);
   g_assert_cmpuint (cwb_snapshot_state_hash (carried), ==, cwb_snapshot_state_hash (before));
   g_assert_cmpfloat (carried->time, ==, before->time);
   g_assert_cmpuint (cwb_simulation_history_len (sim), ==, 1);
   /* Except a named body: it starts from its description. */
   const char *except[] = { "tumbling", NULL };
-  cwb_simulation_replace_world (sim, two_boxes_world (registry), TRUE, except);
+  cwb_simulation_replace_world (sim, two_boxes_world (registry), TRUE, except, NULL);
   g_autoptr (CwbSnapshot) restarted = cwb_simulation_latest (sim);
   g_assert_cmpfloat (restarted->bodies[1].summary.centroid[2], ==, 2);
   g_assert_cmpfloat (restarted->bodies[0].summary.centroid[2], ==,
                      before->bodies[0].summary.centroid[2]);
   /* Without carrying, the run starts over. */
-  cwb_simulation_replace_world (sim, two_boxes_world (registry), FALSE, NULL);
+  cwb_simulation_replace_world (sim, two_boxes_world (registry), FALSE, NULL, NULL);
   g_autoptr (CwbSnapshot) fresh = cwb_simulation_latest (sim);
   g_assert_cmpuint (fresh->steps, ==, 0);
   g_assert_cmpfloat (fresh->time, ==, 0);

@@ -217,7 +217,7 @@ test_carry (void)
   BodyState from_kept = body_state (from, "kept");
 
   const char *const except[] = { "edited", NULL };
-  cwb_world_carry_state (world, from, except);
+  cwb_world_carry_state (world, from, except, NULL);
 
   BodyState kept = body_state (world, "kept");
   assert_same_state (&kept, &from_kept);
@@ -238,12 +238,41 @@ test_carry (void)
 
   /* Without the exception, the edited body (same model, same DOFs, another density) carries
    * too. */
-  cwb_world_carry_state (world, from, NULL);
+  cwb_world_carry_state (world, from, NULL, NULL);
   edited = body_state (world, "edited");
   BodyState from_edited = body_state (from, "edited");
   assert_same_state (&edited, &from_edited);
   remodelled = body_state (world, "remodelled");
   assert_same_state (&remodelled, &own_remodelled);
+}
+
+/* A rename carries: `removed` of the old world, renamed `added` (same model, same DOFs),
+ * goes on from where it was instead of from its description; `kept` is unaffected, and a
+ * name listed as renamed is not also looked up under its new name. */
+static void
+test_carry_renamed (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) from = fixture_world (registry, carry_from_scene);
+  fixture_step (from, 30);
+  g_autoptr (CwbWorld) world = fixture_world (registry, carry_to_scene);
+  BodyState from_removed = body_state (from, "removed");
+  BodyState from_kept = body_state (from, "kept");
+  const char *const renamed[] = { "removed", "added", NULL };
+  cwb_world_carry_state (world, from, NULL, renamed);
+  BodyState added = body_state (world, "added");
+  assert_same_state (&added, &from_removed);
+  BodyState kept = body_state (world, "kept");
+  assert_same_state (&kept, &from_kept);
+  /* Two bodies swapping names swap states. */
+  g_autoptr (CwbWorld) swapped = fixture_world (registry, carry_from_scene);
+  const char *const swap[] = { "kept", "edited", "edited", "kept", NULL };
+  cwb_world_carry_state (swapped, from, NULL, swap);
+  BodyState from_edited = body_state (from, "edited");
+  BodyState now_kept = body_state (swapped, "kept");
+  BodyState now_edited = body_state (swapped, "edited");
+  assert_same_state (&now_kept, &from_edited);
+  assert_same_state (&now_edited, &from_kept);
 }
 
 /* ---- live parameter edits ------------------------------------------------------------ */
@@ -556,6 +585,7 @@ main (int argc, char **argv)
   g_test_add_func ("/world/edit/restore/replays", test_restore_replays);
   g_test_add_func ("/world/edit/restore/wrong-sizes", test_restore_wrong_sizes);
   g_test_add_func ("/world/edit/carry", test_carry);
+  g_test_add_func ("/world/edit/carry-renamed", test_carry_renamed);
   g_test_add_func ("/world/edit/params/solver", test_params_solver);
   g_test_add_func ("/world/edit/params/contact", test_params_contact);
   g_test_add_func ("/world/edit/params/recreate", test_params_recreate);

@@ -71,6 +71,17 @@ rebuild_after_edit (CwbAppWindow *self, guint64 revision_before, const char *con
   return cwb_app_window_rebuild (self, &how, error);
 }
 
+/* The same after a rename: the body goes on under its new name. */
+static gboolean
+rebuild_after_rename (CwbAppWindow *self, guint64 revision_before, const char *old_name,
+                      const char *new_name, GError **error)
+{
+  const char *const renamed[] = { old_name, new_name, NULL };
+  CwbAppRebuild how = { .carry = TRUE, .renamed = renamed,
+                        .revert = revert_edit (self, revision_before) };
+  return cwb_app_window_rebuild (self, &how, error);
+}
+
 void
 cwb_app_window_follow_document (CwbAppWindow *self, CwbAppRevert revert)
 {
@@ -136,8 +147,9 @@ apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const 
           g_free (self->selected_body);
           self->selected_body = g_strdup (value);
         }
-      /* The renamed body starts from its description: the world knows it by name. */
-      return rebuild_after_edit (self, revision, NULL, NULL, error);
+      /* The renamed body goes on from where it was (it had jumped back to its description,
+       * tearing a chain it was linked in). */
+      return rebuild_after_rename (self, revision, name, value, error);
     }
   if (strcmp (field, "rotation") == 0)
     {

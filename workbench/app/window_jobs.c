@@ -326,6 +326,7 @@ typedef struct Rebuild {
   WorldBuild build;         /* first: world_build_run */
   gboolean carry;
   char **except;
+  char **renamed;
   CwbAppRevert revert;
   char *select;
   gboolean restart;
@@ -336,6 +337,7 @@ rebuild_free (Rebuild *r)
 {
   world_build_clear (&r->build);
   g_strfreev (r->except);
+  g_strfreev (r->renamed);
   g_free (r->select);
   g_free (r);
 }
@@ -347,7 +349,8 @@ rebuild_done (CwbAppWindow *self, CwbAppJob *job)
   if (r->build.world != NULL)
     {
       cwb_simulation_replace_world (self->simulation, g_steal_pointer (&r->build.world),
-                                    r->carry, (const char *const *) r->except);
+                                    r->carry, (const char *const *) r->except,
+                                    (const char *const *) r->renamed);
       if (r->restart)
         {
           g_array_set_size (self->stats_buffer, 0);
@@ -369,6 +372,7 @@ cwb_app_window_rebuild (CwbAppWindow *self, const CwbAppRebuild *how, GError **e
   r->build.registry = self->registry;
   r->carry = how->carry;
   r->except = g_strdupv ((char **) how->except);
+  r->renamed = g_strdupv ((char **) how->renamed);
   r->revert = how->revert;
   r->select = g_strdup (how->select);
   r->restart = how->restart;

@@ -101,6 +101,8 @@ void cwb_app_window_follow_document (CwbAppWindow *self, CwbAppRevert revert);
 typedef struct CwbAppRebuild {
   gboolean carry;                 /* bodies go on from their state (cwb_world_carry_state) */
   const char *const *except;      /* ... except these (NULL-terminated, may be NULL) */
+  const char *const *renamed;     /* names in pairs, old then new (NULL-terminated, may be
+                                   * NULL): a renamed body goes on too */
   CwbAppRevert revert;
   const char *select;             /* a body to select once built, or NULL */
   gboolean restart;               /* the run starts over: plots cleared */

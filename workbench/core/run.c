@@ -141,7 +141,7 @@ make_changes (CwbWorld **world, const CwbRunOptions *o, CwbReport *report, GPtrA
       ok = rebuilt != NULL;
       if (ok)
         {
-          cwb_world_carry_state (rebuilt, *world, NULL);
+          cwb_world_carry_state (rebuilt, *world, NULL, NULL);
           cwb_world_free (*world);
           *world = rebuilt;
         }

@@ -398,7 +398,7 @@ cwb_simulation_edit (CwbSimulation *sim, CwbSimulationEditFunc func, gpointer da
 
 void
 cwb_simulation_replace_world (CwbSimulation *sim, CwbWorld *world, gboolean carry,
-                              const char *const *except)
+                              const char *const *except, const char *const *renamed)
 {
   take_world (sim);
   if (carry)
@@ -406,7 +406,7 @@ cwb_simulation_replace_world (CwbSimulation *sim, CwbWorld *world, gboolean carr
       g_autoptr (GError) error = NULL;
       if (!apply_seek (sim, &error))
         g_warning ("going back in the history before an edit: %s", error->message);
-      cwb_world_carry_state (world, sim->world, except);
+      cwb_world_carry_state (world, sim->world, except, renamed);
     }
   CwbWorld *old = sim->world;
   sim->world = world;

@@ -172,11 +172,15 @@ gboolean cwb_world_restore_state (CwbWorld *world, const double *q, size_t nq, c
 
 /* Copies into `world` the state of each body of `from` that has a body of the same name, the
  * same body model and the same DOF counts here, except the bodies named in `except`
- * (NULL-terminated, may be NULL); the time and step count too. When an edit rebuilds the
- * world during a run, the edited body starts from its new description and the others go on
- * from where they were. The geometries are mapped at the result and the contact set is
- * cleared (its contacts belonged to the state replaced) until the next step. */
-void cwb_world_carry_state (CwbWorld *world, const CwbWorld *from, const char *const *except);
+ * (NULL-terminated, may be NULL); the time and step count too. `renamed` (may be NULL)
+ * lists names in pairs, old then new, NULL-terminated: the body called new here takes the
+ * state of the one called old in `from` (a rename is no reason to start over). When an edit
+ * rebuilds the world during a run, the edited body starts from its new description and the
+ * others go on from where they were. The geometries are mapped at the result and the
+ * contact set is cleared (its contacts belonged to the state replaced) until the next
+ * step. */
+void cwb_world_carry_state (CwbWorld *world, const CwbWorld *from, const char *const *except,
+                            const char *const *renamed);
 
 /* A live edit of the contact model's or the solver's parameters (kind is
  * CWB_PLUGIN_CONTACT_MODEL or CWB_PLUGIN_SOLVER): `params` (CwbSceneParam*) is the section's

@@ -70,7 +70,8 @@ cwb_world_save_contact_state (CwbWorld *world)
 }
 
 void
-cwb_world_carry_state (CwbWorld *world, const CwbWorld *from, const char *const *except)
+cwb_world_carry_state (CwbWorld *world, const CwbWorld *from, const char *const *except,
+                       const char *const *renamed)
 {
   /* By name: the two worlds come from different scenes, so body indices do not match. */
   g_autoptr (GHashTable) by_name = g_hash_table_new (g_str_hash, g_str_equal);
@@ -83,7 +84,11 @@ cwb_world_carry_state (CwbWorld *world, const CwbWorld *from, const char *const 
       const CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, i);
       if (except != NULL && g_strv_contains (except, b->name))
         continue;
-      guint j = GPOINTER_TO_UINT (g_hash_table_lookup (by_name, b->name));
+      const char *name_in_from = b->name;
+      for (size_t k = 0; renamed != NULL && renamed[k] != NULL && renamed[k + 1] != NULL; k += 2)
+        if (strcmp (renamed[k + 1], b->name) == 0)
+          name_in_from = renamed[k];
+      guint j = GPOINTER_TO_UINT (g_hash_table_lookup (by_name, name_in_from));
       if (j == 0)
         continue;
       const CwbWorldBody *fb = &g_array_index (from->bodies, CwbWorldBody, j - 1);
