@@ -9,6 +9,7 @@
 
 #include <glib/gstdio.h>
 
+#include "app_test_home.h"
 #include "window.h"
 
 static char *
@@ -905,28 +906,7 @@ main (int argc, char **argv)
 {
   /* Scene copies and autosaves in a folder of the test's own, shared with the subprocess that
    * is killed (it inherits the environment). */
-  if (g_getenv ("CWB_TEST_APP_DIR") == NULL)
-    {
-      g_autofree char *dir = g_dir_make_tmp ("cwb-test-app-XXXXXX", NULL);
-      g_setenv ("CWB_TEST_APP_DIR", dir, TRUE);
-      g_autofree char *state = g_build_filename (dir, "state", NULL);
-      g_setenv ("XDG_STATE_HOME", state, TRUE);
-      /* Recent files go to the test's folder, not the user's list. */
-      g_autofree char *data = g_build_filename (dir, "data", NULL);
-      g_setenv ("XDG_DATA_HOME", data, TRUE);
-      /* GTK settings of the test's own: recent files kept without an age limit. GTK 4.8.3
-       * leaks a 32-byte GDateTime each time it trims the recent-files list by age (at every
-       * change and when an application shuts down); LeakSanitizer would report that as ours.
-       * Found with valgrind (g_date_time_new_now_utc under GtkApplication's shutdown) and
-       * confirmed by this setting making the report go away. */
-      g_autofree char *gtk_config = g_build_filename (dir, "config", "gtk-4.0", NULL);
-      g_autofree char *settings = g_build_filename (gtk_config, "settings.ini", NULL);
-      g_assert_cmpint (g_mkdir_with_parents (gtk_config, 0700), ==, 0);
-      g_assert_true (g_file_set_contents (settings, "[Settings]\ngtk-recent-files-max-age=-1\n",
-                                          -1, NULL));
-      g_autofree char *config = g_build_filename (dir, "config", NULL);
-      g_setenv ("XDG_CONFIG_HOME", config, TRUE);
-    }
+  app_test_home ("cwb-test-app");
   g_test_init (&argc, &argv, NULL);
   if (!gtk_init_check ())
     {

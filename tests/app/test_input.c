@@ -12,6 +12,7 @@
 #include <X11/extensions/XTest.h>
 #include <X11/keysym.h>
 
+#include "app_test_home.h"
 #include "property_editor.h"
 #include "window.h"
 
@@ -440,6 +441,109 @@ test_rename_keeps_the_motion (void)
   fixture_close (&f);
 }
 
+/* The first descendant of `root` that is an actionable widget for `action`, or NULL. */
+static GtkWidget *
+find_actionable (GtkWidget *root, const char *action)
+{
+  if (GTK_IS_ACTIONABLE (root)
+      && g_strcmp0 (gtk_actionable_get_action_name (GTK_ACTIONABLE (root)), action) == 0)
+    return root;
+  for (GtkWidget *c = gtk_widget_get_first_child (root); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_actionable (c, action);
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The play button never showed pause: after Space from the view it does, and after Space
+ * again it shows play. */
+static void
+test_play_button_shows_pause (void)
+{
+  if (!have_x11)
+    {
+      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
+      return;
+    }
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  GtkWidget *play = find_actionable (gtk_window_get_titlebar (GTK_WINDOW (f.window)),
+                                     "win.play");
+  g_assert_nonnull (play);
+  g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (play)), ==,
+                   "media-playback-start-symbolic");
+  GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f.window));
+  click (view);
+  press_key (view, XK_space, FALSE, FALSE);
+  g_assert_true (action_state (f.window, "play"));
+  g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (play)), ==,
+                   "media-playback-pause-symbolic");
+  press_key (view, XK_space, FALSE, FALSE);
+  g_assert_false (action_state (f.window, "play"));
+  g_assert_cmpstr (gtk_button_get_icon_name (GTK_BUTTON (play)), ==,
+                   "media-playback-start-symbolic");
+  fixture_close (&f);
+}
+
+static gboolean
+window_gone (gpointer data)
+{
+  return *(GtkWidget **) data == NULL;
+}
+
+/* The Plugins window ignored Escape and Ctrl+W: each closes it now. */
+static void
+test_plugins_window_closes_on_keys (void)
+{
+  if (!have_x11)
+    {
+      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
+      return;
+    }
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  const struct { KeySym sym; gboolean control; } closers[] = { { XK_Escape, FALSE },
+                                                                { XK_w, TRUE } };
+  for (size_t k = 0; k < G_N_ELEMENTS (closers); k++)
+    {
+      GList *before = gtk_application_get_windows (GTK_APPLICATION (f.app));
+      guint n_before = g_list_length (before);
+      g_action_group_activate_action (G_ACTION_GROUP (f.app), "plugins", NULL);
+      pump (200);
+      GtkWidget *plugins = NULL;
+      for (GList *l = gtk_application_get_windows (GTK_APPLICATION (f.app)); l != NULL;
+           l = l->next)
+        if (g_strcmp0 (gtk_window_get_title (l->data), "Plugins") == 0)
+          plugins = l->data;
+      if (plugins == NULL)
+        /* Not an application window (transient, not added): found among the toplevels. */
+        {
+          GListModel *tops = gtk_window_get_toplevels ();
+          for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+            {
+              g_autoptr (GtkWindow) w = g_list_model_get_item (tops, i);
+              if (g_strcmp0 (gtk_window_get_title (w), "Plugins") == 0)
+                plugins = GTK_WIDGET (w);
+            }
+        }
+      g_assert_nonnull (plugins);
+      g_object_add_weak_pointer (G_OBJECT (plugins), (gpointer *) &plugins);
+      Display *dpy = x_display (plugins);
+      XSetInputFocus (dpy, gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (plugins))),
+                      RevertToParent, CurrentTime);
+      XFlush (dpy);
+      pump (100);
+      press_key (plugins, closers[k].sym, FALSE, closers[k].control);
+      g_assert_true (iterate_until (window_gone, &plugins, 5));
+      g_assert_cmpuint (g_list_length (gtk_application_get_windows (GTK_APPLICATION (f.app))),
+                        ==, n_before);
+    }
+  fixture_close (&f);
+}
+
 /* Turns the mouse wheel by `notches` (negative: up) with the pointer over `widget`. */
 static void
 wheel (GtkWidget *widget, int notches)
@@ -512,6 +616,7 @@ test_wheel_scrolls_the_panel (void)
 int
 main (int argc, char **argv)
 {
+  app_test_home ("cwb-test-input");
   g_test_init (&argc, &argv, NULL);
   if (gtk_init_check ())
     {
@@ -526,5 +631,7 @@ main (int argc, char **argv)
   g_test_add_func ("/input/typing/view-keeps-its-shortcuts", test_view_keeps_its_shortcuts);
   g_test_add_func ("/input/typing/rename-keeps-the-motion", test_rename_keeps_the_motion);
   g_test_add_func ("/input/pointing/wheel-scrolls-the-panel", test_wheel_scrolls_the_panel);
+  g_test_add_func ("/input/typing/play-button-shows-pause", test_play_button_shows_pause);
+  g_test_add_func ("/input/typing/plugins-window-closes", test_plugins_window_closes_on_keys);
   return g_test_run ();
 }

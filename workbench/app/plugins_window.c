@@ -224,6 +224,15 @@ cwb_plugins_window_new (GtkWindow *parent, const CwbRegistry *registry)
 
   GtkWindow *window = GTK_WINDOW (gtk_window_new ());
   gtk_window_set_title (window, "Plugins");
+  /* Closed as dialogs are: Escape or Ctrl+W. */
+  GtkEventController *keys = gtk_shortcut_controller_new ();
+  gtk_shortcut_controller_add_shortcut (
+    GTK_SHORTCUT_CONTROLLER (keys),
+    gtk_shortcut_new (gtk_alternative_trigger_new (gtk_keyval_trigger_new (GDK_KEY_Escape, 0),
+                                                   gtk_keyval_trigger_new (GDK_KEY_w,
+                                                                           GDK_CONTROL_MASK)),
+                      gtk_named_action_new ("window.close")));
+  gtk_widget_add_controller (GTK_WIDGET (window), keys);
   gtk_window_set_default_size (window, 960, 600);
   if (parent != NULL)
     {

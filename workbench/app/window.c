@@ -675,6 +675,16 @@ add_overlay_actions (CwbAppWindow *self)
     }
 }
 
+/* The play button shows what a click does: pause while the run plays. */
+static void
+play_icon_follows (GAction *play, GParamSpec *pspec, GtkButton *button)
+{
+  g_autoptr (GVariant) state = g_action_get_state (play);
+  gboolean playing = g_variant_get_boolean (state);
+  gtk_button_set_icon_name (button, playing ? "media-playback-pause-symbolic"
+                                            : "media-playback-start-symbolic");
+}
+
 /* The window's single-key shortcuts, in the bubble phase: a key acts only when the focused
  * widget did not take it, so a text field keeps every key it edits with (letters, space,
  * ".", Delete, the arrows, Home), and the view, which takes none, gets them all. */
@@ -723,6 +733,9 @@ header_bar (CwbAppWindow *self)
       /* A click leaves the focus where it was: space after a click on Reset must play, not
        * press Reset again. */
       gtk_widget_set_focus_on_click (b, FALSE);
+      if (strcmp (buttons[k].action, "win.play") == 0)
+        g_signal_connect_object (g_action_map_lookup_action (G_ACTION_MAP (self), "play"),
+                                 "notify::state", G_CALLBACK (play_icon_follows), b, 0);
       gtk_header_bar_pack_start (GTK_HEADER_BAR (header), b);
     }
   GtkWidget *realtime = gtk_toggle_button_new_with_label ("Real time");
