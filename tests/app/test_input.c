@@ -18,6 +18,17 @@
 
 static gboolean have_x11;
 
+#define SKIP_WITHOUT_X11()                                                                   \
+  do                                                                                         \
+    {                                                                                        \
+      if (!have_x11)                                                                         \
+        {                                                                                    \
+          g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");             \
+          return;                                                                            \
+        }                                                                                    \
+    }                                                                                        \
+  while (0)
+
 static char *
 source_path (const char *relative)
 {
@@ -100,9 +111,9 @@ type_text (GtkWidget *any, const char *text)
     }
 }
 
-/* Moves the pointer to the middle of `widget` and clicks it with the first button. */
+/* Moves the pointer to the middle of `widget`, as a hand on the mouse does. */
 static void
-click (GtkWidget *widget)
+point_at (GtkWidget *widget)
 {
   GtkNative *native = gtk_widget_get_native (widget);
   graphene_point_t local = GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0f,
@@ -118,10 +129,28 @@ click (GtkWidget *widget)
   XTranslateCoordinates (dpy, xid, DefaultRootWindow (dpy), (int) (in_window.x + sx),
                          (int) (in_window.y + sy), &root_x, &root_y, &child);
   XTestFakeMotionEvent (dpy, -1, root_x, root_y, CurrentTime);
-  XTestFakeButtonEvent (dpy, 1, True, CurrentTime);
-  XTestFakeButtonEvent (dpy, 1, False, CurrentTime);
   XFlush (dpy);
-  pump (60);
+  pump (30);
+}
+
+/* Presses and releases a pointer button (1: left; 4 and 5: X11's wheel up and down). */
+static void
+press_button (GtkWidget *any, unsigned int button)
+{
+  Display *dpy = x_display (any);
+  XTestFakeButtonEvent (dpy, button, True, CurrentTime);
+  XTestFakeButtonEvent (dpy, button, False, CurrentTime);
+  XFlush (dpy);
+  pump (30);
+}
+
+/* Clicks the middle of `widget` with the first button. */
+static void
+click (GtkWidget *widget)
+{
+  point_at (widget);
+  press_button (widget, 1);
+  pump (30);
 }
 
 /* Brings a field of the side panel into view as a person does: its notebook tab clicked,
@@ -284,11 +313,7 @@ assert_typing_in (CwbAppWindow *window, const char *key)
 static void
 test_name_field_keeps_its_keys (void)
 {
-  if (!have_x11)
-    {
-      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
-      return;
-    }
+  SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
   cwb_app_window_select_body (f.window, "box");
@@ -325,11 +350,7 @@ test_name_field_keeps_its_keys (void)
 static void
 test_number_field_takes_a_period (void)
 {
-  if (!have_x11)
-    {
-      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
-      return;
-    }
+  SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
   cwb_app_window_select_body (f.window, "box");
@@ -358,11 +379,7 @@ test_number_field_takes_a_period (void)
 static void
 test_view_keeps_its_shortcuts (void)
 {
-  if (!have_x11)
-    {
-      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
-      return;
-    }
+  SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
   GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f.window));
@@ -395,11 +412,7 @@ snapshot_body (const CwbSnapshot *s, const char *name)
 static void
 test_rename_keeps_the_motion (void)
 {
-  if (!have_x11)
-    {
-      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
-      return;
-    }
+  SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
   GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f.window));
@@ -463,11 +476,7 @@ find_actionable (GtkWidget *root, const char *action)
 static void
 test_play_button_shows_pause (void)
 {
-  if (!have_x11)
-    {
-      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
-      return;
-    }
+  SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
   GtkWidget *play = find_actionable (gtk_window_get_titlebar (GTK_WINDOW (f.window)),
@@ -498,11 +507,7 @@ window_gone (gpointer data)
 static void
 test_plugins_window_closes_on_keys (void)
 {
-  if (!have_x11)
-    {
-      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
-      return;
-    }
+  SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
   const struct { KeySym sym; gboolean control; } closers[] = { { XK_Escape, FALSE },
@@ -548,31 +553,9 @@ test_plugins_window_closes_on_keys (void)
 static void
 wheel (GtkWidget *widget, int notches)
 {
-  GtkNative *native = gtk_widget_get_native (widget);
-  graphene_point_t local = GRAPHENE_POINT_INIT (gtk_widget_get_width (widget) / 2.0f,
-                                                gtk_widget_get_height (widget) / 2.0f);
-  graphene_point_t in_window;
-  g_assert_true (gtk_widget_compute_point (widget, GTK_WIDGET (native), &local, &in_window));
-  double sx, sy;
-  gtk_native_get_surface_transform (native, &sx, &sy);
-  Display *dpy = x_display (widget);
-  Window xid = gdk_x11_surface_get_xid (gtk_native_get_surface (native));
-  int root_x, root_y;
-  Window child;
-  XTranslateCoordinates (dpy, xid, DefaultRootWindow (dpy), (int) (in_window.x + sx),
-                         (int) (in_window.y + sy), &root_x, &root_y, &child);
-  XTestFakeMotionEvent (dpy, -1, root_x, root_y, CurrentTime);
-  XFlush (dpy);
-  pump (30);
-  /* X11's wheel: button 4 up, 5 down. */
-  unsigned int button = notches < 0 ? 4 : 5;
+  point_at (widget);
   for (int k = 0; k < ABS (notches); k++)
-    {
-      XTestFakeButtonEvent (dpy, button, True, CurrentTime);
-      XTestFakeButtonEvent (dpy, button, False, CurrentTime);
-      XFlush (dpy);
-      pump (30);
-    }
+    press_button (widget, notches < 0 ? 4 : 5);
   pump (60);
 }
 
@@ -582,11 +565,7 @@ wheel (GtkWidget *widget, int notches)
 static void
 test_wheel_scrolls_the_panel (void)
 {
-  if (!have_x11)
-    {
-      g_test_skip ("needs an X11 display with XTest (run under xvfb-run)");
-      return;
-    }
+  SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
   cwb_app_window_select_body (f.window, "box");
