@@ -901,6 +901,37 @@ test_edit_slow_cancel (void)
   fixture_close (&f);
 }
 
+/* Issue 19, item 8: a bad scene on the command line ended the program with a message on
+ * stderr and no window. Now a window opens on an empty scene with the message (the file and
+ * the line) in its error bar, and the program's exit status stays 2, the command line's code
+ * for a bad scene. */
+static void
+test_start_with_bad_scene (void)
+{
+  Fixture f = { 0 };
+  g_autoptr (GError) error = NULL;
+  f.dir = g_dir_make_tmp ("cwb-app-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *bad = g_build_filename (f.dir, "bad.yaml", NULL);
+  g_assert_true (g_file_set_contents (bad, "world:\n  dt: -1\n", -1, NULL));
+  CwbAppOptions options = { .scene_path = bad };
+  f.app = cwb_app_application_new (test_registry (), &options);
+  g_assert_true (g_application_register (G_APPLICATION (f.app), NULL, &error));
+  g_assert_no_error (error);
+  g_application_activate (G_APPLICATION (f.app));
+  GList *windows = gtk_application_get_windows (GTK_APPLICATION (f.app));
+  g_assert_cmpuint (g_list_length (windows), ==, 1);
+  f.window = windows->data;
+  g_assert_null (cwb_document_path (cwb_app_window_document (f.window)));
+  g_assert_true (cwb_app_window_error_shown (f.window));
+  const char *message = cwb_app_window_last_error (f.window);
+  g_test_message ("bar: %s", message);
+  g_assert_nonnull (strstr (message, "bad.yaml"));
+  g_assert_nonnull (strstr (message, ":2"));
+  g_assert_cmpint (cwb_app_application_exit_status (f.app), ==, 2);
+  fixture_close (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -927,5 +958,6 @@ main (int argc, char **argv)
   g_test_add_func ("/app/long-build/open", test_open_slow);
   g_test_add_func ("/app/long-build/edit-cancel", test_edit_slow_cancel);
   g_test_add_func ("/app/long-build/start", test_start_slow);
+  g_test_add_func ("/app/start-with-bad-scene", test_start_with_bad_scene);
   return g_test_run ();
 }

@@ -417,6 +417,49 @@ test_draw_image (void)
   g_object_unref (panel);
 }
 
+/* Issue 19, item 8: the y labels were right-aligned in a fixed 70 px, so at a larger theme font
+ * "5.33e+03" ran off the panel's left edge. Drawn at an 18 pt font with energies in the
+ * thousands, the panel's 8 px left margin stays the background colour: no label reaches it. */
+static void
+test_labels_fit_a_large_font (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  GtkSettings *settings = gtk_settings_get_default ();
+  g_autofree char *font = NULL;
+  g_object_get (settings, "gtk-font-name", &font, NULL);
+  g_object_set (settings, "gtk-font-name", "Sans 18", NULL);
+  CwbPlotPanel *panel = CWB_PLOT_PANEL (g_object_ref_sink (cwb_plot_panel_new ()));
+  for (size_t i = 0; i < 300; i++)
+    {
+      CwbStepStats st = make_step (i, step_time (i));
+      st.kinetic_energy = 5330 + (double) i;
+      st.contacts = 1000 + i;
+      cwb_plot_panel_push (panel, &st);
+    }
+  const int width = 900, height = 700, margin = 8;
+  cairo_surface_t *surface = draw_panel (panel, width, height);
+  cairo_surface_flush (surface);
+  const guchar *data = cairo_image_surface_get_data (surface);
+  int stride = cairo_image_surface_get_stride (surface);
+  guint32 background = *(const guint32 *) (const void *) data;
+  size_t foreign = 0;
+  for (int y = 0; y < height; y++)
+    for (int x = 0; x < margin; x++)
+      foreign += *(const guint32 *) (const void *) (data + (gsize) y * stride + 4 * x)
+                 != background;
+  g_test_message ("%zu pixels in the left margin differ from the background", foreign);
+  if (g_getenv ("CWB_TEST_PNG_DIR") != NULL)
+    {
+      g_autofree char *png = g_build_filename (g_getenv ("CWB_TEST_PNG_DIR"),
+                                               "plot-panel-large-font.png", NULL);
+      cairo_surface_write_to_png (surface, png);
+    }
+  cairo_surface_destroy (surface);
+  g_object_unref (panel);
+  g_object_set (settings, "gtk-font-name", font, NULL);
+  g_assert_cmpuint (foreign, ==, 0);
+}
+
 static gboolean
 set_flag (gpointer data)
 {
@@ -719,6 +762,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/plots/history/truncate", test_history_truncate);
   g_test_add_func ("/app/plots/draw/image", test_draw_image);
   g_test_add_func ("/app/plots/draw/window", test_draw_window);
+  g_test_add_func ("/app/plots/draw/labels-fit-a-large-font", test_labels_fit_a_large_font);
   g_test_add_func ("/app/plugins-window/rows", test_plugins_window_rows);
   g_test_add_func ("/app/plugins-window/empty", test_plugins_window_empty);
   return g_test_run ();

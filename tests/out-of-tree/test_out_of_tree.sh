@@ -97,7 +97,7 @@ case "$list" in
 esac
 
 echo "# a headless run with --set contact.model=ground"
-"$bin" --headless "$src/scenes/default.yaml" --plugin-path "$plugindir" \
+"$bin" --headless "$src/scenes/tennis-racket.yaml" --plugin-path "$plugindir" \
   --plugin-path "$stage/ground" --set contact.model=ground --set 'world.gravity=[0,0,-9.81]' \
   --steps 200 --report "$stage/run.json" || fail "the headless run failed (exit $?)"
 

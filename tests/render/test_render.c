@@ -377,6 +377,98 @@ test_cli_screenshot (void)
   g_rmdir (dir);
 }
 
+/* Runs the program with `extra` options after a 20-step headless run of the incline and
+ * --screenshot PNG; returns the exit status, stderr in *err. */
+static int
+screenshot_with (const char *png, const char *const *extra, char **err)
+{
+  g_autofree char *scene = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
+                                             "penalty-incline.yaml", NULL);
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  const char *base[] = { g_getenv ("CWB_CLI"), "--headless", scene, "--steps", "20",
+                         "--screenshot", png };
+  for (size_t k = 0; k < G_N_ELEMENTS (base); k++)
+    g_ptr_array_add (argv, (gpointer) base[k]);
+  for (const char *const *e = extra; *e != NULL; e++)
+    g_ptr_array_add (argv, (gpointer) *e);
+  g_ptr_array_add (argv, NULL);
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+static GBytes *
+png_pixels (const char *png, int *width, int *height)
+{
+  cairo_surface_t *image = cairo_image_surface_create_from_png (png);
+  g_assert_cmpint (cairo_surface_status (image), ==, CAIRO_STATUS_SUCCESS);
+  *width = cairo_image_surface_get_width (image);
+  *height = cairo_image_surface_get_height (image);
+  GBytes *bytes = g_bytes_new (cairo_image_surface_get_data (image),
+                               (gsize) cairo_image_surface_get_stride (image) * (gsize) *height);
+  cairo_surface_destroy (image);
+  return bytes;
+}
+
+/* Issue 19 ("Controls a lecture needs"): figures reproducible from the command line. --size
+ * sets the PNG's size; the same --camera and --overlays give the same image twice, pixel for
+ * pixel; another camera direction or another overlay set gives another; a bad value is a
+ * bad argument (exit 2) that says what was expected. */
+static void
+test_cli_screenshot_view (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("cwb-shot-XXXXXX", NULL);
+  g_autofree char *a = g_build_filename (dir, "a.png", NULL);
+  g_autofree char *b = g_build_filename (dir, "b.png", NULL);
+  g_autofree char *c = g_build_filename (dir, "c.png", NULL);
+  g_autofree char *d = g_build_filename (dir, "d.png", NULL);
+  const char *view[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays",
+                         "wireframe,contacts", NULL };
+  const char *turned[] = { "--size", "320x240", "--camera", "0,60", "--overlays",
+                           "wireframe,contacts", NULL };
+  const char *bare[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays", "none",
+                         NULL };
+  g_autofree char *err = NULL;
+  g_assert_cmpint (screenshot_with (a, view, &err), ==, 0);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (b, view, &err), ==, 0);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (c, turned, &err), ==, 0);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (d, bare, &err), ==, 0);
+  int w, h;
+  g_autoptr (GBytes) pa = png_pixels (a, &w, &h);
+  g_assert_cmpint (w, ==, 320);
+  g_assert_cmpint (h, ==, 240);
+  g_autoptr (GBytes) pb = png_pixels (b, &w, &h);
+  g_autoptr (GBytes) pc = png_pixels (c, &w, &h);
+  g_autoptr (GBytes) pd = png_pixels (d, &w, &h);
+  g_assert_true (g_bytes_equal (pa, pb));
+  g_assert_false (g_bytes_equal (pa, pc));
+  g_assert_false (g_bytes_equal (pa, pd));
+
+  const char *bad_overlay[] = { "--overlays", "wireframe,cows", NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (a, bad_overlay, &err), ==, 2);
+  g_test_message ("%s", err);
+  g_assert_nonnull (strstr (err, "unknown overlay 'cows'"));
+  const char *bad_camera[] = { "--camera", "0,95", NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (a, bad_camera, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "--camera: expected YAW,PITCH"));
+  const char *bad_size[] = { "--size", "320x", NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (a, bad_size, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "--size: expected WIDTHxHEIGHT"));
+  for (const char *const *p = (const char *const[]){ a, b, c, d, NULL }; *p != NULL; p++)
+    g_unlink (*p);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -390,5 +482,6 @@ main (int argc, char **argv)
   g_test_add ("/render/offscreen/overlay-region", Scene, NULL, scene_setup,
               test_overlays_change_expected_region, scene_teardown);
   g_test_add_func ("/render/cli/screenshot", test_cli_screenshot);
+  g_test_add_func ("/render/cli/screenshot-view", test_cli_screenshot_view);
   return g_test_run ();
 }

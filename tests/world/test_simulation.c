@@ -316,14 +316,40 @@ test_replace_world (void)
   g_autoptr (CwbSnapshot) carried = cwb_simulation_latest (sim);
   g_assert_cmpuint (cwb_snapshot_state_hash (carried), ==, cwb_snapshot_state_hash (before));
   g_assert_cmpfloat (carried->time, ==, before->time);
+  /* The same layout: the history goes on (issue 19, item 5), its last state the edited one,
+   * and going back resumes an earlier state in the new world, replaying what followed it
+   * (the same plugins here, so bit for bit). */
+  g_assert_cmpuint (cwb_simulation_history_len (sim), ==, 41);
+  g_autoptr (CwbSnapshot) last = cwb_simulation_history_get (sim, 40);
+  g_assert_true (last->world_serial == carried->world_serial);
+  g_autoptr (CwbSnapshot) original_21 = cwb_simulation_history_get (sim, 21);
+  cwb_simulation_seek (sim, 20);
+  cwb_simulation_step (sim);
+  cwb_simulation_wait_idle (sim);
+  g_autoptr (CwbSnapshot) resumed = cwb_simulation_latest (sim);
+  g_assert_cmpuint (resumed->steps, ==, 21);
+  g_assert_true (resumed->world_serial == carried->world_serial);
+  g_assert_cmpuint (cwb_snapshot_state_hash (resumed), ==, cwb_snapshot_state_hash (original_21));
+  g_assert_cmpuint (cwb_simulation_history_len (sim), ==, 22);
+  /* A world of another layout (a third body) cannot take those states: the history starts
+   * over from the carried state. */
+  g_autofree char *three = g_strconcat (fixture_two_boxes_yaml,
+                                        "  - name: third\n"
+                                        "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+                                        "    pose: { position: [3, 0, 2] }\n", NULL);
+  g_assert_false (cwb_simulation_replace_world (sim, fixture_world (registry, three), TRUE,
+                                                NULL, NULL));
   g_assert_cmpuint (cwb_simulation_history_len (sim), ==, 1);
+  g_assert_true (cwb_simulation_replace_world (sim, fixture_world (registry, three), TRUE, NULL,
+                                               NULL));
   /* Except a named body: it starts from its description. */
+  g_autoptr (CwbSnapshot) before_except = cwb_simulation_latest (sim);
   const char *except[] = { "tumbling", NULL };
   cwb_simulation_replace_world (sim, two_boxes_world (registry), TRUE, except, NULL);
   g_autoptr (CwbSnapshot) restarted = cwb_simulation_latest (sim);
   g_assert_cmpfloat (restarted->bodies[1].summary.centroid[2], ==, 2);
   g_assert_cmpfloat (restarted->bodies[0].summary.centroid[2], ==,
-                     before->bodies[0].summary.centroid[2]);
+                     before_except->bodies[0].summary.centroid[2]);
   /* Without carrying, the run starts over. */
   cwb_simulation_replace_world (sim, two_boxes_world (registry), FALSE, NULL, NULL);
   g_autoptr (CwbSnapshot) fresh = cwb_simulation_latest (sim);

@@ -31,10 +31,20 @@ open_window (CwbAppApplication *self, const char *path, char **sets)
     gtk_window_present (GTK_WINDOW (window));
   if (window != NULL || (!measuring && cwb_app_window_open (self, NULL, path, sets, &error)))
     return;
-  /* A scene that cannot be opened at start is an error of the command line: say why and
-   * leave, as a headless run does. */
+  /* A scene that cannot be opened at start is an error of the command line: say why on
+   * stderr and end with status 2, as a headless run does; but a person who started the
+   * program sees a window, on an empty scene, with the message in its error bar (the
+   * measuring modes leave at once). */
   fprintf (stderr, "contact-workbench: %s\n", error->message);
   self->exit_status = 2;
+  if (measuring)
+    return;
+  g_autoptr (GError) empty_error = NULL;
+  window = cwb_app_window_new (self, NULL, NULL, &empty_error);
+  if (window == NULL)
+    return;
+  cwb_app_window_show_error (window, error->message);
+  gtk_window_present (GTK_WINDOW (window));
 }
 
 static void
@@ -192,6 +202,12 @@ void
 cwb_app_application_set_exit_status (CwbAppApplication *self, int status)
 {
   self->exit_status = status;
+}
+
+int
+cwb_app_application_exit_status (CwbAppApplication *self)
+{
+  return self->exit_status;
 }
 
 int

@@ -37,6 +37,7 @@ CwbRegistry *cwb_app_application_registry (CwbAppApplication *app);
 const CwbAppOptions *cwb_app_application_options (CwbAppApplication *app);
 /* The exit status a self test asks for (0 otherwise). */
 void cwb_app_application_set_exit_status (CwbAppApplication *app, int status);
+int cwb_app_application_exit_status (CwbAppApplication *app);
 
 /* Runs the application (the GUI entry of main): returns the process exit status. */
 int cwb_app_run (CwbRegistry *registry, const CwbAppOptions *options);

@@ -13,7 +13,9 @@
 
 /* Layout of the drawing, in pixels. */
 #define MARGIN 8.0          /* around the whole drawing */
-#define AXIS_LABEL_W 70.0   /* left of a plot: its min/max labels ("-1.23e-07") */
+#define AXIS_LABEL_GAP 4.0  /* between a plot's min/max labels and its left edge */
+/* The widest text "%.3g" writes, for the room left of a plot at the panel's font. */
+#define WIDEST_LABEL "-8.88e-888"
 #define TITLE_H 16.0        /* above a plot: its title and current value */
 #define STRIP_GAP 6.0       /* between strips */
 #define TIME_AXIS_H 14.0    /* under the last time strip: the time range */
@@ -241,16 +243,28 @@ draw_title (cairo_t *cr, PangoLayout *layout, Rect strip, double x, const char *
   pango_layout_set_ellipsize (layout, PANGO_ELLIPSIZE_NONE);
 }
 
+/* The room left of a plot for its labels: the widest "%.3g" at the layout's font, so a
+ * larger theme font widens it rather than clipping "5.33e+03" at the panel's edge. */
+static double
+label_gutter (PangoLayout *layout)
+{
+  int w;
+  pango_layout_set_text (layout, WIDEST_LABEL, -1);
+  pango_layout_get_pixel_size (layout, &w, NULL);
+  return w + 2 * AXIS_LABEL_GAP;
+}
+
 /* The y range's labels, right-aligned left of the plot: max at the top, min at the bottom. */
 static void
 draw_y_labels (cairo_t *cr, PangoLayout *layout, Rect plot, const char *max_text,
                const char *min_text)
 {
   int h;
-  draw_text (cr, layout, max_text, plot.x - 4, plot.y, ALIGN_RIGHT, dim_text_rgb);
+  draw_text (cr, layout, max_text, plot.x - AXIS_LABEL_GAP, plot.y, ALIGN_RIGHT, dim_text_rgb);
   pango_layout_set_text (layout, min_text, -1);
   pango_layout_get_pixel_size (layout, NULL, &h);
-  draw_text (cr, layout, min_text, plot.x - 4, plot.y + plot.h - h, ALIGN_RIGHT, dim_text_rgb);
+  draw_text (cr, layout, min_text, plot.x - AXIS_LABEL_GAP, plot.y + plot.h - h, ALIGN_RIGHT,
+             dim_text_rgb);
 }
 
 static void
@@ -373,8 +387,9 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
 
   const CwbStepStats *newest = view->n > 0 ? cwb_plot_view_step (view, view->n - 1) : NULL;
   g_autofree char *now = newest != NULL ? format_value (quantity_value (newest, q), unit) : NULL;
-  draw_title (cr, layout, strip, strip.x + AXIS_LABEL_W, title, now);
-  Rect plot = { strip.x + AXIS_LABEL_W, strip.y + TITLE_H, strip.w - AXIS_LABEL_W,
+  double gutter = label_gutter (layout);
+  draw_title (cr, layout, strip, strip.x + gutter, title, now);
+  Rect plot = { strip.x + gutter, strip.y + TITLE_H, strip.w - gutter,
                 strip.h - TITLE_H - (time_axis ? TIME_AXIS_H : 0) };
   if (plot.w < MIN_PLOT_SIDE || plot.h < MIN_PLOT_SIDE)
     return;
@@ -430,8 +445,9 @@ draw_residuals (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect 
 {
   size_t n = view->n_residuals;
   g_autofree char *now = n > 0 ? g_strdup_printf ("%.3g", view->residuals[n - 1]) : NULL;
-  draw_title (cr, layout, strip, strip.x + AXIS_LABEL_W, "Residual per iteration", now);
-  Rect plot = { strip.x + AXIS_LABEL_W, strip.y + TITLE_H, strip.w - AXIS_LABEL_W,
+  double gutter = label_gutter (layout);
+  draw_title (cr, layout, strip, strip.x + gutter, "Residual per iteration", now);
+  Rect plot = { strip.x + gutter, strip.y + TITLE_H, strip.w - gutter,
                 strip.h - TITLE_H - TIME_AXIS_H };
   if (plot.w < MIN_PLOT_SIDE || plot.h < MIN_PLOT_SIDE)
     return;

@@ -9,12 +9,12 @@
 #include "renderer.h"
 #include "viewport.h"
 
-/* The mouse spring's natural frequency and damping ratio: firm enough to lift a body within
- * a fraction of a second, soft enough for the explicit force to stay stable (omega h well
- * below 1 at the usual steps). */
-#define GRAB_FREQUENCY_HZ 3.0
+/* The mouse spring's default natural frequency (for the grabbed body's whole mass) and its
+ * damping ratio: firm enough to lift a body within a fraction of a second. The body model
+ * integrates the spring implicitly (cwb_world_grab_free_motion), so any frequency is stable,
+ * also on a light point of a deformable body. */
+#define GRAB_DEFAULT_FREQUENCY_HZ 3.0
 #define GRAB_DAMPING_RATIO 0.7
-#define GRAB_MAX_OMEGA_H 0.5
 /* A click picks a contact whose point lies within this angle of the cursor's ray. */
 #define PICK_CONTACT_ANGLE 0.012
 /* Radians of orbit per pixel of drag, and zoom per wheel notch. */
@@ -42,6 +42,7 @@ struct _CwbAppViewport {
   DragMode drag;
   double drag_last_x, drag_last_y;
   CwbGrab grab;
+  double grab_frequency;         /* Hz, the mouse spring's (cwb_app_viewport_set_grab_frequency) */
   double drag_anchor[3];         /* where the drag started on the body */
   double drag_pivot[3];          /* rotating: the body's centre of mass */
   double move_delta[3];          /* moving: the translation so far */
@@ -259,7 +260,7 @@ static void
 start_grab (CwbAppViewport *self, const CwbPickHit *hit)
 {
   const CwbSnapshotBody *body = &self->snapshot->bodies[hit->body];
-  double omega = MIN (2 * G_PI * GRAB_FREQUENCY_HZ, GRAB_MAX_OMEGA_H / self->snapshot->dt);
+  double omega = 2 * G_PI * self->grab_frequency;
   double mass = body->summary.mass > 0 ? body->summary.mass : 1;
   self->grab = (CwbGrab){
     .body = (uint32_t) hit->body,
@@ -280,6 +281,9 @@ drag_begin (GtkGestureDrag *gesture, double x, double y, CwbAppViewport *self)
   guint button = gtk_gesture_single_get_current_button (GTK_GESTURE_SINGLE (gesture));
   GdkModifierType state = gtk_event_controller_get_current_event_state (
     GTK_EVENT_CONTROLLER (gesture));
+  /* A press in the view gives it the keyboard, so that its shortcuts (space plays) act next
+   * and not the button or field that had the focus. */
+  gtk_widget_grab_focus (GTK_WIDGET (self));
   self->drag_last_x = x;
   self->drag_last_y = y;
   self->drag = DRAG_ORBIT;
@@ -476,6 +480,7 @@ cwb_app_viewport_init (CwbAppViewport *self)
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   cwb_render_camera_default (&self->camera);
   cwb_render_overlay_options_default (&self->overlays);
+  self->grab_frequency = GRAB_DEFAULT_FREQUENCY_HZ;
   self->probed_pixels = -1;
   self->timings = g_array_new (FALSE, FALSE, sizeof (CwbAppViewportTiming));
 
@@ -516,6 +521,19 @@ CwbSnapshot *
 cwb_app_viewport_snapshot (CwbAppViewport *self)
 {
   return self->snapshot;
+}
+
+void
+cwb_app_viewport_set_grab_frequency (CwbAppViewport *self, double hz)
+{
+  g_return_if_fail (hz > 0);
+  self->grab_frequency = hz;
+}
+
+double
+cwb_app_viewport_grab_frequency (CwbAppViewport *self)
+{
+  return self->grab_frequency;
 }
 
 CwbOverlayOptions *

@@ -31,6 +31,11 @@ GtkWidget *cwb_app_viewport_new (void);
 void cwb_app_viewport_set_simulation (CwbAppViewport *viewport, CwbSimulation *simulation);
 CwbSnapshot *cwb_app_viewport_snapshot (CwbAppViewport *viewport);   /* borrowed, may be NULL */
 
+/* The mouse spring's natural frequency for the grabbed body's whole mass (Hz, default 3):
+ * stiffness m omega^2 and damping 2 0.7 m omega, omega = 2 pi hz; used from the next grab. */
+void cwb_app_viewport_set_grab_frequency (CwbAppViewport *viewport, double hz);
+double cwb_app_viewport_grab_frequency (CwbAppViewport *viewport);
+
 /* The overlays drawn; change them, then call cwb_app_viewport_queue_draw. */
 CwbOverlayOptions *cwb_app_viewport_overlays (CwbAppViewport *viewport);
 void cwb_app_viewport_queue_draw (CwbAppViewport *viewport);

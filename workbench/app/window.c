@@ -15,24 +15,6 @@
 
 G_DEFINE_FINAL_TYPE (CwbAppWindow, cwb_app_window, GTK_TYPE_APPLICATION_WINDOW)
 
-static const char *const overlay_names[] = {
-  "grid", "contacts", "cones", "depth", "gradients", "spans", "cells", "voxels", "wireframe",
-  "aabbs",
-};
-
-static gboolean *
-overlay_flag (CwbOverlayOptions *o, const char *name)
-{
-  gboolean *flags[] = {
-    &o->grid, &o->contacts, &o->cones, &o->depth_vectors, &o->gradients, &o->spans,
-    &o->cells, &o->voxels, &o->wireframe, &o->aabbs,
-  };
-  for (size_t k = 0; k < G_N_ELEMENTS (overlay_names); k++)
-    if (strcmp (name, overlay_names[k]) == 0)
-      return flags[k];
-  return NULL;
-}
-
 void
 cwb_app_window_show_error (CwbAppWindow *self, const char *message)
 {
@@ -276,7 +258,7 @@ static void
 realtime_changed (GSimpleAction *action, GVariant *state, gpointer data)
 {
   CwbAppWindow *self = data;
-  cwb_simulation_set_realtime (self->simulation, g_variant_get_boolean (state), 1);
+  cwb_simulation_set_realtime (self->simulation, g_variant_get_boolean (state), self->speed);
   g_simple_action_set_state (action, state);
 }
 
@@ -302,6 +284,27 @@ static void
 history_forward_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
   history_move (data, +1);
+}
+
+/* The speed of the real-time pacing ("0.1" .. "2": simulated seconds per wall second), from
+ * the header bar's speed menu; slow motion for a lecture. */
+static void
+speed_changed (GSimpleAction *action, GVariant *value, gpointer data)
+{
+  CwbAppWindow *self = data;
+  double speed = g_ascii_strtod (g_variant_get_string (value, NULL), NULL);
+  if (!(speed > 0))
+    return;
+  self->speed = speed;
+  g_autoptr (GVariant) realtime = g_action_group_get_action_state (G_ACTION_GROUP (self),
+                                                                    "realtime");
+  cwb_simulation_set_realtime (self->simulation, g_variant_get_boolean (realtime), speed);
+  g_simple_action_set_state (action, value);
+  if (self->speed_button != NULL)
+    {
+      g_autofree char *label = g_strdup_printf ("%g\u00d7", speed);
+      gtk_menu_button_set_label (self->speed_button, label);
+    }
 }
 
 /* ---- plugins -------------------------------------------------------------------------- */
@@ -336,7 +339,7 @@ overlay_changed (GSimpleAction *action, GVariant *state, gpointer data)
 {
   CwbAppWindow *self = data;
   const char *name = g_action_get_name (G_ACTION (action)) + strlen ("overlay-");
-  gboolean *flag = overlay_flag (cwb_app_viewport_overlays (self->viewport), name);
+  gboolean *flag = cwb_render_overlay_flag (cwb_app_viewport_overlays (self->viewport), name);
   if (flag != NULL)
     *flag = g_variant_get_boolean (state);
   g_simple_action_set_state (action, state);
@@ -355,6 +358,25 @@ reset_camera_activated (GSimpleAction *action, GVariant *parameter, gpointer dat
 {
   CwbAppWindow *self = data;
   cwb_app_viewport_reset_camera (self->viewport);
+}
+
+static void
+dismiss_error_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  cwb_app_window_hide_error (data);
+}
+
+/* The mouse spring's stiffness, chosen in the View menu as its frequency in Hz ("1", "3",
+ * "10", "30"): used from the next ctrl+drag. */
+static void
+grab_frequency_changed (GSimpleAction *action, GVariant *value, gpointer data)
+{
+  CwbAppWindow *self = data;
+  double hz = g_ascii_strtod (g_variant_get_string (value, NULL), NULL);
+  if (!(hz > 0))
+    return;
+  cwb_app_viewport_set_grab_frequency (self->viewport, hz);
+  g_simple_action_set_state (action, value);
 }
 
 /* ---- undo ----------------------------------------------------------------------------- */
@@ -408,6 +430,34 @@ cwb_app_window_add_body (CwbAppWindow *self, CwbBodyDesc *body)
   cwb_app_window_refresh_document (self);
 }
 
+/* Where a new body of extent `size` goes: at the centre of the view (the camera's target),
+ * raised in steps of its size until its bounding box meets no body's, so it shows where the
+ * user looks and starts free of every other body and of the ground. */
+static void
+free_spot_in_view (CwbAppWindow *self, double size, double position[3])
+{
+  cwb_v3_copy (position, cwb_app_viewport_camera (self->viewport)->target);
+  CwbSnapshot *s = cwb_app_viewport_snapshot (self->viewport);
+  if (s == NULL)
+    return;
+  for (int tries = 0; tries < 1000; tries++)
+    {
+      gboolean overlaps = FALSE;
+      for (size_t b = 0; b < s->n_bodies && !overlaps; b++)
+        {
+          double lo[3], hi[3];
+          if (!cwb_snapshot_body_bounds (&s->bodies[b], lo, hi))
+            continue;
+          overlaps = TRUE;
+          for (int k = 0; k < 3; k++)
+            overlaps = overlaps && position[k] + size / 2 > lo[k] && position[k] - size / 2 < hi[k];
+        }
+      if (!overlaps)
+        return;
+      position[2] += size;
+    }
+}
+
 static void
 add_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
@@ -421,14 +471,19 @@ add_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
   for (size_t k = 0; k < G_N_ELEMENTS (shapes); k++)
     if (strcmp (kind, shapes[k].name) == 0)
       body->shape.kind = shapes[k].kind;
-  /* Sizes a hand can hold, dropped from above the scene's origin. */
-  cwb_v3_set (body->shape.size, 0.2, 0.2, 0.2);
-  body->shape.radius = 0.1;
-  body->shape.height = 0.2;
-  body->shape.major_radius = 0.15;
-  body->shape.minor_radius = 0.05;
+  /* The size of the scene's bodies (the median moving one's; 0.2 m, a size a hand holds, in
+   * a scene without one), in the middle of the view, clear of the others. */
+  CwbSnapshot *s = cwb_app_viewport_snapshot (self->viewport);
+  double size = s != NULL ? cwb_snapshot_median_moving_size (s) : 0;
+  if (!(size > 0))
+    size = 0.2;
+  cwb_v3_set (body->shape.size, size, size, size);
+  body->shape.radius = size / 2;
+  body->shape.height = size;
+  body->shape.major_radius = 0.375 * size;   /* outer diameter: size */
+  body->shape.minor_radius = 0.125 * size;
   body->shape.resolution = 24;
-  cwb_v3_set (body->position, 0, 0, 1);
+  free_spot_in_view (self, size, body->position);
   cwb_app_window_add_body (self, body);
 }
 
@@ -464,6 +519,45 @@ duplicate_body_activated (GSimpleAction *action, GVariant *parameter, gpointer d
   cwb_app_window_refresh_document (self);
 }
 
+/* How far a body moved by `drag` and turned by `turn` about its centre of mass must rise so
+ * that none of its points ends below the top face of a ground (a fixed `ground` shape: a
+ * slab whose top face is its local z = 0, perhaps tilted into an incline) over whose
+ * footprint it lies: at a low camera angle a drag in the view plane runs steeply down, and
+ * a body pushed through the ground falls forever. 0 when it stays above. */
+static double
+lift_above_ground (const CwbScene *scene, const CwbSnapshot *s, size_t moved,
+                   const double drag[3], const double turn[4])
+{
+  const CwbSnapshotBody *b = &s->bodies[moved];
+  double lift = 0;
+  for (size_t g = 0; g < s->n_bodies; g++)
+    {
+      const CwbBodyDesc *ground = cwb_scene_find_body (scene, s->bodies[g].name);
+      if (g == moved || ground == NULL || ground->shape.kind != CWB_SHAPE_GROUND)
+        continue;
+      const double *q = ground->orientation, z_axis[3] = { 0, 0, 1 };
+      const double inverse[4] = { q[0], -q[1], -q[2], -q[3] };
+      double up[3];
+      cwb_quat_rotate (up, ground->orientation, z_axis);
+      if (up[2] <= 1e-6)
+        continue;   /* a wall or a ceiling: rising does not take a body out of it */
+      for (size_t k = 0; k < b->n_points; k++)
+        {
+          double arm[3], p[3], local[3];
+          cwb_v3_sub (arm, &b->positions[3 * k], b->summary.centroid);
+          cwb_quat_rotate (p, turn, arm);
+          cwb_v3_add (p, p, b->summary.centroid);
+          cwb_v3_add (p, p, drag);
+          cwb_v3_sub (p, p, ground->position);
+          cwb_quat_rotate (local, inverse, p);
+          if (local[2] < 0 && fabs (local[0]) <= ground->shape.size[0] / 2
+              && fabs (local[1]) <= ground->shape.size[1] / 2)
+            lift = fmax (lift, -local[2] / up[2]);   /* rising by t raises it t up[2] */
+        }
+    }
+  return lift;
+}
+
 static void
 body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double dz, double rx,
             double ry, double rz, CwbAppWindow *self)
@@ -484,9 +578,13 @@ body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double 
   /* The body goes where it was seen plus the drag: its current centre of mass moved, its
    * current orientation turned (about that centre), which become its new description. */
   double position[3], orientation[4], turn[4];
-  const double drag[3] = { dx, dy, dz }, rotation[3] = { rx, ry, rz };
-  cwb_v3_add (position, snapshot->bodies[body].summary.centroid, drag);
+  double drag[3] = { dx, dy, dz };
+  const double rotation[3] = { rx, ry, rz };
   cwb_quat_from_rotvec (turn, rotation);
+  /* Never into the ground: the body is lifted onto its top face. */
+  drag[2] += lift_above_ground (cwb_document_scene (self->document), snapshot, (size_t) body,
+                                drag, turn);
+  cwb_v3_add (position, snapshot->bodies[body].summary.centroid, drag);
   cwb_quat_mul (orientation, turn, snapshot->bodies[body].summary.orientation);
   const char *except[] = { name, NULL };
   guint64 revision = cwb_document_revision (self->document);
@@ -655,6 +753,9 @@ static const GActionEntry window_actions[] = {
   { "solver", solver_activated, "s", "''", NULL, { 0 } },
   { "frame-selected", frame_selected_activated, NULL, NULL, NULL, { 0 } },
   { "reset-camera", reset_camera_activated, NULL, NULL, NULL, { 0 } },
+  { "grab-frequency", NULL, "s", "'3'", grab_frequency_changed, { 0 } },
+  { "speed", NULL, "s", "'1'", speed_changed, { 0 } },
+  { "dismiss-error", dismiss_error_activated, NULL, NULL, NULL, { 0 } },
   { "add-body", add_body_activated, "s", NULL, NULL, { 0 } },
   { "delete-body", delete_body_activated, NULL, NULL, NULL, { 0 } },
   { "duplicate-body", duplicate_body_activated, NULL, NULL, NULL, { 0 } },
@@ -664,11 +765,11 @@ static void
 add_overlay_actions (CwbAppWindow *self)
 {
   CwbOverlayOptions *o = cwb_app_viewport_overlays (self->viewport);
-  for (size_t k = 0; k < G_N_ELEMENTS (overlay_names); k++)
+  for (size_t k = 0; k < CWB_RENDER_OVERLAY_COUNT; k++)
     {
-      g_autofree char *name = g_strconcat ("overlay-", overlay_names[k], NULL);
+      g_autofree char *name = g_strconcat ("overlay-", cwb_render_overlay_names[k], NULL);
       GSimpleAction *action = g_simple_action_new_stateful (
-        name, NULL, g_variant_new_boolean (*overlay_flag (o, overlay_names[k])));
+        name, NULL, g_variant_new_boolean (*cwb_render_overlay_flag (o, cwb_render_overlay_names[k])));
       g_signal_connect (action, "change-state", G_CALLBACK (overlay_changed), self);
       g_action_map_add_action (G_ACTION_MAP (self), G_ACTION (action));
       g_object_unref (action);
@@ -743,6 +844,27 @@ header_bar (CwbAppWindow *self)
   gtk_widget_set_tooltip_text (realtime,
                                "Pace the simulation with the wall clock; off: as fast as possible");
   gtk_header_bar_pack_start (GTK_HEADER_BAR (header), realtime);
+  /* The pace of real time: slow motion down to a tenth. */
+  GMenu *speeds = g_menu_new ();
+  static const char *const speed_items[][2] = {
+    { "Slow motion 0.1\u00d7", "0.1" }, { "0.25\u00d7", "0.25" }, { "0.5\u00d7", "0.5" },
+    { "Real time 1\u00d7", "1" }, { "2\u00d7", "2" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (speed_items); k++)
+    {
+      g_autoptr (GMenuItem) item = g_menu_item_new (speed_items[k][0], NULL);
+      g_menu_item_set_action_and_target_value (item, "win.speed",
+                                               g_variant_new_string (speed_items[k][1]));
+      g_menu_append_item (speeds, item);
+    }
+  self->speed_button = GTK_MENU_BUTTON (gtk_menu_button_new ());
+  gtk_menu_button_set_label (self->speed_button, "1\u00d7");
+  gtk_menu_button_set_menu_model (self->speed_button, G_MENU_MODEL (speeds));
+  g_object_unref (speeds);
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->speed_button),
+                               "Speed of real time: simulated seconds per second");
+  gtk_widget_set_focus_on_click (GTK_WIDGET (self->speed_button), FALSE);
+  gtk_header_bar_pack_start (GTK_HEADER_BAR (header), GTK_WIDGET (self->speed_button));
 
   GtkBuilder *builder = gtk_builder_new_from_resource ("/org/contactworkbench/Workbench/menus.ui");
   GtkWidget *menu = gtk_menu_button_new ();
@@ -867,8 +989,20 @@ build_layout (CwbAppWindow *self)
   self->error_label = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_wrap (self->error_label, TRUE);
   gtk_label_set_selectable (self->error_label, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->error_label), "cwb-error");
-  gtk_revealer_set_child (self->error_revealer, GTK_WIDGET (self->error_label));
+  gtk_widget_set_hexpand (GTK_WIDGET (self->error_label), TRUE);
+  gtk_label_set_xalign (self->error_label, 0);
+  /* The bar stays until the next success or its close button. */
+  GtkWidget *error_bar = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
+  gtk_widget_add_css_class (error_bar, "cwb-error");
+  gtk_box_append (GTK_BOX (error_bar), GTK_WIDGET (self->error_label));
+  GtkWidget *dismiss = gtk_button_new_from_icon_name ("window-close-symbolic");
+  gtk_widget_set_tooltip_text (dismiss, "Dismiss");
+  gtk_button_set_has_frame (GTK_BUTTON (dismiss), FALSE);
+  gtk_widget_set_valign (dismiss, GTK_ALIGN_START);
+  gtk_widget_set_focus_on_click (dismiss, FALSE);
+  gtk_actionable_set_action_name (GTK_ACTIONABLE (dismiss), "win.dismiss-error");
+  gtk_box_append (GTK_BOX (error_bar), dismiss);
+  gtk_revealer_set_child (self->error_revealer, error_bar);
   gtk_box_append (GTK_BOX (outer), GTK_WIDGET (self->error_revealer));
   gtk_box_append (GTK_BOX (outer), cwb_app_window_build_job_bar (self));
 
@@ -881,6 +1015,8 @@ build_layout (CwbAppWindow *self)
   gtk_paned_set_end_child (GTK_PANED (view_paned), bottom);
   gtk_paned_set_resize_end_child (GTK_PANED (view_paned), FALSE);
   gtk_paned_set_position (GTK_PANED (view_paned), 620);
+  self->main_paned = GTK_PANED (main_paned);
+  self->view_paned = GTK_PANED (view_paned);
   gtk_paned_set_start_child (GTK_PANED (main_paned), view_paned);
   GtkWidget *sidebar = self->sidebar = gtk_notebook_new ();
   gtk_widget_set_size_request (sidebar, 380, -1);
@@ -917,6 +1053,7 @@ cwb_app_window_new_with (CwbAppApplication *app, CwbDocument *document, CwbWorld
   CwbRegistry *registry = cwb_app_application_registry (app);
   CwbAppWindow *self = g_object_new (CWB_APP_TYPE_WINDOW, "application", app, NULL);
   self->registry = registry;
+  self->speed = 1;
   self->document = document;
   self->simulation = cwb_simulation_new (world, NULL);
   g_action_map_add_action_entries (G_ACTION_MAP (self), window_actions,
@@ -939,6 +1076,45 @@ cwb_app_window_new_with (CwbAppApplication *app, CwbDocument *document, CwbWorld
   self->autosave_source = g_timeout_add_seconds (AUTOSAVE_INTERVAL_S, cwb_app_window_autosave_tick,
                                                  self);
   return self;
+}
+
+void
+cwb_app_window_take_view (CwbAppWindow *self, CwbAppWindow *from)
+{
+  if (gtk_window_is_maximized (GTK_WINDOW (from)))
+    gtk_window_maximize (GTK_WINDOW (self));
+  else
+    {
+      /* The default size follows the user's resizing (GTK 4) and counts what the window's
+       * own size does not (its decorations' margin): the same window again. */
+      int width, height;
+      gtk_window_get_default_size (GTK_WINDOW (from), &width, &height);
+      gtk_window_set_default_size (GTK_WINDOW (self), width, height);
+    }
+  gtk_paned_set_position (self->main_paned, gtk_paned_get_position (from->main_paned));
+  gtk_paned_set_position (self->view_paned, gtk_paned_get_position (from->view_paned));
+  gtk_notebook_set_current_page (GTK_NOTEBOOK (self->sidebar),
+                                 gtk_notebook_get_current_page (GTK_NOTEBOOK (from->sidebar)));
+  /* Stateful actions through their state, so the menus and toggles show it. */
+  g_auto (GStrv) actions = g_action_group_list_actions (G_ACTION_GROUP (from));
+  for (char **name = actions; *name != NULL; name++)
+    if (g_str_has_prefix (*name, "overlay-") || strcmp (*name, "grab-frequency") == 0
+        || strcmp (*name, "realtime") == 0 || strcmp (*name, "speed") == 0)
+      {
+        g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (from),
+                                                                       *name);
+        if (state != NULL && g_action_group_has_action (G_ACTION_GROUP (self), *name))
+          g_action_group_change_action_state (G_ACTION_GROUP (self), *name, state);
+      }
+  const CwbOverlayOptions *o = cwb_app_viewport_overlays (from->viewport);
+  CwbOverlayOptions *to = cwb_app_viewport_overlays (self->viewport);
+  to->force_scale = o->force_scale;
+  to->vector_scale = o->vector_scale;
+  const CwbCamera *camera = cwb_app_viewport_camera (from->viewport);
+  CwbCamera *own = cwb_app_viewport_camera (self->viewport);
+  own->yaw = camera->yaw;
+  own->pitch = camera->pitch;
+  own->fov_y = camera->fov_y;
 }
 
 void
@@ -1011,10 +1187,28 @@ cwb_app_window_properties (CwbAppWindow *self)
   return self->properties;
 }
 
+CwbPlotPanel *
+cwb_app_window_plots (CwbAppWindow *self)
+{
+  return self->plots;
+}
+
 const char *
 cwb_app_window_selected_body (CwbAppWindow *self)
 {
   return self->selected_body;
+}
+
+gboolean
+cwb_app_window_error_shown (CwbAppWindow *self)
+{
+  return gtk_revealer_get_reveal_child (self->error_revealer);
+}
+
+const char *
+cwb_app_window_status (CwbAppWindow *self)
+{
+  return gtk_label_get_text (self->status_label);
 }
 
 const char *

@@ -23,6 +23,7 @@
 
 #include "application.h"
 #include "document.h"
+#include "plot_panel.h"
 #include "property_editor.h"
 #include "simulation.h"
 #include "viewport.h"
@@ -50,6 +51,7 @@ CwbDocument *cwb_app_window_document (CwbAppWindow *window);
 CwbSimulation *cwb_app_window_simulation (CwbAppWindow *window);
 CwbAppViewport *cwb_app_window_viewport (CwbAppWindow *window);
 CwbPropertyEditor *cwb_app_window_properties (CwbAppWindow *window);
+CwbPlotPanel *cwb_app_window_plots (CwbAppWindow *window);
 /* Applies a property edit in --set form, as the property editor does: FALSE with the reason
  * when the document or the world refuses it (nothing changed then). */
 gboolean cwb_app_window_apply (CwbAppWindow *window, const char *key, const char *value,
@@ -60,9 +62,14 @@ void cwb_app_window_select_body (CwbAppWindow *window, const char *name);
 /* The message of the last refusal shown to the user (a plugin refusing the scene, a bad
  * value), or NULL. */
 const char *cwb_app_window_last_error (CwbAppWindow *window);
+/* Shows a message in the error bar above the view (and on the log), and whether it shows. */
+void cwb_app_window_show_error (CwbAppWindow *window, const char *message);
+gboolean cwb_app_window_error_shown (CwbAppWindow *window);
 /* What the progress bar shows while long work runs ("body 'beam': compliance: 40 %", or what
  * the work is before its first report) and its fraction; NULL when no work is shown. */
 const char *cwb_app_window_progress (CwbAppWindow *window, double *fraction);
+/* The status line under the view (run state, contacts, kinetic energy, plugins). */
+const char *cwb_app_window_status (CwbAppWindow *window);
 /* The last notice shown in that bar (a cancel's), or NULL. */
 const char *cwb_app_window_notice (CwbAppWindow *window);
 /* Closes without asking (tests; the autosave is kept when there are unsaved changes). */

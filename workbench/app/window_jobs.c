@@ -348,14 +348,19 @@ rebuild_done (CwbAppWindow *self, CwbAppJob *job)
   Rebuild *r = cwb_app_job_data (job);
   if (r->build.world != NULL)
     {
-      cwb_simulation_replace_world (self->simulation, g_steal_pointer (&r->build.world),
-                                    r->carry, (const char *const *) r->except,
-                                    (const char *const *) r->renamed);
-      if (r->restart)
+      gboolean kept = cwb_simulation_replace_world (
+        self->simulation, g_steal_pointer (&r->build.world), r->carry,
+        (const char *const *) r->except, (const char *const *) r->renamed);
+      /* The plots show the steps the history holds: both go on across an edit that keeps
+       * the bodies' layout, both start over otherwise, and the job bar says so. */
+      if (r->restart || !kept)
         {
           g_array_set_size (self->stats_buffer, 0);
           cwb_plot_panel_clear (self->plots);
         }
+      if (!kept && !r->restart)
+        cwb_app_window_show_notice (self, "The edit changed the bodies' state layout: the "
+                                          "history and the plots start again from here.");
       if (r->select != NULL)
         cwb_app_window_select_body (self, r->select);
     }
@@ -504,13 +509,16 @@ open_job_free (OpenJob *o)
   g_free (o);
 }
 
-/* The new window, on the scene and the world the job made. */
+/* The new window, on the scene and the world the job made; opened from a window, it shows
+ * the scene as that one did (size, panels, overlays, camera direction). */
 static void
-open_window (OpenJob *o)
+open_window (OpenJob *o, CwbAppWindow *from)
 {
   CwbDocument *document = cwb_document_new (g_steal_pointer (&o->build.scene), o->path);
   CwbAppWindow *window = cwb_app_window_new_with (o->app, document,
                                                   g_steal_pointer (&o->build.world));
+  if (from != NULL)
+    cwb_app_window_take_view (window, from);
   cwb_app_window_start (window);
   gtk_window_present (GTK_WINDOW (window));
 }
@@ -521,7 +529,7 @@ open_job_done (CwbAppWindow *self, CwbAppJob *job)
   OpenJob *o = cwb_app_job_data (job);
   if (o->build.world == NULL)
     return;
-  open_window (o);
+  open_window (o, self);
   /* The document this window held was saved or discarded before: it gives way. */
   cwb_app_window_close_now (self);
 }
@@ -563,7 +571,7 @@ cwb_app_window_open (CwbAppApplication *app, CwbAppWindow *from, const char *pat
           cwb_app_job_wait (job, -1);
           gboolean ok = cwb_app_job_result (job, error);
           if (ok)
-            open_window (o);
+            open_window (o, NULL);
           cwb_app_job_free (job);
           return ok;
         }

@@ -457,10 +457,18 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
               ? g_strdup_printf ("   solver CAPPED at %d sweeps (residual %.3g m)",
                                  s->stats.solver_iterations, s->stats.solver_residual)
               : g_strdup_printf ("   %d sweeps", s->stats.solver_iterations);
+  /* The kinetic energy of the state shown (a step's statistic is zero before the first step
+   * and after a rebuild); the contacts once a step has detected at this state. */
+  double kinetic_energy = 0;
+  for (size_t b = 0; b < s->n_bodies; b++)
+    kinetic_energy += s->bodies[b].summary.kinetic_energy;
+  g_autofree char *contacts = s->contacts_detected || s->contact_model == NULL
+                                ? g_strdup_printf ("%u contacts", s->frames->len)
+                                : g_strdup ("contacts at the next step");
   g_autofree char *status = g_strdup_printf (
-    "%s   %u contacts   KE %.4g J%s   %s / %s   frame %.1f ms",
-    cwb_simulation_is_playing (self->simulation) ? "running" : "paused", s->frames->len,
-    s->stats.kinetic_energy, solve != NULL ? solve : "",
+    "%s   %s   KE %.4g J%s   %s / %s   frame %.1f ms",
+    cwb_simulation_is_playing (self->simulation) ? "running" : "paused", contacts,
+    kinetic_energy, solve != NULL ? solve : "",
     s->contact_model != NULL ? s->contact_model : "no contact model",
     s->solver, cwb_app_viewport_last_frame_ms (self->viewport));
   gtk_label_set_text (self->status_label, status);
@@ -478,8 +486,8 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
     {
       GAction *play = g_action_map_lookup_action (G_ACTION_MAP (self), "play");
       g_simple_action_set_state (G_SIMPLE_ACTION (play), g_variant_new_boolean (FALSE));
-      g_autofree char *message = g_strdup_printf (
-        "The step failed and the run stopped; the last good state is kept. %s", failure);
+      /* The failure says what happened and that the last good state is kept. */
+      g_autofree char *message = g_strdup_printf ("The run stopped: %s", failure);
       cwb_app_window_show_error (self, message);
     }
   if (s->steps != self->shown_snapshot_steps)
@@ -495,6 +503,10 @@ static GtkWidget *
 scrolled (GtkWidget *child)
 {
   GtkWidget *sw = gtk_scrolled_window_new ();
+  /* Never sideways: the panel is as wide as its widest row needs, so no field (the third
+   * component of a vector) hides past its right edge behind a scrollbar. */
+  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (sw), GTK_POLICY_NEVER,
+                                  GTK_POLICY_AUTOMATIC);
   gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (sw), child);
   gtk_widget_set_vexpand (sw, TRUE);
   return sw;

@@ -48,6 +48,9 @@ struct _CwbAppWindow {
   char *last_error;
   gboolean closing;
   GtkWidget *sidebar, *bottom;      /* the panels a job turns off (window_jobs.c) */
+  GtkPaned *main_paned, *view_paned;   /* view | sidebar, and view / bottom panels */
+  double speed;                     /* of real time (win.speed) */
+  GtkMenuButton *speed_button;
 
   /* window_jobs.c: the long work the window waits on (NULL: none) and its bar */
   CwbAppJob *job;
@@ -70,6 +73,10 @@ struct _CwbAppWindow {
 
 /* window_panels.c */
 void cwb_app_window_build_panels (CwbAppWindow *self, GtkWidget *sidebar, GtkWidget *bottom);
+/* Takes over how `from` shows its scene: window size, panel positions, the Properties tab,
+ * overlays and force scale, the camera's direction (the new scene is framed from it), the
+ * mouse spring and real time; for a scene opened from that window. */
+void cwb_app_window_take_view (CwbAppWindow *self, CwbAppWindow *from);
 /* After a document change: body list, properties, choosers, title. */
 void cwb_app_window_refresh_document (CwbAppWindow *self);
 /* After a new snapshot (throttled): scrubber, time, status, inspector, plots. */
@@ -77,7 +84,6 @@ void cwb_app_window_refresh_run (CwbAppWindow *self);
 void cwb_app_window_refresh_inspector (CwbAppWindow *self);
 
 /* window.c */
-void cwb_app_window_show_error (CwbAppWindow *self, const char *message);
 void cwb_app_window_hide_error (CwbAppWindow *self);
 /* The scene file (NULL: a new empty scene) with --set overrides (may be NULL) applied. */
 CwbScene *cwb_app_window_load_scene (const char *path, char **sets, GError **error);

@@ -1,6 +1,7 @@
 /* contact-workbench: the command-line entry (ARCHITECTURE.md, "Command line and report
  * contract"). Exit status: 0 success, 1 the run failed, 2 bad arguments or a bad scene. */
 #include <locale.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,9 @@ typedef struct CliOptions {
   gboolean list_plugins;
   char **plugin_paths;
   char *screenshot;
+  char *overlays;   /* --overlays LIST, --camera YAW,PITCH[,ZOOM], --size WxH: the screenshot's */
+  char *camera;
+  char *size;
   gboolean version;
   int self_test;
   int bench_frames;
@@ -56,11 +60,89 @@ cli_options_clear (CliOptions *o)
   g_free (o->residuals);
   g_strfreev (o->plugin_paths);
   g_free (o->screenshot);
+  g_free (o->overlays);
+  g_free (o->camera);
+  g_free (o->size);
   g_strfreev (o->rest);
 }
 
 static int
 fail (int status, const char *format, ...) G_GNUC_PRINTF (2, 3);
+
+#ifdef CWB_HAVE_RENDER
+/* What --screenshot draws, from --overlays, --camera and --size (defaults: the window's
+ * overlays, the default camera's direction, framed, 1280 x 720). */
+typedef struct Screenshot {
+  CwbOverlayOptions overlays;
+  CwbCamera camera;
+  double zoom;
+  int width, height;
+} Screenshot;
+
+#define SCREENSHOT_MIN_SIDE 16
+#define SCREENSHOT_MAX_SIDE 8192
+
+static gboolean
+parse_screenshot (const CliOptions *o, Screenshot *shot, GError **error)
+{
+  cwb_render_overlay_options_default (&shot->overlays);
+  cwb_render_camera_default (&shot->camera);
+  shot->zoom = 1;
+  shot->width = SCREENSHOT_WIDTH;
+  shot->height = SCREENSHOT_HEIGHT;
+  if (o->screenshot == NULL && (o->overlays != NULL || o->camera != NULL || o->size != NULL))
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                   "--overlays, --camera and --size describe the --screenshot: add it");
+      return FALSE;
+    }
+  if (o->overlays != NULL && !cwb_render_overlay_parse (&shot->overlays, o->overlays, error))
+    {
+      g_prefix_error (error, "--overlays: ");
+      return FALSE;
+    }
+  if (o->camera != NULL)
+    {
+      g_auto (GStrv) parts = g_strsplit (o->camera, ",", -1);
+      guint n = g_strv_length (parts);
+      double v[3] = { 0, 0, 1 };
+      gboolean ok = n == 2 || n == 3;
+      for (guint k = 0; ok && k < n; k++)
+        {
+          char *end = NULL;
+          v[k] = g_ascii_strtod (g_strstrip (parts[k]), &end);
+          ok = end != parts[k] && *end == '\0' && isfinite (v[k]);
+        }
+      if (!ok || !(v[1] > -90 && v[1] < 90) || !(v[2] > 0))
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--camera: expected YAW,PITCH[,ZOOM] (degrees about z, degrees above "
+                       "the horizon between -90 and 90, and a distance factor > 0), got '%s'",
+                       o->camera);
+          return FALSE;
+        }
+      shot->camera.yaw = v[0] * G_PI / 180;
+      shot->camera.pitch = v[1] * G_PI / 180;
+      shot->zoom = v[2];
+    }
+  if (o->size != NULL)
+    {
+      int w = 0, h = 0;
+      char extra = 0;
+      if (sscanf (o->size, "%dx%d%c", &w, &h, &extra) != 2 || w < SCREENSHOT_MIN_SIDE
+          || h < SCREENSHOT_MIN_SIDE || w > SCREENSHOT_MAX_SIDE || h > SCREENSHOT_MAX_SIDE)
+        {
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "--size: expected WIDTHxHEIGHT in pixels, each from %d to %d, got '%s'",
+                       SCREENSHOT_MIN_SIDE, SCREENSHOT_MAX_SIDE, o->size);
+          return FALSE;
+        }
+      shot->width = w;
+      shot->height = h;
+    }
+  return TRUE;
+}
+#endif
 
 static int
 fail (int status, const char *format, ...)
@@ -244,6 +326,11 @@ run (CliOptions *o)
 #ifndef CWB_HAVE_RENDER
   if (o->screenshot != NULL)
     return fail (EXIT_BAD_INPUT, "--screenshot needs the renderer, which this build does not have");
+#else
+  Screenshot shot;
+  g_autoptr (GError) shot_error = NULL;
+  if (!parse_screenshot (o, &shot, &shot_error))
+    return fail (EXIT_BAD_INPUT, "%s", shot_error->message);
 #endif
 
   if (o->changes != NULL && !o->headless)
@@ -306,10 +393,8 @@ run (CliOptions *o)
 #ifdef CWB_HAVE_RENDER
   if (o->screenshot != NULL)
     {
-      CwbOverlayOptions overlays;
-      cwb_render_overlay_options_default (&overlays);
-      if (!cwb_render_screenshot (world, &overlays, SCREENSHOT_WIDTH, SCREENSHOT_HEIGHT,
-                                  o->screenshot, &error))
+      if (!cwb_render_screenshot (world, &shot.overlays, &shot.camera, shot.zoom, shot.width,
+                                  shot.height, o->screenshot, &error))
         return fail (EXIT_RUN_FAILED, "--screenshot: %s", error->message);
     }
 #endif
@@ -345,6 +430,15 @@ main (int argc, char **argv)
       "Add a plugin folder (also CWB_PLUGIN_PATH)", "DIR" },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &o.screenshot,
       "Render the scene after the steps to a PNG and exit (GUI build)", "FILE" },
+    { "overlays", 0, 0, G_OPTION_ARG_STRING, &o.overlays,
+      "The screenshot's overlays: grid, contacts, cones, depth, gradients, spans, cells, "
+      "voxels, wireframe, aabbs, comma-separated, or all or none (default: grid,contacts,cones)",
+      "LIST" },
+    { "camera", 0, 0, G_OPTION_ARG_STRING, &o.camera,
+      "The screenshot's view: yaw about z and pitch above the horizon in degrees, and a "
+      "distance factor (1: framed; default -108,20,1)", "YAW,PITCH[,ZOOM]" },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &o.size,
+      "The screenshot's size in pixels (default 1280x720)", "WIDTHxHEIGHT" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o.version, "Print the version and exit", NULL },
     /* For tests and benchmarks of the GUI: draw FRAMES frames (after --steps N steps as fast
      * as possible), print what was drawn and quit; exit status 1 when the view is blank. */

@@ -396,11 +396,17 @@ cwb_simulation_edit (CwbSimulation *sim, CwbSimulationEditFunc func, gpointer da
   return ok;
 }
 
-void
+gboolean
 cwb_simulation_replace_world (CwbSimulation *sim, CwbWorld *world, gboolean carry,
                               const char *const *except, const char *const *renamed)
 {
   take_world (sim);
+  size_t old_nq, old_nv, new_nq, new_nv;
+  cwb_world_q (sim->world, &old_nq);
+  cwb_world_v (sim->world, &old_nv);
+  cwb_world_q (world, &new_nq);
+  cwb_world_v (world, &new_nv);
+  gboolean keep_history = carry && old_nq == new_nq && old_nv == new_nv;
   if (carry)
     {
       g_autoptr (GError) error = NULL;
@@ -415,13 +421,18 @@ cwb_simulation_replace_world (CwbSimulation *sim, CwbWorld *world, gboolean carr
   g_mutex_lock (&sim->lock);
   sim->seek = -1;
   sim->grab_changed = sim->grab_on;   /* the new world has no grab yet */
-  cwb_history_clear (sim->history);
+  /* apply_seek left the state the edit applies to last; the edited state takes its place. */
+  if (keep_history && cwb_history_len (sim->history) > 0)
+    cwb_history_truncate (sim->history, cwb_history_len (sim->history) - 1);
+  else
+    cwb_history_clear (sim->history);
   cwb_history_push (sim->history, snapshot);
   sim->anchored = FALSE;
   publish (sim, snapshot);
   g_mutex_unlock (&sim->lock);
   g_mutex_unlock (&sim->world_lock);
   cwb_world_free (old);
+  return keep_history;
 }
 
 void

@@ -69,11 +69,15 @@ gboolean cwb_simulation_edit (CwbSimulation *simulation, CwbSimulationEditFunc f
                               gpointer data, GError **error);
 /* Replaces the world (taken) by one built from an edited scene. With `carry`, the state of
  * the bodies of the old world goes on in the new one (cwb_world_carry_state; `except` names
- * the bodies that start from their new description, `renamed` pairs old and new names);
- * without it the run starts over. The history is cleared: its states belong to the old
- * world. */
-void cwb_simulation_replace_world (CwbSimulation *simulation, CwbWorld *world, gboolean carry,
-                                   const char *const *except, const char *const *renamed);
+ * the bodies that start from their new description, `renamed` pairs old and new names), and
+ * when the new world's state has the old one's layout (the same positions and velocities:
+ * no body added, removed or re-meshed) the history is kept, its last state replaced by the
+ * edited one: going back then resumes an earlier state in the edited world, as after a swap.
+ * Otherwise (no carry, or a new layout) the history starts over from the new state. Returns
+ * whether the history was kept. */
+gboolean cwb_simulation_replace_world (CwbSimulation *simulation, CwbWorld *world,
+                                       gboolean carry, const char *const *except,
+                                       const char *const *renamed);
 
 /* The mouse spring (cwb_world_set_grab): applied from the next step on; NULL releases. */
 void cwb_simulation_set_grab (CwbSimulation *simulation, const CwbGrab *grab);

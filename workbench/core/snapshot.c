@@ -2,6 +2,8 @@
  * history while the worker steps on (snapshot.h). */
 #include "snapshot.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "world_private.h"
@@ -57,6 +59,7 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
   s->dt = world->h;
   s->steps = world->steps;
   s->stats = world->stats;
+  s->contacts_detected = cwb_world_contacts_detected (world);
   s->residuals = array_copy (world->residual_history, sizeof (double));
   s->contact_model = g_strdup (cwb_world_contact_model_name (world));
   s->contact_state = cwb_world_save_contact_state (world);
@@ -215,4 +218,32 @@ guint64
 cwb_snapshot_state_hash (const CwbSnapshot *s)
 {
   return cwb_state_hash (s->q, s->nq, s->v, s->nv);
+}
+
+static int
+compare_doubles (const void *x, const void *y)
+{
+  double a = *(const double *) x, b = *(const double *) y;
+  return (a > b) - (a < b);
+}
+
+double
+cwb_snapshot_median_moving_size (const CwbSnapshot *snapshot)
+{
+  g_autofree double *sizes = g_new (double, MAX (snapshot->n_bodies, 1));
+  size_t n = 0;
+  for (size_t i = 0; i < snapshot->n_bodies; i++)
+    {
+      const CwbSnapshotBody *b = &snapshot->bodies[i];
+      double lo[3], hi[3];
+      if (b->fixed || !cwb_snapshot_body_bounds (b, lo, hi))
+        continue;
+      double size = MAX (hi[0] - lo[0], MAX (hi[1] - lo[1], hi[2] - lo[2]));
+      if (isfinite (size) && size > 0)
+        sizes[n++] = size;
+    }
+  if (n == 0)
+    return 0;
+  qsort (sizes, n, sizeof (double), compare_doubles);
+  return sizes[n / 2];
 }

@@ -45,6 +45,8 @@ typedef struct CwbSnapshot {
   size_t nq, nv;
   double *q, *v;                /* the flat state, for resuming */
   GArray *frames;               /* CwbContactFrame */
+  gboolean contacts_detected;   /* frames are a detection's at this state (not before the first
+                                 * step or after a restore: cwb_world_contacts_detected) */
   CwbFrictionLaw friction_law;  /* the set bounding the frames' friction: the overlay draws it */
   double intersection_volume;   /* NAN where it does not apply */
   double max_penetration;
@@ -67,6 +69,10 @@ size_t cwb_snapshot_bytes (const CwbSnapshot *snapshot);
 
 /* The axis-aligned box around one body's points; FALSE when it has none. */
 gboolean cwb_snapshot_body_bounds (const CwbSnapshotBody *body, double lo[3], double hi[3]);
+
+/* The median of the moving bodies' sizes (each the largest side of its bounding box), the
+ * scene's scale for what is drawn or added; 0 when no body moves. */
+double cwb_snapshot_median_moving_size (const CwbSnapshot *snapshot);
 
 /* The axis-aligned box around every body's points (fixed bodies left out when there are
  * moving ones, so a large ground does not dwarf the scene); FALSE when there are no points. */

@@ -29,10 +29,11 @@ ctx_free_motion (CwbStepContext *ctx, uint32_t body, const double *q, const doub
     .struct_size = sizeof args,
     .h = world->h,
     .q = q, .v = v,
-    .f_ext = cwb_world_grab_f_ext (world, body, f_ext),   /* the mouse spring, if any */
+    .f_ext = f_ext,
     .k_ext = k_ext,
     .q_free = q_free, .v_free = v_free,
   };
+  cwb_world_grab_free_motion (world, body, &args);   /* the mouse spring, if any */
   cwb_v3_copy (args.gravity, world->gravity);
   gint64 t0 = cwb_clock_ns ();
   b->model->free_motion (b->model_self, &args);

@@ -664,6 +664,7 @@ cwb_world_new_full (const CwbScene *scene, CwbRegistry *registry,
   world->solver_derived = g_array_new (FALSE, TRUE, sizeof (CwbDerivedParam));
   world->grab_dofs = g_array_new (FALSE, TRUE, sizeof (double));
   world->grab_f_ext = g_array_new (FALSE, TRUE, sizeof (double));
+  world->grab_scratch = g_array_new (FALSE, TRUE, sizeof (double));
   cwb_response_scratch_init (&world->response);
 
   /* The caller's sink and cancellable serve this build only: a plugin that keeps the
@@ -710,6 +711,7 @@ cwb_world_free (CwbWorld *world)
   g_clear_pointer (&world->solver_derived, g_array_unref);
   g_clear_pointer (&world->grab_dofs, g_array_unref);
   g_clear_pointer (&world->grab_f_ext, g_array_unref);
+  g_clear_pointer (&world->grab_scratch, g_array_unref);
   cwb_response_scratch_destroy (&world->response);
   g_free (world->geometries);
   g_free (world->friction);
@@ -917,6 +919,7 @@ guint64 cwb_world_step_count (const CwbWorld *world) { return world->steps; }
 const CwbStepStats *cwb_world_last_stats (const CwbWorld *world) { return &world->stats; }
 size_t cwb_world_n_bodies (const CwbWorld *world) { return world->bodies->len; }
 const CwbContactSet *cwb_world_contacts (const CwbWorld *world) { return &world->contacts; }
+gboolean cwb_world_contacts_detected (const CwbWorld *world) { return world->contacts_fresh; }
 const CwbInspection *cwb_world_inspection (const CwbWorld *world) { return &world->inspection; }
 
 const GArray *

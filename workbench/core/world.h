@@ -120,6 +120,9 @@ double *cwb_world_v (CwbWorld *world, size_t *nv);
 const char *cwb_world_contact_model_name (const CwbWorld *world);   /* NULL: none */
 const char *cwb_world_solver_name (const CwbWorld *world);
 const CwbContactSet *cwb_world_contacts (const CwbWorld *world);
+/* Whether the contact set is a detection's at the current state: FALSE before the first step,
+ * after the state was replaced (a restore, a carry) and after a step that did not detect. */
+gboolean cwb_world_contacts_detected (const CwbWorld *world);
 const CwbInspection *cwb_world_inspection (const CwbWorld *world);
 /* What the solver's automatic parameters resolved to in the last step (CwbDerivedParam,
  * names without the "solver." prefix; empty before the first step). */

@@ -15,6 +15,7 @@ state_replaced (CwbWorld *world)
   memcpy (world->q_detect, world->q, world->nq * sizeof (double));
   cwb_contact_set_clear (&world->contacts);
   cwb_inspection_clear (&world->inspection);
+  world->contacts_fresh = FALSE;
   world->dof_rows_valid = FALSE;
   cwb_world_map_geometries (world, world->q, world->v);
 }
@@ -194,16 +195,66 @@ cwb_world_grab_begin_step (CwbWorld *world)
   world->grab_in_step = TRUE;
 }
 
-const double *
-cwb_world_grab_f_ext (CwbWorld *world, uint32_t body, const double *f_ext)
+/* y = other x + scale J^T J x, J the grabbed point's Jacobian (the weighted combination of
+ * its geometry points' rows) at the state the step started from. */
+static void
+grab_derivative_apply (void *data, const double *x, double *y)
+{
+  CwbGrabDerivative *d = data;
+  CwbWorld *world = d->world;
+  const CwbGrab *grab = &world->grab;
+  const CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, grab->body);
+  const double *q = world->q + b->slot.q_offset;
+  if (d->other != NULL)
+    d->other->apply (d->other->data, x, y);
+  else
+    memset (y, 0, b->slot.nv * sizeof (double));
+  double dp[3] = { 0, 0, 0 };
+  for (int k = 0; k < 3; k++)
+    if (grab->weights[k] != 0)
+      {
+        double dp_k[3];
+        cwb_mapping_j_point (b->mapping, b->mapping_self, q, x, grab->points[k], dp_k,
+                             world->grab_scratch);
+        cwb_v3_axpy (dp, grab->weights[k], dp_k);
+      }
+  CwbPointWeight items[3];
+  size_t n = 0;
+  for (int k = 0; k < 3; k++)
+    if (grab->weights[k] != 0)
+      {
+        items[n] = (CwbPointWeight){ .geometry = grab->body, .point = grab->points[k] };
+        cwb_v3_scale (items[n].w, dp, d->scale * grab->weights[k]);
+        n++;
+      }
+  b->mapping->apply_jt (b->mapping_self, q, items, n, y);
+}
+
+void
+cwb_world_grab_free_motion (CwbWorld *world, uint32_t body, CwbFreeMotion *args)
 {
   if (!world->grab_in_step || body != world->grab.body)
-    return f_ext;
+    return;
   size_t nv = world->slots[body].nv;
   g_array_set_size (world->grab_f_ext, (guint) nv);
   double *sum = (double *) world->grab_f_ext->data;
   const double *grab = (const double *) world->grab_dofs->data;
   for (size_t d = 0; d < nv; d++)
-    sum[d] = (f_ext != NULL ? f_ext[d] : 0) + grab[d];
-  return sum;
+    sum[d] = (args->f_ext != NULL ? args->f_ext[d] : 0) + grab[d];
+  args->f_ext = sum;
+
+  /* f = stiffness (target - p(q)) - damping J v: d f / dq = -stiffness J^T J (the mapping's
+   * own curvature, K_geo, left out: it is not definite, and without it the implicit step of
+   * a positive spring stays dissipative) and d f / dv = -damping J^T J. */
+  world->grab_k = (CwbGrabDerivative){ .world = world, .scale = -world->grab.stiffness,
+                                       .other = args->k_ext };
+  world->grab_k.op = (CwbLinearOperator){ grab_derivative_apply, &world->grab_k };
+  args->k_ext = &world->grab_k.op;
+  if (world->grab.damping != 0 || args->b_ext != NULL)
+    {
+      world->grab_b = (CwbGrabDerivative){ .world = world, .scale = -world->grab.damping,
+                                           .other = args->b_ext };
+      world->grab_b.op = (CwbLinearOperator){ grab_derivative_apply, &world->grab_b };
+      args->b_ext = &world->grab_b.op;
+    }
 }

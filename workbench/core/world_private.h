@@ -33,6 +33,15 @@ typedef struct CwbResponseScratch {
 } CwbResponseScratch;
 
 /* A plugin instance of the contact model or the solver, with its parameters. */
+/* One of the mouse spring's derivatives as a CwbLinearOperator's data: y = other x +
+ * scale J^T J x (world_edit.c). */
+typedef struct CwbGrabDerivative {
+  struct CwbWorld *world;
+  double scale;                       /* -stiffness or -damping */
+  const CwbLinearOperator *other;     /* the solver's k_ext, or NULL */
+  CwbLinearOperator op;
+} CwbGrabDerivative;
+
 typedef struct CwbWorldPlugin {
   const CwbPluginDesc *desc;
   void *self;
@@ -87,6 +96,12 @@ struct CwbWorld {
                                  * (CwbStepContext.edits) */
   GArray *grab_dofs;            /* double */
   GArray *grab_f_ext;           /* double: the solver's f_ext plus grab_dofs */
+  /* The spring's derivatives for the body model's implicit step: d f / dq = -stiffness
+   * J^T J (plus the solver's k_ext) and d f / dv = -damping J^T J, J the grabbed point's
+   * Jacobian at the step's start (world_edit.c). */
+  CwbGrabDerivative grab_k, grab_b;
+  GArray *grab_scratch;         /* double: apply_j's output where a mapping lacks
+                                 * apply_j_points */
 
   CwbStepContext ctx;
   gint64 phase_ns[CWB_PHASE_COUNT];
@@ -112,7 +127,12 @@ gboolean cwb_world_renew_contact_model (CwbWorld *world, GError **error);
  * (may be NULL) plus that force when `body` is grabbed (a world scratch, valid until the next
  * call), else the solver's unchanged. */
 void cwb_world_grab_begin_step (CwbWorld *world);
-const double *cwb_world_grab_f_ext (CwbWorld *world, uint32_t body, const double *f_ext);
+/* Adds the spring to a free motion of `body` whose f_ext and k_ext the solver set (either
+ * may be NULL): f_ext gains the spring's force (a world scratch, valid until the next call),
+ * k_ext and b_ext its derivatives, so the body model integrates the spring implicitly and a
+ * stiff spring on a light point (a FEM body's node) stays stable. Unchanged when `body` is
+ * not grabbed in this step. */
+void cwb_world_grab_free_motion (CwbWorld *world, uint32_t body, CwbFreeMotion *args);
 
 /* step_context.c */
 void cwb_world_init_step_context (CwbWorld *world);

@@ -27,9 +27,11 @@ guint8 *cwb_render_offscreen_frame (CwbOffscreen *offscreen, const CwbSnapshot *
 gboolean cwb_render_write_png (const guint8 *rgba, int width, int height, const char *path,
                                GError **error);
 
-/* --screenshot: frames the moving bodies, renders with the given overlays and writes the
- * PNG. */
-gboolean cwb_render_screenshot (CwbWorld *world, const CwbOverlayOptions *options, int width,
-                                int height, const char *path, GError **error);
+/* --screenshot: renders with the given overlays and writes the PNG. The camera looks from
+ * `view`'s direction (its yaw, pitch and field of view; NULL: the default camera's), framing
+ * the moving bodies, its distance then multiplied by `zoom` (1: just framed). */
+gboolean cwb_render_screenshot (CwbWorld *world, const CwbOverlayOptions *options,
+                                const CwbCamera *view, double zoom, int width, int height,
+                                const char *path, GError **error);
 
 G_END_DECLS

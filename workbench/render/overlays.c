@@ -1,5 +1,6 @@
 /* Overlay geometry from inspection data (overlays.h). */
 #include <math.h>
+#include <string.h>
 
 #include <cwb/cwb.h>
 
@@ -28,38 +29,69 @@ cwb_render_overlay_options_default (CwbOverlayOptions *options)
   };
 }
 
-static int
-compare_doubles (const void *x, const void *y)
-{
-  double a = *(const double *) x, b = *(const double *) y;
-  return (a > b) - (a < b);
-}
-
 double
 cwb_render_overlay_force_scale (const CwbSnapshot *snapshot, const CwbOverlayOptions *options)
 {
   if (options->force_scale > 0)
     return options->force_scale;
-  g_autofree double *sizes = g_new (double, MAX (snapshot->n_bodies, 1));
-  size_t n = 0;
   double heaviest = 0;
   for (size_t i = 0; i < snapshot->n_bodies; i++)
     {
       const CwbSnapshotBody *b = &snapshot->bodies[i];
-      if (b->fixed || b->n_points == 0)
-        continue;
-      double lo[3], hi[3];
-      cwb_snapshot_body_bounds (b, lo, hi);
-      double size = MAX (hi[0] - lo[0], MAX (hi[1] - lo[1], hi[2] - lo[2]));
-      if (isfinite (size) && size > 0)
-        sizes[n++] = size;
-      if (isfinite (b->summary.mass))
+      if (!b->fixed && b->n_points > 0 && isfinite (b->summary.mass))
         heaviest = MAX (heaviest, b->summary.mass);
     }
-  if (n == 0 || !(heaviest > 0))
+  double size = cwb_snapshot_median_moving_size (snapshot);
+  if (!(size > 0) || !(heaviest > 0))
     return FALLBACK_FORCE_SCALE;
-  qsort (sizes, n, sizeof (double), compare_doubles);
-  return AUTO_FORCE_LENGTH * sizes[n / 2] / (heaviest * REFERENCE_GRAVITY);
+  return AUTO_FORCE_LENGTH * size / (heaviest * REFERENCE_GRAVITY);
+}
+
+const char *const cwb_render_overlay_names[CWB_RENDER_OVERLAY_COUNT] = {
+  "grid", "contacts", "cones", "depth", "gradients", "spans", "cells", "voxels", "wireframe",
+  "aabbs",
+};
+
+gboolean *
+cwb_render_overlay_flag (CwbOverlayOptions *o, const char *name)
+{
+  gboolean *flags[CWB_RENDER_OVERLAY_COUNT] = {
+    &o->grid, &o->contacts, &o->cones, &o->depth_vectors, &o->gradients, &o->spans,
+    &o->cells, &o->voxels, &o->wireframe, &o->aabbs,
+  };
+  for (size_t k = 0; k < CWB_RENDER_OVERLAY_COUNT; k++)
+    if (strcmp (name, cwb_render_overlay_names[k]) == 0)
+      return flags[k];
+  return NULL;
+}
+
+gboolean
+cwb_render_overlay_parse (CwbOverlayOptions *options, const char *list, GError **error)
+{
+  CwbOverlayOptions parsed = *options;
+  for (size_t k = 0; k < CWB_RENDER_OVERLAY_COUNT; k++)
+    *cwb_render_overlay_flag (&parsed, cwb_render_overlay_names[k]) = strcmp (list, "all") == 0;
+  g_auto (GStrv) names = g_strsplit (list, ",", -1);
+  for (char **name = names; *name != NULL; name++)
+    {
+      g_strstrip (*name);
+      if (**name == '\0' || strcmp (*name, "all") == 0 || strcmp (*name, "none") == 0)
+        continue;
+      gboolean *flag = cwb_render_overlay_flag (&parsed, *name);
+      if (flag == NULL)
+        {
+          g_autoptr (GString) known = g_string_new (NULL);
+          for (size_t k = 0; k < CWB_RENDER_OVERLAY_COUNT; k++)
+            g_string_append_printf (known, "%s, ", cwb_render_overlay_names[k]);
+          g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                       "unknown overlay '%s' (expected a comma-separated list of: %sall or "
+                       "none)", *name, known->str);
+          return FALSE;
+        }
+      *flag = TRUE;
+    }
+  *options = parsed;
+  return TRUE;
 }
 
 void

@@ -35,6 +35,17 @@ typedef struct CwbOverlayOptions {
   double ghost_pivot[3], ghost_rotation[3], ghost_translation[3];
 } CwbOverlayOptions;
 
+/* The overlays by name, as the View menu's actions (win.overlay-NAME) and --overlays name
+ * them: grid, contacts, cones, depth, gradients, spans, cells, voxels, wireframe, aabbs. */
+#define CWB_RENDER_OVERLAY_COUNT 10
+extern const char *const cwb_render_overlay_names[CWB_RENDER_OVERLAY_COUNT];
+/* The flag of the overlay `name` in `options`, or NULL for an unknown name. */
+gboolean *cwb_render_overlay_flag (CwbOverlayOptions *options, const char *name);
+/* Sets the overlays from a comma-separated list of names ("all": every one, "none" or "":
+ * none); FALSE with the unknown name in the error, `options` then unchanged. */
+gboolean cwb_render_overlay_parse (CwbOverlayOptions *options, const char *list,
+                                   GError **error);
+
 /* The force scale (m per N) the overlays draw with: options->force_scale, or, when it is 0
  * (automatic), one that draws the weight of the heaviest moving body (m times standard
  * gravity, as a reference force) half as long as the median moving body is large: 1 cm per
