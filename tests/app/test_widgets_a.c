@@ -417,6 +417,35 @@ test_draw_image (void)
   g_object_unref (panel);
 }
 
+/* Issue 19, "Controls a lecture needs": the plots follow the scrubber. With the cursor at a
+ * kept step's time a vertical line of the cursor's colour crosses each of the four time
+ * strips (at least their plot height in pixels); none without a cursor, or with one outside
+ * the kept range. */
+static void
+test_draw_cursor (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CwbPlotPanel *panel = CWB_PLOT_PANEL (g_object_ref_sink (cwb_plot_panel_new ()));
+  push_steps (panel, 0, 300);
+  guint8 rgb[3];
+  cwb_plot_cursor_rgb (rgb);
+  const int width = 640, height = 560;
+  cairo_surface_t *none = draw_panel (panel, width, height);
+  g_assert_cmpuint (count_pixels (none, rgb), ==, 0);
+  cairo_surface_destroy (none);
+  cwb_plot_panel_set_cursor (panel, step_time (150));
+  cairo_surface_t *marked = draw_panel (panel, width, height);
+  size_t n = count_pixels (marked, rgb);
+  g_test_message ("%zu pixels of the cursor's colour", n);
+  g_assert_cmpuint (n, >, 4 * 30);
+  cairo_surface_destroy (marked);
+  cwb_plot_panel_set_cursor (panel, step_time (400));
+  cairo_surface_t *outside = draw_panel (panel, width, height);
+  g_assert_cmpuint (count_pixels (outside, rgb), ==, 0);
+  cairo_surface_destroy (outside);
+  g_object_unref (panel);
+}
+
 /* Issue 19, item 8: the y labels were right-aligned in a fixed 70 px, so at a larger theme font
  * "5.33e+03" ran off the panel's left edge. Drawn at an 18 pt font with energies in the
  * thousands, the panel's 8 px left margin stays the background colour: no label reaches it. */
@@ -763,6 +792,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/plots/draw/image", test_draw_image);
   g_test_add_func ("/app/plots/draw/window", test_draw_window);
   g_test_add_func ("/app/plots/draw/labels-fit-a-large-font", test_labels_fit_a_large_font);
+  g_test_add_func ("/app/plots/draw/cursor", test_draw_cursor);
   g_test_add_func ("/app/plugins-window/rows", test_plugins_window_rows);
   g_test_add_func ("/app/plugins-window/empty", test_plugins_window_empty);
   return g_test_run ();

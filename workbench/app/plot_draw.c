@@ -38,12 +38,14 @@ static const Rgb text_rgb = { 222, 222, 222 };
 static const Rgb dim_text_rgb = { 158, 160, 166 };
 
 static const Rgb capped_rgb = { 235, 64, 52 };      /* a solve that stopped at its cap */
+static const Rgb cursor_rgb = { 255, 255, 255 };    /* the time the history shows */
 
 static const Rgb strip_rgb[CWB_PLOT_STRIP_COUNT] = {
   [CWB_PLOT_STRIP_KINETIC_ENERGY] = { 250, 153, 51 },   /* orange */
   [CWB_PLOT_STRIP_CONTACTS] = { 89, 191, 242 },         /* sky blue */
   [CWB_PLOT_STRIP_PENETRATION] = { 140, 217, 89 },      /* green */
   [CWB_PLOT_STRIP_ITERATIONS] = { 230, 115, 204 },      /* pink */
+  [CWB_PLOT_STRIP_RESIDUAL] = { 64, 214, 190 },         /* teal */
   [CWB_PLOT_STRIP_LAST_STEP] = { 242, 217, 77 },        /* yellow: the residual */
 };
 
@@ -58,6 +60,14 @@ static void
 set_rgb (cairo_t *cr, Rgb c)
 {
   cairo_set_source_rgb (cr, c.r / 255.0, c.g / 255.0, c.b / 255.0);
+}
+
+void
+cwb_plot_cursor_rgb (guint8 rgb[3])
+{
+  rgb[0] = cursor_rgb.r;
+  rgb[1] = cursor_rgb.g;
+  rgb[2] = cursor_rgb.b;
 }
 
 void
@@ -285,6 +295,7 @@ typedef enum Quantity {
   QUANTITY_INTERSECTION_VOLUME,
   QUANTITY_MAX_PENETRATION,
   QUANTITY_ITERATIONS,
+  QUANTITY_LOG_RESIDUAL,   /* log10 of the solve's final residual (m) */
 } Quantity;
 
 static double
@@ -297,6 +308,9 @@ quantity_value (const CwbStepStats *s, Quantity q)
     case QUANTITY_INTERSECTION_VOLUME: return s->intersection_volume;
     case QUANTITY_MAX_PENETRATION: return s->max_penetration;
     case QUANTITY_ITERATIONS: return s->solver_iterations >= 0 ? s->solver_iterations : NAN;
+    case QUANTITY_LOG_RESIDUAL:
+      return s->solver_iterations >= 0 && s->solver_residual > 0 ? log10 (s->solver_residual)
+                                                                  : NAN;
     default: return NAN;
     }
 }
@@ -357,6 +371,21 @@ mark_capped_steps (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, d
   cairo_stroke (cr);
 }
 
+/* The history's time as a vertical line through the plot, when it lies in [t0, t1]. */
+static void
+draw_cursor (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, double t1)
+{
+  if (isnan (view->cursor) || view->cursor < t0 || view->cursor > t1)
+    return;
+  double x = t1 > t0 ? plot.x + (view->cursor - t0) / (t1 - t0) * plot.w : plot.x + plot.w;
+  x = floor (MIN (x, plot.x + plot.w - 1)) + 0.5;
+  set_rgb (cr, cursor_rgb);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, x, plot.y);
+  cairo_line_to (cr, x, plot.y + plot.h);
+  cairo_stroke (cr);
+}
+
 static void
 draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect strip,
                  CwbPlotStrip which, gboolean time_axis)
@@ -379,14 +408,22 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
       else
         title = "Max penetration (m)", unit = "m";
       break;
+    case CWB_PLOT_STRIP_RESIDUAL:
+      q = QUANTITY_LOG_RESIDUAL, title = "Solver residual at the end of each step (m, log)",
+      unit = "m";
+      break;
     default:
       q = QUANTITY_ITERATIONS, title = "Solver iterations (count; red: stopped at the cap)",
       unit = "", count = TRUE;
       break;
     }
+  gboolean log_scale = q == QUANTITY_LOG_RESIDUAL;
 
   const CwbStepStats *newest = view->n > 0 ? cwb_plot_view_step (view, view->n - 1) : NULL;
-  g_autofree char *now = newest != NULL ? format_value (quantity_value (newest, q), unit) : NULL;
+  double newest_value = newest != NULL ? quantity_value (newest, q) : NAN;
+  g_autofree char *now = newest != NULL ? format_value (log_scale ? pow (10, newest_value)
+                                                                  : newest_value, unit)
+                                        : NULL;
   double gutter = label_gutter (layout);
   draw_title (cr, layout, strip, strip.x + gutter, title, now);
   Rect plot = { strip.x + gutter, strip.y + TITLE_H, strip.w - gutter,
@@ -412,13 +449,15 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
       if (count)
         lo = MIN (lo, 0);
       pad_range (&lo, &hi);
-      /* Three digits: the labels bound the range, the title's value gives the precision. */
-      g_autofree char *max_text = g_strdup_printf ("%.3g", hi);
-      g_autofree char *min_text = g_strdup_printf ("%.3g", lo);
+      /* Three digits: the labels bound the range, the title's value gives the precision; on
+       * a log scale the values the bounds stand for. */
+      g_autofree char *max_text = g_strdup_printf ("%.3g", log_scale ? pow (10, hi) : hi);
+      g_autofree char *min_text = g_strdup_printf ("%.3g", log_scale ? pow (10, lo) : lo);
       draw_y_labels (cr, layout, plot, max_text, min_text);
       stroke_columns (cr, plot, cols, n_cols, lo, hi, strip_rgb[which]);
       if (q == QUANTITY_ITERATIONS)
         mark_capped_steps (view, cr, plot, t0, t1);
+      draw_cursor (view, cr, plot, t0, t1);
     }
   if (time_axis && view->n > 0)
     {

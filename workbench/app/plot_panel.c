@@ -32,6 +32,7 @@ struct _CwbPlotPanel {
 
   double *residuals;
   size_t n_residuals;
+  double cursor;         /* cwb_plot_panel_set_cursor */
 
   gboolean dirty;        /* data changed since the last queued redraw */
   guint redraw_source;   /* the pending throttle timeout, 0 when none */
@@ -117,6 +118,16 @@ cwb_plot_panel_set_residuals (CwbPlotPanel *panel, const double *residuals, size
   g_free (panel->residuals);
   panel->residuals = n > 0 ? g_memdup2 (residuals, n * sizeof *residuals) : NULL;
   panel->n_residuals = n;
+  schedule_redraw (panel);
+}
+
+void
+cwb_plot_panel_set_cursor (CwbPlotPanel *panel, double time)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  if (time == panel->cursor || (isnan (time) && isnan (panel->cursor)))
+    return;
+  panel->cursor = time;
   schedule_redraw (panel);
 }
 
@@ -251,6 +262,7 @@ cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int height)
   CwbPlotView view = {
     .steps = panel->steps, .capacity = panel->capacity, .head = panel->head, .n = panel->n,
     .residuals = panel->residuals, .n_residuals = panel->n_residuals,
+    .cursor = panel->cursor,
   };
   for (int s = 0; s < CWB_PLOT_STRIP_COUNT; s++)
     view.visible[s] = strip_visible (panel, (CwbPlotStrip) s);
@@ -347,6 +359,9 @@ build_toolbar (CwbPlotPanel *panel)
                                      "Intersection volume, or maximal penetration when the "
                                      "contact model measures no volume, over time" },
     [CWB_PLOT_STRIP_ITERATIONS] = { "Iterations", "Solver iterations per step over time" },
+    [CWB_PLOT_STRIP_RESIDUAL] = { "Residual",
+                                  "The solver's residual at the end of each step over time "
+                                  "(log scale; compare with its tolerance)" },
     [CWB_PLOT_STRIP_LAST_STEP] = { "Last step",
                                    "Residual per solver iteration and time per phase of the "
                                    "latest step" },
@@ -418,6 +433,7 @@ cwb_plot_panel_init (CwbPlotPanel *panel)
   GtkLayoutManager *layout = gtk_widget_get_layout_manager (GTK_WIDGET (panel));
   gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
   gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 4);
+  panel->cursor = NAN;
 
   panel->toolbar = build_toolbar (panel);
   gtk_widget_set_parent (panel->toolbar, GTK_WIDGET (panel));

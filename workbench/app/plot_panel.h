@@ -20,6 +20,9 @@ GtkWidget *cwb_plot_panel_new (void);
 void cwb_plot_panel_push (CwbPlotPanel *panel, const CwbStepStats *stats);
 /* The residual after each iteration of the latest step's solve. */
 void cwb_plot_panel_set_residuals (CwbPlotPanel *panel, const double *residuals, size_t n);
+/* The time the view shows when it is back in the history: a vertical line across the time
+ * strips there; NAN (the newest state) draws none. */
+void cwb_plot_panel_set_cursor (CwbPlotPanel *panel, double time);
 /* Drops the steps after `time` (the user went back in the history and resumed). */
 void cwb_plot_panel_truncate (CwbPlotPanel *panel, double time);
 void cwb_plot_panel_clear (CwbPlotPanel *panel);

@@ -19,7 +19,8 @@ typedef enum CwbPlotStrip {
   CWB_PLOT_STRIP_CONTACTS,
   CWB_PLOT_STRIP_PENETRATION,   /* intersection volume, or max penetration when it has none */
   CWB_PLOT_STRIP_ITERATIONS,
-  CWB_PLOT_STRIP_LAST_STEP,     /* residual per iteration and phase times of the last step */
+  CWB_PLOT_STRIP_RESIDUAL,      /* the solve's final residual per step, log scale */
+  CWB_PLOT_STRIP_LAST_STEP,     /* last: the time strips are those before it */     /* residual per iteration and phase times of the last step */
   CWB_PLOT_STRIP_COUNT,
 } CwbPlotStrip;
 
@@ -33,6 +34,7 @@ typedef struct CwbPlotView {
   const double *residuals;     /* the last step's residual per iteration */
   size_t n_residuals;
   gboolean visible[CWB_PLOT_STRIP_COUNT];
+  double cursor;               /* the time the history shows (a vertical line), NAN: none */
 } CwbPlotView;
 
 /* The i-th kept step, oldest first. */
@@ -54,5 +56,7 @@ void cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int heigh
 /* The colour of a strip's curve (for CWB_PLOT_STRIP_LAST_STEP: the residual's), 0-255 per
  * channel. No frame, label or background is drawn in these colours. */
 void cwb_plot_strip_rgb (CwbPlotStrip strip, guint8 rgb[3]);
+/* The colour of the time cursor's line, distinct from every other colour drawn. */
+void cwb_plot_cursor_rgb (guint8 rgb[3]);
 
 G_END_DECLS

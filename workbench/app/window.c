@@ -12,6 +12,8 @@
 #define AUTOSAVE_INTERVAL_S 30
 /* A duplicated body appears this far along x from the original, so both stay visible. */
 #define DUPLICATE_OFFSET_M 0.3
+/* The most steps one click of Step takes. */
+#define STEPS_PER_CLICK_MAX 100000
 
 G_DEFINE_FINAL_TYPE (CwbAppWindow, cwb_app_window, GTK_TYPE_APPLICATION_WINDOW)
 
@@ -241,7 +243,11 @@ step_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
   CwbAppWindow *self = data;
   set_play_state (self, FALSE);
   cwb_simulation_pause (self->simulation);
-  cwb_simulation_step (self->simulation);
+  /* As many steps as the field beside the button says (a lecture's "step N"). */
+  int n = self->steps_per_click != NULL
+            ? gtk_spin_button_get_value_as_int (self->steps_per_click) : 1;
+  for (int k = 0; k < MAX (n, 1); k++)
+    cwb_simulation_step (self->simulation);
 }
 
 static void
@@ -838,6 +844,16 @@ header_bar (CwbAppWindow *self)
         g_signal_connect_object (g_action_map_lookup_action (G_ACTION_MAP (self), "play"),
                                  "notify::state", G_CALLBACK (play_icon_follows), b, 0);
       gtk_header_bar_pack_start (GTK_HEADER_BAR (header), b);
+      if (strcmp (buttons[k].action, "win.step") == 0)
+        {
+          self->steps_per_click = GTK_SPIN_BUTTON (
+            gtk_spin_button_new_with_range (1, STEPS_PER_CLICK_MAX, 1));
+          gtk_widget_set_tooltip_text (GTK_WIDGET (self->steps_per_click),
+                                       "Steps per click of Step (and per press of .)");
+          gtk_editable_set_width_chars (GTK_EDITABLE (self->steps_per_click), 4);
+          gtk_header_bar_pack_start (GTK_HEADER_BAR (header),
+                                     GTK_WIDGET (self->steps_per_click));
+        }
     }
   GtkWidget *realtime = gtk_toggle_button_new_with_label ("Real time");
   gtk_actionable_set_action_name (GTK_ACTIONABLE (realtime), "win.realtime");

@@ -446,6 +446,8 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
   gtk_range_set_range (GTK_RANGE (self->scrubber), 0, MAX ((double) len - 1, 1));
   gtk_range_set_value (GTK_RANGE (self->scrubber), at >= 0 ? (double) at : (double) len - 1);
   self->updating = FALSE;
+  /* The plots mark the state the scrubber went back to. */
+  cwb_plot_panel_set_cursor (self->plots, at >= 0 ? s->time : NAN);
 
   g_autofree char *time = g_strdup_printf ("t = %.4f s   step %" G_GUINT64_FORMAT "%s", s->time,
                                            s->steps, at >= 0 ? "   (history)" : "");

@@ -50,6 +50,7 @@ struct _CwbAppWindow {
   GtkWidget *sidebar, *bottom;      /* the panels a job turns off (window_jobs.c) */
   GtkPaned *main_paned, *view_paned;   /* view | sidebar, and view / bottom panels */
   double speed;                     /* of real time (win.speed) */
+  GtkSpinButton *steps_per_click;   /* beside Step */
   GtkMenuButton *speed_button;
 
   /* window_jobs.c: the long work the window waits on (NULL: none) and its bar */
