@@ -339,6 +339,19 @@ fixture_close (Fixture *f)
   g_free (f->dir);
 }
 
+/* Steps the world n times as a person does: a click in the view, then "." n times; returns
+ * once the steps are done and shown. */
+static void
+step_from_view (Fixture *f, int n)
+{
+  GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f->window));
+  click (view);
+  for (int k = 0; k < n; k++)
+    press_key (view, XK_period, FALSE, FALSE);
+  cwb_simulation_wait_idle (cwb_app_window_simulation (f->window));
+  pump (300);
+}
+
 static gboolean
 action_state (CwbAppWindow *window, const char *action)
 {
@@ -509,13 +522,8 @@ test_rename_keeps_the_motion (void)
   SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
-  GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f.window));
-  click (view);
-  for (int k = 0; k < 10; k++)
-    press_key (view, XK_period, FALSE, FALSE);
+  step_from_view (&f, 10);
   CwbSimulation *sim = cwb_app_window_simulation (f.window);
-  cwb_simulation_wait_idle (sim);
-  pump (100);
   g_autoptr (CwbSnapshot) before = cwb_simulation_latest (sim);
   g_assert_cmpuint (before->steps, ==, 10);
   const CwbSnapshotBody *box = snapshot_body (before, "box");
@@ -1091,11 +1099,7 @@ test_history_survives_an_edit (void)
   fixture_open (&f, "scenes/penalty-incline.yaml");
   CwbSimulation *sim = cwb_app_window_simulation (f.window);
   GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f.window));
-  click (view);
-  for (int k = 0; k < 10; k++)
-    press_key (view, XK_period, FALSE, FALSE);
-  cwb_simulation_wait_idle (sim);
-  pump (300);
+  step_from_view (&f, 10);
   g_assert_cmpuint (cwb_simulation_history_len (sim), ==, 11);
   g_assert_cmpuint (cwb_plot_panel_n_steps (cwb_app_window_plots (f.window)), ==, 10);
 
@@ -1259,6 +1263,38 @@ test_step_n (void)
   fixture_close (&f);
 }
 
+static gboolean
+hover_shown (gpointer data)
+{
+  return cwb_plot_panel_hover_text (data) != NULL;
+}
+
+/* Issue 19, "Controls a lecture needs": the pointer over the plots reads a value off them.
+ * After ten steps, the pointer moved over the first plot (the kinetic energy's) shows the
+ * time and value of the nearest step; moved away, none. */
+static void
+test_plot_hover (void)
+{
+  SKIP_WITHOUT_X11 ();
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  step_from_view (&f, 10);
+  GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f.window));
+  CwbPlotPanel *plots = cwb_app_window_plots (f.window);
+  GtkWidget *area = gtk_widget_get_last_child (GTK_WIDGET (plots));
+  g_assert_true (GTK_IS_DRAWING_AREA (area));
+  reveal (area);
+  point_at_xy (area, gtk_widget_get_width (area) / 2.0, 8 + 16 + 4);   /* MARGIN + TITLE_H */
+  g_assert_true (iterate_until (hover_shown, plots, 10));
+  g_test_message ("hover: %s", cwb_plot_panel_hover_text (plots));
+  g_assert_true (g_str_has_prefix (cwb_plot_panel_hover_text (plots), "t = "));
+  g_assert_true (g_str_has_suffix (cwb_plot_panel_hover_text (plots), " J"));
+  point_at (view);
+  pump (200);
+  g_assert_null (cwb_plot_panel_hover_text (plots));
+  fixture_close (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1289,5 +1325,6 @@ main (int argc, char **argv)
   g_test_add_func ("/input/pointing/open-keeps-the-view", test_open_keeps_the_view);
   g_test_add_func ("/input/pointing/slow-motion", test_slow_motion);
   g_test_add_func ("/input/typing/step-n", test_step_n);
+  g_test_add_func ("/input/pointing/plot-hover", test_plot_hover);
   return g_test_run ();
 }

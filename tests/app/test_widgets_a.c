@@ -446,6 +446,45 @@ test_draw_cursor (void)
   g_object_unref (panel);
 }
 
+/* Issue 19, "Controls a lecture needs": hover values. The pointer over the kinetic energy's
+ * plot (its first strip, half way across) gets a label with the time and value of the kept
+ * step nearest to it: the label's time is a kept step's, about half way through the 0.3 s
+ * kept, and its value that step's energy as the title writes values. Away from the plots
+ * (in the margin, or the pointer gone) there is none. */
+static void
+test_draw_hover (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CwbPlotPanel *panel = CWB_PLOT_PANEL (g_object_ref_sink (cwb_plot_panel_new ()));
+  push_steps (panel, 0, 300);
+  const int width = 640, height = 560;
+  cwb_plot_panel_set_hover (panel, width / 2.0, 8 + 16 + 10);   /* MARGIN + TITLE_H + 10 */
+  cairo_surface_t *drawn = draw_panel (panel, width, height);
+  cairo_surface_destroy (drawn);
+  const char *text = cwb_plot_panel_hover_text (panel);
+  g_assert_nonnull (text);
+  g_test_message ("hover: %s", text);
+  double t = 0;
+  g_assert_cmpint (sscanf (text, "t = %lg s", &t), ==, 1);
+  g_assert_cmpfloat (t, >, 0.1);
+  g_assert_cmpfloat (t, <, 0.2);
+  size_t i = (size_t) llround (t / 1e-3) - 1;
+  g_assert_cmpfloat_with_epsilon (step_time (i), t, 1e-3 * 5e-4);   /* "%.4g" of the time */
+  CwbStepStats expected = make_step (i, step_time (i));
+  g_autofree char *value = g_strdup_printf (": %.4g J", expected.kinetic_energy);
+  g_assert_true (g_str_has_suffix (text, value));
+
+  cwb_plot_panel_set_hover (panel, 2, 2);
+  drawn = draw_panel (panel, width, height);
+  cairo_surface_destroy (drawn);
+  g_assert_null (cwb_plot_panel_hover_text (panel));
+  cwb_plot_panel_set_hover (panel, NAN, NAN);
+  drawn = draw_panel (panel, width, height);
+  cairo_surface_destroy (drawn);
+  g_assert_null (cwb_plot_panel_hover_text (panel));
+  g_object_unref (panel);
+}
+
 /* Issue 19, item 8: the y labels were right-aligned in a fixed 70 px, so at a larger theme font
  * "5.33e+03" ran off the panel's left edge. Drawn at an 18 pt font with energies in the
  * thousands, the panel's 8 px left margin stays the background colour: no label reaches it. */
@@ -793,6 +832,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/plots/draw/window", test_draw_window);
   g_test_add_func ("/app/plots/draw/labels-fit-a-large-font", test_labels_fit_a_large_font);
   g_test_add_func ("/app/plots/draw/cursor", test_draw_cursor);
+  g_test_add_func ("/app/plots/draw/hover", test_draw_hover);
   g_test_add_func ("/app/plugins-window/rows", test_plugins_window_rows);
   g_test_add_func ("/app/plugins-window/empty", test_plugins_window_empty);
   return g_test_run ();

@@ -371,6 +371,59 @@ mark_capped_steps (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, d
   cairo_stroke (cr);
 }
 
+/* The kept step nearest in time to `t` (the steps are in time order). */
+static size_t
+nearest_step (const CwbPlotView *view, double t)
+{
+  size_t lo = 0, hi = view->n - 1;
+  while (hi - lo > 1)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (cwb_plot_view_step (view, mid)->time < t)
+        lo = mid;
+      else
+        hi = mid;
+    }
+  double dlo = fabs (cwb_plot_view_step (view, lo)->time - t);
+  double dhi = fabs (cwb_plot_view_step (view, hi)->time - t);
+  return dhi < dlo ? hi : lo;
+}
+
+/* The pointer over a time plot: the nearest step's time and value in a label beside it,
+ * and a faint line at that step (written to view->hover_text as well). */
+static void
+draw_hover (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect plot, double t0,
+            double t1, Quantity q, gboolean log_scale, const char *unit)
+{
+  double x = view->hover_x, y = view->hover_y;
+  if (view->n == 0 || isnan (x) || x < plot.x || x > plot.x + plot.w || y < plot.y
+      || y > plot.y + plot.h)
+    return;
+  double t = t1 > t0 ? t0 + (x - plot.x) / plot.w * (t1 - t0) : t1;
+  const CwbStepStats *s = cwb_plot_view_step (view, nearest_step (view, t));
+  double value = quantity_value (s, q);
+  g_autofree char *text_value = format_value (log_scale ? pow (10, value) : value, unit);
+  g_autofree char *text = g_strdup_printf ("t = %.4g s: %s", s->time, text_value);
+  if (view->hover_text != NULL)
+    g_string_assign (view->hover_text, text);
+  double sx = t1 > t0 ? plot.x + (s->time - t0) / (t1 - t0) * plot.w : plot.x + plot.w;
+  set_rgb (cr, dim_text_rgb);
+  cairo_set_line_width (cr, 1);
+  cairo_move_to (cr, floor (sx) + 0.5, plot.y);
+  cairo_line_to (cr, floor (sx) + 0.5, plot.y + plot.h);
+  cairo_stroke (cr);
+  /* The label on the side of the pointer with room, on the plot's background colour. */
+  int w, h;
+  pango_layout_set_text (layout, text, -1);
+  pango_layout_get_pixel_size (layout, &w, &h);
+  gboolean left = sx + 6 + w > plot.x + plot.w;
+  double lx = left ? sx - 6 - w : sx + 6, ly = plot.y + 2;
+  set_rgb (cr, plot_rgb);
+  cairo_rectangle (cr, lx - 2, ly, w + 4, h);
+  cairo_fill (cr);
+  draw_text (cr, layout, text, lx, ly, ALIGN_LEFT, text_rgb);
+}
+
 /* The history's time as a vertical line through the plot, when it lies in [t0, t1]. */
 static void
 draw_cursor (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, double t1)
@@ -458,6 +511,7 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
       if (q == QUANTITY_ITERATIONS)
         mark_capped_steps (view, cr, plot, t0, t1);
       draw_cursor (view, cr, plot, t0, t1);
+      draw_hover (view, cr, layout, plot, t0, t1, q, log_scale, unit);
     }
   if (time_axis && view->n > 0)
     {

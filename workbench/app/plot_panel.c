@@ -33,6 +33,8 @@ struct _CwbPlotPanel {
   double *residuals;
   size_t n_residuals;
   double cursor;         /* cwb_plot_panel_set_cursor */
+  double hover_x, hover_y;   /* the pointer over the drawing area, NAN: away */
+  GString *hover_text;       /* what the last drawing's hover label said ("" for none) */
 
   gboolean dirty;        /* data changed since the last queued redraw */
   guint redraw_source;   /* the pending throttle timeout, 0 when none */
@@ -119,6 +121,35 @@ cwb_plot_panel_set_residuals (CwbPlotPanel *panel, const double *residuals, size
   panel->residuals = n > 0 ? g_memdup2 (residuals, n * sizeof *residuals) : NULL;
   panel->n_residuals = n;
   schedule_redraw (panel);
+}
+
+const char *
+cwb_plot_panel_hover_text (CwbPlotPanel *panel)
+{
+  g_return_val_if_fail (CWB_IS_PLOT_PANEL (panel), NULL);
+  return panel->hover_text->len > 0 ? panel->hover_text->str : NULL;
+}
+
+void
+cwb_plot_panel_set_hover (CwbPlotPanel *panel, double x, double y)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  panel->hover_x = x;
+  panel->hover_y = y;
+  if (panel->area != NULL)
+    gtk_widget_queue_draw (panel->area);
+}
+
+static void
+on_motion (GtkEventControllerMotion *motion, double x, double y, gpointer data)
+{
+  cwb_plot_panel_set_hover (data, x, y);
+}
+
+static void
+on_leave (GtkEventControllerMotion *motion, gpointer data)
+{
+  cwb_plot_panel_set_hover (data, NAN, NAN);
 }
 
 void
@@ -263,7 +294,10 @@ cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int height)
     .steps = panel->steps, .capacity = panel->capacity, .head = panel->head, .n = panel->n,
     .residuals = panel->residuals, .n_residuals = panel->n_residuals,
     .cursor = panel->cursor,
+    .hover_x = panel->hover_x, .hover_y = panel->hover_y,
+    .hover_text = panel->hover_text,
   };
+  g_string_truncate (panel->hover_text, 0);
   for (int s = 0; s < CWB_PLOT_STRIP_COUNT; s++)
     view.visible[s] = strip_visible (panel, (CwbPlotStrip) s);
 
@@ -414,6 +448,7 @@ cwb_plot_panel_finalize (GObject *object)
   CwbPlotPanel *panel = CWB_PLOT_PANEL (object);
   g_free (panel->steps);
   g_free (panel->residuals);
+  g_string_free (panel->hover_text, TRUE);
   G_OBJECT_CLASS (cwb_plot_panel_parent_class)->finalize (object);
 }
 
@@ -434,6 +469,8 @@ cwb_plot_panel_init (CwbPlotPanel *panel)
   gtk_orientable_set_orientation (GTK_ORIENTABLE (layout), GTK_ORIENTATION_VERTICAL);
   gtk_box_layout_set_spacing (GTK_BOX_LAYOUT (layout), 4);
   panel->cursor = NAN;
+  panel->hover_x = panel->hover_y = NAN;
+  panel->hover_text = g_string_new (NULL);
 
   panel->toolbar = build_toolbar (panel);
   gtk_widget_set_parent (panel->toolbar, GTK_WIDGET (panel));
@@ -446,6 +483,11 @@ cwb_plot_panel_init (CwbPlotPanel *panel)
   gtk_widget_set_vexpand (panel->area, TRUE);
   gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (panel->area), draw_area, panel, NULL);
   gtk_widget_set_parent (panel->area, GTK_WIDGET (panel));
+  /* The value under the pointer, read off a time plot. */
+  GtkEventController *motion = gtk_event_controller_motion_new ();
+  g_signal_connect (motion, "motion", G_CALLBACK (on_motion), panel);
+  g_signal_connect (motion, "leave", G_CALLBACK (on_leave), panel);
+  gtk_widget_add_controller (panel->area, motion);
 }
 
 GtkWidget *

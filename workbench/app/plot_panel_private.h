@@ -35,6 +35,8 @@ typedef struct CwbPlotView {
   size_t n_residuals;
   gboolean visible[CWB_PLOT_STRIP_COUNT];
   double cursor;               /* the time the history shows (a vertical line), NAN: none */
+  double hover_x, hover_y;     /* the pointer over the drawing, NAN: none */
+  GString *hover_text;         /* out, may be NULL: what the hover label shows, "" for none */
 } CwbPlotView;
 
 /* The i-th kept step, oldest first. */
@@ -56,6 +58,12 @@ void cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int heigh
 /* The colour of a strip's curve (for CWB_PLOT_STRIP_LAST_STEP: the residual's), 0-255 per
  * channel. No frame, label or background is drawn in these colours. */
 void cwb_plot_strip_rgb (CwbPlotStrip strip, guint8 rgb[3]);
+/* The value label the last drawing showed under the pointer ("t = 0.15 s: 1.151 J"), or NULL
+ * when the pointer is over no time plot. */
+const char *cwb_plot_panel_hover_text (CwbPlotPanel *panel);
+/* Where the pointer is over the drawing (what the motion controller feeds in); NAN: away. */
+void cwb_plot_panel_set_hover (CwbPlotPanel *panel, double x, double y);
+
 /* The colour of the time cursor's line, distinct from every other colour drawn. */
 void cwb_plot_cursor_rgb (guint8 rgb[3]);
 
