@@ -145,7 +145,7 @@ point_at (GtkWidget *widget)
   point_at_xy (widget, gtk_widget_get_width (widget) / 2.0, gtk_widget_get_height (widget) / 2.0);
 }
 
-/* Holds or lets go of a pointer button or of the Control key. */
+/* Holds down or lets go of a pointer button. */
 static void
 hold_button (GtkWidget *any, unsigned int button, gboolean down)
 {
@@ -155,11 +155,12 @@ hold_button (GtkWidget *any, unsigned int button, gboolean down)
   pump (30);
 }
 
+/* Holds down or lets go of a key (a modifier: XK_Control_L, XK_Shift_L). */
 static void
-hold_control (GtkWidget *any, gboolean down)
+hold_key (GtkWidget *any, KeySym sym, gboolean down)
 {
   Display *dpy = x_display (any);
-  XTestFakeKeyEvent (dpy, XKeysymToKeycode (dpy, XK_Control_L), down, CurrentTime);
+  XTestFakeKeyEvent (dpy, XKeysymToKeycode (dpy, sym), down, CurrentTime);
   XSync (dpy, False);
   pump (30);
 }
@@ -759,7 +760,7 @@ test_spring_pulls_a_soft_body (void)
   double x, y;
   project (viewport, ball->summary.centroid, &x, &y);
   point_at_xy (view, x, y);
-  hold_control (view, TRUE);
+  hold_key (view, XK_Control_L, TRUE);
   hold_button (view, 1, TRUE);
   for (int k = 1; k <= 4; k++)
     point_at_xy (view, x, y - 10 * k);
@@ -779,7 +780,7 @@ test_spring_pulls_a_soft_body (void)
   g_autoptr (CwbSnapshot) pulled = cwb_simulation_latest (sim);
   double lift = snapshot_body (pulled, "jelly")->summary.centroid[2] - ball->summary.centroid[2];
   hold_button (view, 1, FALSE);
-  hold_control (view, FALSE);
+  hold_key (view, XK_Control_L, FALSE);
   /* A blow-up stops the run and shows the error bar (window_panels.c). */
   const char *failure = cwb_app_window_last_error (f.window);
   g_test_message ("%" G_GUINT64_FORMAT " steps pulled; largest kinetic energy %g J (bound %g "
@@ -998,15 +999,6 @@ test_new_body_in_view (void)
   fixture_close (&f);
 }
 
-static void
-hold_shift (GtkWidget *any, gboolean down)
-{
-  Display *dpy = x_display (any);
-  XTestFakeKeyEvent (dpy, XKeysymToKeycode (dpy, XK_Shift_L), down, CurrentTime);
-  XSync (dpy, False);
-  pump (30);
-}
-
 /* A simulation and the serial of its world before an edit. */
 typedef struct Rebuilt {
   CwbSimulation *simulation;
@@ -1043,12 +1035,12 @@ test_move_stays_above_ground (void)
   double x, y;
   project (viewport, ball->summary.centroid, &x, &y);
   point_at_xy (view, x, y);
-  hold_shift (view, TRUE);
+  hold_key (view, XK_Shift_L, TRUE);
   hold_button (view, 1, TRUE);
   for (int k = 1; k <= 10; k++)
     point_at_xy (view, x, y + 15 * k);
   hold_button (view, 1, FALSE);
-  hold_shift (view, FALSE);
+  hold_key (view, XK_Shift_L, FALSE);
   Rebuilt rebuilt = { sim, before->world_serial };
   g_assert_true (iterate_until (world_rebuilt, &rebuilt, 30));
   g_autoptr (CwbSnapshot) after = cwb_simulation_latest (sim);

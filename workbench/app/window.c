@@ -260,12 +260,30 @@ reset_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
     cwb_app_window_show_error (self, error->message);
 }
 
+/* The number a menu choice stands for ("0.25", "30"), or 0 when it is not a positive one. */
+static double
+positive_choice (GVariant *value)
+{
+  double x = g_ascii_strtod (g_variant_get_string (value, NULL), NULL);
+  return x > 0 ? x : 0;
+}
+
+/* Real time on or off, at the speed menu's choice (the "speed" action's state). */
+static void
+pace (CwbAppWindow *self)
+{
+  g_autoptr (GVariant) realtime = g_action_group_get_action_state (G_ACTION_GROUP (self),
+                                                                    "realtime");
+  g_autoptr (GVariant) speed = g_action_group_get_action_state (G_ACTION_GROUP (self), "speed");
+  cwb_simulation_set_realtime (self->simulation, g_variant_get_boolean (realtime),
+                               positive_choice (speed));
+}
+
 static void
 realtime_changed (GSimpleAction *action, GVariant *state, gpointer data)
 {
-  CwbAppWindow *self = data;
-  cwb_simulation_set_realtime (self->simulation, g_variant_get_boolean (state), self->speed);
   g_simple_action_set_state (action, state);
+  pace (data);
 }
 
 static void
@@ -298,14 +316,11 @@ static void
 speed_changed (GSimpleAction *action, GVariant *value, gpointer data)
 {
   CwbAppWindow *self = data;
-  double speed = g_ascii_strtod (g_variant_get_string (value, NULL), NULL);
-  if (!(speed > 0))
+  double speed = positive_choice (value);
+  if (speed == 0)
     return;
-  self->speed = speed;
-  g_autoptr (GVariant) realtime = g_action_group_get_action_state (G_ACTION_GROUP (self),
-                                                                    "realtime");
-  cwb_simulation_set_realtime (self->simulation, g_variant_get_boolean (realtime), speed);
   g_simple_action_set_state (action, value);
+  pace (self);
   if (self->speed_button != NULL)
     {
       g_autofree char *label = g_strdup_printf ("%g\u00d7", speed);
@@ -378,8 +393,8 @@ static void
 grab_frequency_changed (GSimpleAction *action, GVariant *value, gpointer data)
 {
   CwbAppWindow *self = data;
-  double hz = g_ascii_strtod (g_variant_get_string (value, NULL), NULL);
-  if (!(hz > 0))
+  double hz = positive_choice (value);
+  if (hz == 0)
     return;
   cwb_app_viewport_set_grab_frequency (self->viewport, hz);
   g_simple_action_set_state (action, value);
@@ -1069,7 +1084,6 @@ cwb_app_window_new_with (CwbAppApplication *app, CwbDocument *document, CwbWorld
   CwbRegistry *registry = cwb_app_application_registry (app);
   CwbAppWindow *self = g_object_new (CWB_APP_TYPE_WINDOW, "application", app, NULL);
   self->registry = registry;
-  self->speed = 1;
   self->document = document;
   self->simulation = cwb_simulation_new (world, NULL);
   g_action_map_add_action_entries (G_ACTION_MAP (self), window_actions,

@@ -49,7 +49,6 @@ struct _CwbAppWindow {
   gboolean closing;
   GtkWidget *sidebar, *bottom;      /* the panels a job turns off (window_jobs.c) */
   GtkPaned *main_paned, *view_paned;   /* view | sidebar, and view / bottom panels */
-  double speed;                     /* of real time (win.speed) */
   GtkSpinButton *steps_per_click;   /* beside Step */
   GtkMenuButton *speed_button;
 
