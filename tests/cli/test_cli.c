@@ -2,6 +2,7 @@
  * name file, line and column, the report written even when a run fails; and the additive
  * --residuals CSV export. */
 #include <errno.h>
+#include <math.h>
 #include <pty.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -623,6 +624,169 @@ test_changes_refused (void)
                     ==, 0);
 }
 
+/* ---- A/B compare (issue 19) ------------------------------------------------------------ */
+
+/* Two boxes falling onto the half-space, one tumbling: under a change of friction the two
+ * sides part once they land. */
+static const char *compare_scene =
+  "world: { dt: 0.005 }\n"
+  "contact: { model: halfspace, margin: 0.001 }\n"
+  "solver: { name: constraint }\n"
+  "bodies:\n"
+  "  - name: flat\n"
+  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+  "    pose: { position: [0, 0, 0.15] }\n"
+  "    velocity: { linear: [1, 0, 0] }\n"
+  "    material: { friction: 0.5 }\n"
+  "  - name: tumbling\n"
+  "    shape: { type: box, size: [0.2, 0.1, 0.3] }\n"
+  "    pose: { position: [1, 0, 0.3], orientation: [0.9, 0.3, 0.2, 0.1] }\n"
+  "    velocity: { linear: [-1, 0.5, 0], angular: [0, 3, 1] }\n"
+  "    material: { friction: 0.5 }\n";
+
+/* The final centres of mass and orientations of a report's bodies, by name. */
+static void
+report_body (JsonObject *root, const char *name, double centroid[3], double orientation[4])
+{
+  JsonArray *bodies = json_object_get_array_member (root, "bodies");
+  for (guint i = 0; i < json_array_get_length (bodies); i++)
+    {
+      JsonObject *body = json_array_get_object_element (bodies, i);
+      if (strcmp (json_object_get_string_member (body, "name"), name) != 0)
+        continue;
+      JsonArray *c = json_object_get_array_member (body, "centroid");
+      JsonArray *q = json_object_get_array_member (body, "orientation");
+      for (guint k = 0; k < 3; k++)
+        centroid[k] = json_array_get_double_element (c, k);
+      for (guint k = 0; k < 4; k++)
+        orientation[k] = json_array_get_double_element (q, k);
+      return;
+    }
+  g_assert_not_reached ();
+}
+
+/* --compare: A (the scene) and B (with the change) step in lockstep in one process, and each
+ * ends in the state of its own separate run, bit for bit (state hashes): stepping two worlds
+ * side by side shares nothing between them. Each report names the other and holds the
+ * difference after every step; the last one matches the two reports' final bodies (the
+ * distance to 1e-12 m, rounding of one subtraction; the angle, from the orientations, to
+ * 1e-9 rad: the report prints 17 digits, and the angle's acos-free formula loses none near
+ * 0), and the two do differ (the change is felt). */
+static void
+test_compare_lockstep (void)
+{
+  g_autofree char *scene = write_scene ("compare.yaml", compare_scene);
+  g_autofree char *report = g_build_filename (tmp_dir, "compare.json", NULL);
+  g_autofree char *report_b = g_build_filename (tmp_dir, "compare.b.json", NULL);
+  g_autofree char *alone_a = g_build_filename (tmp_dir, "alone-a.json", NULL);
+  g_autofree char *alone_b = g_build_filename (tmp_dir, "alone-b.json", NULL);
+  const char *change = "bodies.tumbling.material.friction=0.05";
+  g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "120", "--report", report,
+                                "--compare", change, "--compare", "solver.iterations=80",
+                                NULL);
+  g_test_message ("stdout: %s\nstderr: %s", o.out, o.err);
+  g_assert_cmpint (o.status, ==, 0);
+  g_assert_nonnull (strstr (o.out, "B against A after 120 steps of both"));
+  g_auto (Outcome) a = run_cli ("--headless", scene, "--steps", "120", "--report", alone_a,
+                                NULL);
+  g_auto (Outcome) b = run_cli ("--headless", scene, "--steps", "120", "--report", alone_b,
+                                "--set", change, "--set", "solver.iterations=80", NULL);
+  g_assert_cmpint (a.status, ==, 0);
+  g_assert_cmpint (b.status, ==, 0);
+  /* Alone, a run prints nothing on stdout and its report has no compare. */
+  g_assert_cmpstr (a.out, ==, "");
+
+  g_autoptr (JsonParser) pa = NULL, pb = NULL, sa = NULL, sb = NULL;
+  JsonObject *ra = read_report (report, &pa), *rb = read_report (report_b, &pb);
+  JsonObject *solo_a = read_report (alone_a, &sa), *solo_b = read_report (alone_b, &sb);
+  g_assert_cmpstr (json_object_get_string_member (ra, "state_hash"), ==,
+                   json_object_get_string_member (solo_a, "state_hash"));
+  g_assert_cmpstr (json_object_get_string_member (rb, "state_hash"), ==,
+                   json_object_get_string_member (solo_b, "state_hash"));
+  g_assert_true (json_object_get_null_member (solo_a, "compare"));
+
+  JsonObject *ca = json_object_get_object_member (ra, "compare");
+  JsonObject *cb = json_object_get_object_member (rb, "compare");
+  g_assert_cmpstr (json_object_get_string_member (ca, "role"), ==, "a");
+  g_assert_cmpstr (json_object_get_string_member (cb, "role"), ==, "b");
+  g_assert_cmpstr (json_object_get_string_member (ca, "other_report"), ==, report_b);
+  g_assert_cmpstr (json_object_get_string_member (cb, "other_report"), ==, report);
+  JsonArray *changes = json_object_get_array_member (cb, "changes");
+  g_assert_cmpuint (json_array_get_length (changes), ==, 2);
+  g_assert_cmpstr (json_array_get_string_element (changes, 0), ==, change);
+  JsonArray *steps = json_object_get_array_member (cb, "per_step");
+  g_assert_cmpuint (json_array_get_length (steps), ==, 120);
+  JsonObject *last = json_array_get_object_element (steps, 119);
+  g_assert_cmpint (json_object_get_int_member (last, "matched_bodies"), ==, 2);
+
+  double distance = 0, angle = 0;
+  const char *farthest = NULL;
+  const char *names[] = { "flat", "tumbling" };
+  for (size_t n = 0; n < 2; n++)
+    {
+      double ca_[3], cb_[3], qa[4], qb[4];
+      report_body (ra, names[n], ca_, qa);
+      report_body (rb, names[n], cb_, qb);
+      double d = sqrt ((ca_[0] - cb_[0]) * (ca_[0] - cb_[0]) + (ca_[1] - cb_[1]) * (ca_[1] - cb_[1])
+                       + (ca_[2] - cb_[2]) * (ca_[2] - cb_[2]));
+      double dot = fabs (qa[0] * qb[0] + qa[1] * qb[1] + qa[2] * qb[2] + qa[3] * qb[3]);
+      angle = fmax (angle, 2 * acos (fmin (dot, 1)));
+      if (farthest == NULL || d > distance)
+        {
+          distance = d;
+          farthest = names[n];
+        }
+    }
+  g_assert_cmpfloat (distance, >, 1e-3);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (last, "max_distance"), distance,
+                                  1e-12);
+  g_assert_cmpstr (json_object_get_string_member (last, "farthest_body"), ==, farthest);
+  g_assert_cmpfloat_with_epsilon (json_object_get_double_member (last, "max_angle"), angle, 1e-6);
+  /* The energies are each side's own. */
+  JsonArray *energy = json_object_get_array_member (last, "kinetic_energy");
+  JsonArray *steps_a = json_object_get_array_member (ra, "per_step");
+  JsonArray *steps_b = json_object_get_array_member (rb, "per_step");
+  g_assert_cmpfloat_with_epsilon (json_array_get_double_element (energy, 0),
+                                  json_object_get_double_member (
+                                    json_array_get_object_element (steps_a, 119),
+                                    "kinetic_energy"), 1e-12);
+  g_assert_cmpfloat_with_epsilon (json_array_get_double_element (energy, 1),
+                                  json_object_get_double_member (
+                                    json_array_get_object_element (steps_b, 119),
+                                    "kinetic_energy"), 1e-12);
+}
+
+/* A side that fails stops with its last good state and its report says why; the other runs
+ * to the end; the run exits 1 naming the side. Bad --compare values are refused before
+ * anything runs, naming the option. */
+static void
+test_compare_failures (void)
+{
+  g_autofree char *scene = write_scene ("compare-fail.yaml", good_scene);
+  g_autofree char *report = g_build_filename (tmp_dir, "compare-fail.json", NULL);
+  g_autofree char *report_b = g_build_filename (tmp_dir, "compare-fail.b.json", NULL);
+  g_auto (Outcome) o = run_cli ("--headless", scene, "--steps", "5", "--report", report,
+                                "--compare", "solver.name=faulty", NULL);
+  g_test_message ("stdout: %s\nstderr: %s", o.out, o.err);
+  g_assert_cmpint (o.status, ==, 1);
+  g_assert_nonnull (strstr (o.err, "B: "));
+  g_assert_nonnull (strstr (o.err, "blow-up"));
+  g_assert_nonnull (strstr (o.out, "stopped"));
+  g_autoptr (JsonParser) pa = NULL, pb = NULL;
+  JsonObject *ra = read_report (report, &pa), *rb = read_report (report_b, &pb);
+  g_assert_cmpint (json_object_get_int_member (ra, "steps"), ==, 5);
+  g_assert_true (json_object_get_null_member (ra, "failure"));
+  g_assert_cmpint (json_object_get_int_member (rb, "steps"), ==, 0);
+  g_assert_nonnull (strstr (json_object_get_string_member (rb, "failure"), "blow-up"));
+  g_assert_cmpuint (json_array_get_length (json_object_get_array_member (
+                      json_object_get_object_member (rb, "compare"), "per_step")), ==, 0);
+
+  check_bad_input ("--compare: ", "--headless", scene, "--compare", "solver.no_such=1", NULL);
+  check_bad_input ("--compare: ", "--headless", scene, "--compare", "contact.model=nothing",
+                   NULL);
+  check_bad_input ("--compare runs headless", scene, "--compare", "world.dt=0.001", NULL);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -644,6 +808,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cli/swap/keeps-parameters", test_swap_keeps_parameters);
   g_test_add_func ("/cli/swap/changes-during-run", test_changes_during_run);
   g_test_add_func ("/cli/swap/changes-refused", test_changes_refused);
+  g_test_add_func ("/cli/compare/lockstep", test_compare_lockstep);
+  g_test_add_func ("/cli/compare/failures", test_compare_failures);
   int status = g_test_run ();
   g_autofree char *cmd = NULL;
   GDir *dir = g_dir_open (tmp_dir, 0, NULL);

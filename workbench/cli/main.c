@@ -7,6 +7,7 @@
 #include <stdlib.h>
 
 #include "clock.h"
+#include "compare.h"
 #include "progress_line.h"
 #include "registry.h"
 #include "run.h"
@@ -36,6 +37,7 @@ typedef struct CliOptions {
   gint64 steps;
   char **sets;
   char **changes;   /* --at STEP:KEY=VALUE */
+  char **compare;   /* --compare KEY=VALUE: what makes side B */
   char *report;
   char *residuals;
   gboolean list_plugins;
@@ -56,6 +58,7 @@ cli_options_clear (CliOptions *o)
 {
   g_strfreev (o->sets);
   g_strfreev (o->changes);
+  g_strfreev (o->compare);
   g_free (o->report);
   g_free (o->residuals);
   g_strfreev (o->plugin_paths);
@@ -333,6 +336,9 @@ run (CliOptions *o)
     return fail (EXIT_BAD_INPUT, "%s", shot_error->message);
 #endif
 
+  if (o->compare != NULL && !o->headless && o->screenshot == NULL)
+    return fail (EXIT_BAD_INPUT, "--compare runs headless: add --headless (in the window, "
+                 "Simulation > Compare)");
   if (o->changes != NULL && !o->headless)
     return fail (EXIT_BAD_INPUT, "--at changes a headless run: add --headless (in the window, "
                  "change the scene while it runs)");
@@ -366,11 +372,24 @@ run (CliOptions *o)
                                  steps, &error))
     return fail (EXIT_BAD_INPUT, "%s", error->message);
 
+  /* Side B of an A/B compare: the scene as given, with the --compare values. */
+  g_autoptr (CwbScene) scene_b = NULL;
+  if (o->compare != NULL)
+    {
+      scene_b = cwb_scene_copy (scene);
+      if (!cwb_scene_apply_sets (scene_b, o->compare, &error)
+          || !cwb_run_check_changes (scene_b, (const CwbRunChange *) changes->data,
+                                     changes->len, steps, &error))
+        return fail (EXIT_BAD_INPUT, "--compare: %s", error->message);
+    }
+
   g_autoptr (CwbWorld) world = build_world (scene, registry, &error);
-  if (world == NULL)
+  g_autoptr (CwbWorld) world_b = world != NULL && scene_b != NULL
+                                   ? build_world (scene_b, registry, &error) : NULL;
+  if (world == NULL || (scene_b != NULL && world_b == NULL))
     return fail (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED) ? EXIT_RUN_FAILED
                                                                            : EXIT_BAD_INPUT,
-                 "%s", error->message);
+                 "%s%s", world != NULL ? "--compare: " : "", error->message);
 
 #ifndef CWB_HAVE_APP
   if (!o->headless && o->screenshot == NULL)
@@ -387,17 +406,37 @@ run (CliOptions *o)
     .scene = scene,
     .rebuild = rebuild_world,
     .rebuild_data = registry,
+    .summary = stdout,
   };
-  if (!cwb_run_headless (&world, &run_options, &error))
-    return fail (EXIT_RUN_FAILED, "%s", error->message);
+  g_autofree char *report_b = o->report != NULL ? cwb_compare_b_path (o->report) : NULL;
+  g_autofree char *residuals_b = o->residuals != NULL ? cwb_compare_b_path (o->residuals) : NULL;
+  CwbRunCompare compare = {
+    .world = &world_b,
+    .scene = scene_b,
+    .changes = o->compare,
+    .report_path = report_b,
+    .residuals_path = residuals_b,
+  };
+  if (scene_b != NULL)
+    run_options.compare = &compare;
+  gboolean ran = cwb_run_headless (&world, &run_options, &error);
 #ifdef CWB_HAVE_RENDER
+  /* The last good states are drawn even when a side failed: what the user wants to see. */
   if (o->screenshot != NULL)
     {
+      g_autoptr (GError) render_error = NULL;
+      g_autofree char *path_b = cwb_compare_b_path (o->screenshot);
       if (!cwb_render_screenshot (world, &shot.overlays, &shot.camera, shot.zoom, shot.width,
-                                  shot.height, o->screenshot, &error))
-        return fail (EXIT_RUN_FAILED, "--screenshot: %s", error->message);
+                                  shot.height, o->screenshot, &render_error)
+          || (world_b != NULL
+              && !cwb_render_screenshot (world_b, &shot.overlays, &shot.camera, shot.zoom,
+                                         shot.width, shot.height, path_b, &render_error)))
+        return fail (EXIT_RUN_FAILED, "%s%s--screenshot: %s", ran ? "" : error->message,
+                     ran ? "" : "; ", render_error->message);
     }
 #endif
+  if (!ran)
+    return fail (EXIT_RUN_FAILED, "%s", error->message);
   return EXIT_SUCCESS;
 }
 
@@ -420,6 +459,10 @@ main (int argc, char **argv)
     { "at", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.changes,
       "Change a scene value after STEP steps (headless), repeatable: a contact model or solver "
       "swap, a parameter, any --set key (e.g. 200:contact.model=penalty)", "STEP:KEY=VALUE" },
+    { "compare", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.compare,
+      "A/B compare (headless): run the scene as given (A) and with this value changed (B) "
+      "in lockstep, repeatable; B's report and residuals go beside A's as NAME.b.EXT "
+      "(e.g. contact.model=penalty)", "KEY=VALUE" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &o.report, "Write the run report (JSON)", "FILE" },
     { "residuals", 0, 0, G_OPTION_ARG_FILENAME, &o.residuals,
       "Write the solver residual of every iteration of every step (CSV: step,iteration,residual)",
@@ -460,7 +503,8 @@ main (int argc, char **argv)
       cli_options_clear (&o);
       return fail (EXIT_BAD_INPUT, "%s (see --help)", error->message);
     }
-  if (!sets_to_utf8 (o.sets, &error) || !sets_to_utf8 (o.changes, &error))
+  if (!sets_to_utf8 (o.sets, &error) || !sets_to_utf8 (o.changes, &error)
+      || !sets_to_utf8 (o.compare, &error))
     {
       cli_options_clear (&o);
       return fail (EXIT_BAD_INPUT, "%s", error->message);

@@ -6,7 +6,25 @@ struct CwbReport {
   char *scene;
   GArray *steps;     /* CwbStepStats */
   GArray *changes;   /* Change, in the order made */
+  /* One side of an A/B compare (role NULL: a lone run). */
+  char *compare_role;
+  char *compare_other;
+  char **compare_changes;
+  GArray *compare_steps;   /* CompareStep */
 };
+
+/* The two sides' difference after one step. */
+typedef struct CompareStep {
+  double time;
+  CwbCompareMeasure measure;
+  char *farthest;
+} CompareStep;
+
+static void
+compare_step_clear (CompareStep *step)
+{
+  g_free (step->farthest);
+}
 
 /* A change made during the run (--at): "KEY=VALUE" after `step` steps. */
 typedef struct Change {
@@ -28,6 +46,8 @@ cwb_report_new (const char *scene_path)
   report->steps = g_array_new (FALSE, FALSE, sizeof (CwbStepStats));
   report->changes = g_array_new (FALSE, FALSE, sizeof (Change));
   g_array_set_clear_func (report->changes, (GDestroyNotify) change_clear);
+  report->compare_steps = g_array_new (FALSE, FALSE, sizeof (CompareStep));
+  g_array_set_clear_func (report->compare_steps, (GDestroyNotify) compare_step_clear);
   return report;
 }
 
@@ -39,6 +59,10 @@ cwb_report_free (CwbReport *report)
   g_free (report->scene);
   g_array_unref (report->steps);
   g_array_unref (report->changes);
+  g_free (report->compare_role);
+  g_free (report->compare_other);
+  g_strfreev (report->compare_changes);
+  g_array_unref (report->compare_steps);
   g_free (report);
 }
 
@@ -47,6 +71,26 @@ cwb_report_add_change (CwbReport *report, guint64 step, const char *change)
 {
   Change made = { .step = step, .set = g_strdup (change) };
   g_array_append_val (report->changes, made);
+}
+
+void
+cwb_report_set_compare (CwbReport *report, const char *role, const char *other,
+                        char *const *changes)
+{
+  g_free (report->compare_role);
+  g_free (report->compare_other);
+  g_strfreev (report->compare_changes);
+  report->compare_role = g_strdup (role);
+  report->compare_other = g_strdup (other);
+  report->compare_changes = g_strdupv ((char **) changes);
+}
+
+void
+cwb_report_add_compare_step (CwbReport *report, double time, const CwbCompareMeasure *measure,
+                             const char *farthest)
+{
+  CompareStep step = { .time = time, .measure = *measure, .farthest = g_strdup (farthest) };
+  g_array_append_val (report->compare_steps, step);
 }
 
 void
@@ -98,6 +142,60 @@ add_vector (JsonBuilder *b, const char *name, const double *v, int n)
   for (int k = 0; k < n; k++)
     json_builder_add_double_value (b, v[k]);
   json_builder_end_array (b);
+}
+
+static void
+add_string_or_null (JsonBuilder *b, const char *name, const char *value)
+{
+  json_builder_set_member_name (b, name);
+  if (value != NULL)
+    json_builder_add_string_value (b, value);
+  else
+    json_builder_add_null_value (b);
+}
+
+/* "compare": null for a lone run; for a side of an A/B compare, which side, the other's
+ * report, B's changes and the difference after every step both made. */
+static void
+add_compare (JsonBuilder *b, const CwbReport *report)
+{
+  json_builder_set_member_name (b, "compare");
+  if (report->compare_role == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  add_string_or_null (b, "role", report->compare_role);
+  add_string_or_null (b, "other_report", report->compare_other);
+  json_builder_set_member_name (b, "changes");
+  json_builder_begin_array (b);
+  for (char **c = report->compare_changes; c != NULL && *c != NULL; c++)
+    json_builder_add_string_value (b, *c);
+  json_builder_end_array (b);
+  json_builder_set_member_name (b, "per_step");
+  json_builder_begin_array (b);
+  for (guint s = 0; s < report->compare_steps->len; s++)
+    {
+      const CompareStep *step = &g_array_index (report->compare_steps, CompareStep, s);
+      const CwbCompareMeasure *m = &step->measure;
+      json_builder_begin_object (b);
+      add_number_or_null (b, "t", step->time);
+      json_builder_set_member_name (b, "matched_bodies");
+      json_builder_add_int_value (b, (gint64) m->matched);
+      add_number_or_null (b, "max_distance", m->matched > 0 ? m->max_distance : NAN);
+      add_string_or_null (b, "farthest_body", step->farthest);
+      add_number_or_null (b, "max_angle", m->matched > 0 ? m->max_angle : NAN);
+      add_vector (b, "kinetic_energy", m->kinetic_energy, 2);
+      json_builder_set_member_name (b, "contacts");
+      json_builder_begin_array (b);
+      json_builder_add_int_value (b, (gint64) m->contacts[0]);
+      json_builder_add_int_value (b, (gint64) m->contacts[1]);
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
 }
 
 JsonNode *
@@ -215,11 +313,9 @@ cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms
   g_autofree char *hash = g_strdup_printf ("%016" G_GINT64_MODIFIER "x",
                                            cwb_world_state_hash (world));
   json_builder_add_string_value (b, hash);
-  json_builder_set_member_name (b, "failure");
-  if (failure != NULL)
-    json_builder_add_string_value (b, failure);
-  else
-    json_builder_add_null_value (b);
+  add_string_or_null (b, "failure", failure);
+  /* Beyond the contract (additive): the A/B compare this run was one side of (--compare). */
+  add_compare (b, report);
   json_builder_end_object (b);
   return json_builder_get_root (b);
 }

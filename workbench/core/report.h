@@ -4,6 +4,7 @@
 
 #include <json-glib/json-glib.h>
 
+#include "compare.h"
 #include "world.h"
 
 G_BEGIN_DECLS
@@ -19,6 +20,17 @@ void cwb_report_add_step (CwbReport *report, const CwbWorld *world);
 
 /* Records a change made during the run after `step` steps ("KEY=VALUE", --at). */
 void cwb_report_add_change (CwbReport *report, guint64 step, const char *change);
+
+/* Makes the report one side of an A/B compare (--compare): `role` "a" or "b", `other` the
+ * other side's report path (NULL when it writes none), `changes` the "KEY=VALUE" that made B
+ * (NULL-terminated). Its "compare" member is null otherwise. */
+void cwb_report_set_compare (CwbReport *report, const char *role, const char *other,
+                             char *const *changes);
+
+/* Records the difference after a step that both sides made; `farthest` names the body of
+ * measure->farthest (NULL when none is matched). */
+void cwb_report_add_compare_step (CwbReport *report, double time,
+                                  const CwbCompareMeasure *measure, const char *farthest);
 
 /* The report as JSON, with the final body states of `world` and the measured wall time. */
 JsonNode *cwb_report_build (const CwbReport *report, const CwbWorld *world, double wall_ms,

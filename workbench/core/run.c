@@ -114,13 +114,41 @@ swap_plugins (CwbWorld *world, CwbScene *scene, const Touched *t, GError **error
          || cwb_world_set_plugin_params (world, CWB_PLUGIN_SOLVER, scene->solver_params, error);
 }
 
-/* Makes the changes due after `done` steps (from order[*next] on) to the scene, then to the
- * world: the plugins swapped or their parameters set in place, or the world rebuilt. */
-static gboolean
-make_changes (CwbWorld **world, const CwbRunOptions *o, CwbReport *report, GPtrArray *order,
-              guint *next, guint64 done, GError **error)
+/* One side of a run: a world with its scene, report, residuals and the changes still to
+ * make. A lone run has one; an A/B compare two. */
+typedef struct Leg {
+  const char *label;            /* "A: " or "B: " in a compare's messages, "" alone */
+  CwbWorld **world;
+  CwbScene *scene;
+  const char *report_path;
+  const char *residuals_path;
+  CwbReport *report;
+  CwbResidualLog *residuals;
+  GPtrArray *order;             /* the changes in the order they apply */
+  guint next;                   /* the first not made yet */
+  gint64 step_ns;               /* time inside its steps and changes */
+  GError *error;                /* what stopped it; NULL while it runs */
+} Leg;
+
+static void
+leg_clear (Leg *leg)
 {
-  CwbScene *scene = o->scene;
+  g_clear_pointer (&leg->report, cwb_report_free);
+  g_clear_pointer (&leg->residuals, cwb_residual_log_free);
+  g_clear_pointer (&leg->order, g_ptr_array_unref);
+  g_clear_error (&leg->error);
+}
+
+/* Makes the changes due after `done` steps (from order[next] on) to the leg's scene, then
+ * to its world: the plugins swapped or their parameters set in place, or the world
+ * rebuilt. */
+static gboolean
+make_changes (Leg *leg, const CwbRunOptions *o, guint64 done, GError **error)
+{
+  CwbScene *scene = leg->scene;
+  CwbWorld **world = leg->world;
+  GPtrArray *order = leg->order;
+  guint *next = &leg->next;
   Touched t = { .contact_params = FALSE };
   guint first = *next;
   for (; *next < order->len && ((const CwbRunChange *) order->pdata[*next])->step == done;
@@ -156,8 +184,80 @@ make_changes (CwbWorld **world, const CwbRunOptions *o, CwbReport *report, GPtrA
       return FALSE;
     }
   for (guint c = first; c < *next; c++)
-    cwb_report_add_change (report, done, ((const CwbRunChange *) order->pdata[c])->set);
+    cwb_report_add_change (leg->report, done, ((const CwbRunChange *) order->pdata[c])->set);
   return TRUE;
+}
+
+/* One step of a leg that still runs, with the changes due before it; on failure the leg
+ * keeps its error and stops. */
+static void
+leg_step (Leg *leg, const CwbRunOptions *o, guint64 k)
+{
+  if (leg->error != NULL)
+    return;
+  gint64 start = cwb_clock_ns ();
+  if (make_changes (leg, o, k, &leg->error) && cwb_world_step (*leg->world, &leg->error))
+    {
+      cwb_report_add_step (leg->report, *leg->world);
+      if (leg->residuals != NULL)
+        cwb_residual_log_add_step (leg->residuals, *leg->world);
+    }
+  leg->step_ns += cwb_clock_ns () - start;
+}
+
+/* Writes the leg's report and residuals; a failed write is its error unless a step already
+ * failed (that error wins). */
+static void
+leg_write (Leg *leg)
+{
+  double wall_ms = leg->step_ns * 1e-6;
+  const char *failure = leg->error != NULL ? leg->error->message : NULL;
+  GError **write_error = leg->error == NULL ? &leg->error : NULL;
+  if (leg->report_path != NULL)
+    cwb_report_write (leg->report, *leg->world, wall_ms, failure, leg->report_path,
+                      write_error);
+  if (leg->residuals_path != NULL && leg->error == NULL)
+    cwb_residual_log_write (leg->residuals, leg->residuals_path, &leg->error);
+  else if (leg->residuals_path != NULL)
+    cwb_residual_log_write (leg->residuals, leg->residuals_path, NULL);
+}
+
+static void
+leg_init (Leg *leg, const char *label, CwbWorld **world, CwbScene *scene, const char *report,
+          const char *residuals, const CwbRunOptions *o)
+{
+  *leg = (Leg) { .label = label, .world = world, .scene = scene, .report_path = report,
+                 .residuals_path = residuals };
+  leg->report = cwb_report_new (o->scene_path);
+  leg->residuals = residuals != NULL ? cwb_residual_log_new () : NULL;
+  leg->order = changes_in_order (o->changes, o->n_changes);
+}
+
+/* The compare's summary: where B stands against A after the run. */
+static void
+print_summary (FILE *out, const Leg legs[2], const CwbCompareMeasure *m, guint64 both)
+{
+  const char *side[2] = { "A", "B" };
+  for (int k = 0; k < 2; k++)
+    {
+      CwbWorld *world = *legs[k].world;
+      const char *model = cwb_world_contact_model_name (world);
+      guint64 steps = cwb_world_step_count (world);
+      fprintf (out, "%s: contact %s, solver %s: %" G_GUINT64_FORMAT " steps, %.1f steps/s%s%s\n",
+               side[k], model != NULL ? model : "none", cwb_world_solver_name (world), steps,
+               legs[k].step_ns > 0 ? steps / (legs[k].step_ns * 1e-9) : 0.0,
+               legs[k].error != NULL ? ", stopped: " : "",
+               legs[k].error != NULL ? legs[k].error->message : "");
+    }
+  fprintf (out, "B against A after %" G_GUINT64_FORMAT " steps of both: ", both);
+  if (m->matched > 0)
+    fprintf (out, "bodies %.6g m apart at most (%s), turned %.6g deg at most; ",
+             m->max_distance, cwb_world_body_name (*legs[0].world, (size_t) m->farthest),
+             m->max_angle * 180 / G_PI);
+  else
+    fprintf (out, "no moving body in both; ");
+  fprintf (out, "kinetic energy %.6g J / %.6g J; contacts %zu / %zu\n", m->kinetic_energy[0],
+           m->kinetic_energy[1], m->contacts[0], m->contacts[1]);
 }
 
 gboolean
@@ -165,47 +265,73 @@ cwb_run_headless (CwbWorld **world, const CwbRunOptions *options, GError **error
 {
   g_return_val_if_fail (options->n_changes == 0
                         || (options->scene != NULL && options->rebuild != NULL), FALSE);
-  g_autoptr (CwbReport) report = cwb_report_new (options->scene_path);
-  g_autoptr (CwbResidualLog) residuals = options->residuals_path != NULL
-                                           ? cwb_residual_log_new () : NULL;
-  g_autoptr (GPtrArray) order = changes_in_order (options->changes, options->n_changes);
-  guint next = 0;
+  const CwbRunCompare *compare = options->compare;
+  size_t n_legs = compare != NULL ? 2 : 1;
+  Leg legs[2];
+  leg_init (&legs[0], compare != NULL ? "A: " : "", world, options->scene,
+            options->report_path, options->residuals_path, options);
+  if (compare != NULL)
+    {
+      leg_init (&legs[1], "B: ", compare->world, compare->scene, compare->report_path,
+                compare->residuals_path, options);
+      cwb_report_set_compare (legs[0].report, "a", compare->report_path, compare->changes);
+      cwb_report_set_compare (legs[1].report, "b", options->report_path, compare->changes);
+    }
   CwbProgressLine line;
   cwb_progress_line_init (&line, stderr, options->progress);
-  GError *step_error = NULL;
   gint64 start = cwb_clock_ns ();
+  /* The difference after the last step both sides made: at first, of the states they start
+   * from. */
+  CwbCompareMeasure measure = { .farthest = -1 };
+  if (compare != NULL)
+    cwb_compare_worlds (*legs[0].world, *legs[1].world, &measure);
+  guint64 both = 0;
 
   for (guint64 k = 0; k < options->steps; k++)
     {
-      if (!make_changes (world, options, report, order, &next, k, &step_error))
+      gboolean running = FALSE;
+      for (size_t l = 0; l < n_legs; l++)
+        {
+          leg_step (&legs[l], options, k);
+          running |= legs[l].error == NULL;
+        }
+      if (!running)
         break;
-      if (!cwb_world_step (*world, &step_error))
-        break;
-      cwb_report_add_step (report, *world);
-      if (residuals != NULL)
-        cwb_residual_log_add_step (residuals, *world);
+      if (compare != NULL && legs[0].error == NULL && legs[1].error == NULL)
+        {
+          cwb_compare_worlds (*legs[0].world, *legs[1].world, &measure);
+          const char *farthest = measure.farthest >= 0
+                                   ? cwb_world_body_name (*legs[0].world,
+                                                          (size_t) measure.farthest)
+                                   : NULL;
+          double time = cwb_world_time (*legs[0].world);
+          for (size_t l = 0; l < 2; l++)
+            cwb_report_add_compare_step (legs[l].report, time, &measure, farthest);
+          both = k + 1;
+        }
       if (cwb_progress_line_due (&line, k + 1 == options->steps))
-        draw_progress (&line, *world, k + 1, options->steps, cwb_clock_ns () - start);
+        draw_progress (&line, *legs[0].world, k + 1, options->steps, cwb_clock_ns () - start);
     }
   /* The last state stays on screen: the run's summary. */
   cwb_progress_line_end (&line);
-  double wall_ms = (cwb_clock_ns () - start) * 1e-6;
 
-  /* A failed write is the run's error unless a step already failed (that error wins). */
-  if (options->report_path != NULL
-      && !cwb_report_write (report, *world, wall_ms,
-                            step_error != NULL ? step_error->message : NULL,
-                            options->report_path, step_error == NULL ? error : NULL)
-      && step_error == NULL)
-    return FALSE;
-  if (residuals != NULL
-      && !cwb_residual_log_write (residuals, options->residuals_path,
-                                  step_error == NULL ? error : NULL)
-      && step_error == NULL)
-    return FALSE;
-  if (step_error != NULL)
+  GError *first = NULL;
+  for (size_t l = 0; l < n_legs; l++)
     {
-      g_propagate_error (error, step_error);
+      leg_write (&legs[l]);
+      if (first == NULL && legs[l].error != NULL)
+        {
+          first = g_error_copy (legs[l].error);
+          g_prefix_error (&first, "%s", legs[l].label);
+        }
+    }
+  if (compare != NULL && options->summary != NULL)
+    print_summary (options->summary, legs, &measure, both);
+  for (size_t l = 0; l < n_legs; l++)
+    leg_clear (&legs[l]);
+  if (first != NULL)
+    {
+      g_propagate_error (error, first);
       return FALSE;
     }
   return TRUE;

@@ -2,6 +2,8 @@
  * a terminal. */
 #pragma once
 
+#include <stdio.h>
+
 #include "report.h"
 #include "world.h"
 
@@ -16,6 +18,17 @@ typedef struct CwbRunChange {
 /* Builds a world from the changed scene, for a change that is not the contact model's or the
  * solver's (cwb_run_headless carries the bodies' states into it). */
 typedef CwbWorld *(*CwbRunRebuild) (const CwbScene *scene, gpointer user_data, GError **error);
+
+/* The second side of an A/B compare (--compare, compare.h): a world B built from `scene`,
+ * A's scene with `changes` applied, stepped in lockstep with A. The run's --at changes go to
+ * both sides. */
+typedef struct CwbRunCompare {
+  CwbWorld **world;           /* may be replaced by a rebuild, as A's */
+  CwbScene *scene;
+  char *const *changes;       /* "KEY=VALUE", NULL-terminated: what made B */
+  const char *report_path;    /* NULL: no report for B */
+  const char *residuals_path; /* NULL: no residual CSV for B */
+} CwbRunCompare;
 
 typedef struct CwbRunOptions {
   guint64 steps;
@@ -33,6 +46,11 @@ typedef struct CwbRunOptions {
   CwbScene *scene;
   CwbRunRebuild rebuild;
   gpointer rebuild_data;
+  /* NULL: a lone run. Else both sides step in lockstep; each report gets the difference
+   * after every step both made; a side that fails stops with its last good state while the
+   * other runs on; a summary of the two goes to `summary` (NULL: none). */
+  const CwbRunCompare *compare;
+  FILE *summary;
 } CwbRunOptions;
 
 /* Checks the changes before a run: each "KEY=VALUE" is applied in turn to a copy of `scene`
@@ -44,7 +62,8 @@ gboolean cwb_run_check_changes (const CwbScene *scene, const CwbRunChange *chang
 /* Runs the steps, making the changes on the way; *world may be replaced by a rebuild. On a
  * failed step or a refused change it stops, keeps the last good state, still writes the
  * report (with "failure" set) and the residuals of the steps done, and returns FALSE with
- * the error. */
+ * the error (with a compare: the first side's to fail, its message starting "A: " or
+ * "B: "). */
 gboolean cwb_run_headless (CwbWorld **world, const CwbRunOptions *options, GError **error);
 
 G_END_DECLS
