@@ -1301,6 +1301,144 @@ test_plot_hover (void)
   fixture_close (&f);
 }
 
+/* A world of the scene file `relative` with --set style changes, stepped `steps` times
+ * headless in this process: the reference for the window's runs. */
+static guint64
+headless_hash (const char *relative, const char *const *sets, int steps)
+{
+  g_autofree char *path = source_path (relative);
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) scene = cwb_scene_load (path, &error);
+  g_assert_no_error (error);
+  g_assert_true (cwb_scene_apply_sets (scene, (char *const *) sets, &error));
+  g_autoptr (CwbRegistry) registry = test_registry ();
+  g_autoptr (CwbWorld) world = cwb_world_new (scene, registry, &error);
+  g_assert_no_error (error);
+  for (int k = 0; k < steps; k++)
+    g_assert_true (cwb_world_step (world, &error));
+  return cwb_world_state_hash (world);
+}
+
+static gboolean
+is_window_titled (GtkWidget *w, const char *what)
+{
+  return GTK_IS_WINDOW (w) && g_strcmp0 (gtk_window_get_title (GTK_WINDOW (w)), what) == 0;
+}
+
+/* The toplevel titled `title`, or NULL. */
+static GtkWindow *
+toplevel_titled (const char *title)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();   /* GTK's own */
+  for (guint k = 0; k < g_list_model_get_n_items (toplevels); k++)
+    {
+      g_autoptr (GtkWidget) w = g_list_model_get_item (toplevels, k);
+      if (is_window_titled (w, title))
+        return GTK_WINDOW (w);
+    }
+  return NULL;
+}
+
+static gboolean
+compare_shown (gpointer data)
+{
+  return cwb_app_window_compare_simulation (data) != NULL
+         && toplevel_titled ("Compare") == NULL;
+}
+
+/* Issue 19, "What no peer has": A/B compare. From the main menu's Compare, B's change typed
+ * into the dialog (the box's friction 0.5 -> 0.1) and Return: a second view shows B beside
+ * A. Forty steps by the step field and "." in the view take both forty steps, and each ends
+ * bit for bit where a headless run of its scene ends (state hashes), so lockstep shares
+ * nothing between the two. Played for a while then paused, both stand at one step; the line
+ * under the views reads their difference there, and End Compare leaves A alone. */
+static void
+test_compare_in_lockstep (void)
+{
+  SKIP_WITHOUT_X11 ();
+  Fixture f = { 0 };
+  const char *scene = "scenes/penalty-incline.yaml";
+  fixture_open (&f, scene);
+  GtkWidget *titlebar = gtk_window_get_titlebar (GTK_WINDOW (f.window));
+  GtkWidget *menu = find_widget (titlebar, is_menu_button_with_icon, "open-menu-symbolic");
+  g_assert_nonnull (menu);
+  click (menu);
+  GtkWidget *popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (menu)));
+  GtkWidget *item = find_widget (popover, is_menu_item, "_Compare\u2026");
+  if (item == NULL)
+    item = find_widget (popover, is_menu_item, "Compare\u2026");
+  g_assert_nonnull (item);
+  click (item);
+  pump (200);
+  GtkWindow *dialog = toplevel_titled ("Compare");
+  g_assert_nonnull (dialog);
+  /* No window manager: the dialog gets the keyboard as a click on it would give it. */
+  Display *dpy = x_display (GTK_WIDGET (dialog));
+  XSetInputFocus (dpy, gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (dialog))),
+                  RevertToParent, CurrentTime);
+  XSync (dpy, False);
+  pump (100);
+  type_text (GTK_WIDGET (dialog), "bodies.box.friction=0.1");
+  press_key (GTK_WIDGET (dialog), XK_Return, FALSE, FALSE);
+  g_assert_true (iterate_until (compare_shown, f.window, 30));
+  CwbSimulation *a = cwb_app_window_simulation (f.window);
+  CwbSimulation *b = cwb_app_window_compare_simulation (f.window);
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (cwb_app_window_compare_viewport (f.window))));
+
+  /* Forty steps of both, through the field beside Step and "." in A's view. */
+  Window xid = gdk_x11_surface_get_xid (gtk_native_get_surface (GTK_NATIVE (f.window)));
+  XSetInputFocus (dpy, xid, RevertToParent, CurrentTime);
+  XSync (dpy, False);
+  pump (100);
+  GtkWidget *count = find_widget (GTK_WIDGET (f.window), is_spin_button,
+                                  "Steps per click of Step (and per press of .)");
+  point_at_xy (count, 12, gtk_widget_get_height (count) / 2.0);
+  press_button (count, 1);
+  press_key (count, XK_a, FALSE, TRUE);
+  type_text (count, "40");
+  press_key (count, XK_Return, FALSE, FALSE);
+  step_from_view (&f, 1);
+  cwb_simulation_wait_idle (b);
+  g_autoptr (CwbSnapshot) sa = cwb_simulation_latest (a);
+  g_autoptr (CwbSnapshot) sb = cwb_simulation_latest (b);
+  g_assert_cmpuint (sa->steps, ==, 40);
+  g_assert_cmpuint (sb->steps, ==, 40);
+  const char *change[] = { "bodies.box.friction=0.1", NULL };
+  g_assert_cmpuint (cwb_snapshot_state_hash (sa), ==, headless_hash (scene, NULL, 40));
+  g_assert_cmpuint (cwb_snapshot_state_hash (sb), ==, headless_hash (scene, change, 40));
+  g_assert_cmpuint (cwb_snapshot_state_hash (sa), !=, cwb_snapshot_state_hash (sb));
+
+  /* Played, then paused: one step for both, and the readout is of that step. Both keep to
+   * real time, as A alone does (test_slow_motion's bound at 1x, plus the lockstep's lead of
+   * 8 steps: the pause lets the side behind catch up). */
+  GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f.window));
+  gint64 start_us = g_get_monotonic_time ();
+  press_key (view, XK_space, FALSE, FALSE);
+  pump (600);
+  press_key (view, XK_space, FALSE, FALSE);
+  double wall = (double) (g_get_monotonic_time () - start_us) * 1e-6;
+  cwb_simulation_wait_idle (a);
+  cwb_simulation_wait_idle (b);
+  pump (300);
+  g_autoptr (CwbSnapshot) pa = cwb_simulation_latest (a);
+  g_autoptr (CwbSnapshot) pb = cwb_simulation_latest (b);
+  g_test_message ("after play and pause: A at %" G_GUINT64_FORMAT ", B at %" G_GUINT64_FORMAT
+                  "; %s", pa->steps, pb->steps, cwb_app_window_compare_readout (f.window));
+  g_assert_cmpuint (pa->steps, >, 40);
+  g_assert_cmpuint (pa->steps, ==, pb->steps);
+  g_test_message ("%.3f s simulated in %.3f s of wall time", pa->time - sa->time, wall);
+  g_assert_cmpfloat (pa->time - sa->time, <=, wall + 0.1 + 9 * pa->dt);
+  g_autofree char *expected = g_strdup_printf ("B against A at step %" G_GUINT64_FORMAT " ",
+                                               pa->steps);
+  g_assert_true (g_str_has_prefix (cwb_app_window_compare_readout (f.window), expected));
+  g_assert_nonnull (strstr (cwb_app_window_compare_readout (f.window), "(box)"));
+
+  g_action_group_activate_action (G_ACTION_GROUP (f.window), "compare-end", NULL);
+  g_assert_null (cwb_app_window_compare_simulation (f.window));
+  g_assert_true (gtk_widget_get_mapped (view));
+  fixture_close (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1332,5 +1470,6 @@ main (int argc, char **argv)
   g_test_add_func ("/input/pointing/slow-motion", test_slow_motion);
   g_test_add_func ("/input/typing/step-n", test_step_n);
   g_test_add_func ("/input/pointing/plot-hover", test_plot_hover);
+  g_test_add_func ("/input/typing/compare-in-lockstep", test_compare_in_lockstep);
   return g_test_run ();
 }

@@ -446,6 +446,53 @@ test_draw_cursor (void)
   g_object_unref (panel);
 }
 
+/* Issue 19, A/B compare: side B's steps (a kinetic energy twice A's) are drawn over A's in
+ * B's colour on the same scales, so both show. Pixels of a curve's exact colour are those its
+ * 1.5 px line covers fully; B's dashes cover 6 px of every 10, so B gets over a fifth of the
+ * count A's solid curve gets alone (0.6 of the length, less the dash ends' partial pixels),
+ * and A, drawn under B, keeps over half of its own; none of B's before B has steps or after
+ * the compare is cleared, when A's count is back to what it was; the hover reads both. */
+static void
+test_draw_compare (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CwbPlotPanel *panel = CWB_PLOT_PANEL (g_object_ref_sink (cwb_plot_panel_new ()));
+  push_steps (panel, 0, 300);
+  guint8 rgb_a[3], rgb_b[3];
+  cwb_plot_strip_rgb (CWB_PLOT_STRIP_KINETIC_ENERGY, rgb_a);
+  cwb_plot_compare_rgb (CWB_PLOT_STRIP_KINETIC_ENERGY, rgb_b);
+  const int width = 640, height = 560;
+  cairo_surface_t *alone = draw_panel (panel, width, height);
+  g_assert_cmpuint (count_pixels (alone, rgb_b), ==, 0);
+  size_t a_alone = count_pixels (alone, rgb_a);
+  cairo_surface_destroy (alone);
+  for (size_t i = 0; i < 300; i++)
+    {
+      CwbStepStats st = make_step (i, step_time (i));
+      st.kinetic_energy *= 2;
+      cwb_plot_panel_push_compare (panel, &st);
+    }
+  cwb_plot_panel_set_hover (panel, width / 2.0, 8 + 16 + 10);
+  cairo_surface_t *both = draw_panel (panel, width, height);
+  size_t a = count_pixels (both, rgb_a), b = count_pixels (both, rgb_b);
+  g_test_message ("A alone %zu pixels; with B: A %zu, B %zu", a_alone, a, b);
+  g_assert_cmpuint (a_alone, >, width / 4);
+  g_assert_cmpuint (2 * a, >, a_alone);
+  g_assert_cmpuint (5 * b, >, a_alone);
+  const char *text = cwb_plot_panel_hover_text (panel);
+  g_assert_nonnull (text);
+  g_assert_nonnull (strstr (text, "(A), "));
+  g_assert_true (g_str_has_suffix (text, "(B)"));
+  cairo_surface_destroy (both);
+  cwb_plot_panel_clear_compare (panel);
+  cwb_plot_panel_set_hover (panel, NAN, NAN);
+  cairo_surface_t *after = draw_panel (panel, width, height);
+  g_assert_cmpuint (count_pixels (after, rgb_b), ==, 0);
+  g_assert_cmpuint (count_pixels (after, rgb_a), ==, a_alone);
+  cairo_surface_destroy (after);
+  g_object_unref (panel);
+}
+
 /* Issue 19, "Controls a lecture needs": hover values. The pointer over the kinetic energy's
  * plot (its first strip, half way across) gets a label with the time and value of the kept
  * step nearest to it: the label's time is a kept step's, about half way through the 0.3 s
@@ -833,6 +880,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/plots/draw/labels-fit-a-large-font", test_labels_fit_a_large_font);
   g_test_add_func ("/app/plots/draw/cursor", test_draw_cursor);
   g_test_add_func ("/app/plots/draw/hover", test_draw_hover);
+  g_test_add_func ("/app/plots/draw/compare", test_draw_compare);
   g_test_add_func ("/app/plugins-window/rows", test_plugins_window_rows);
   g_test_add_func ("/app/plugins-window/empty", test_plugins_window_empty);
   return g_test_run ();

@@ -784,7 +784,6 @@ test_compare_failures (void)
   check_bad_input ("--compare: ", "--headless", scene, "--compare", "solver.no_such=1", NULL);
   check_bad_input ("--compare: ", "--headless", scene, "--compare", "contact.model=nothing",
                    NULL);
-  check_bad_input ("--compare runs headless", scene, "--compare", "world.dt=0.001", NULL);
 }
 
 int

@@ -14,6 +14,7 @@ struct _CwbAppApplication {
   CwbAppOptions options;
   char *scene_path;
   char **sets;
+  char **compare;     /* until the first window takes it */
   int exit_status;
 };
 
@@ -153,6 +154,7 @@ application_finalize (GObject *object)
   cwb_registry_free (self->registry);
   g_free (self->scene_path);
   g_strfreev (self->sets);
+  g_strfreev (self->compare);
   G_OBJECT_CLASS (cwb_app_application_parent_class)->finalize (object);
 }
 
@@ -182,8 +184,15 @@ cwb_app_application_new (CwbRegistry *registry, const CwbAppOptions *options)
   self->sets = g_strdupv (options->sets);
   self->options.scene_path = self->scene_path;
   self->options.sets = self->sets;
-
+  self->compare = g_strdupv (options->compare);
+  self->options.compare = NULL;
   return self;
+}
+
+char **
+cwb_app_application_take_compare (CwbAppApplication *self)
+{
+  return g_steal_pointer (&self->compare);
 }
 
 CwbRegistry *

@@ -29,12 +29,18 @@ typedef struct CwbAppOptions {
   /* With bench_frames: run the self_test_steps steps first and measure the frames after the
    * run has stopped (drawing a settled scene with its contacts, nothing stepping). */
   gboolean bench_paused;
+  /* --compare: the first window opens as an A/B compare, B with these changes (KEY=VALUE,
+   * NULL-terminated, may be NULL). */
+  char **compare;
 } CwbAppOptions;
 
 /* Takes the registry. */
 CwbAppApplication *cwb_app_application_new (CwbRegistry *registry, const CwbAppOptions *options);
 CwbRegistry *cwb_app_application_registry (CwbAppApplication *app);
 const CwbAppOptions *cwb_app_application_options (CwbAppApplication *app);
+/* The command line's --compare changes for the first window that asks (then NULL): a
+ * new reference the caller frees. */
+char **cwb_app_application_take_compare (CwbAppApplication *app);
 /* The exit status a self test asks for (0 otherwise). */
 void cwb_app_application_set_exit_status (CwbAppApplication *app, int status);
 int cwb_app_application_exit_status (CwbAppApplication *app);

@@ -70,6 +70,25 @@ cwb_plot_cursor_rgb (guint8 rgb[3])
   rgb[2] = cursor_rgb.b;
 }
 
+/* Side B of a compare: the strip's colour halfway to white. */
+static Rgb
+compare_rgb (CwbPlotStrip strip)
+{
+  Rgb c = strip_rgb[strip];
+  return (Rgb) { (guint8) ((c.r + 255) / 2), (guint8) ((c.g + 255) / 2),
+                 (guint8) ((c.b + 255) / 2) };
+}
+
+void
+cwb_plot_compare_rgb (CwbPlotStrip strip, guint8 rgb[3])
+{
+  g_return_if_fail (strip >= 0 && strip < CWB_PLOT_STRIP_COUNT);
+  Rgb c = compare_rgb (strip);
+  rgb[0] = c.r;
+  rgb[1] = c.g;
+  rgb[2] = c.b;
+}
+
 void
 cwb_plot_strip_rgb (CwbPlotStrip strip, guint8 rgb[3])
 {
@@ -316,7 +335,7 @@ quantity_value (const CwbStepStats *s, Quantity q)
 }
 
 typedef struct TimeCurve {
-  const CwbPlotView *view;
+  const CwbPlotRing *ring;
   Quantity quantity;
 } TimeCurve;
 
@@ -324,7 +343,7 @@ static void
 time_curve_at (const void *data, size_t i, double *x, double *y)
 {
   const TimeCurve *tc = data;
-  const CwbStepStats *s = cwb_plot_view_step (tc->view, i);
+  const CwbStepStats *s = cwb_plot_ring_step (tc->ring, i);
   *x = s->time;
   *y = quantity_value (s, tc->quantity);
 }
@@ -335,7 +354,7 @@ time_curve_at (const void *data, size_t i, double *x, double *y)
 static Quantity
 penetration_quantity (const CwbPlotView *view)
 {
-  for (size_t i = view->n; i > 0; i--)
+  for (size_t i = view->run.n; i > 0; i--)
     {
       const CwbStepStats *s = cwb_plot_view_step (view, i - 1);
       if (!isnan (s->intersection_volume))
@@ -355,7 +374,7 @@ mark_capped_steps (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, d
   double last_x = -1;
   set_rgb (cr, capped_rgb);
   cairo_set_line_width (cr, 1);
-  for (size_t i = 0; i < view->n; i++)
+  for (size_t i = 0; i < view->run.n; i++)
     {
       const CwbStepStats *s = cwb_plot_view_step (view, i);
       if (s->solver_converged != 0)
@@ -372,21 +391,21 @@ mark_capped_steps (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, d
 }
 
 /* The kept step nearest in time to `t` (the steps are in time order). */
-static size_t
-nearest_step (const CwbPlotView *view, double t)
+static const CwbStepStats *
+nearest_step (const CwbPlotRing *ring, double t)
 {
-  size_t lo = 0, hi = view->n - 1;
+  size_t lo = 0, hi = ring->n - 1;
   while (hi - lo > 1)
     {
       size_t mid = lo + (hi - lo) / 2;
-      if (cwb_plot_view_step (view, mid)->time < t)
+      if (cwb_plot_ring_step (ring, mid)->time < t)
         lo = mid;
       else
         hi = mid;
     }
-  double dlo = fabs (cwb_plot_view_step (view, lo)->time - t);
-  double dhi = fabs (cwb_plot_view_step (view, hi)->time - t);
-  return dhi < dlo ? hi : lo;
+  double dlo = fabs (cwb_plot_ring_step (ring, lo)->time - t);
+  double dhi = fabs (cwb_plot_ring_step (ring, hi)->time - t);
+  return cwb_plot_ring_step (ring, dhi < dlo ? hi : lo);
 }
 
 /* The pointer over a time plot: the nearest step's time and value in a label beside it,
@@ -396,14 +415,23 @@ draw_hover (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect plot
             double t1, Quantity q, gboolean log_scale, const char *unit)
 {
   double x = view->hover_x, y = view->hover_y;
-  if (view->n == 0 || isnan (x) || x < plot.x || x > plot.x + plot.w || y < plot.y
+  if (view->run.n == 0 || isnan (x) || x < plot.x || x > plot.x + plot.w || y < plot.y
       || y > plot.y + plot.h)
     return;
   double t = t1 > t0 ? t0 + (x - plot.x) / plot.w * (t1 - t0) : t1;
-  const CwbStepStats *s = cwb_plot_view_step (view, nearest_step (view, t));
+  const CwbStepStats *s = nearest_step (&view->run, t);
   double value = quantity_value (s, q);
   g_autofree char *text_value = format_value (log_scale ? pow (10, value) : value, unit);
   g_autofree char *text = g_strdup_printf ("t = %.4g s: %s", s->time, text_value);
+  if (view->compare.n > 0)
+    {
+      /* Side B's value at its step nearest to A's. */
+      double value_b = quantity_value (nearest_step (&view->compare, s->time), q);
+      g_autofree char *text_b = format_value (log_scale ? pow (10, value_b) : value_b, unit);
+      g_autofree char *both = g_strdup_printf ("%s (A), %s (B)", text, text_b);
+      g_free (text);
+      text = g_steal_pointer (&both);
+    }
   if (view->hover_text != NULL)
     g_string_assign (view->hover_text, text);
   double sx = t1 > t0 ? plot.x + (s->time - t0) / (t1 - t0) * plot.w : plot.x + plot.w;
@@ -439,6 +467,23 @@ draw_cursor (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, double 
   cairo_stroke (cr);
 }
 
+/* The time axis: from the first to the last step of the run and of side B together. */
+static void
+time_span (const CwbPlotView *view, double *t0, double *t1)
+{
+  const CwbPlotRing *rings[2] = { &view->run, &view->compare };
+  *t0 = INFINITY;
+  *t1 = -INFINITY;
+  for (int k = 0; k < 2; k++)
+    if (rings[k]->n > 0)
+      {
+        *t0 = fmin (*t0, cwb_plot_ring_step (rings[k], 0)->time);
+        *t1 = fmax (*t1, cwb_plot_ring_step (rings[k], rings[k]->n - 1)->time);
+      }
+  if (*t0 > *t1)
+    *t0 = *t1 = 0;
+}
+
 static void
 draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect strip,
                  CwbPlotStrip which, gboolean time_axis)
@@ -472,7 +517,7 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
     }
   gboolean log_scale = q == QUANTITY_LOG_RESIDUAL;
 
-  const CwbStepStats *newest = view->n > 0 ? cwb_plot_view_step (view, view->n - 1) : NULL;
+  const CwbStepStats *newest = view->run.n > 0 ? cwb_plot_view_step (view, view->run.n - 1) : NULL;
   double newest_value = newest != NULL ? quantity_value (newest, q) : NAN;
   g_autofree char *now = newest != NULL ? format_value (log_scale ? pow (10, newest_value)
                                                                   : newest_value, unit)
@@ -487,12 +532,22 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
 
   int n_cols = (int) plot.w;
   g_autofree Column *cols = g_new (Column, n_cols);
-  TimeCurve tc = { view, q };
-  Curve curve = { view->n, time_curve_at, &tc };
-  double t0 = view->n > 0 ? cwb_plot_view_step (view, 0)->time : 0;
-  double t1 = view->n > 0 ? cwb_plot_view_step (view, view->n - 1)->time : 0;
-  double lo, hi;
-  if (!decimate (&curve, t0, t1, cols, n_cols, &lo, &hi))
+  g_autofree Column *cols_b = g_new (Column, n_cols);
+  TimeCurve tc = { &view->run, q }, tc_b = { &view->compare, q };
+  Curve curve = { view->run.n, time_curve_at, &tc };
+  Curve curve_b = { view->compare.n, time_curve_at, &tc_b };
+  double t0, t1;
+  time_span (view, &t0, &t1);
+  double lo, hi, lo_b, hi_b;
+  gboolean any = decimate (&curve, t0, t1, cols, n_cols, &lo, &hi);
+  gboolean any_b = decimate (&curve_b, t0, t1, cols_b, n_cols, &lo_b, &hi_b);
+  if (any_b)
+    {
+      lo = any ? MIN (lo, lo_b) : lo_b;
+      hi = any ? MAX (hi, hi_b) : hi_b;
+      any = TRUE;
+    }
+  if (!any)
     {
       draw_no_data (cr, layout, plot, "no data");
     }
@@ -508,12 +563,20 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
       g_autofree char *min_text = g_strdup_printf ("%.3g", log_scale ? pow (10, lo) : lo);
       draw_y_labels (cr, layout, plot, max_text, min_text);
       stroke_columns (cr, plot, cols, n_cols, lo, hi, strip_rgb[which]);
+      if (any_b)
+        {
+          /* B dashed over A, so that where they agree both still show. */
+          const double dash[] = { 6, 4 };
+          cairo_set_dash (cr, dash, 2, 0);
+          stroke_columns (cr, plot, cols_b, n_cols, lo, hi, compare_rgb (which));
+          cairo_set_dash (cr, NULL, 0, 0);
+        }
       if (q == QUANTITY_ITERATIONS)
         mark_capped_steps (view, cr, plot, t0, t1);
       draw_cursor (view, cr, plot, t0, t1);
       draw_hover (view, cr, layout, plot, t0, t1, q, log_scale, unit);
     }
-  if (time_axis && view->n > 0)
+  if (time_axis && view->run.n > 0)
     {
       g_autofree char *from = g_strdup_printf ("t = %.4g s", t0);
       g_autofree char *to = g_strdup_printf ("%.4g s", t1);
@@ -573,7 +636,7 @@ draw_residuals (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect 
 static void
 draw_phases (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect strip)
 {
-  const CwbStepStats *last = view->n > 0 ? cwb_plot_view_step (view, view->n - 1) : NULL;
+  const CwbStepStats *last = view->run.n > 0 ? cwb_plot_view_step (view, view->run.n - 1) : NULL;
   double total = 0;
   for (int p = 0; last != NULL && p < CWB_PHASE_COUNT; p++)
     if (isfinite (last->phase_ms[p]) && last->phase_ms[p] > 0)
@@ -634,8 +697,12 @@ cwb_plot_view_draw (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, i
                     int height)
 {
   g_return_if_fail (view != NULL);
-  g_return_if_fail (view->n == 0 || (view->steps != NULL && view->head < view->capacity
-                                     && view->n <= view->capacity));
+  g_return_if_fail (view->run.n == 0 || (view->run.steps != NULL
+                                         && view->run.head < view->run.capacity
+                                         && view->run.n <= view->run.capacity));
+  g_return_if_fail (view->compare.n == 0 || (view->compare.steps != NULL
+                                             && view->compare.head < view->compare.capacity
+                                             && view->compare.n <= view->compare.capacity));
   g_return_if_fail (view->residuals != NULL || view->n_residuals == 0);
   g_return_if_fail (cr != NULL);
   g_return_if_fail (PANGO_IS_LAYOUT (layout));

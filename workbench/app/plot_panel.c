@@ -24,11 +24,8 @@ struct _CwbPlotPanel {
   GtkWidget *area;
   GtkWidget *toggles[CWB_PLOT_STRIP_COUNT];
 
-  /* The ring of kept steps, oldest at `head`, `n` of them, in time order. */
-  CwbStepStats *steps;
-  size_t capacity;
-  size_t head;
-  size_t n;
+  CwbPlotRing run;       /* the run's steps */
+  CwbPlotRing compare;   /* side B's in an A/B compare; empty otherwise */
 
   double *residuals;
   size_t n_residuals;
@@ -42,11 +39,6 @@ struct _CwbPlotPanel {
 
 G_DEFINE_FINAL_TYPE (CwbPlotPanel, cwb_plot_panel, GTK_TYPE_WIDGET)
 
-static const CwbStepStats *
-step_at (const CwbPlotPanel *panel, size_t i)
-{
-  return &panel->steps[(panel->head + i) % panel->capacity];
-}
 
 static gboolean
 on_redraw_timeout (gpointer data)
@@ -76,18 +68,53 @@ schedule_redraw (CwbPlotPanel *panel)
 
 /* Re-allocates the ring to `capacity`, its steps moved to the front in order. */
 static void
-ring_resize (CwbPlotPanel *panel, size_t capacity)
+ring_resize (CwbPlotRing *ring, size_t capacity)
 {
   CwbStepStats *steps = g_new (CwbStepStats, capacity);
-  size_t first = panel->n > 0 ? MIN (panel->n, panel->capacity - panel->head) : 0;
+  size_t first = ring->n > 0 ? MIN (ring->n, ring->capacity - ring->head) : 0;
   if (first > 0)
-    memcpy (steps, panel->steps + panel->head, first * sizeof *steps);
-  if (panel->n > first)
-    memcpy (steps + first, panel->steps, (panel->n - first) * sizeof *steps);
-  g_free (panel->steps);
-  panel->steps = steps;
-  panel->capacity = capacity;
-  panel->head = 0;
+    memcpy (steps, ring->steps + ring->head, first * sizeof *steps);
+  if (ring->n > first)
+    memcpy (steps + first, ring->steps, (ring->n - first) * sizeof *steps);
+  g_free (ring->steps);
+  ring->steps = steps;
+  ring->capacity = capacity;
+  ring->head = 0;
+}
+
+static void
+ring_push (CwbPlotRing *ring, const CwbStepStats *stats)
+{
+  if (ring->n == ring->capacity && ring->capacity < CWB_PLOT_PANEL_MAX_STEPS)
+    ring_resize (ring, MIN (MAX (2 * ring->capacity, INITIAL_CAPACITY),
+                            CWB_PLOT_PANEL_MAX_STEPS));
+  if (ring->n < ring->capacity)
+    {
+      ring->steps[(ring->head + ring->n) % ring->capacity] = *stats;
+      ring->n++;
+    }
+  else
+    {
+      /* Full: the newest step takes the oldest one's place. */
+      ring->steps[ring->head] = *stats;
+      ring->head = (ring->head + 1) % ring->capacity;
+    }
+}
+
+/* Drops the steps after `time`. From the newest: the steps are in time order, so this drops
+ * exactly those and costs only what it drops. */
+static void
+ring_truncate (CwbPlotRing *ring, double time)
+{
+  while (ring->n > 0 && cwb_plot_ring_step (ring, ring->n - 1)->time > time)
+    ring->n--;
+}
+
+static void
+ring_clear (CwbPlotRing *ring)
+{
+  g_clear_pointer (&ring->steps, g_free);
+  ring->capacity = ring->head = ring->n = 0;
 }
 
 void
@@ -95,20 +122,24 @@ cwb_plot_panel_push (CwbPlotPanel *panel, const CwbStepStats *stats)
 {
   g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
   g_return_if_fail (stats != NULL);
-  if (panel->n == panel->capacity && panel->capacity < CWB_PLOT_PANEL_MAX_STEPS)
-    ring_resize (panel, MIN (MAX (2 * panel->capacity, INITIAL_CAPACITY),
-                             CWB_PLOT_PANEL_MAX_STEPS));
-  if (panel->n < panel->capacity)
-    {
-      panel->steps[(panel->head + panel->n) % panel->capacity] = *stats;
-      panel->n++;
-    }
-  else
-    {
-      /* Full: the newest step takes the oldest one's place. */
-      panel->steps[panel->head] = *stats;
-      panel->head = (panel->head + 1) % panel->capacity;
-    }
+  ring_push (&panel->run, stats);
+  schedule_redraw (panel);
+}
+
+void
+cwb_plot_panel_push_compare (CwbPlotPanel *panel, const CwbStepStats *stats)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  g_return_if_fail (stats != NULL);
+  ring_push (&panel->compare, stats);
+  schedule_redraw (panel);
+}
+
+void
+cwb_plot_panel_clear_compare (CwbPlotPanel *panel)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  ring_clear (&panel->compare);
   schedule_redraw (panel);
 }
 
@@ -166,10 +197,8 @@ void
 cwb_plot_panel_truncate (CwbPlotPanel *panel, double time)
 {
   g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
-  /* From the newest: the steps are in time order, so this drops exactly those after `time`
-   * and costs only what it drops. */
-  while (panel->n > 0 && step_at (panel, panel->n - 1)->time > time)
-    panel->n--;
+  ring_truncate (&panel->run, time);
+  ring_truncate (&panel->compare, time);
   schedule_redraw (panel);
 }
 
@@ -177,8 +206,8 @@ void
 cwb_plot_panel_clear (CwbPlotPanel *panel)
 {
   g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
-  g_clear_pointer (&panel->steps, g_free);
-  panel->capacity = panel->head = panel->n = 0;
+  ring_clear (&panel->run);
+  ring_clear (&panel->compare);
   g_clear_pointer (&panel->residuals, g_free);
   panel->n_residuals = 0;
   schedule_redraw (panel);
@@ -188,7 +217,7 @@ size_t
 cwb_plot_panel_n_steps (CwbPlotPanel *panel)
 {
   g_return_val_if_fail (CWB_IS_PLOT_PANEL (panel), 0);
-  return panel->n;
+  return panel->run.n;
 }
 
 /* ---- CSV ---------------------------------------------------------------------------------- */
@@ -272,8 +301,9 @@ cwb_plot_panel_export_csv (CwbPlotPanel *panel, const char *path, GError **error
   g_return_val_if_fail (CWB_IS_PLOT_PANEL (panel), FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
   g_return_val_if_fail (error == NULL || *error == NULL, FALSE);
-  size_t first = panel->n > 0 ? MIN (panel->n, panel->capacity - panel->head) : 0;
-  return write_csv (panel->steps + panel->head, first, panel->steps, panel->n - first, path,
+  const CwbPlotRing *run = &panel->run;
+  size_t first = run->n > 0 ? MIN (run->n, run->capacity - run->head) : 0;
+  return write_csv (run->steps + run->head, first, run->steps, run->n - first, path,
                     error);
 }
 
@@ -291,7 +321,7 @@ cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int height)
   g_return_if_fail (cr != NULL);
 
   CwbPlotView view = {
-    .steps = panel->steps, .capacity = panel->capacity, .head = panel->head, .n = panel->n,
+    .run = panel->run, .compare = panel->compare,
     .residuals = panel->residuals, .n_residuals = panel->n_residuals,
     .cursor = panel->cursor,
     .hover_x = panel->hover_x, .hover_y = panel->hover_y,
@@ -446,7 +476,8 @@ static void
 cwb_plot_panel_finalize (GObject *object)
 {
   CwbPlotPanel *panel = CWB_PLOT_PANEL (object);
-  g_free (panel->steps);
+  ring_clear (&panel->run);
+  ring_clear (&panel->compare);
   g_free (panel->residuals);
   g_string_free (panel->hover_text, TRUE);
   G_OBJECT_CLASS (cwb_plot_panel_parent_class)->finalize (object);

@@ -18,6 +18,11 @@ GtkWidget *cwb_plot_panel_new (void);
 
 /* Appends the statistics of one step (in time order). */
 void cwb_plot_panel_push (CwbPlotPanel *panel, const CwbStepStats *stats);
+/* Appends one step of side B of an A/B compare: drawn dashed over the run's curves, on the
+ * same scales; truncate and clear drop B's steps too. */
+void cwb_plot_panel_push_compare (CwbPlotPanel *panel, const CwbStepStats *stats);
+/* Drops side B's steps (the compare ended). */
+void cwb_plot_panel_clear_compare (CwbPlotPanel *panel);
 /* The residual after each iteration of the latest step's solve. */
 void cwb_plot_panel_set_residuals (CwbPlotPanel *panel, const double *residuals, size_t n);
 /* The time the view shows when it is back in the history: a vertical line across the time

@@ -24,13 +24,27 @@ typedef enum CwbPlotStrip {
   CWB_PLOT_STRIP_COUNT,
 } CwbPlotStrip;
 
-/* What the drawing reads (plot_draw.c), borrowed from the panel for one draw. */
-typedef struct CwbPlotView {
-  const CwbStepStats *steps;   /* a ring of `capacity` slots: `n` steps from `head`, oldest
-                                * first, in time order */
+/* Kept steps: a ring of `capacity` slots, `n` steps from `head`, oldest first, in time
+ * order. */
+typedef struct CwbPlotRing {
+  CwbStepStats *steps;
   size_t capacity;
   size_t head;
   size_t n;
+} CwbPlotRing;
+
+/* The i-th kept step, oldest first. */
+static inline const CwbStepStats *
+cwb_plot_ring_step (const CwbPlotRing *ring, size_t i)
+{
+  return &ring->steps[(ring->head + i) % ring->capacity];
+}
+
+/* What the drawing reads (plot_draw.c), borrowed from the panel for one draw. */
+typedef struct CwbPlotView {
+  CwbPlotRing run;             /* the run's steps (side A of an A/B compare) */
+  CwbPlotRing compare;         /* side B's steps in an A/B compare (n = 0 otherwise): drawn
+                                * dashed over the run's, on the same scales */
   const double *residuals;     /* the last step's residual per iteration */
   size_t n_residuals;
   gboolean visible[CWB_PLOT_STRIP_COUNT];
@@ -39,11 +53,11 @@ typedef struct CwbPlotView {
   GString *hover_text;         /* out, may be NULL: what the hover label shows, "" for none */
 } CwbPlotView;
 
-/* The i-th kept step, oldest first. */
+/* The i-th kept step of the run, oldest first. */
 static inline const CwbStepStats *
 cwb_plot_view_step (const CwbPlotView *view, size_t i)
 {
-  return &view->steps[(view->head + i) % view->capacity];
+  return cwb_plot_ring_step (&view->run, i);
 }
 
 /* Paints the whole plot area, `width` x `height`: its own background, then the visible strips.
@@ -63,6 +77,9 @@ void cwb_plot_strip_rgb (CwbPlotStrip strip, guint8 rgb[3]);
 const char *cwb_plot_panel_hover_text (CwbPlotPanel *panel);
 /* Where the pointer is over the drawing (what the motion controller feeds in); NAN: away. */
 void cwb_plot_panel_set_hover (CwbPlotPanel *panel, double x, double y);
+
+/* The colour of side B's curve in a strip (dashed): the strip's halfway to white. */
+void cwb_plot_compare_rgb (CwbPlotStrip strip, guint8 rgb[3]);
 
 /* The colour of the time cursor's line, distinct from every other colour drawn. */
 void cwb_plot_cursor_rgb (guint8 rgb[3]);

@@ -235,6 +235,7 @@ play_changed (GSimpleAction *action, GVariant *state, gpointer data)
   else
     cwb_simulation_pause (self->simulation);
   g_simple_action_set_state (action, state);
+  cwb_app_window_compare_play (self, g_variant_get_boolean (state));
 }
 
 static void
@@ -248,6 +249,7 @@ step_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
             ? gtk_spin_button_get_value_as_int (self->steps_per_click) : 1;
   for (int k = 0; k < MAX (n, 1); k++)
     cwb_simulation_step (self->simulation);
+  cwb_app_window_compare_step (self, MAX (n, 1));
 }
 
 static void
@@ -269,21 +271,22 @@ positive_choice (GVariant *value)
 }
 
 /* Real time on or off, at the speed menu's choice (the "speed" action's state). */
-static void
-pace (CwbAppWindow *self)
+void
+cwb_app_window_pace (CwbAppWindow *self)
 {
   g_autoptr (GVariant) realtime = g_action_group_get_action_state (G_ACTION_GROUP (self),
                                                                     "realtime");
   g_autoptr (GVariant) speed = g_action_group_get_action_state (G_ACTION_GROUP (self), "speed");
   cwb_simulation_set_realtime (self->simulation, g_variant_get_boolean (realtime),
                                positive_choice (speed));
+  cwb_app_window_compare_pace (self, g_variant_get_boolean (realtime), positive_choice (speed));
 }
 
 static void
 realtime_changed (GSimpleAction *action, GVariant *state, gpointer data)
 {
   g_simple_action_set_state (action, state);
-  pace (data);
+  cwb_app_window_pace (data);
 }
 
 static void
@@ -296,6 +299,7 @@ history_move (CwbAppWindow *self, int direction)
     return;
   set_play_state (self, FALSE);
   cwb_simulation_seek (self->simulation, direction < 0 ? current - 1 : current + 1);
+  cwb_app_window_compare_seek (self);
 }
 
 static void
@@ -320,7 +324,7 @@ speed_changed (GSimpleAction *action, GVariant *value, gpointer data)
   if (speed == 0)
     return;
   g_simple_action_set_state (action, value);
-  pace (self);
+  cwb_app_window_pace (self);
   if (self->speed_button != NULL)
     {
       g_autofree char *label = g_strdup_printf ("%g\u00d7", speed);
@@ -719,6 +723,7 @@ static gboolean
 window_tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
 {
   CwbAppWindow *self = CWB_APP_WINDOW (widget);
+  cwb_app_window_compare_follow (self);
   cwb_app_window_refresh_run (self);
   if (self->bench_waiting && !cwb_simulation_is_playing (self->simulation))
     {
@@ -761,6 +766,18 @@ frame_drawn (CwbAppViewport *viewport, CwbAppWindow *self)
   close_after_frame (self);
 }
 
+static void
+compare_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  cwb_app_window_open_compare_dialog (data);
+}
+
+static void
+compare_end_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  cwb_app_window_end_compare (data);
+}
+
 static const GActionEntry window_actions[] = {
   { "play", NULL, NULL, "false", play_changed, { 0 } },
   { "step", step_activated, NULL, NULL, NULL, { 0 } },
@@ -780,6 +797,8 @@ static const GActionEntry window_actions[] = {
   { "add-body", add_body_activated, "s", NULL, NULL, { 0 } },
   { "delete-body", delete_body_activated, NULL, NULL, NULL, { 0 } },
   { "duplicate-body", duplicate_body_activated, NULL, NULL, NULL, { 0 } },
+  { "compare", compare_activated, NULL, NULL, NULL, { 0 } },
+  { "compare-end", compare_end_activated, NULL, NULL, NULL, { 0 } },
 };
 
 static void
@@ -937,15 +956,15 @@ chooser_selected (GtkDropDown *chooser, GParamSpec *pspec, CwbAppWindow *self)
                                   g_variant_new_string (names->pdata[k]));
 }
 
-static void
-fill_chooser (GtkDropDown *chooser, GPtrArray *names, CwbRegistry *registry, CwbPluginKind kind,
-              gboolean with_none)
+void
+cwb_app_window_fill_chooser (GtkDropDown *chooser, GPtrArray *names, CwbRegistry *registry,
+                             CwbPluginKind kind, const char *empty_label)
 {
   GtkStringList *labels = gtk_string_list_new (NULL);
-  if (with_none)
+  if (empty_label != NULL)
     {
       g_ptr_array_add (names, g_strdup (""));
-      gtk_string_list_append (labels, "none");
+      gtk_string_list_append (labels, empty_label);
     }
   g_autoptr (GPtrArray) plugins = cwb_registry_list (registry, kind);
   for (guint k = 0; k < plugins->len; k++)
@@ -970,6 +989,11 @@ cwb_app_window_dispose (GObject *object)
     }
   if (self->viewport != NULL)
     cwb_app_viewport_set_simulation (self->viewport, NULL);
+  if (self->compare_viewport != NULL)
+    cwb_app_viewport_set_simulation (self->compare_viewport, NULL);
+  g_clear_pointer (&self->compare, cwb_simulation_free);
+  g_clear_pointer (&self->compare_scene, cwb_scene_free);
+  g_clear_pointer (&self->compare_changes, g_strfreev);
   g_clear_pointer (&self->simulation, cwb_simulation_free);
   /* Tearing the widgets down unselects the body list's row, after the viewport is gone: a
    * selection then has nothing to show it. */
@@ -1090,12 +1114,15 @@ cwb_app_window_new_with (CwbAppApplication *app, CwbDocument *document, CwbWorld
                                    G_N_ELEMENTS (window_actions), self);
   cwb_app_window_add_file_actions (self);
   cwb_app_window_add_job_actions (self);
+  g_simple_action_set_enabled (
+    G_SIMPLE_ACTION (g_action_map_lookup_action (G_ACTION_MAP (self), "compare-end")), FALSE);
   build_layout (self);
   add_overlay_actions (self);
   add_key_shortcuts (self);
-  fill_chooser (self->contact_chooser, self->contact_names, registry, CWB_PLUGIN_CONTACT_MODEL,
-                TRUE);
-  fill_chooser (self->solver_chooser, self->solver_names, registry, CWB_PLUGIN_SOLVER, FALSE);
+  cwb_app_window_fill_chooser (self->contact_chooser, self->contact_names, registry,
+                               CWB_PLUGIN_CONTACT_MODEL, "none");
+  cwb_app_window_fill_chooser (self->solver_chooser, self->solver_names, registry,
+                               CWB_PLUGIN_SOLVER, NULL);
   g_signal_connect (self->contact_chooser, "notify::selected", G_CALLBACK (chooser_selected), self);
   g_signal_connect (self->solver_chooser, "notify::selected", G_CALLBACK (chooser_selected), self);
   cwb_app_viewport_set_simulation (self->viewport, self->simulation);
@@ -1152,6 +1179,13 @@ cwb_app_window_start (CwbAppWindow *self)
 {
   GtkApplication *app = gtk_window_get_application (GTK_WINDOW (self));
   const CwbAppOptions *options = cwb_app_application_options (CWB_APP_APPLICATION (app));
+  g_auto (GStrv) compare = cwb_app_application_take_compare (CWB_APP_APPLICATION (app));
+  g_autoptr (GError) compare_error = NULL;
+  if (compare != NULL && !cwb_app_window_compare (self, compare, &compare_error))
+    {
+      g_autofree char *message = g_strdup_printf ("--compare: %s", compare_error->message);
+      cwb_app_window_show_error (self, message);
+    }
   if (options->bench_frames <= 0 && options->self_test_frames <= 0)
     {
       cwb_app_window_offer_recovery (self);

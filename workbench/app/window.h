@@ -14,7 +14,7 @@
  *   voxels, wireframe, aabbs), frame-selected, reset-camera,
  *   add-body (s: box, sphere, cylinder, capsule, torus), add-mesh, delete-body,
  *   duplicate-body, export-csv, history-back, history-forward, cancel-job (stops the long work
- *   the progress bar shows; only enabled then).
+ *   the progress bar shows; only enabled then), compare (the Compare dialog), compare-end.
  *
  * Edits, swaps and opening a scene build worlds on a worker thread (window_jobs.c): quick ones
  * end before the call returns, as if done in place; long ones show a progress bar with Cancel
@@ -72,6 +72,18 @@ const char *cwb_app_window_progress (CwbAppWindow *window, double *fraction);
 const char *cwb_app_window_status (CwbAppWindow *window);
 /* The last notice shown in that bar (a cancel's), or NULL. */
 const char *cwb_app_window_notice (CwbAppWindow *window);
+/* A/B compare: side B, the document's scene with `changes` ("KEY=VALUE" as --set takes
+ * them, NULL-terminated), from A's newest state, in a second view beside A's, stepped in
+ * lockstep with it (window_compare.c); a compare already shown ends first. FALSE with the
+ * reason when a change is refused or B does not build (nothing changes then). */
+gboolean cwb_app_window_compare (CwbAppWindow *window, char *const *changes, GError **error);
+void cwb_app_window_end_compare (CwbAppWindow *window);
+/* Side B's simulation and view, NULL without a compare. */
+CwbSimulation *cwb_app_window_compare_simulation (CwbAppWindow *window);
+CwbAppViewport *cwb_app_window_compare_viewport (CwbAppWindow *window);
+/* The difference line under the two views ("B against A at step 40 ..."), NULL without a
+ * compare. */
+const char *cwb_app_window_compare_readout (CwbAppWindow *window);
 /* Closes without asking (tests; the autosave is kept when there are unsaved changes). */
 void cwb_app_window_close_now (CwbAppWindow *window);
 

@@ -415,6 +415,7 @@ scrubbed (GtkRange *range, CwbAppWindow *self)
   GAction *play = g_action_map_lookup_action (G_ACTION_MAP (self), "play");
   g_simple_action_set_state (G_SIMPLE_ACTION (play), g_variant_new_boolean (FALSE));
   cwb_simulation_seek (self->simulation, (size_t) MAX (value, 0));
+  cwb_app_window_compare_seek (self);
 }
 
 void

@@ -63,6 +63,16 @@ struct _CwbAppWindow {
   char *job_text;                   /* the last report shown ("what: NN %"), or NULL */
   char *notice;                     /* the last notice shown in the bar, or NULL */
 
+  /* window_compare.c: side B of an A/B compare (compare NULL: none) */
+  CwbSimulation *compare;
+  CwbAppViewport *compare_viewport;
+  CwbScene *compare_scene;          /* B's scene: A's with the changes, for a restart */
+  char **compare_changes;
+  guint64 compare_stats_cursor;
+  guint64 compare_world_serial;     /* A's world when B was built: another means a rebuild */
+  CwbCamera compare_camera;         /* both views' camera at the last tick */
+  GtkLabel *compare_readout, *compare_a_label, *compare_b_label;
+
   int self_test_frames;             /* frames left to draw in --self-test, 0: not testing */
   int bench_frames;                 /* --bench-frames, 0: not benchmarking */
   gboolean bench_waiting;           /* --bench-paused: measuring starts when the run stops */
@@ -129,6 +139,25 @@ GtkWidget *cwb_app_window_build_job_bar (CwbAppWindow *self);
 void cwb_app_window_add_job_actions (CwbAppWindow *self);
 /* Cancels the work, if any, and waits for it (the window going away). */
 void cwb_app_window_stop_job (CwbAppWindow *self);
+
+/* window.c: a chooser of the plugins of one kind, their names in `names` in its order;
+ * `empty_label` (NULL: none) first stands for "" (no plugin, or as it is). */
+void cwb_app_window_fill_chooser (GtkDropDown *chooser, GPtrArray *names, CwbRegistry *registry,
+                                  CwbPluginKind kind, const char *empty_label);
+/* window.c: real time and its speed, from the actions' states, for A and B. */
+void cwb_app_window_pace (CwbAppWindow *self);
+
+/* window_compare.c: B follows A's transport (no-ops without a compare) */
+void cwb_app_window_compare_play (CwbAppWindow *self, gboolean play);
+void cwb_app_window_compare_step (CwbAppWindow *self, int n);
+/* B shows its history entry at the step A's shown state is at. */
+void cwb_app_window_compare_seek (CwbAppWindow *self);
+void cwb_app_window_compare_pace (CwbAppWindow *self, gboolean realtime, double speed);
+/* Every frame: lockstep, cameras and overlays, B's plots, the readout, B's failures; a
+ * rebuilt A restarts B (a reset) or ends the compare (an edit). */
+void cwb_app_window_compare_follow (CwbAppWindow *self);
+/* Simulation > Compare: what B changes, chosen and typed. */
+void cwb_app_window_open_compare_dialog (CwbAppWindow *self);
 
 /* window_files.c */
 void cwb_app_window_add_file_actions (CwbAppWindow *self);

@@ -336,9 +336,6 @@ run (CliOptions *o)
     return fail (EXIT_BAD_INPUT, "%s", shot_error->message);
 #endif
 
-  if (o->compare != NULL && !o->headless && o->screenshot == NULL)
-    return fail (EXIT_BAD_INPUT, "--compare runs headless: add --headless (in the window, "
-                 "Simulation > Compare)");
   if (o->changes != NULL && !o->headless)
     return fail (EXIT_BAD_INPUT, "--at changes a headless run: add --headless (in the window, "
                  "change the scene while it runs)");
@@ -351,6 +348,7 @@ run (CliOptions *o)
         .self_test_frames = o->self_test,
         .bench_frames = o->bench_frames,
         .bench_paused = o->bench_paused,
+        .compare = o->compare,
         .self_test_steps = o->steps != STEPS_NOT_GIVEN ? (int) MIN (o->steps, G_MAXINT) : 0,
       };
       return cwb_app_run (g_steal_pointer (&registry), &app);
@@ -460,9 +458,9 @@ main (int argc, char **argv)
       "Change a scene value after STEP steps (headless), repeatable: a contact model or solver "
       "swap, a parameter, any --set key (e.g. 200:contact.model=penalty)", "STEP:KEY=VALUE" },
     { "compare", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &o.compare,
-      "A/B compare (headless): run the scene as given (A) and with this value changed (B) "
-      "in lockstep, repeatable; B's report and residuals go beside A's as NAME.b.EXT "
-      "(e.g. contact.model=penalty)", "KEY=VALUE" },
+      "A/B compare: run the scene as given (A) and with this value changed (B) in lockstep, "
+      "repeatable; in the window side by side; headless, B's report, residuals and "
+      "screenshot go beside A's as NAME.b.EXT (e.g. contact.model=penalty)", "KEY=VALUE" },
     { "report", 0, 0, G_OPTION_ARG_FILENAME, &o.report, "Write the run report (JSON)", "FILE" },
     { "residuals", 0, 0, G_OPTION_ARG_FILENAME, &o.residuals,
       "Write the solver residual of every iteration of every step (CSV: step,iteration,residual)",
