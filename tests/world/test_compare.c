@@ -78,8 +78,9 @@ test_worlds_and_snapshots (void)
   double *q = cwb_world_q (b, &nq);
   const CwbBodySlot *slot = cwb_world_body_slot (b, 1);
   size_t nv;
+  double *v = cwb_world_v (b, &nv);
   g_autofree double *q_moved = g_memdup2 (q, nq * sizeof (double));
-  g_autofree double *v_same = g_memdup2 (cwb_world_v (b, &nv), nv * sizeof (double));
+  g_autofree double *v_same = g_memdup2 (v, nv * sizeof (double));
   q_moved[slot->q_offset + 0] += 0.3;
   q_moved[slot->q_offset + 1] -= 0.4;
   double *rotation = q_moved + slot->q_offset + 3, turned[4], r[4];
