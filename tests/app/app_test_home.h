@@ -31,4 +31,8 @@ app_test_home (const char *prefix)
                                       -1, NULL));
   g_autofree char *config = g_build_filename (dir, "config", NULL);
   g_setenv ("XDG_CONFIG_HOME", config, TRUE);
+  /* The user's Videos folder (where Record puts clips) in here too. */
+  g_autofree char *user_dirs = g_build_filename (config, "user-dirs.dirs", NULL);
+  g_autofree char *videos = g_strdup_printf ("XDG_VIDEOS_DIR=\"%s/videos\"\n", dir);
+  g_assert_true (g_file_set_contents (user_dirs, videos, -1, NULL));
 }

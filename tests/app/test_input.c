@@ -12,6 +12,7 @@
 #include <gdk/x11/gdkx.h>
 #include <X11/extensions/XTest.h>
 #include <X11/keysym.h>
+#include <webp/demux.h>
 
 #include <cwb/vecmath.h>
 
@@ -50,21 +51,21 @@ test_registry (void)
   return registry;
 }
 
-/* How long past its time pump may go on draining what is pending: events already queued
- * (a key, its effect) are handled before it returns, yet a loop that never runs dry (a
- * playing run redrawn slower than its frame clock ticks, as two views are under the
- * sanitizers) cannot hold it forever. */
-#define PUMP_GRACE_US (2 * G_USEC_PER_SEC)
+/* How long past its time pump may go on draining what is pending; G_MAXINT64: until the
+ * loop runs dry, so that an event and all it sets off are handled before pump returns. A
+ * test that plays two views sets a limit: they redraw slower than the frame clock ticks (on
+ * llvmpipe, and more so under the sanitizers), so the loop never runs dry while they play. */
+static gint64 pump_grace_us = G_MAXINT64;
 
 /* Runs the main loop for about `ms` milliseconds: X events in, GTK's handlers out. */
 static void
 pump (int ms)
 {
   gint64 end = g_get_monotonic_time () + (gint64) ms * 1000;
+  gint64 limit = pump_grace_us == G_MAXINT64 ? G_MAXINT64 : end + pump_grace_us;
   while (g_get_monotonic_time () < end)
     {
-      while (g_main_context_iteration (NULL, FALSE)
-             && g_get_monotonic_time () < end + PUMP_GRACE_US)
+      while (g_main_context_iteration (NULL, FALSE) && g_get_monotonic_time () < limit)
         ;
       g_usleep (1000);
     }
@@ -1364,6 +1365,7 @@ test_compare_in_lockstep (void)
 {
   SKIP_WITHOUT_X11 ();
   Fixture f = { 0 };
+  pump_grace_us = G_USEC_PER_SEC / 4;
   const char *scene = "scenes/penalty-incline.yaml";
   fixture_open (&f, scene);
   GtkWidget *titlebar = gtk_window_get_titlebar (GTK_WINDOW (f.window));
@@ -1444,6 +1446,92 @@ test_compare_in_lockstep (void)
   g_assert_null (cwb_app_window_compare_simulation (f.window));
   g_assert_true (gtk_widget_get_mapped (view));
   fixture_close (&f);
+  pump_grace_us = G_MAXINT64;
+}
+
+static gboolean
+clip_saved (gpointer data)
+{
+  const char *notice = cwb_app_window_notice (data);
+  return notice != NULL && g_str_has_prefix (notice, "Clip saved: ");
+}
+
+/* Issue 19, "What no peer has": recording. Ctrl+Shift+R in the view starts Record (the
+ * status line says REC), a second of play, Ctrl+Shift+R again stops it: the bar names the
+ * clip, in the user's Videos folder, with the frames it holds; the file is an animated WebP
+ * of that many frames at the view's size in pixels when Record started, the frames 40 ms of
+ * simulated time apart or more (25 a simulated second at most), at least a frame for every
+ * 0.2 s simulated (the view draws at 5 frames a second or more even on two loaded cores), and
+ * ending where the run's time says. */
+static void
+test_record_clip (void)
+{
+  SKIP_WITHOUT_X11 ();
+  Fixture f = { 0 };
+  /* Reading each frame back and encoding it slows the drawing: the loop may not run dry. */
+  pump_grace_us = G_USEC_PER_SEC / 4;
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  GtkWidget *view = GTK_WIDGET (cwb_app_window_viewport (f.window));
+  click (view);
+  int scale = gtk_widget_get_scale_factor (view);
+  int width = gtk_widget_get_width (view) * scale, height = gtk_widget_get_height (view) * scale;
+  press_key (view, XK_r, TRUE, TRUE);
+  pump (200);
+  g_assert_true (cwb_app_viewport_recording (CWB_APP_VIEWPORT (view)));
+  g_assert_true (g_str_has_prefix (cwb_app_window_status (f.window), "\u25cf REC"));
+  gint64 play_us = g_get_monotonic_time ();
+  press_key (view, XK_space, FALSE, FALSE);
+  pump (1000);
+  press_key (view, XK_space, FALSE, FALSE);
+  g_test_message ("played %.3f s", (g_get_monotonic_time () - play_us) * 1e-6);
+  CwbSimulation *sim = cwb_app_window_simulation (f.window);
+  cwb_simulation_wait_idle (sim);
+  pump (300);
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (sim);
+  press_key (view, XK_r, TRUE, TRUE);
+  g_assert_true (iterate_until (clip_saved, f.window, 30));
+  g_assert_false (cwb_app_viewport_recording (CWB_APP_VIEWPORT (view)));
+  const char *notice = cwb_app_window_notice (f.window);
+  g_test_message ("%s after %.3f s simulated", notice, s->time);
+  const char *path = notice + strlen ("Clip saved: ");
+  g_autofree char *file = g_strndup (path, (gsize) (strstr (path, " (") - path));
+  g_autofree char *videos = g_build_filename (g_getenv ("CWB_TEST_APP_DIR"), "videos", NULL);
+  g_assert_true (g_str_has_prefix (file, videos));
+  size_t frames = 0;
+  g_assert_cmpint (sscanf (strstr (path, " ("), " (%zu frames", &frames), ==, 1);
+  g_assert_cmpuint (frames, >=, (guint) (s->time / 0.2));
+
+  g_autofree char *bytes = NULL;
+  gsize length = 0;
+  g_assert_true (g_file_get_contents (file, &bytes, &length, NULL));
+  WebPData data = { (const uint8_t *) bytes, length };
+  WebPAnimDecoderOptions options;
+  g_assert_true (WebPAnimDecoderOptionsInit (&options));
+  WebPAnimDecoder *decoder = WebPAnimDecoderNew (&data, &options);
+  g_assert_nonnull (decoder);
+  WebPAnimInfo info;
+  g_assert_true (WebPAnimDecoderGetInfo (decoder, &info));
+  g_assert_cmpuint (info.canvas_width, ==, (guint) width);
+  g_assert_cmpuint (info.canvas_height, ==, (guint) height);
+  g_assert_cmpuint (info.frame_count, ==, frames);
+  int last = 0, previous_start = -1000, start = 0;
+  while (WebPAnimDecoderHasMoreFrames (decoder))
+    {
+      uint8_t *rgba;
+      g_assert_true (WebPAnimDecoderGetNext (decoder, &rgba, &last));
+      /* A frame's start is the last one's end; each one lasts 40 ms or more, the last one
+       * 40 ms exactly. */
+      g_assert_cmpint (start - previous_start, >=, 40);
+      previous_start = start;
+      start = last;
+    }
+  /* The clip spans the simulated time it recorded (first to last frame, plus the last
+   * frame's 40 ms), within the run's time. */
+  g_assert_cmpfloat (last * 1e-3, <=, s->time + 0.04 + 1e-9);
+  WebPAnimDecoderDelete (decoder);
+  g_unlink (file);
+  fixture_close (&f);
+  pump_grace_us = G_MAXINT64;
 }
 
 int
@@ -1478,5 +1566,6 @@ main (int argc, char **argv)
   g_test_add_func ("/input/typing/step-n", test_step_n);
   g_test_add_func ("/input/pointing/plot-hover", test_plot_hover);
   g_test_add_func ("/input/typing/compare-in-lockstep", test_compare_in_lockstep);
+  g_test_add_func ("/input/typing/record-clip", test_record_clip);
   return g_test_run ();
 }

@@ -5,6 +5,7 @@
 
 #include <cairo.h>
 #include <glib/gstdio.h>
+#include <webp/demux.h>
 
 #include "offscreen.h"
 #include "world_fixture.h"
@@ -469,6 +470,123 @@ test_cli_screenshot_view (void)
   g_rmdir (dir);
 }
 
+/* A clip's frames, decoded (libwebpdemux): RGBA of each and its end time in ms. */
+typedef struct Clip {
+  int width, height;
+  GPtrArray *frames;      /* GBytes, RGBA */
+  GArray *times;          /* int, the end of each frame in ms */
+} Clip;
+
+static void
+clip_clear (Clip *clip)
+{
+  g_clear_pointer (&clip->frames, g_ptr_array_unref);
+  g_clear_pointer (&clip->times, g_array_unref);
+}
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Clip, clip_clear)
+
+static Clip
+read_clip (const char *path)
+{
+  g_autofree char *bytes = NULL;
+  gsize length = 0;
+  g_assert_true (g_file_get_contents (path, &bytes, &length, NULL));
+  WebPData data = { (const uint8_t *) bytes, length };
+  WebPAnimDecoderOptions options;
+  g_assert_true (WebPAnimDecoderOptionsInit (&options));
+  options.color_mode = MODE_RGBA;
+  WebPAnimDecoder *decoder = WebPAnimDecoderNew (&data, &options);
+  g_assert_nonnull (decoder);
+  WebPAnimInfo info;
+  g_assert_true (WebPAnimDecoderGetInfo (decoder, &info));
+  Clip clip = { (int) info.canvas_width, (int) info.canvas_height,
+                g_ptr_array_new_with_free_func ((GDestroyNotify) g_bytes_unref),
+                g_array_new (FALSE, FALSE, sizeof (int)) };
+  while (WebPAnimDecoderHasMoreFrames (decoder))
+    {
+      uint8_t *rgba;
+      int time;
+      g_assert_true (WebPAnimDecoderGetNext (decoder, &rgba, &time));
+      g_ptr_array_add (clip.frames, g_bytes_new (rgba, 4 * (gsize) clip.width * clip.height));
+      g_array_append_val (clip.times, time);
+    }
+  g_assert_cmpuint (clip.frames->len, ==, info.frame_count);
+  WebPAnimDecoderDelete (decoder);
+  return clip;
+}
+
+static int
+run_record (const char *const *args, char **err)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
+  g_ptr_array_add (argv, (gpointer) g_getenv ("CWB_CLI"));
+  for (const char *const *a = args; *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
+  g_ptr_array_add (argv, NULL);
+  int status = 0;
+  g_autoptr (GError) error = NULL;
+  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
+                err, &status, &error);
+  g_assert_no_error (error);
+  g_assert_true (WIFEXITED (status));
+  return WEXITSTATUS (status);
+}
+
+/* Issue 19 ("What no peer has"): recording. 50 steps of 5 ms, a frame every 5 steps: 11
+ * frames (the start and one per 5 steps) of the asked size, each 25 ms (the simulated time
+ * it stands for: the clip plays in real time); the box slides, so the last frame differs
+ * from the first; with --compare, B's clip beside A's starts from the same picture (the same
+ * state, the same deterministic encoder: the same pixels) and ends on another (B's box has
+ * less friction). By default 25 frames a simulated second: 40 steps of 5 ms, every 8 steps,
+ * 6 frames 40 ms apart. Bad uses are bad arguments (exit 2). */
+static void
+test_cli_record (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("cwb-clip-XXXXXX", NULL);
+  g_autofree char *clip_a = g_build_filename (dir, "slide.webp", NULL);
+  g_autofree char *clip_b = g_build_filename (dir, "slide.b.webp", NULL);
+  g_autofree char *clip_d = g_build_filename (dir, "default.webp", NULL);
+  g_autofree char *scene = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
+                                             "penalty-incline.yaml", NULL);
+  g_autofree char *err = NULL;
+  const char *compared[] = { "--headless", scene, "--steps", "50", "--record", clip_a,
+                             "--record-every", "5", "--size", "160x120", "--compare",
+                             "bodies.box.friction=0.1", NULL };
+  g_assert_cmpint (run_record (compared, &err), ==, 0);
+  g_auto (Clip) a = read_clip (clip_a);
+  g_auto (Clip) b = read_clip (clip_b);
+  g_assert_cmpint (a.width, ==, 160);
+  g_assert_cmpint (a.height, ==, 120);
+  g_assert_cmpuint (a.frames->len, ==, 11);
+  g_assert_cmpuint (b.frames->len, ==, 11);
+  for (guint k = 0; k < a.times->len; k++)
+    g_assert_cmpint (g_array_index (a.times, int, k), ==, 25 * (int) (k + 1));
+  g_assert_false (g_bytes_equal (a.frames->pdata[0], a.frames->pdata[10]));
+  g_assert_true (g_bytes_equal (a.frames->pdata[0], b.frames->pdata[0]));
+  g_assert_false (g_bytes_equal (a.frames->pdata[10], b.frames->pdata[10]));
+
+  const char *by_default[] = { "--headless", scene, "--steps", "40", "--record", clip_d,
+                               "--size", "64x48", NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_record (by_default, &err), ==, 0);
+  g_auto (Clip) d = read_clip (clip_d);
+  g_assert_cmpuint (d.frames->len, ==, 6);
+  g_assert_cmpint (g_array_index (d.times, int, 0), ==, 40);
+
+  const char *no_record[] = { "--headless", scene, "--record-every", "3", NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_record (no_record, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "--record-every needs --record"));
+  const char *window[] = { scene, "--record", clip_d, NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (run_record (window, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "add --headless"));
+  for (const char *const *p = (const char *const[]){ clip_a, clip_b, clip_d, NULL }; *p != NULL;
+       p++)
+    g_unlink (*p);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -483,5 +601,6 @@ main (int argc, char **argv)
               test_overlays_change_expected_region, scene_teardown);
   g_test_add_func ("/render/cli/screenshot", test_cli_screenshot);
   g_test_add_func ("/render/cli/screenshot-view", test_cli_screenshot_view);
+  g_test_add_func ("/render/cli/record", test_cli_record);
   return g_test_run ();
 }

@@ -130,6 +130,7 @@ application_startup (GApplication *app)
     { "win.undo", { "<Control>z", NULL } },
     { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
     { "win.duplicate-body", { "<Control>d", NULL } },
+    { "win.record", { "<Control><Shift>r", NULL } },
     { "app.quit", { "<Control>q", NULL } },
     { "app.shortcuts", { "<Control>question", NULL } },
   };

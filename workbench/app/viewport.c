@@ -1,11 +1,13 @@
 /* The viewport (viewport.h). */
 #include <math.h>
+#include <string.h>
 
 #include <epoxy/gl.h>
 
 #include <cwb/vecmath.h>
 
 #include "picking.h"
+#include "recorder.h"
 #include "renderer.h"
 #include "viewport.h"
 
@@ -55,6 +57,7 @@ struct _CwbAppViewport {
   gboolean bench;
   gint64 input_us, last_frame_us;
   GArray *timings;               /* CwbAppViewportTiming */
+  CwbAppRecorder *recorder;      /* Record: NULL when not recording */
 };
 
 G_DEFINE_FINAL_TYPE (CwbAppViewport, cwb_app_viewport, GTK_TYPE_GL_AREA)
@@ -137,6 +140,20 @@ count_drawn (int width, int height)
   return drawn;
 }
 
+/* The bound framebuffer's pixels, RGBA, top row first (GL's first row is the bottom one). */
+static guint8 *
+read_frame (int width, int height)
+{
+  size_t row = 4 * (size_t) width;
+  guint8 *pixels = g_malloc (row * (size_t) height);
+  g_autofree guint8 *bottom_up = g_malloc (row * (size_t) height);
+  glPixelStorei (GL_PACK_ALIGNMENT, 1);
+  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up);
+  for (int y = 0; y < height; y++)
+    memcpy (pixels + row * (size_t) y, bottom_up + row * (size_t) (height - 1 - y), row);
+  return pixels;
+}
+
 /* Waits until the frame's drawing is done: reading one pixel back waits for it. (glFinish
  * would do, but with Mesa's llvmpipe under GLX it was seen to block for good inside a
  * GtkGLArea's render.) */
@@ -196,6 +213,10 @@ viewport_render (GtkGLArea *area, GdkGLContext *context)
   cwb_render_frame (self->renderer, self->snapshot, &self->camera, &options, width, height);
   if (self->probe)
     self->probed_pixels = count_drawn (width, height);
+  if (self->recorder != NULL
+      && cwb_app_recorder_wants (self->recorder, self->snapshot->time))
+    cwb_app_recorder_take (self->recorder, read_frame (width, height), width, height,
+                           self->snapshot->time);
   if (self->bench)
     {
       wait_for_gl ();
@@ -434,6 +455,7 @@ viewport_dispose (GObject *object)
 {
   CwbAppViewport *self = CWB_APP_VIEWPORT (object);
   g_clear_pointer (&self->snapshot, cwb_snapshot_unref);
+  g_clear_pointer (&self->recorder, cwb_app_recorder_discard);
   self->simulation = NULL;
   G_OBJECT_CLASS (cwb_app_viewport_parent_class)->dispose (object);
 }
@@ -651,6 +673,39 @@ const char *
 cwb_app_viewport_error (CwbAppViewport *self)
 {
   return self->error;
+}
+
+gboolean
+cwb_app_viewport_start_recording (CwbAppViewport *self, GError **error)
+{
+  g_return_val_if_fail (CWB_APP_IS_VIEWPORT (self), FALSE);
+  if (self->recorder != NULL)
+    return TRUE;
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  self->recorder = cwb_app_recorder_new (gtk_widget_get_width (GTK_WIDGET (self)) * scale,
+                                         gtk_widget_get_height (GTK_WIDGET (self)) * scale,
+                                         error);
+  /* The state shown now is the clip's first frame. */
+  gtk_gl_area_queue_render (GTK_GL_AREA (self));
+  return self->recorder != NULL;
+}
+
+gboolean
+cwb_app_viewport_stop_recording (CwbAppViewport *self, const char *path, size_t *frames,
+                                 GError **error)
+{
+  g_return_val_if_fail (CWB_APP_IS_VIEWPORT (self), FALSE);
+  g_return_val_if_fail (self->recorder != NULL, FALSE);
+  if (frames != NULL)
+    *frames = cwb_app_recorder_frames (self->recorder);
+  return cwb_app_recorder_finish (g_steal_pointer (&self->recorder), path, error);
+}
+
+gboolean
+cwb_app_viewport_recording (CwbAppViewport *self)
+{
+  g_return_val_if_fail (CWB_APP_IS_VIEWPORT (self), FALSE);
+  return self->recorder != NULL;
 }
 
 void

@@ -63,6 +63,15 @@ typedef struct CwbAppViewportTiming {
   double latency_ms;
   double interval_ms;    /* since the previous frame */
 } CwbAppViewportTiming;
+/* Record (recorder.h): from now on, the frames this view draws of new states, at most
+ * CWB_APP_RECORDER_FPS a simulated second, at the view's size now; FALSE with the reason
+ * when it cannot start (a view too small). */
+gboolean cwb_app_viewport_start_recording (CwbAppViewport *viewport, GError **error);
+/* Ends it and writes the clip (animated WebP) to `path`; *frames (may be NULL) gets how many
+ * it holds. FALSE with the reason when nothing could be written (no frame, a write error). */
+gboolean cwb_app_viewport_stop_recording (CwbAppViewport *viewport, const char *path,
+                                          size_t *frames, GError **error);
+gboolean cwb_app_viewport_recording (CwbAppViewport *viewport);
 void cwb_app_viewport_set_bench (CwbAppViewport *viewport, gboolean bench);
 /* The timings recorded so far (CwbAppViewportTiming), owned by the viewport. */
 GArray *cwb_app_viewport_timings (CwbAppViewport *viewport);

@@ -6,6 +6,7 @@
 
 #include "plugins_window.h"
 #include "widget_renderer.h"
+#include "recorder.h"
 #include "window_private.h"
 
 /* Unsaved changes are written to the autosave file this often. */
@@ -778,6 +779,62 @@ compare_end_activated (GSimpleAction *action, GVariant *parameter, gpointer data
   cwb_app_window_end_compare (data);
 }
 
+/* Where Record puts its clips: the user's Videos folder (XDG), else the home folder. */
+static char *
+clip_path (void)
+{
+  const char *videos = g_get_user_special_dir (G_USER_DIRECTORY_VIDEOS);
+  g_autofree char *dir = g_strdup (videos != NULL ? videos : g_get_home_dir ());
+  g_mkdir_with_parents (dir, 0755);
+  g_autoptr (GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *stamp = g_date_time_format (now, "%Y-%m-%d-%H%M%S");
+  g_autofree char *name = g_strdup_printf ("contact-workbench-%s.webp", stamp);
+  char *path = g_build_filename (dir, name, NULL);
+  /* Two clips in one second: a suffix rather than overwriting the first. */
+  for (int k = 2; g_file_test (path, G_FILE_TEST_EXISTS); k++)
+    {
+      g_free (path);
+      g_autofree char *other = g_strdup_printf ("contact-workbench-%s-%d.webp", stamp, k);
+      path = g_build_filename (dir, other, NULL);
+    }
+  return path;
+}
+
+/* Record on: the view's frames from now; off: the clip written beside the user's videos,
+ * and the bar says where. */
+static void
+record_changed (GSimpleAction *action, GVariant *state, gpointer data)
+{
+  CwbAppWindow *self = data;
+  g_autoptr (GError) error = NULL;
+  gboolean on = g_variant_get_boolean (state);
+  if (on == cwb_app_viewport_recording (self->viewport))
+    return;
+  if (on)
+    {
+      if (!cwb_app_viewport_start_recording (self->viewport, &error))
+        {
+          g_autofree char *message = g_strdup_printf ("Record: %s", error->message);
+          cwb_app_window_show_error (self, message);
+          return;
+        }
+      g_simple_action_set_state (action, state);
+      return;
+    }
+  g_simple_action_set_state (action, state);
+  g_autofree char *path = clip_path ();
+  size_t frames = 0;
+  if (!cwb_app_viewport_stop_recording (self->viewport, path, &frames, &error))
+    {
+      g_autofree char *message = g_strdup_printf ("Record: %s", error->message);
+      cwb_app_window_show_error (self, message);
+      return;
+    }
+  g_autofree char *notice = g_strdup_printf ("Clip saved: %s (%zu frames, %.1f s)", path,
+                                             frames, (double) frames / CWB_APP_RECORDER_FPS);
+  cwb_app_window_show_notice (self, notice);
+}
+
 static const GActionEntry window_actions[] = {
   { "play", NULL, NULL, "false", play_changed, { 0 } },
   { "step", step_activated, NULL, NULL, NULL, { 0 } },
@@ -799,6 +856,7 @@ static const GActionEntry window_actions[] = {
   { "duplicate-body", duplicate_body_activated, NULL, NULL, NULL, { 0 } },
   { "compare", compare_activated, NULL, NULL, NULL, { 0 } },
   { "compare-end", compare_end_activated, NULL, NULL, NULL, { 0 } },
+  { "record", NULL, NULL, "false", record_changed, { 0 } },
 };
 
 static void

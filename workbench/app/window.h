@@ -14,7 +14,8 @@
  *   voxels, wireframe, aabbs), frame-selected, reset-camera,
  *   add-body (s: box, sphere, cylinder, capsule, torus), add-mesh, delete-body,
  *   duplicate-body, export-csv, history-back, history-forward, cancel-job (stops the long work
- *   the progress bar shows; only enabled then), compare (the Compare dialog), compare-end.
+ *   the progress bar shows; only enabled then), compare (the Compare dialog), compare-end,
+ *   record (stateful bool: Record, recorder.h).
  *
  * Edits, swaps and opening a scene build worlds on a worker thread (window_jobs.c): quick ones
  * end before the call returns, as if done in place; long ones show a progress bar with Cancel

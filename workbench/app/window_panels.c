@@ -469,7 +469,8 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
                                 ? g_strdup_printf ("%u contacts", s->frames->len)
                                 : g_strdup ("contacts at the next step");
   g_autofree char *status = g_strdup_printf (
-    "%s   %s   KE %.4g J%s   %s / %s   frame %.1f ms",
+    "%s%s   %s   KE %.4g J%s   %s / %s   frame %.1f ms",
+    cwb_app_viewport_recording (self->viewport) ? "\u25cf REC   " : "",
     cwb_simulation_is_playing (self->simulation) ? "running" : "paused", contacts,
     kinetic_energy, solve != NULL ? solve : "",
     s->contact_model != NULL ? s->contact_model : "no contact model",

@@ -13,6 +13,7 @@
 #include "run.h"
 #ifdef CWB_HAVE_RENDER
 #include "offscreen.h"
+#include "recording.h"
 #endif
 #ifdef CWB_HAVE_APP
 #include "application.h"
@@ -43,6 +44,8 @@ typedef struct CliOptions {
   gboolean list_plugins;
   char **plugin_paths;
   char *screenshot;
+  char *record;     /* --record FILE.webp, --record-every N */
+  gint64 record_every;
   char *overlays;   /* --overlays LIST, --camera YAW,PITCH[,ZOOM], --size WxH: the screenshot's */
   char *camera;
   char *size;
@@ -63,6 +66,7 @@ cli_options_clear (CliOptions *o)
   g_free (o->residuals);
   g_strfreev (o->plugin_paths);
   g_free (o->screenshot);
+  g_free (o->record);
   g_free (o->overlays);
   g_free (o->camera);
   g_free (o->size);
@@ -93,10 +97,12 @@ parse_screenshot (const CliOptions *o, Screenshot *shot, GError **error)
   shot->zoom = 1;
   shot->width = SCREENSHOT_WIDTH;
   shot->height = SCREENSHOT_HEIGHT;
-  if (o->screenshot == NULL && (o->overlays != NULL || o->camera != NULL || o->size != NULL))
+  if (o->screenshot == NULL && o->record == NULL
+      && (o->overlays != NULL || o->camera != NULL || o->size != NULL))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "--overlays, --camera and --size describe the --screenshot: add it");
+                   "--overlays, --camera and --size describe the --screenshot or the "
+                   "--record: add one");
       return FALSE;
     }
   if (o->overlays != NULL && !cwb_render_overlay_parse (&shot->overlays, o->overlays, error))
@@ -146,6 +152,83 @@ parse_screenshot (const CliOptions *o, Screenshot *shot, GError **error)
   return TRUE;
 }
 #endif
+
+#ifdef CWB_HAVE_RENDER
+/* --record: a frame of each side every `every` steps from the start, each shown for the
+ * simulated time it stands for (the clip plays in real time); the camera framed on the
+ * moving bodies of each side's first frame and kept, so that the motion shows. */
+typedef struct Recorder {
+  const Screenshot *shot;
+  guint64 every;
+  CwbOffscreen *offscreen;
+  CwbRecording *clips[2];
+  CwbCamera cameras[2];
+  guint64 first_step[2];
+  double first_time[2];
+  double dt;
+  GError *error;
+} Recorder;
+
+static void
+record_frame (guint side, CwbWorld *world, gpointer data)
+{
+  Recorder *r = data;
+  if (r->error != NULL || side > 1)
+    return;
+  g_autoptr (CwbSnapshot) snapshot = NULL;
+  if (r->clips[side] == NULL)
+    {
+      if (r->offscreen == NULL)
+        r->offscreen = cwb_render_offscreen_new (r->shot->width, r->shot->height, &r->error);
+      if (r->offscreen == NULL)
+        return;
+      r->clips[side] = cwb_render_recording_new (r->shot->width, r->shot->height, &r->error);
+      if (r->clips[side] == NULL)
+        return;
+      snapshot = cwb_snapshot_capture (world, NULL);
+      cwb_render_camera_framing (snapshot, &r->shot->camera, r->shot->zoom, &r->cameras[side]);
+      r->first_step[side] = snapshot->steps;
+      r->first_time[side] = snapshot->time;
+      r->dt = snapshot->dt;
+    }
+  guint64 steps = cwb_world_step_count (world);
+  if ((steps - r->first_step[side]) % r->every != 0)
+    return;
+  if (snapshot == NULL)
+    snapshot = cwb_snapshot_capture (world, NULL);
+  g_autofree guint8 *pixels = cwb_render_offscreen_frame (r->offscreen, snapshot,
+                                                          &r->cameras[side],
+                                                          &r->shot->overlays);
+  gint64 time_ms = llround ((snapshot->time - r->first_time[side]) * 1000);
+  cwb_render_recording_add (r->clips[side], pixels, time_ms, &r->error);
+}
+
+/* Writes the clips (B's beside A's); FALSE with the first error. */
+static gboolean
+recorder_finish (Recorder *r, const char *path, GError **error)
+{
+  gboolean ok = r->error == NULL;
+  if (!ok)
+    g_propagate_error (error, g_steal_pointer (&r->error));
+  gint64 frame_ms = MAX (1, llround ((double) r->every * r->dt * 1000));
+  for (int side = 0; side < 2; side++)
+    {
+      if (r->clips[side] == NULL)
+        continue;
+      g_autofree char *path_b = side == 1 ? cwb_compare_b_path (path) : NULL;
+      if (ok && !cwb_render_recording_write (r->clips[side], frame_ms,
+                                             side == 1 ? path_b : path, error))
+        ok = FALSE;
+      g_clear_pointer (&r->clips[side], cwb_render_recording_free);
+    }
+  g_clear_pointer (&r->offscreen, cwb_render_offscreen_free);
+  return ok;
+}
+#endif
+
+/* Frames a second of simulated time --record takes by default: a clip that plays smoothly
+ * in real time without a frame for every step. */
+#define RECORD_FPS 25
 
 static int
 fail (int status, const char *format, ...)
@@ -327,8 +410,9 @@ run (CliOptions *o)
     return fail (EXIT_BAD_INPUT, "--steps: expected a count >= 0, got %" G_GINT64_FORMAT,
                  o->steps);
 #ifndef CWB_HAVE_RENDER
-  if (o->screenshot != NULL)
-    return fail (EXIT_BAD_INPUT, "--screenshot needs the renderer, which this build does not have");
+  if (o->screenshot != NULL || o->record != NULL)
+    return fail (EXIT_BAD_INPUT, "--screenshot and --record need the renderer, which this build "
+                 "does not have");
 #else
   Screenshot shot;
   g_autoptr (GError) shot_error = NULL;
@@ -336,6 +420,12 @@ run (CliOptions *o)
     return fail (EXIT_BAD_INPUT, "%s", shot_error->message);
 #endif
 
+  if (o->record != NULL && !o->headless)
+    return fail (EXIT_BAD_INPUT, "--record records a headless run: add --headless (in the "
+                 "window, the View menu's Record)");
+  if (o->record_every < 0 || (o->record_every > 0 && o->record == NULL))
+    return fail (EXIT_BAD_INPUT, o->record == NULL ? "--record-every needs --record"
+                                                   : "--record-every: expected a count >= 1");
   if (o->changes != NULL && !o->headless)
     return fail (EXIT_BAD_INPUT, "--at changes a headless run: add --headless (in the window, "
                  "change the scene while it runs)");
@@ -417,7 +507,28 @@ run (CliOptions *o)
   };
   if (scene_b != NULL)
     run_options.compare = &compare;
+#ifdef CWB_HAVE_RENDER
+  Recorder recorder = { .shot = &shot };
+  if (o->record != NULL)
+    {
+      double dt = cwb_world_dt (world);
+      recorder.every = o->record_every > 0
+                         ? (guint64) o->record_every
+                         : (guint64) MAX (1, llround (1.0 / (RECORD_FPS * dt)));
+      run_options.observe = record_frame;
+      run_options.observe_data = &recorder;
+    }
+#endif
   gboolean ran = cwb_run_headless (&world, &run_options, &error);
+#ifdef CWB_HAVE_RENDER
+  if (o->record != NULL)
+    {
+      g_autoptr (GError) record_error = NULL;
+      if (!recorder_finish (&recorder, o->record, &record_error))
+        return fail (EXIT_RUN_FAILED, "%s%s--record: %s", ran ? "" : error->message,
+                     ran ? "" : "; ", record_error->message);
+    }
+#endif
 #ifdef CWB_HAVE_RENDER
   /* The last good states are drawn even when a side failed: what the user wants to see. */
   if (o->screenshot != NULL)
@@ -471,15 +582,20 @@ main (int argc, char **argv)
       "Add a plugin folder (also CWB_PLUGIN_PATH)", "DIR" },
     { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, &o.screenshot,
       "Render the scene after the steps to a PNG and exit (GUI build)", "FILE" },
+    { "record", 0, 0, G_OPTION_ARG_FILENAME, &o.record,
+      "Record the run as an animated WebP clip that plays in real time (headless; with "
+      "--compare, B's beside it as NAME.b.webp)", "FILE" },
+    { "record-every", 0, 0, G_OPTION_ARG_INT64, &o.record_every,
+      "Steps per frame of the --record clip (default: 25 frames per simulated second)", "N" },
     { "overlays", 0, 0, G_OPTION_ARG_STRING, &o.overlays,
-      "The screenshot's overlays: grid, contacts, cones, depth, gradients, spans, cells, "
+      "The screenshot's and clip's overlays: grid, contacts, cones, depth, gradients, spans, cells, "
       "voxels, wireframe, aabbs, comma-separated, or all or none (default: grid,contacts,cones)",
       "LIST" },
     { "camera", 0, 0, G_OPTION_ARG_STRING, &o.camera,
-      "The screenshot's view: yaw about z and pitch above the horizon in degrees, and a "
+      "The screenshot's and clip's view: yaw about z and pitch above the horizon in degrees, and a "
       "distance factor (1: framed; default -108,20,1)", "YAW,PITCH[,ZOOM]" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &o.size,
-      "The screenshot's size in pixels (default 1280x720)", "WIDTHxHEIGHT" },
+      "The screenshot's and clip's size in pixels (default 1280x720)", "WIDTHxHEIGHT" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o.version, "Print the version and exit", NULL },
     /* For tests and benchmarks of the GUI: draw FRAMES frames (after --steps N steps as fast
      * as possible), print what was drawn and quit; exit status 1 when the view is blank. */

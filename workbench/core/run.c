@@ -191,18 +191,23 @@ make_changes (Leg *leg, const CwbRunOptions *o, guint64 done, GError **error)
 /* One step of a leg that still runs, with the changes due before it; on failure the leg
  * keeps its error and stops. */
 static void
-leg_step (Leg *leg, const CwbRunOptions *o, guint64 k)
+leg_step (Leg *leg, guint side, const CwbRunOptions *o, guint64 k)
 {
   if (leg->error != NULL)
     return;
   gint64 start = cwb_clock_ns ();
-  if (make_changes (leg, o, k, &leg->error) && cwb_world_step (*leg->world, &leg->error))
+  gboolean stepped = make_changes (leg, o, k, &leg->error)
+                     && cwb_world_step (*leg->world, &leg->error);
+  if (stepped)
     {
       cwb_report_add_step (leg->report, *leg->world);
       if (leg->residuals != NULL)
         cwb_residual_log_add_step (leg->residuals, *leg->world);
     }
   leg->step_ns += cwb_clock_ns () - start;
+  /* Outside the step's time: what is done with the state is not the run's cost. */
+  if (stepped && o->observe != NULL)
+    o->observe (side, *leg->world, o->observe_data);
 }
 
 /* Writes the leg's report and residuals; a failed write is its error unless a step already
@@ -286,13 +291,15 @@ cwb_run_headless (CwbWorld **world, const CwbRunOptions *options, GError **error
   if (compare != NULL)
     cwb_compare_worlds (*legs[0].world, *legs[1].world, &measure);
   guint64 both = 0;
+  for (size_t l = 0; options->observe != NULL && l < n_legs; l++)
+    options->observe ((guint) l, *legs[l].world, options->observe_data);
 
   for (guint64 k = 0; k < options->steps; k++)
     {
       gboolean running = FALSE;
       for (size_t l = 0; l < n_legs; l++)
         {
-          leg_step (&legs[l], options, k);
+          leg_step (&legs[l], (guint) l, options, k);
           running |= legs[l].error == NULL;
         }
       if (!running)

@@ -51,6 +51,10 @@ typedef struct CwbRunOptions {
    * other runs on; a summary of the two goes to `summary` (NULL: none). */
   const CwbRunCompare *compare;
   FILE *summary;
+  /* Called with each side's world (0: A, 1: B) before the first step and after every step
+   * it made, e.g. to record a clip (--record); NULL: none. */
+  void (*observe) (guint side, CwbWorld *world, gpointer data);
+  gpointer observe_data;
 } CwbRunOptions;
 
 /* Checks the changes before a run: each "KEY=VALUE" is applied in turn to a copy of `scene`

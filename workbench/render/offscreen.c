@@ -195,6 +195,23 @@ cwb_render_write_png (const guint8 *rgba, int width, int height, const char *pat
   return TRUE;
 }
 
+void
+cwb_render_camera_framing (const CwbSnapshot *snapshot, const CwbCamera *view, double zoom,
+                           CwbCamera *camera)
+{
+  cwb_render_camera_default (camera);
+  if (view != NULL)
+    {
+      camera->yaw = view->yaw;
+      camera->pitch = view->pitch;
+      camera->fov_y = view->fov_y;
+    }
+  double lo[3], hi[3];
+  if (cwb_snapshot_bounds (snapshot, TRUE, lo, hi))
+    cwb_render_camera_frame (camera, lo, hi);
+  camera->distance *= zoom;
+}
+
 gboolean
 cwb_render_screenshot (CwbWorld *world, const CwbOverlayOptions *options,
                        const CwbCamera *view, double zoom, int width, int height,
@@ -203,19 +220,9 @@ cwb_render_screenshot (CwbWorld *world, const CwbOverlayOptions *options,
   g_autoptr (CwbOffscreen) offscreen = cwb_render_offscreen_new (width, height, error);
   if (offscreen == NULL)
     return FALSE;
-  CwbCamera camera;
-  cwb_render_camera_default (&camera);
-  if (view != NULL)
-    {
-      camera.yaw = view->yaw;
-      camera.pitch = view->pitch;
-      camera.fov_y = view->fov_y;
-    }
   g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
-  double lo[3], hi[3];
-  if (cwb_snapshot_bounds (snapshot, TRUE, lo, hi))
-    cwb_render_camera_frame (&camera, lo, hi);
-  camera.distance *= zoom;
+  CwbCamera camera;
+  cwb_render_camera_framing (snapshot, view, zoom, &camera);
   g_autofree guint8 *pixels = cwb_render_offscreen_frame (offscreen, snapshot, &camera, options);
   return cwb_render_write_png (pixels, width, height, path, error);
 }

@@ -27,6 +27,11 @@ guint8 *cwb_render_offscreen_frame (CwbOffscreen *offscreen, const CwbSnapshot *
 gboolean cwb_render_write_png (const guint8 *rgba, int width, int height, const char *path,
                                GError **error);
 
+/* The camera --screenshot and --record use: from `view`'s direction (its yaw, pitch and
+ * field of view; NULL: the default camera's), framing the snapshot's moving bodies, its
+ * distance then multiplied by `zoom` (1: just framed). */
+void cwb_render_camera_framing (const CwbSnapshot *snapshot, const CwbCamera *view,
+                                double zoom, CwbCamera *camera);
 /* --screenshot: renders with the given overlays and writes the PNG. The camera looks from
  * `view`'s direction (its yaw, pitch and field of view; NULL: the default camera's), framing
  * the moving bodies, its distance then multiplied by `zoom` (1: just framed). */
