@@ -446,6 +446,41 @@ test_draw_cursor (void)
   g_object_unref (panel);
 }
 
+/* Issue 19, "Controls a lecture needs": gridlines. The step between lines is 1, 2 or 5 times
+ * a power of ten, about the asked number over the span (exact values: these are round
+ * numbers in binary to well within 1e-12 relative); none for an empty span. Drawn, the
+ * grid's faint lines cross every time strip: at 0.05 s steps over the 0.3 s kept, at least
+ * five vertical lines the height of the first strip's plot. */
+static void
+test_draw_grid (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  const struct { double span; int lines; double step; } cases[] = {
+    { 1, 4, 0.2 }, { 10, 4, 2 }, { 0.3, 8, 0.05 }, { 7, 4, 2 }, { 3e-9, 4, 1e-9 },
+    { 1e6, 4, 2e5 }, { 0, 4, 0 }, { -1, 4, 0 }, { NAN, 4, 0 }, { INFINITY, 4, 0 },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
+    {
+      double step = cwb_plot_nice_step (cases[k].span, cases[k].lines);
+      if (cases[k].step == 0)
+        g_assert_cmpfloat (step, ==, 0);
+      else
+        g_assert_cmpfloat_with_epsilon (step, cases[k].step, 1e-12 * cases[k].step);
+    }
+  CwbPlotPanel *panel = CWB_PLOT_PANEL (g_object_ref_sink (cwb_plot_panel_new ()));
+  push_steps (panel, 0, 300);
+  guint8 rgb[3];
+  cwb_plot_grid_rgb (rgb);
+  const int width = 640, height = 560;
+  cairo_surface_t *drawn = draw_panel (panel, width, height);
+  size_t n = count_pixels (drawn, rgb);
+  g_test_message ("%zu pixels of the grid's colour", n);
+  /* Five strips of about 100 px: five lines of 60 px or more in each is 1500. */
+  g_assert_cmpuint (n, >, 1500);
+  cairo_surface_destroy (drawn);
+  g_object_unref (panel);
+}
+
 /* Issue 19, A/B compare: side B's steps (a kinetic energy twice A's) are drawn over A's in
  * B's colour on the same scales, so both show. Pixels of a curve's exact colour are those its
  * 1.5 px line covers fully; B's dashes cover 6 px of every 10, so B gets over a fifth of the
@@ -881,6 +916,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/plots/draw/cursor", test_draw_cursor);
   g_test_add_func ("/app/plots/draw/hover", test_draw_hover);
   g_test_add_func ("/app/plots/draw/compare", test_draw_compare);
+  g_test_add_func ("/app/plots/draw/grid", test_draw_grid);
   g_test_add_func ("/app/plugins-window/rows", test_plugins_window_rows);
   g_test_add_func ("/app/plugins-window/empty", test_plugins_window_empty);
   return g_test_run ();

@@ -21,6 +21,11 @@
 #define TIME_AXIS_H 14.0    /* under the last time strip: the time range */
 #define LAST_STEP_SPLIT 0.6 /* residual plot's share of the last-step strip's width */
 #define MIN_PLOT_SIDE 8.0   /* a plot smaller than this is not drawn */
+#define CURVE_INSET 2.0     /* curves stay this far inside a plot's frame, so that the
+                             * extremes are not hidden under it */
+#define GRID_LINES_Y 4      /* about this many value lines a strip ... */
+#define GRID_LINES_T 8      /* ... and time lines */
+#define LABEL_GAP 6.0       /* the least room between two labels on an axis */
 
 /* ---- colours ------------------------------------------------------------------------------
  * The panel paints its own dark neutral background, so the plot reads the same under light
@@ -37,6 +42,7 @@ static const Rgb frame_rgb = { 84, 87, 94 };
 static const Rgb text_rgb = { 222, 222, 222 };
 static const Rgb dim_text_rgb = { 158, 160, 166 };
 
+static const Rgb grid_rgb = { 58, 61, 68 };        /* grid lines, faint on plot_rgb */
 static const Rgb capped_rgb = { 235, 64, 52 };      /* a solve that stopped at its cap */
 static const Rgb cursor_rgb = { 255, 255, 255 };    /* the time the history shows */
 
@@ -87,6 +93,25 @@ cwb_plot_compare_rgb (CwbPlotStrip strip, guint8 rgb[3])
   rgb[0] = c.r;
   rgb[1] = c.g;
   rgb[2] = c.b;
+}
+
+void
+cwb_plot_grid_rgb (guint8 rgb[3])
+{
+  rgb[0] = grid_rgb.r;
+  rgb[1] = grid_rgb.g;
+  rgb[2] = grid_rgb.b;
+}
+
+double
+cwb_plot_nice_step (double span, int lines)
+{
+  if (!(span > 0) || !isfinite (span) || lines < 1)
+    return 0;
+  double raw = span / lines;
+  double magnitude = pow (10, floor (log10 (raw)));
+  double norm = raw / magnitude;
+  return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
 }
 
 void
@@ -173,15 +198,19 @@ pad_range (double *lo, double *hi)
 
 /* Strokes the columns in `plot`, y mapped from [lo, hi]: per column a vertical run through
  * first, min, max and last, joined to the previous column unless a NAN came between. */
+/* Where value v of [lo, hi] is drawn in `plot` (curves and grid alike). */
+static double
+value_y (Rect plot, double lo, double hi, double v)
+{
+  double top = plot.y + CURVE_INSET, height = plot.h - 2 * CURVE_INSET;
+  return top + height - (v - lo) * (height / (hi - lo));
+}
+
 static void
 stroke_columns (cairo_t *cr, Rect plot, const Column *cols, int n_cols, double lo, double hi,
                 Rgb colour)
 {
-  /* Inset so that the extremes are not hidden under the frame. */
-  const double inset = 2.0;
-  double top = plot.y + inset, height = plot.h - 2 * inset;
-  double scale = height / (hi - lo);
-#define MAP_Y(v) (top + height - ((v) - lo) * scale)
+#define MAP_Y(v) value_y (plot, lo, hi, (v))
   gboolean started = FALSE;
   for (int c = 0; c < n_cols; c++)
     {
@@ -484,6 +513,69 @@ time_span (const CwbPlotView *view, double *t0, double *t1)
     *t0 = *t1 = 0;
 }
 
+/* Faint lines at round values and times under a time plot's curves, the values labelled
+ * left of it and, with `time_axis`, the times under it, where a label has room (the
+ * range's own labels at the ends keep theirs). On a log scale the lines are whole decades. */
+static void
+draw_grid (cairo_t *cr, PangoLayout *layout, Rect plot, double lo, double hi,
+           gboolean log_scale, double t0, double t1, gboolean time_axis)
+{
+  int label_h;
+  pango_layout_set_text (layout, "0", -1);
+  pango_layout_get_pixel_size (layout, NULL, &label_h);
+  cairo_set_line_width (cr, 1.0);
+  double step = cwb_plot_nice_step (hi - lo, GRID_LINES_Y);
+  if (log_scale)
+    step = fmax (1, round (step));
+  for (double k = ceil (lo / step); step > 0 && k * step <= hi; k++)
+    {
+      double v = k * step;
+      double y = floor (value_y (plot, lo, hi, v)) + 0.5;
+      set_rgb (cr, grid_rgb);
+      cairo_move_to (cr, plot.x + 1, y);
+      cairo_line_to (cr, plot.x + plot.w - 1, y);
+      cairo_stroke (cr);
+      /* Clear of the max label at the top and the min label at the bottom. */
+      if (y - label_h / 2.0 < plot.y + label_h + 2
+          || y + label_h / 2.0 > plot.y + plot.h - label_h - 2)
+        continue;
+      g_autofree char *text = g_strdup_printf ("%.3g", log_scale ? pow (10, v) : v);
+      draw_text (cr, layout, text, plot.x - AXIS_LABEL_GAP, y - label_h / 2.0, ALIGN_RIGHT,
+                 dim_text_rgb);
+    }
+  double time_step = cwb_plot_nice_step (t1 - t0, GRID_LINES_T);
+  if (!(time_step > 0))
+    return;
+  /* The axis's end labels, as draw_time_strip writes them: the room between them. */
+  int w0 = 0, w1 = 0;
+  g_autofree char *from = g_strdup_printf ("t = %.4g s", t0);
+  g_autofree char *to = g_strdup_printf ("%.4g s", t1);
+  pango_layout_set_text (layout, from, -1);
+  pango_layout_get_pixel_size (layout, &w0, NULL);
+  pango_layout_set_text (layout, to, -1);
+  pango_layout_get_pixel_size (layout, &w1, NULL);
+  double free_from = plot.x + w0 + LABEL_GAP, free_to = plot.x + plot.w - w1 - LABEL_GAP;
+  for (double k = ceil (t0 / time_step); k * time_step <= t1; k++)
+    {
+      double t = k * time_step;
+      double x = floor (plot.x + (t - t0) / (t1 - t0) * plot.w) + 0.5;
+      set_rgb (cr, grid_rgb);
+      cairo_move_to (cr, x, plot.y + 1);
+      cairo_line_to (cr, x, plot.y + plot.h - 1);
+      cairo_stroke (cr);
+      if (!time_axis)
+        continue;
+      int w;
+      g_autofree char *text = g_strdup_printf ("%g", t);
+      pango_layout_set_text (layout, text, -1);
+      pango_layout_get_pixel_size (layout, &w, NULL);
+      if (x - w / 2.0 < free_from || x + w / 2.0 > free_to)
+        continue;
+      draw_text (cr, layout, text, x, plot.y + plot.h + 1, ALIGN_CENTER, dim_text_rgb);
+      free_from = x + w / 2.0 + LABEL_GAP;
+    }
+}
+
 static void
 draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect strip,
                  CwbPlotStrip which, gboolean time_axis)
@@ -561,6 +653,7 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
        * a log scale the values the bounds stand for. */
       g_autofree char *max_text = g_strdup_printf ("%.3g", log_scale ? pow (10, hi) : hi);
       g_autofree char *min_text = g_strdup_printf ("%.3g", log_scale ? pow (10, lo) : lo);
+      draw_grid (cr, layout, plot, lo, hi, log_scale, t0, t1, time_axis);
       draw_y_labels (cr, layout, plot, max_text, min_text);
       stroke_columns (cr, plot, cols, n_cols, lo, hi, strip_rgb[which]);
       if (any_b)

@@ -108,7 +108,9 @@ cwb_render_recording_add (CwbRecording *r, const guint8 *rgba, gint64 time_ms, G
   picture.width = r->width;
   picture.height = r->height;
   picture.use_argb = 1;
-  gboolean ok = WebPPictureImportRGBA (&picture, rgba, 4 * r->width)
+  /* Opaque: a view's alpha says nothing a clip should show (blended overlays leave it
+   * below 1 where they are drawn). */
+  gboolean ok = WebPPictureImportRGBX (&picture, rgba, 4 * r->width)
                 && WebPAnimEncoderAdd (r->encoder, &picture, (int) time_ms, &r->config);
   WebPPictureFree (&picture);
   if (!ok)

@@ -20,8 +20,8 @@ int cwb_render_recording_height (const CwbRecording *recording);
 /* Frames added so far. */
 size_t cwb_render_recording_frames (const CwbRecording *recording);
 
-/* Adds a frame (RGBA, top row first, width * height * 4 bytes) shown from `time_ms` after
- * the clip's start; times must increase (a frame at the same millisecond as the last
+/* Adds a frame (RGBA, top row first, width * height * 4 bytes; alpha ignored: clips are
+ * opaque) shown from `time_ms` after the clip's start; times must increase (a frame at the same millisecond as the last
  * replaces it). */
 gboolean cwb_render_recording_add (CwbRecording *recording, const guint8 *rgba, gint64 time_ms,
                                    GError **error);
