@@ -481,6 +481,62 @@ test_draw_grid (void)
   g_object_unref (panel);
 }
 
+/* Issue 19, "Controls a lecture needs": zoom. Over 300 steps kept (1 to 300 ms), zooming by
+ * 0.5 at the axis's right end keeps the newest step and halves the window (exact to
+ * rounding: 1e-12 s), and such a window follows the run; in a window about the middle,
+ * zooming at the left end keeps its start. The hover then reads a step inside the window (to
+ * a step, 1 ms). Zoomed out by 2 until it holds every step, the window is no zoom. A window
+ * reaching the newest step follows the run: 100 more steps slide it by 0.1 s. */
+static void
+test_zoom (void)
+{
+  SKIP_WITHOUT_DISPLAY ();
+  CwbPlotPanel *panel = CWB_PLOT_PANEL (g_object_ref_sink (cwb_plot_panel_new ()));
+  push_steps (panel, 0, 300);
+  const int width = 640, height = 560;
+  cairo_surface_destroy (draw_panel (panel, width, height));
+  double from, to;
+  cwb_plot_panel_time_window (panel, &from, &to);
+  g_assert_true (isnan (from) && isnan (to));
+  /* The axis's ends are the first and the last step; a pointer beyond an end zooms about
+   * that end (the gutter's width does not matter then). */
+  double t0 = step_time (0), t1 = step_time (299), mid = (t0 + t1) / 2;
+  cwb_plot_panel_set_hover (panel, width / 2.0, 8 + 16 + 10);
+  cwb_plot_panel_zoom_at (panel, width, 0.5);
+  cwb_plot_panel_time_window (panel, &from, &to);
+  /* At the right end: the window keeps the newest step and follows. */
+  g_assert_cmpfloat_with_epsilon (to, t1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (from, t1 - (t1 - t0) / 2, 1e-12);
+  cwb_plot_panel_set_time_window (panel, NAN, NAN);
+  cwb_plot_panel_set_time_window (panel, mid - 0.05, mid + 0.05);
+  cairo_surface_destroy (draw_panel (panel, width, height));
+  cwb_plot_panel_zoom_at (panel, 0, 0.5);
+  cwb_plot_panel_time_window (panel, &from, &to);
+  /* At the left end of the axis: the window's start stays, its length halves. */
+  g_assert_cmpfloat_with_epsilon (from, mid - 0.05, 1e-12);
+  g_assert_cmpfloat_with_epsilon (to, mid, 1e-12);
+  cairo_surface_destroy (draw_panel (panel, width, height));
+  const char *text = cwb_plot_panel_hover_text (panel);
+  g_assert_nonnull (text);
+  double hover_t = g_ascii_strtod (text + strlen ("t = "), NULL);
+  g_test_message ("zoomed to [%g, %g]; hover %s", from, to, text);
+  g_assert_cmpfloat (hover_t, >=, from - 1e-3);
+  g_assert_cmpfloat (hover_t, <=, to + 1e-3);
+  cwb_plot_panel_zoom_at (panel, width / 2.0, 2);
+  cairo_surface_destroy (draw_panel (panel, width, height));
+  cwb_plot_panel_zoom_at (panel, width / 2.0, 2);
+  cwb_plot_panel_zoom_at (panel, width / 2.0, 2);
+  cwb_plot_panel_time_window (panel, &from, &to);
+  g_assert_true (isnan (from) && isnan (to));
+
+  cwb_plot_panel_set_time_window (panel, step_time (199), step_time (299));
+  push_steps (panel, 300, 400);
+  cwb_plot_panel_time_window (panel, &from, &to);
+  g_assert_cmpfloat_with_epsilon (to, step_time (399), 1e-12);
+  g_assert_cmpfloat_with_epsilon (from, step_time (299), 1e-12);
+  g_object_unref (panel);
+}
+
 /* Issue 19, A/B compare: side B's steps (a kinetic energy twice A's) are drawn over A's in
  * B's colour on the same scales, so both show. Pixels of a curve's exact colour are those its
  * 1.5 px line covers fully; B's dashes cover 6 px of every 10, so B gets over a fifth of the
@@ -917,6 +973,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/plots/draw/hover", test_draw_hover);
   g_test_add_func ("/app/plots/draw/compare", test_draw_compare);
   g_test_add_func ("/app/plots/draw/grid", test_draw_grid);
+  g_test_add_func ("/app/plots/zoom", test_zoom);
   g_test_add_func ("/app/plugins-window/rows", test_plugins_window_rows);
   g_test_add_func ("/app/plugins-window/empty", test_plugins_window_empty);
   return g_test_run ();

@@ -145,10 +145,11 @@ typedef struct Curve {
 } Curve;
 
 /* The curve reduced to `n_cols` columns over [x0, x1], and the range of its finite y. One pass
- * over the points; FALSE when no point is finite. */
+ * over the points; FALSE when no point is finite. With `window`, points outside [x0, x1] are
+ * left out; without, they land in the end columns. */
 static gboolean
-decimate (const Curve *curve, double x0, double x1, Column *cols, int n_cols, double *y_lo,
-          double *y_hi)
+decimate (const Curve *curve, double x0, double x1, gboolean window, Column *cols, int n_cols,
+          double *y_lo, double *y_hi)
 {
   memset (cols, 0, (size_t) n_cols * sizeof *cols);
   double span = x1 - x0;
@@ -158,6 +159,9 @@ decimate (const Curve *curve, double x0, double x1, Column *cols, int n_cols, do
     {
       double x, y;
       curve->at (curve->data, i, &x, &y);
+      /* A zoomed window: points outside it are not drawn, nor count in the y range. */
+      if (window && (x < x0 || x > x1))
+        continue;
       if (!isfinite (y))
         {
           gap = TRUE;
@@ -406,7 +410,7 @@ mark_capped_steps (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, d
   for (size_t i = 0; i < view->run.n; i++)
     {
       const CwbStepStats *s = cwb_plot_view_step (view, i);
-      if (s->solver_converged != 0)
+      if (s->solver_converged != 0 || s->time < t0 || s->time > t1)
         continue;
       double x = t1 > t0 ? plot.x + (s->time - t0) / (t1 - t0) * plot.w : plot.x + plot.w;
       x = floor (x) + 0.5;
@@ -511,6 +515,13 @@ time_span (const CwbPlotView *view, double *t0, double *t1)
       }
   if (*t0 > *t1)
     *t0 = *t1 = 0;
+  if (!(view->zoom_to > view->zoom_from))
+    return;
+  /* Zoomed: the window, or, following the run, its length up to the newest step. */
+  double length = view->zoom_to - view->zoom_from;
+  double newest = *t1;
+  *t0 = view->zoom_follow ? newest - length : view->zoom_from;
+  *t1 = view->zoom_follow ? newest : view->zoom_to;
 }
 
 /* Faint lines at round values and times under a time plot's curves, the values labelled
@@ -630,9 +641,11 @@ draw_time_strip (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect
   Curve curve_b = { view->compare.n, time_curve_at, &tc_b };
   double t0, t1;
   time_span (view, &t0, &t1);
+  if (view->axis != NULL)
+    *view->axis = (CwbPlotAxis) { t0, t1, plot.x, plot.x + plot.w };
   double lo, hi, lo_b, hi_b;
-  gboolean any = decimate (&curve, t0, t1, cols, n_cols, &lo, &hi);
-  gboolean any_b = decimate (&curve_b, t0, t1, cols_b, n_cols, &lo_b, &hi_b);
+  gboolean any = decimate (&curve, t0, t1, TRUE, cols, n_cols, &lo, &hi);
+  gboolean any_b = decimate (&curve_b, t0, t1, TRUE, cols_b, n_cols, &lo_b, &hi_b);
   if (any_b)
     {
       lo = any ? MIN (lo, lo_b) : lo_b;
@@ -706,7 +719,7 @@ draw_residuals (const CwbPlotView *view, cairo_t *cr, PangoLayout *layout, Rect 
   g_autofree Column *cols = g_new (Column, n_cols);
   Curve curve = { view->n_residuals, residual_curve_at, view };
   double lo, hi;
-  if (!decimate (&curve, 1, (double) view->n_residuals, cols, n_cols, &lo, &hi))
+  if (!decimate (&curve, 1, (double) view->n_residuals, FALSE, cols, n_cols, &lo, &hi))
     {
       draw_no_data (cr, layout, plot, "no solve");
       return;

@@ -32,6 +32,11 @@ struct _CwbPlotPanel {
   double cursor;         /* cwb_plot_panel_set_cursor */
   double hover_x, hover_y;   /* the pointer over the drawing area, NAN: away */
   GString *hover_text;       /* what the last drawing's hover label said ("" for none) */
+  /* The time window (cwb_plot_panel_set_time_window): NAN ends for every kept step. */
+  double zoom_from, zoom_to;
+  gboolean zoom_follow;
+  CwbPlotAxis axis;          /* where the last drawing put its time axis */
+  double pan_from, pan_to;   /* the window when a drag began */
 
   gboolean dirty;        /* data changed since the last queued redraw */
   guint redraw_source;   /* the pending throttle timeout, 0 when none */
@@ -183,6 +188,122 @@ on_leave (GtkEventControllerMotion *motion, gpointer data)
   cwb_plot_panel_set_hover (data, NAN, NAN);
 }
 
+/* ---- the time window: wheel to zoom, drag to pan, double-click for all ------------------ */
+
+/* The newest kept step's time (of the run or side B), NAN with none. */
+static double
+newest_time (const CwbPlotPanel *panel)
+{
+  double t = NAN;
+  if (panel->run.n > 0)
+    t = cwb_plot_ring_step (&panel->run, panel->run.n - 1)->time;
+  if (panel->compare.n > 0)
+    t = fmax (t, cwb_plot_ring_step (&panel->compare, panel->compare.n - 1)->time);
+  return t;
+}
+
+static double
+oldest_time (const CwbPlotPanel *panel)
+{
+  double t = NAN;
+  if (panel->run.n > 0)
+    t = cwb_plot_ring_step (&panel->run, 0)->time;
+  if (panel->compare.n > 0)
+    t = fmin (t, cwb_plot_ring_step (&panel->compare, 0)->time);
+  return t;
+}
+
+void
+cwb_plot_panel_time_window (CwbPlotPanel *panel, double *from, double *to)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  gboolean zoomed = panel->zoom_to > panel->zoom_from;
+  double length = panel->zoom_to - panel->zoom_from, newest = newest_time (panel);
+  *from = !zoomed ? NAN : panel->zoom_follow ? newest - length : panel->zoom_from;
+  *to = !zoomed ? NAN : panel->zoom_follow ? newest : panel->zoom_to;
+}
+
+void
+cwb_plot_panel_set_time_window (CwbPlotPanel *panel, double from, double to)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  double oldest = oldest_time (panel), newest = newest_time (panel);
+  /* A window holding every kept step is no zoom; one reaching the newest step follows. */
+  if (!(to > from) || isnan (newest) || (from <= oldest && to >= newest))
+    {
+      panel->zoom_from = panel->zoom_to = NAN;
+      panel->zoom_follow = FALSE;
+    }
+  else
+    {
+      panel->zoom_from = from;
+      panel->zoom_to = to;
+      panel->zoom_follow = to >= newest;
+    }
+  if (panel->area != NULL)
+    gtk_widget_queue_draw (panel->area);
+}
+
+void
+cwb_plot_panel_zoom_at (CwbPlotPanel *panel, double x, double factor)
+{
+  g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
+  g_return_if_fail (factor > 0);
+  /* The pointer's place along the last drawn axis, applied to the window now (wheel notches
+   * may come faster than drawings). */
+  const CwbPlotAxis *a = &panel->axis;
+  double from, to;
+  cwb_plot_panel_time_window (panel, &from, &to);
+  if (isnan (from))
+    {
+      from = oldest_time (panel);
+      to = newest_time (panel);
+    }
+  if (!(a->x1 > a->x0) || !(to > from))
+    return;
+  double at = CLAMP ((x - a->x0) / (a->x1 - a->x0), 0, 1);
+  double t = from + at * (to - from);
+  cwb_plot_panel_set_time_window (panel, t - (t - from) * factor, t + (to - t) * factor);
+}
+
+/* The wheel over the plots: a notch up zooms in by ZOOM_STEP about the pointer's time. */
+#define ZOOM_STEP 0.8
+
+static gboolean
+on_scroll (GtkEventControllerScroll *scroll, double dx, double dy, gpointer data)
+{
+  CwbPlotPanel *panel = data;
+  if (dy == 0)
+    return FALSE;
+  cwb_plot_panel_zoom_at (panel, panel->hover_x, pow (ZOOM_STEP, -dy));
+  return TRUE;
+}
+
+static void
+on_pan_begin (GtkGestureDrag *drag, double x, double y, gpointer data)
+{
+  CwbPlotPanel *panel = data;
+  cwb_plot_panel_time_window (panel, &panel->pan_from, &panel->pan_to);
+}
+
+static void
+on_pan_update (GtkGestureDrag *drag, double dx, double dy, gpointer data)
+{
+  CwbPlotPanel *panel = data;
+  const CwbPlotAxis *a = &panel->axis;
+  if (isnan (panel->pan_from) || !(a->x1 > a->x0))
+    return;
+  double shift = -dx / (a->x1 - a->x0) * (panel->pan_to - panel->pan_from);
+  cwb_plot_panel_set_time_window (panel, panel->pan_from + shift, panel->pan_to + shift);
+}
+
+static void
+on_click (GtkGestureClick *click, int n_press, double x, double y, gpointer data)
+{
+  if (n_press == 2)
+    cwb_plot_panel_set_time_window (data, NAN, NAN);
+}
+
 void
 cwb_plot_panel_set_cursor (CwbPlotPanel *panel, double time)
 {
@@ -208,6 +329,8 @@ cwb_plot_panel_clear (CwbPlotPanel *panel)
   g_return_if_fail (CWB_IS_PLOT_PANEL (panel));
   ring_clear (&panel->run);
   ring_clear (&panel->compare);
+  panel->zoom_from = panel->zoom_to = NAN;
+  panel->zoom_follow = FALSE;
   g_clear_pointer (&panel->residuals, g_free);
   panel->n_residuals = 0;
   schedule_redraw (panel);
@@ -326,8 +449,12 @@ cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int height)
     .cursor = panel->cursor,
     .hover_x = panel->hover_x, .hover_y = panel->hover_y,
     .hover_text = panel->hover_text,
+    .zoom_from = panel->zoom_from, .zoom_to = panel->zoom_to,
+    .zoom_follow = panel->zoom_follow,
+    .axis = &panel->axis,
   };
   g_string_truncate (panel->hover_text, 0);
+  panel->axis = (CwbPlotAxis) { 0, 0, 0, 0 };
   for (int s = 0; s < CWB_PLOT_STRIP_COUNT; s++)
     view.visible[s] = strip_visible (panel, (CwbPlotStrip) s);
 
@@ -502,6 +629,7 @@ cwb_plot_panel_init (CwbPlotPanel *panel)
   panel->cursor = NAN;
   panel->hover_x = panel->hover_y = NAN;
   panel->hover_text = g_string_new (NULL);
+  panel->zoom_from = panel->zoom_to = NAN;
 
   panel->toolbar = build_toolbar (panel);
   gtk_widget_set_parent (panel->toolbar, GTK_WIDGET (panel));
@@ -519,6 +647,19 @@ cwb_plot_panel_init (CwbPlotPanel *panel)
   g_signal_connect (motion, "motion", G_CALLBACK (on_motion), panel);
   g_signal_connect (motion, "leave", G_CALLBACK (on_leave), panel);
   gtk_widget_add_controller (panel->area, motion);
+  /* The time window: the wheel zooms about the pointer, a drag pans, a double click shows
+   * every step again. */
+  GtkEventController *scroll = gtk_event_controller_scroll_new (
+    GTK_EVENT_CONTROLLER_SCROLL_VERTICAL | GTK_EVENT_CONTROLLER_SCROLL_DISCRETE);
+  g_signal_connect (scroll, "scroll", G_CALLBACK (on_scroll), panel);
+  gtk_widget_add_controller (panel->area, scroll);
+  GtkGesture *pan = gtk_gesture_drag_new ();
+  g_signal_connect (pan, "drag-begin", G_CALLBACK (on_pan_begin), panel);
+  g_signal_connect (pan, "drag-update", G_CALLBACK (on_pan_update), panel);
+  gtk_widget_add_controller (panel->area, GTK_EVENT_CONTROLLER (pan));
+  GtkGesture *click = gtk_gesture_click_new ();
+  g_signal_connect (click, "pressed", G_CALLBACK (on_click), panel);
+  gtk_widget_add_controller (panel->area, GTK_EVENT_CONTROLLER (click));
 }
 
 GtkWidget *

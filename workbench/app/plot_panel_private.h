@@ -40,6 +40,13 @@ cwb_plot_ring_step (const CwbPlotRing *ring, size_t i)
   return &ring->steps[(ring->head + i) % ring->capacity];
 }
 
+/* Where the last drawing put its time axis: time t0 at pixel x0, t1 at x1 (x1 > x0 when a
+ * time plot was drawn), for turning the pointer's x into a time. */
+typedef struct CwbPlotAxis {
+  double t0, t1;
+  double x0, x1;
+} CwbPlotAxis;
+
 /* What the drawing reads (plot_draw.c), borrowed from the panel for one draw. */
 typedef struct CwbPlotView {
   CwbPlotRing run;             /* the run's steps (side A of an A/B compare) */
@@ -51,6 +58,11 @@ typedef struct CwbPlotView {
   double cursor;               /* the time the history shows (a vertical line), NAN: none */
   double hover_x, hover_y;     /* the pointer over the drawing, NAN: none */
   GString *hover_text;         /* out, may be NULL: what the hover label shows, "" for none */
+  /* The time window shown (zoomed): [zoom_from, zoom_to]; NAN: every kept step. With
+   * zoom_follow the window keeps its length and ends at the newest step. */
+  double zoom_from, zoom_to;
+  gboolean zoom_follow;
+  CwbPlotAxis *axis;           /* out, may be NULL: where the time axis was drawn */
 } CwbPlotView;
 
 /* The i-th kept step of the run, oldest first. */
@@ -80,6 +92,14 @@ void cwb_plot_panel_set_hover (CwbPlotPanel *panel, double x, double y);
 
 /* The colour of side B's curve in a strip (dashed): the strip's halfway to white. */
 void cwb_plot_compare_rgb (CwbPlotStrip strip, guint8 rgb[3]);
+
+/* The time window the plots show: its ends, both NAN when it is every kept step; and
+ * setting it (NAN, NAN: every step). A window ending at the newest step follows the run. */
+void cwb_plot_panel_time_window (CwbPlotPanel *panel, double *from, double *to);
+void cwb_plot_panel_set_time_window (CwbPlotPanel *panel, double from, double to);
+/* Zooms the time window by `factor` (< 1: in) about the time under pixel x of the drawing,
+ * as the wheel does; a window that would hold every kept step goes back to all. */
+void cwb_plot_panel_zoom_at (CwbPlotPanel *panel, double x, double factor);
 
 /* The colour of the grid lines under the time plots' curves. */
 void cwb_plot_grid_rgb (guint8 rgb[3]);
