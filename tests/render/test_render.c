@@ -378,20 +378,15 @@ test_cli_screenshot (void)
   g_rmdir (dir);
 }
 
-/* Runs the program with `extra` options after a 20-step headless run of the incline and
- * --screenshot PNG; returns the exit status, stderr in *err. */
+/* Runs the built program with `args` (NULL-terminated); returns its exit status, stderr in
+ * *err. */
 static int
-screenshot_with (const char *png, const char *const *extra, char **err)
+run_program (const char *const *args, char **err)
 {
-  g_autofree char *scene = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
-                                             "penalty-incline.yaml", NULL);
   g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  const char *base[] = { g_getenv ("CWB_CLI"), "--headless", scene, "--steps", "20",
-                         "--screenshot", png };
-  for (size_t k = 0; k < G_N_ELEMENTS (base); k++)
-    g_ptr_array_add (argv, (gpointer) base[k]);
-  for (const char *const *e = extra; *e != NULL; e++)
-    g_ptr_array_add (argv, (gpointer) *e);
+  g_ptr_array_add (argv, (gpointer) g_getenv ("CWB_CLI"));
+  for (const char *const *a = args; *a != NULL; a++)
+    g_ptr_array_add (argv, (gpointer) *a);
   g_ptr_array_add (argv, NULL);
   int status = 0;
   g_autoptr (GError) error = NULL;
@@ -400,6 +395,23 @@ screenshot_with (const char *png, const char *const *extra, char **err)
   g_assert_no_error (error);
   g_assert_true (WIFEXITED (status));
   return WEXITSTATUS (status);
+}
+
+/* Runs the program with `extra` options after a 20-step headless run of the incline and
+ * --screenshot PNG; returns the exit status, stderr in *err. */
+static int
+screenshot_with (const char *png, const char *const *extra, char **err)
+{
+  g_autofree char *scene = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
+                                             "penalty-incline.yaml", NULL);
+  g_autoptr (GPtrArray) args = g_ptr_array_new ();
+  const char *base[] = { "--headless", scene, "--steps", "20", "--screenshot", png };
+  for (size_t k = 0; k < G_N_ELEMENTS (base); k++)
+    g_ptr_array_add (args, (gpointer) base[k]);
+  for (const char *const *e = extra; *e != NULL; e++)
+    g_ptr_array_add (args, (gpointer) *e);
+  g_ptr_array_add (args, NULL);
+  return run_program ((const char *const *) args->pdata, err);
 }
 
 static GBytes *
@@ -515,22 +527,6 @@ read_clip (const char *path)
   return clip;
 }
 
-static int
-run_record (const char *const *args, char **err)
-{
-  g_autoptr (GPtrArray) argv = g_ptr_array_new ();
-  g_ptr_array_add (argv, (gpointer) g_getenv ("CWB_CLI"));
-  for (const char *const *a = args; *a != NULL; a++)
-    g_ptr_array_add (argv, (gpointer) *a);
-  g_ptr_array_add (argv, NULL);
-  int status = 0;
-  g_autoptr (GError) error = NULL;
-  g_spawn_sync (NULL, (char **) argv->pdata, NULL, G_SPAWN_STDOUT_TO_DEV_NULL, NULL, NULL, NULL,
-                err, &status, &error);
-  g_assert_no_error (error);
-  g_assert_true (WIFEXITED (status));
-  return WEXITSTATUS (status);
-}
 
 /* Issue 19 ("What no peer has"): recording. 50 steps of 5 ms, a frame every 5 steps: 11
  * frames (the start and one per 5 steps) of the asked size, each 25 ms (the simulated time
@@ -552,7 +548,7 @@ test_cli_record (void)
   const char *compared[] = { "--headless", scene, "--steps", "50", "--record", clip_a,
                              "--record-every", "5", "--size", "160x120", "--compare",
                              "bodies.box.friction=0.1", NULL };
-  g_assert_cmpint (run_record (compared, &err), ==, 0);
+  g_assert_cmpint (run_program (compared, &err), ==, 0);
   g_auto (Clip) a = read_clip (clip_a);
   g_auto (Clip) b = read_clip (clip_b);
   g_assert_cmpint (a.width, ==, 160);
@@ -568,18 +564,18 @@ test_cli_record (void)
   const char *by_default[] = { "--headless", scene, "--steps", "40", "--record", clip_d,
                                "--size", "64x48", NULL };
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run_record (by_default, &err), ==, 0);
+  g_assert_cmpint (run_program (by_default, &err), ==, 0);
   g_auto (Clip) d = read_clip (clip_d);
   g_assert_cmpuint (d.frames->len, ==, 6);
   g_assert_cmpint (g_array_index (d.times, int, 0), ==, 40);
 
   const char *no_record[] = { "--headless", scene, "--record-every", "3", NULL };
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run_record (no_record, &err), ==, 2);
+  g_assert_cmpint (run_program (no_record, &err), ==, 2);
   g_assert_nonnull (strstr (err, "--record-every needs --record"));
   const char *window[] = { scene, "--record", clip_d, NULL };
   g_clear_pointer (&err, g_free);
-  g_assert_cmpint (run_record (window, &err), ==, 2);
+  g_assert_cmpint (run_program (window, &err), ==, 2);
   g_assert_nonnull (strstr (err, "add --headless"));
   for (const char *const *p = (const char *const[]){ clip_a, clip_b, clip_d, NULL }; *p != NULL;
        p++)
