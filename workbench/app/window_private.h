@@ -156,7 +156,7 @@ void cwb_app_window_compare_pace (CwbAppWindow *self, gboolean realtime, double 
 /* Every frame: lockstep, cameras and overlays, B's plots, the readout, B's failures; a
  * rebuilt A restarts B (a reset) or ends the compare (an edit). */
 void cwb_app_window_compare_follow (CwbAppWindow *self);
-/* Simulation > Compare: what B changes, chosen and typed. */
+/* The main menu's Compare...: what B changes, chosen and typed. */
 void cwb_app_window_open_compare_dialog (CwbAppWindow *self);
 
 /* window_files.c */
