@@ -500,7 +500,8 @@ draw_cursor (const CwbPlotView *view, cairo_t *cr, Rect plot, double t0, double 
   cairo_stroke (cr);
 }
 
-/* The time axis: from the first to the last step of the run and of side B together. */
+/* The time axis: the zoomed window, else from the first to the last step of the run and of
+ * side B together. */
 static void
 time_span (const CwbPlotView *view, double *t0, double *t1)
 {
@@ -515,13 +516,11 @@ time_span (const CwbPlotView *view, double *t0, double *t1)
       }
   if (*t0 > *t1)
     *t0 = *t1 = 0;
-  if (!(view->zoom_to > view->zoom_from))
-    return;
-  /* Zoomed: the window, or, following the run, its length up to the newest step. */
-  double length = view->zoom_to - view->zoom_from;
-  double newest = *t1;
-  *t0 = view->zoom_follow ? newest - length : view->zoom_from;
-  *t1 = view->zoom_follow ? newest : view->zoom_to;
+  if (view->zoom_to > view->zoom_from)
+    {
+      *t0 = view->zoom_from;
+      *t1 = view->zoom_to;
+    }
 }
 
 /* Faint lines at round values and times under a time plot's curves, the values labelled

@@ -449,12 +449,11 @@ cwb_plot_panel_draw (CwbPlotPanel *panel, cairo_t *cr, int width, int height)
     .cursor = panel->cursor,
     .hover_x = panel->hover_x, .hover_y = panel->hover_y,
     .hover_text = panel->hover_text,
-    .zoom_from = panel->zoom_from, .zoom_to = panel->zoom_to,
-    .zoom_follow = panel->zoom_follow,
     .axis = &panel->axis,
   };
   g_string_truncate (panel->hover_text, 0);
   panel->axis = (CwbPlotAxis) { 0, 0, 0, 0 };
+  cwb_plot_panel_time_window (panel, &view.zoom_from, &view.zoom_to);
   for (int s = 0; s < CWB_PLOT_STRIP_COUNT; s++)
     view.visible[s] = strip_visible (panel, (CwbPlotStrip) s);
 

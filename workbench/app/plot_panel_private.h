@@ -58,10 +58,9 @@ typedef struct CwbPlotView {
   double cursor;               /* the time the history shows (a vertical line), NAN: none */
   double hover_x, hover_y;     /* the pointer over the drawing, NAN: none */
   GString *hover_text;         /* out, may be NULL: what the hover label shows, "" for none */
-  /* The time window shown (zoomed): [zoom_from, zoom_to]; NAN: every kept step. With
-   * zoom_follow the window keeps its length and ends at the newest step. */
+  /* The time window shown (zoomed), as cwb_plot_panel_time_window gives it; NAN: every
+   * kept step. */
   double zoom_from, zoom_to;
-  gboolean zoom_follow;
   CwbPlotAxis *axis;           /* out, may be NULL: where the time axis was drawn */
 } CwbPlotView;
 

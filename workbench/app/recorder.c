@@ -63,7 +63,7 @@ gboolean
 cwb_app_recorder_wants (const CwbAppRecorder *r, double time)
 {
   /* A hair under the interval, so that steps that land on it by rounding are kept. */
-  const double interval = (1.0 - 1e-9) / CWB_APP_RECORDER_FPS;
+  const double interval = (1.0 - 1e-9) / CWB_RENDER_CLIP_FPS;
   return time >= r->last_time + interval;
 }
 
@@ -134,7 +134,7 @@ cwb_app_recorder_finish (CwbAppRecorder *r, const char *path, GError **error)
       ok = FALSE;
     }
   else
-    ok = cwb_render_recording_write (r->clip, llround (1000.0 / CWB_APP_RECORDER_FPS), path,
+    ok = cwb_render_recording_write (r->clip, llround (1000.0 / CWB_RENDER_CLIP_FPS), path,
                                      error);
   recorder_free (r);
   return ok;

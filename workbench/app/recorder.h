@@ -1,14 +1,14 @@
 /* The window's Record: frames of the view, taken as the run shows new states, encoded as an
  * animated WebP (recording.h) on a worker thread so that the window stays live. The clip
  * plays in simulated time: a frame stands for the simulated time until the next one, at most
- * CWB_APP_RECORDER_FPS frames a simulated second. */
+ * CWB_RENDER_CLIP_FPS frames a simulated second. */
 #pragma once
 
 #include <glib.h>
 
-G_BEGIN_DECLS
+#include "recording.h"
 
-#define CWB_APP_RECORDER_FPS 25
+G_BEGIN_DECLS
 
 typedef struct CwbAppRecorder CwbAppRecorder;
 
@@ -16,7 +16,7 @@ typedef struct CwbAppRecorder CwbAppRecorder;
 CwbAppRecorder *cwb_app_recorder_new (int width, int height, GError **error);
 
 /* Whether a frame of the state at simulated time `time` would be kept: at least
- * 1 / CWB_APP_RECORDER_FPS s after the last kept (the history going back gives none). */
+ * 1 / CWB_RENDER_CLIP_FPS s after the last kept (the history going back gives none). */
 gboolean cwb_app_recorder_wants (const CwbAppRecorder *recorder, double time);
 
 /* Takes RGBA pixels (top row first; g_free'd by the recorder) of the state at `time`, when

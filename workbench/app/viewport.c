@@ -1,6 +1,5 @@
 /* The viewport (viewport.h). */
 #include <math.h>
-#include <string.h>
 
 #include <epoxy/gl.h>
 
@@ -140,20 +139,6 @@ count_drawn (int width, int height)
   return drawn;
 }
 
-/* The bound framebuffer's pixels, RGBA, top row first (GL's first row is the bottom one). */
-static guint8 *
-read_frame (int width, int height)
-{
-  size_t row = 4 * (size_t) width;
-  guint8 *pixels = g_malloc (row * (size_t) height);
-  g_autofree guint8 *bottom_up = g_malloc (row * (size_t) height);
-  glPixelStorei (GL_PACK_ALIGNMENT, 1);
-  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up);
-  for (int y = 0; y < height; y++)
-    memcpy (pixels + row * (size_t) y, bottom_up + row * (size_t) (height - 1 - y), row);
-  return pixels;
-}
-
 /* Waits until the frame's drawing is done: reading one pixel back waits for it. (glFinish
  * would do, but with Mesa's llvmpipe under GLX it was seen to block for good inside a
  * GtkGLArea's render.) */
@@ -215,7 +200,7 @@ viewport_render (GtkGLArea *area, GdkGLContext *context)
     self->probed_pixels = count_drawn (width, height);
   if (self->recorder != NULL
       && cwb_app_recorder_wants (self->recorder, self->snapshot->time))
-    cwb_app_recorder_take (self->recorder, read_frame (width, height), width, height,
+    cwb_app_recorder_take (self->recorder, cwb_render_read_pixels (width, height), width, height,
                            self->snapshot->time);
   if (self->bench)
     {

@@ -64,7 +64,7 @@ typedef struct CwbAppViewportTiming {
   double interval_ms;    /* since the previous frame */
 } CwbAppViewportTiming;
 /* Record (recorder.h): from now on, the frames this view draws of new states, at most
- * CWB_APP_RECORDER_FPS a simulated second, at the view's size now; FALSE with the reason
+ * CWB_RENDER_CLIP_FPS a simulated second, at the view's size now; FALSE with the reason
  * when it cannot start (a view too small). */
 gboolean cwb_app_viewport_start_recording (CwbAppViewport *viewport, GError **error);
 /* Ends it and writes the clip (animated WebP) to `path`; *frames (may be NULL) gets how many

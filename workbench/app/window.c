@@ -831,7 +831,7 @@ record_changed (GSimpleAction *action, GVariant *state, gpointer data)
       return;
     }
   g_autofree char *notice = g_strdup_printf ("Clip saved: %s (%zu frames, %.1f s)", path,
-                                             frames, (double) frames / CWB_APP_RECORDER_FPS);
+                                             frames, (double) frames / CWB_RENDER_CLIP_FPS);
   cwb_app_window_show_notice (self, notice);
 }
 

@@ -159,6 +159,7 @@ cwb_app_window_compare (CwbAppWindow *self, char *const *changes, GError **error
   self->compare_scene = g_steal_pointer (&scene);
   self->compare_changes = g_strdupv ((char **) changes);
   self->compare_stats_cursor = 0;
+  self->compare_readout_step = G_MAXUINT64;
   g_autoptr (CwbSnapshot) a = cwb_simulation_latest (self->simulation);
   self->compare_world_serial = a->world_serial;
   self->compare_viewport = CWB_APP_VIEWPORT (cwb_app_viewport_new ());
@@ -340,8 +341,15 @@ follow_plots (CwbAppWindow *self)
 static void
 follow_readout (CwbAppWindow *self, const CwbSnapshot *a, const CwbSnapshot *b)
 {
-  g_autoptr (CwbSnapshot) a_then = NULL, b_then = NULL;
+  g_autofree char *title_a = side_title ("A", a, NULL);
+  g_autofree char *title_b = side_title ("B", b, self->compare_changes);
+  gtk_label_set_text (self->compare_a_label, title_a);
+  gtk_label_set_text (self->compare_b_label, title_b);
+  /* Measured once a common step: the frames between show the same. */
   guint64 both = MIN (a->steps, b->steps);
+  if (both == self->compare_readout_step)
+    return;
+  g_autoptr (CwbSnapshot) a_then = NULL, b_then = NULL;
   gssize ia = compare_index_at (self->simulation, both);
   gssize ib = compare_index_at (self->compare, both);
   if (ia < 0 || ib < 0)
@@ -361,10 +369,7 @@ follow_readout (CwbAppWindow *self, const CwbSnapshot *a, const CwbSnapshot *b)
     "%.4g J (B); contacts %zu (A), %zu (B)", both, a_then->time, bodies,
     m.kinetic_energy[0], m.kinetic_energy[1], m.contacts[0], m.contacts[1]);
   gtk_label_set_text (self->compare_readout, text);
-  g_autofree char *title_a = side_title ("A", a, NULL);
-  g_autofree char *title_b = side_title ("B", b, self->compare_changes);
-  gtk_label_set_text (self->compare_a_label, title_a);
-  gtk_label_set_text (self->compare_b_label, title_b);
+  self->compare_readout_step = both;
 }
 
 /* A's world was replaced: a reset starts B over too; an edit ends the compare. */
@@ -390,6 +395,7 @@ follow_rebuild (CwbAppWindow *self, const CwbSnapshot *a)
   cwb_simulation_free (self->compare);
   self->compare = b;
   self->compare_stats_cursor = 0;
+  self->compare_readout_step = G_MAXUINT64;
   self->compare_world_serial = a->world_serial;
   cwb_plot_panel_clear_compare (self->plots);
   cwb_app_window_pace (self);

@@ -72,6 +72,7 @@ struct _CwbAppWindow {
   guint64 compare_world_serial;     /* A's world when B was built: another means a rebuild */
   CwbCamera compare_camera;         /* both views' camera at the last tick */
   GtkLabel *compare_readout, *compare_a_label, *compare_b_label;
+  guint64 compare_readout_step;     /* the common step the readout is of; G_MAXUINT64: none */
 
   int self_test_frames;             /* frames left to draw in --self-test, 0: not testing */
   int bench_frames;                 /* --bench-frames, 0: not benchmarking */

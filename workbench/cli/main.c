@@ -226,10 +226,6 @@ recorder_finish (Recorder *r, const char *path, GError **error)
 }
 #endif
 
-/* Frames a second of simulated time --record takes by default: a clip that plays smoothly
- * in real time without a frame for every step. */
-#define RECORD_FPS 25
-
 static int
 fail (int status, const char *format, ...)
 {
@@ -514,7 +510,7 @@ run (CliOptions *o)
       double dt = cwb_world_dt (world);
       recorder.every = o->record_every > 0
                          ? (guint64) o->record_every
-                         : (guint64) MAX (1, llround (1.0 / (RECORD_FPS * dt)));
+                         : (guint64) MAX (1, llround (1.0 / (CWB_RENDER_CLIP_FPS * dt)));
       run_options.observe = record_frame;
       run_options.observe_data = &recorder;
     }

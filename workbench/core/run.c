@@ -221,10 +221,9 @@ leg_write (Leg *leg)
   if (leg->report_path != NULL)
     cwb_report_write (leg->report, *leg->world, wall_ms, failure, leg->report_path,
                       write_error);
-  if (leg->residuals_path != NULL && leg->error == NULL)
-    cwb_residual_log_write (leg->residuals, leg->residuals_path, &leg->error);
-  else if (leg->residuals_path != NULL)
-    cwb_residual_log_write (leg->residuals, leg->residuals_path, NULL);
+  if (leg->residuals_path != NULL)
+    cwb_residual_log_write (leg->residuals, leg->residuals_path,
+                            leg->error == NULL ? &leg->error : NULL);
 }
 
 static void

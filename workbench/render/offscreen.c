@@ -140,15 +140,7 @@ cwb_render_offscreen_frame (CwbOffscreen *o, const CwbSnapshot *snapshot, const 
 {
   glBindFramebuffer (GL_FRAMEBUFFER, o->framebuffer);
   cwb_render_frame (o->renderer, snapshot, camera, options, o->width, o->height);
-  size_t row = 4 * (size_t) o->width;
-  guint8 *pixels = g_malloc (row * (size_t) o->height);
-  g_autofree guint8 *bottom_up = g_malloc (row * (size_t) o->height);
-  glPixelStorei (GL_PACK_ALIGNMENT, 1);
-  glReadPixels (0, 0, o->width, o->height, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up);
-  /* GL's first row is the bottom one. */
-  for (int y = 0; y < o->height; y++)
-    memcpy (pixels + row * (size_t) y, bottom_up + row * (size_t) (o->height - 1 - y), row);
-  return pixels;
+  return cwb_render_read_pixels (o->width, o->height);
 }
 
 gboolean

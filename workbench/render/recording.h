@@ -8,6 +8,10 @@
 
 G_BEGIN_DECLS
 
+/* Frames a second of simulated time a clip takes at most, by default: smooth in real time
+ * without a frame for every step. --record and the window's Record share it. */
+#define CWB_RENDER_CLIP_FPS 25
+
 typedef struct CwbRecording CwbRecording;
 
 /* A clip of width x height frames (each side 16 .. 16383, WebP's limit). */

@@ -1,6 +1,8 @@
 /* The OpenGL renderer (renderer.h). Bodies are uploaded every frame as flat-shaded triangles
  * (positions change every step and a few hundred thousand triangles stream in well under a
  * frame); overlays are lines and translucent triangles. */
+#include <string.h>
+
 #include <epoxy/gl.h>
 #include <gio/gio.h>
 
@@ -270,4 +272,17 @@ const CwbOverlayGeometry *
 cwb_render_last_overlays (const CwbRenderer *renderer)
 {
   return &renderer->overlays;
+}
+
+guint8 *
+cwb_render_read_pixels (int width, int height)
+{
+  size_t row = 4 * (size_t) width;
+  guint8 *pixels = g_malloc (row * (size_t) height);
+  g_autofree guint8 *bottom_up = g_malloc (row * (size_t) height);
+  glPixelStorei (GL_PACK_ALIGNMENT, 1);
+  glReadPixels (0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, bottom_up);
+  for (int y = 0; y < height; y++)
+    memcpy (pixels + row * (size_t) y, bottom_up + row * (size_t) (height - 1 - y), row);
+  return pixels;
 }

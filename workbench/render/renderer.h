@@ -26,6 +26,10 @@ void cwb_render_frame (CwbRenderer *renderer, const CwbSnapshot *snapshot, const
                        const CwbOverlayOptions *options, int width, int height);
 
 /* The overlay geometry of the last frame (counts for tests and the status bar). */
+/* The bound framebuffer's width x height pixels, RGBA, top row first (GL's first row is the
+ * bottom one); g_free them. What a frame looks like, for PNGs, clips and probes. */
+guint8 *cwb_render_read_pixels (int width, int height);
+
 const CwbOverlayGeometry *cwb_render_last_overlays (const CwbRenderer *renderer);
 
 G_END_DECLS
