@@ -243,6 +243,56 @@ test_inverted_element (void)
       }
 }
 
+/* What the element overlay shows (fem_tet_strain): x_i = Q S X_i with S = V diag(1 + e) V^T,
+ * a rotation Q of angle theta after a stretch along the axes V with principal strains e. As
+ * S is symmetric positive definite, R = Q and sym(R^T F) - I = V diag(e) V^T exactly: the
+ * six components to RELATIVE_TOLERANCE (the polar factor: round-off only), theta to 1e-7 rad
+ * (acos near 0 and pi turns a round-off of 1e-16 in the trace into sqrt(2e-16), about 1.4e-8
+ * rad). A transposed rotation, a wrong component order or a missing symmetrisation is off
+ * by the strains' own size. */
+static void
+test_strain_and_rotation (void)
+{
+  CorotationalTet tet = make_tet ();
+  const struct { double e[3]; double angle; } cases[] = {
+    { { 0.02, -0.03, 0.005 }, 0.7 },
+    { { 0.04, -0.01, 0.0 }, 0.0 },
+    { { 0.0, 0.0, 0.0 }, 3.0 },
+    { { -0.2, 0.25, 0.1 }, 1.9 },
+  };
+  const double v_axis[3] = { 0.3, -1.1, 0.6 }, q_direction[3] = { 0.48, 0.6, -0.64 };
+  static const int rows[6] = { 0, 1, 2, 1, 0, 0 }, cols[6] = { 0, 1, 2, 2, 2, 1 };
+  for (size_t c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      double v[9], q[9], q_rotvec[3], stretch[9], f[9];
+      rotation_matrix (v_axis, v);
+      cwb_v3_scale (q_rotvec, q_direction, cases[c].angle);
+      rotation_matrix (q_rotvec, q);
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          {
+            stretch[3 * i + j] = 0;
+            for (int k = 0; k < 3; k++)
+              stretch[3 * i + j] += v[3 * i + k] * (1 + cases[c].e[k]) * v[3 * j + k];
+          }
+      for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+          f[3 * i + j] = q[3 * i] * stretch[j] + q[3 * i + 1] * stretch[3 + j]
+                         + q[3 * i + 2] * stretch[6 + j];
+      double x[4][3];
+      for (int n = 0; n < 4; n++)
+        cwb_m3_mul_v3 (x[n], f, rest[n]);
+      double strain[6], angle;
+      fem_tet_strain (&tet, x, strain, &angle);
+      for (int k = 0; k < 6; k++)
+        {
+          double expected = stretch[3 * rows[k] + cols[k]] - (k < 3 ? 1 : 0);
+          g_assert_cmpfloat_with_epsilon (strain[k], expected, RELATIVE_TOLERANCE);
+        }
+      g_assert_cmpfloat_with_epsilon (angle, cases[c].angle, 1e-7);
+    }
+}
+
 /* A degenerate or inside-out rest element is refused. */
 static void
 test_bad_rest_refused (void)
@@ -271,5 +321,6 @@ main (int argc, char **argv)
   g_test_add_func ("/fem/corotational/inverted-element", test_inverted_element);
   g_test_add_func ("/fem/corotational/polar-factor", test_polar_factor);
   g_test_add_func ("/fem/corotational/bad-rest-refused", test_bad_rest_refused);
+  g_test_add_func ("/fem/corotational/strain-and-rotation", test_strain_and_rotation);
   return g_test_run ();
 }

@@ -113,6 +113,144 @@ test_overlay_scales (void)
   cwb_render_overlay_destroy (&g);
 }
 
+/* The FEM elements overlay on chain-3-links (a FEM link between two rigid ones, built turned
+ * 90 degrees about y). At the built state every element of the link is its rest shape turned
+ * by that quarter turn: strain 0, rotation pi/2. With the link's nodes spread 1 % about its
+ * centroid, every element's strain is e = 0.01 I (a uniform stretch): volumetric 0.03,
+ * equivalent (deviatoric) 0, rotation unchanged. The snapshot's nodes are the body's state
+ * (q holds the FEM body's node positions). Tolerances: 1e-9 on strains (round-off of
+ * order-one sums, with margin), 1e-7 rad on the angle (acos at a quarter turn is well
+ * conditioned; 1e-7 leaves margin). The overlay draws one shrunk tetrahedron of 6 edges and
+ * 4 faces per element, coloured by cwb_render_element_color at the automatic scale: the
+ * largest |value|, at least 0.1 % strain. */
+static void
+test_overlay_elements (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world_from_file (registry, "scenes/chain-3-links.yaml",
+                                                        NULL);
+  size_t fem = G_MAXSIZE;
+  for (size_t b = 0; b < cwb_world_n_bodies (world); b++)
+    if (strcmp (cwb_world_body_model_name (world, b), "fem") == 0)
+      fem = b;
+  g_assert_cmpuint (fem, !=, G_MAXSIZE);
+  for (int stretched = 0; stretched < 2; stretched++)
+    {
+      double uniform = stretched ? 0.01 : 0;
+      g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
+      size_t n_tets = 0;
+      for (size_t b = 0; b < snapshot->n_bodies; b++)
+        {
+          const CwbSnapshotBody *body = &snapshot->bodies[b];
+          if (b != fem)
+            {
+              g_assert_null (body->tetrahedra);   /* rigid: no elements */
+              continue;
+            }
+          g_assert_nonnull (body->tetrahedra);
+          g_assert_cmpuint (body->n_tetrahedra, >, 0);
+          g_assert_cmpuint (3 * body->n_nodes, ==, body->nq);
+          for (size_t k = 0; k < body->nq; k++)
+            g_assert_cmpfloat (body->nodes[k], ==, snapshot->q[body->q_offset + k]);
+          for (size_t e = 0; e < body->n_tetrahedra; e++)
+            {
+              for (int k = 0; k < 6; k++)
+                g_assert_cmpfloat_with_epsilon (body->element_strain[6 * e + k],
+                                                k < 3 ? uniform : 0, 1e-9);
+              g_assert_cmpfloat_with_epsilon (body->element_rotation[e], G_PI / 2, 1e-7);
+              g_assert_cmpfloat_with_epsilon (
+                cwb_render_element_value (CWB_ELEMENT_VOLUME, body, e), 3 * uniform, 1e-9);
+              g_assert_cmpfloat_with_epsilon (
+                cwb_render_element_value (CWB_ELEMENT_STRAIN, body, e), 0, 1e-7);
+            }
+          n_tets += body->n_tetrahedra;
+        }
+      CwbOverlayGeometry g;
+      cwb_render_overlay_init (&g);
+      CwbOverlayOptions options = { .elements = TRUE, .element_field = CWB_ELEMENT_VOLUME,
+                                    .vector_scale = 1 };
+      cwb_render_overlay_build (&g, snapshot, &options);
+      g_assert_cmpuint (g.n_elements, ==, n_tets);
+      g_assert_cmpuint (g.lines->len, ==, 12 * n_tets);
+      g_assert_cmpuint (g.triangles->len, ==, 12 * n_tets);
+      g_assert_cmpfloat_with_epsilon (g.element_scale, stretched ? 0.03 : 1e-3, 1e-9);
+      /* Expanded at the scale: every element full red. */
+      float red[4];
+      cwb_render_element_color (CWB_ELEMENT_VOLUME, 0.03, 0.03, red);
+      const CwbOverlayVertex *first = &g_array_index (g.lines, CwbOverlayVertex, 0);
+      if (stretched)
+        for (int k = 0; k < 3; k++)
+          g_assert_cmpfloat_with_epsilon (first->color[k], red[k], 1e-6);
+      /* Coloured by rotation at a scale of pi: half way from white to purple. */
+      options.element_field = CWB_ELEMENT_ROTATION;
+      options.element_scale = G_PI;
+      cwb_render_overlay_build (&g, snapshot, &options);
+      float half[4];
+      cwb_render_element_color (CWB_ELEMENT_ROTATION, G_PI / 2, G_PI, half);
+      first = &g_array_index (g.lines, CwbOverlayVertex, 0);
+      for (int k = 0; k < 3; k++)
+        g_assert_cmpfloat_with_epsilon (first->color[k], half[k], 1e-6);
+      cwb_render_overlay_destroy (&g);
+
+      /* Spread the link's nodes 1 % about their mean. */
+      const CwbBodySlot *slot = cwb_world_body_slot (world, fem);
+      double *q = cwb_world_q (world, NULL) + slot->q_offset, mean[3] = { 0, 0, 0 };
+      for (size_t n = 0; n < slot->nq / 3; n++)
+        cwb_v3_axpy (mean, 3.0 / (double) slot->nq, &q[3 * n]);
+      for (size_t n = 0; n < slot->nq / 3; n++)
+        for (int k = 0; k < 3; k++)
+          q[3 * n + k] = mean[k] + 1.01 * (q[3 * n + k] - mean[k]);
+    }
+}
+
+/* The equivalent strain against its closed forms: a uniaxial stretch with the volume kept to
+ * first order (e = diag(s, -s/2, -s/2)) gives s; a pure shear e_xy = g gives 2 g / sqrt 3;
+ * a uniform expansion gives 0. To 1e-12 (a few operations on numbers of order 0.01). */
+static void
+test_element_values (void)
+{
+  double strain[3][6] = {
+    { 0.02, -0.01, -0.01, 0, 0, 0 }, { 0, 0, 0, 0, 0, 0.015 }, { 0.01, 0.01, 0.01, 0, 0, 0 },
+  };
+  double rotation[3] = { 0.1, 0.2, 0.3 };
+  CwbSnapshotBody body = { .n_tetrahedra = 3, .element_strain = &strain[0][0],
+                           .element_rotation = rotation };
+  g_assert_cmpfloat_with_epsilon (cwb_render_element_value (CWB_ELEMENT_STRAIN, &body, 0),
+                                  0.02, 1e-12);
+  g_assert_cmpfloat_with_epsilon (cwb_render_element_value (CWB_ELEMENT_STRAIN, &body, 1),
+                                  2 * 0.015 / sqrt (3), 1e-12);
+  g_assert_cmpfloat_with_epsilon (cwb_render_element_value (CWB_ELEMENT_STRAIN, &body, 2), 0,
+                                  1e-12);
+  g_assert_cmpfloat_with_epsilon (cwb_render_element_value (CWB_ELEMENT_VOLUME, &body, 2), 0.03,
+                                  1e-12);
+  g_assert_cmpfloat (cwb_render_element_value (CWB_ELEMENT_ROTATION, &body, 1), ==, 0.2);
+}
+
+/* The element overlay's colour map against its closed form: white at 0, the end colours at
+ * +-scale and beyond (clamped), linear between; a non-finite value is white. */
+static void
+test_element_colors (void)
+{
+  float white[4], red[4], blue[4], purple[4], mid[4], beyond[4], nan_color[4];
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, 0, 0.02, white);
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, 0.02, 0.02, red);
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, -0.02, 0.02, blue);
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, -0.01, 0.02, mid);
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, 0.5, 0.02, beyond);
+  cwb_render_element_color (CWB_ELEMENT_ROTATION, 1, 1, purple);
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, NAN, 0.02, nan_color);
+  for (int k = 0; k < 3; k++)
+    {
+      g_assert_cmpfloat_with_epsilon (mid[k], 0.5f * (white[k] + blue[k]), 1e-6);
+      g_assert_cmpfloat (beyond[k], ==, red[k]);
+      g_assert_cmpfloat (nan_color[k], ==, white[k]);
+    }
+  g_assert_cmpfloat (red[0], >, red[2]);      /* expanded: red */
+  g_assert_cmpfloat (blue[2], >, blue[0]);    /* compressed: blue */
+  g_assert_cmpfloat (purple[2], >, purple[1]);
+  g_assert_cmpfloat (white[0], >, 0.9f);
+}
+
 /* The volume methods' inspection (Allard 2010 LDI spans and multi-volume cells, Faure 2007
  * density voxels and gradients), drawn whatever model filled it: no shipped model fills
  * them yet, so they are put into a snapshot here. Closed forms: a span is one segment of its
@@ -591,6 +729,9 @@ main (int argc, char **argv)
   g_test_add_func ("/render/overlays/scales", test_overlay_scales);
   g_test_add_func ("/render/overlays/ghost", test_overlay_ghost);
   g_test_add_func ("/render/overlays/volume-inspection", test_overlay_volume_inspection);
+  g_test_add_func ("/render/overlays/elements", test_overlay_elements);
+  g_test_add_func ("/render/overlays/element-values", test_element_values);
+  g_test_add_func ("/render/overlays/element-colors", test_element_colors);
   g_test_add ("/render/offscreen/not-blank", Scene, NULL, scene_setup, test_frame_not_blank,
               scene_teardown);
   g_test_add ("/render/offscreen/overlay-region", Scene, NULL, scene_setup,

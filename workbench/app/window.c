@@ -199,6 +199,14 @@ apply_view_setting (CwbAppWindow *self, const char *key, const char *value)
     o->force_scale = number;
   else if (strcmp (key, "view.vector_scale") == 0)
     o->vector_scale = number;
+  else if (strcmp (key, "view.element_field") == 0)
+    {
+      for (int f = 0; f < CWB_RENDER_ELEMENT_FIELD_COUNT; f++)
+        if (strcmp (value, cwb_render_element_field_names[f]) == 0)
+          o->element_field = (CwbElementField) f;
+    }
+  else if (strcmp (key, "view.element_scale") == 0)
+    o->element_scale = number;
   else
     return FALSE;
   cwb_app_viewport_queue_draw (self->viewport);

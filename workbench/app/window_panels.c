@@ -29,6 +29,13 @@ static const CwbParamSpec view_specs[] = {
     "the heaviest moving body's weight drawn half as long as a body is large." },
   { "vector_scale", CWB_PARAM_DOUBLE, "1", "1", 1e-6, 1e6, NULL,
     "Length factor of inspection vectors (penetration depths, volume and density gradients)." },
+  { "element_field", CWB_PARAM_ENUM, "", "strain", 1, 0, "strain|volume|rotation",
+    "What the FEM elements overlay colours each tetrahedron by: its equivalent (von Mises) "
+    "strain (white none, red the scale), its volumetric strain (blue compressed, red "
+    "expanded) or its rotation from rest (white none, purple the scale)." },
+  { "element_scale", CWB_PARAM_DOUBLE, "1 or rad", "0", 0, 10, NULL,
+    "The strain (1 = 100 %) or rotation (rad) drawn at full colour; 0: automatic, the "
+    "largest in the frame." },
 };
 
 /* "model" and "mapping" are ENUMs whose choices come from the registry: filled per use. */
@@ -194,9 +201,12 @@ refresh_properties (CwbAppWindow *self)
   const CwbOverlayOptions *o = cwb_app_viewport_overlays (self->viewport);
   g_autofree char *force = g_strdup_printf ("%.17g", o->force_scale);
   g_autofree char *vector = g_strdup_printf ("%.17g", o->vector_scale);
-  const char *view_names[] = { "force_scale", "vector_scale" };
-  const char *view_texts[] = { force, vector };
-  g_autoptr (GPtrArray) view = params_of (view_names, view_texts, 2);
+  g_autofree char *element_scale = g_strdup_printf ("%.17g", o->element_scale);
+  const char *view_names[] = { "force_scale", "vector_scale", "element_field", "element_scale" };
+  const char *view_texts[] = { force, vector,
+                               cwb_render_element_field_names[o->element_field],
+                               element_scale };
+  g_autoptr (GPtrArray) view = params_of (view_names, view_texts, G_N_ELEMENTS (view_names));
   cwb_property_editor_add_section (self->properties, "View (overlay scales)", "view", view_specs,
                                    G_N_ELEMENTS (view_specs), view);
   /* Not left where GTK moved it when the focused field went (the first entry of the panel,
@@ -484,6 +494,9 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
   if (overlays->force_scale == 0)
     cwb_property_editor_show_derived (self->properties, "view.force_scale",
                                       cwb_render_overlay_force_scale (s, overlays));
+  if (overlays->elements && overlays->element_scale == 0)
+    cwb_property_editor_show_derived (self->properties, "view.element_scale",
+                                      cwb_render_element_scale (s, overlays));
 
   g_autofree char *failure = cwb_simulation_take_error (self->simulation);
   if (failure != NULL)

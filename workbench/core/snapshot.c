@@ -46,6 +46,36 @@ body_topology (CwbSnapshotBody *body, const CwbGeometry *g, const CwbSnapshot *s
     body->radii = g_bytes_new (g->radii, g->n_points * sizeof (double));
 }
 
+/* The elements of body i as its model sees them at the world's state (ABI 1.12). */
+static void
+body_elements (CwbSnapshotBody *body, const CwbWorld *world, const CwbWorldBody *wb,
+               const CwbSnapshot *share, size_t i)
+{
+  if (!CWB_STRUCT_HAS (wb->model, CwbBodyModelVTable, inspect_elements)
+      || wb->model->inspect_elements == NULL)
+    return;
+  CwbBodyInfo info = { .struct_size = sizeof info };
+  wb->model->get_info (wb->model_self, &info);
+  if (info.n_tetrahedra == 0 || info.tetrahedra == NULL || info.n_nodes == 0)
+    return;
+  if (share != NULL && i < share->n_bodies && share->bodies[i].tetrahedra != NULL)
+    body->tetrahedra = g_bytes_ref (share->bodies[i].tetrahedra);
+  else
+    body->tetrahedra = g_bytes_new (info.tetrahedra, 4 * info.n_tetrahedra * sizeof (uint32_t));
+  body->n_tetrahedra = info.n_tetrahedra;
+  body->n_nodes = info.n_nodes;
+  body->nodes = g_new (double, 3 * info.n_nodes);
+  body->element_strain = g_new (double, 6 * info.n_tetrahedra);
+  body->element_rotation = g_new (double, info.n_tetrahedra);
+  CwbElementInspection out = {
+    .struct_size = sizeof out,
+    .nodes = body->nodes,
+    .strain = body->element_strain,
+    .rotation = body->element_rotation,
+  };
+  wb->model->inspect_elements (wb->model_self, world->q + wb->slot.q_offset, &out);
+}
+
 CwbSnapshot *
 cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
 {
@@ -88,6 +118,7 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
       b->velocities = doubles_copy (g->velocities, 3 * g->n_points);
       b->n_triangles = g->kind == CWB_GEOMETRY_SURFACE ? g->n_triangles : 0;
       body_topology (b, g, share, i);
+      body_elements (b, world, wb, share, i);
       b->q_offset = wb->slot.q_offset;
       b->nq = wb->slot.nq;
       b->v_offset = wb->slot.v_offset;
@@ -135,6 +166,10 @@ cwb_snapshot_unref (CwbSnapshot *snapshot)
       g_free (b->velocities);
       g_clear_pointer (&b->triangles, g_bytes_unref);
       g_clear_pointer (&b->radii, g_bytes_unref);
+      g_clear_pointer (&b->tetrahedra, g_bytes_unref);
+      g_free (b->nodes);
+      g_free (b->element_strain);
+      g_free (b->element_rotation);
     }
   g_free (snapshot->bodies);
   g_array_unref (snapshot->residuals);
@@ -161,7 +196,8 @@ cwb_snapshot_bytes (const CwbSnapshot *s)
   size_t bytes = sizeof (SnapshotBox) + (s->nq + s->nv) * sizeof (double)
                  + s->n_bodies * sizeof (CwbSnapshotBody);
   for (size_t i = 0; i < s->n_bodies; i++)
-    bytes += 6 * s->bodies[i].n_points * sizeof (double) + 64;
+    bytes += (6 * s->bodies[i].n_points + 3 * s->bodies[i].n_nodes
+              + 7 * s->bodies[i].n_tetrahedra) * sizeof (double) + 64;
   bytes += array_bytes (s->residuals) + array_bytes (s->frames);
   bytes += s->contact_state != NULL ? g_bytes_get_size (s->contact_state) : 0;
   bytes += array_bytes (s->inspection.spans) + array_bytes (s->inspection.voxels)

@@ -28,6 +28,13 @@ typedef struct CwbSnapshotBody {
   size_t n_triangles;
   GBytes *radii;                /* PARTICLES: double per point; NULL otherwise; shared */
   size_t q_offset, nq, v_offset, nv;   /* the body's slice of q and v */
+  /* A deformable body whose model inspects its elements (ABI 1.12 inspect_elements; NULL
+   * and 0 otherwise): its tetrahedra (4 node indices each; shared), the nodes' world
+   * positions, and per tetrahedron its strain tensor (6 values: CwbElementInspection) and
+   * rotation angle (rad). */
+  GBytes *tetrahedra;
+  size_t n_tetrahedra, n_nodes;
+  double *nodes, *element_strain, *element_rotation;   /* owned */
 } CwbSnapshotBody;
 
 typedef struct CwbSnapshot {

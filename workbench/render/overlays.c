@@ -19,6 +19,13 @@
 #define AUTO_FORCE_LENGTH 0.5
 #define REFERENCE_GRAVITY 9.81
 #define FALLBACK_FORCE_SCALE 0.01
+/* The element overlay: each tetrahedron drawn shrunk to this fraction about its centroid, so
+ * that neighbours' colours do not overlap; the automatic scale's floors (0.1 % strain, one
+ * degree), below which a colour would show round-off. */
+#define ELEMENT_SHRINK 0.75
+#define ELEMENT_FACE_ALPHA 0.55f
+#define MIN_AUTO_STRAIN 1e-3
+#define MIN_AUTO_ROTATION (G_PI / 180)
 
 void
 cwb_render_overlay_options_default (CwbOverlayOptions *options)
@@ -49,7 +56,7 @@ cwb_render_overlay_force_scale (const CwbSnapshot *snapshot, const CwbOverlayOpt
 
 const char *const cwb_render_overlay_names[CWB_RENDER_OVERLAY_COUNT] = {
   "grid", "contacts", "cones", "depth", "gradients", "spans", "cells", "voxels", "wireframe",
-  "aabbs",
+  "aabbs", "elements",
 };
 
 gboolean *
@@ -57,7 +64,7 @@ cwb_render_overlay_flag (CwbOverlayOptions *o, const char *name)
 {
   gboolean *flags[CWB_RENDER_OVERLAY_COUNT] = {
     &o->grid, &o->contacts, &o->cones, &o->depth_vectors, &o->gradients, &o->spans,
-    &o->cells, &o->voxels, &o->wireframe, &o->aabbs,
+    &o->cells, &o->voxels, &o->wireframe, &o->aabbs, &o->elements,
   };
   for (size_t k = 0; k < CWB_RENDER_OVERLAY_COUNT; k++)
     if (strcmp (name, cwb_render_overlay_names[k]) == 0)
@@ -99,7 +106,7 @@ cwb_render_overlay_options_all (CwbOverlayOptions *options)
 {
   cwb_render_overlay_options_default (options);
   options->depth_vectors = options->gradients = options->spans = options->cells = TRUE;
-  options->voxels = options->wireframe = options->aabbs = TRUE;
+  options->voxels = options->wireframe = options->aabbs = options->elements = TRUE;
 }
 
 void
@@ -330,6 +337,102 @@ add_bodies (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverlay
     }
 }
 
+const char *const cwb_render_element_field_names[CWB_RENDER_ELEMENT_FIELD_COUNT] = {
+  "strain", "volume", "rotation",
+};
+
+double
+cwb_render_element_value (CwbElementField field, const CwbSnapshotBody *body, size_t e)
+{
+  if (field == CWB_ELEMENT_ROTATION)
+    return body->element_rotation[e];
+  const double *strain = &body->element_strain[6 * e];
+  double trace = strain[0] + strain[1] + strain[2];
+  if (field == CWB_ELEMENT_VOLUME)
+    return trace;
+  /* dev e : dev e, the off-diagonal terms counted twice. */
+  double deviatoric = 0;
+  for (int k = 0; k < 3; k++)
+    deviatoric += (strain[k] - trace / 3) * (strain[k] - trace / 3)
+                  + 2 * strain[3 + k] * strain[3 + k];
+  return sqrt (2.0 / 3.0 * deviatoric);
+}
+
+double
+cwb_render_element_scale (const CwbSnapshot *snapshot, const CwbOverlayOptions *options)
+{
+  if (options->element_scale > 0)
+    return options->element_scale;
+  double largest = options->element_field == CWB_ELEMENT_ROTATION ? MIN_AUTO_ROTATION
+                                                                  : MIN_AUTO_STRAIN;
+  for (size_t i = 0; i < snapshot->n_bodies; i++)
+    {
+      const CwbSnapshotBody *b = &snapshot->bodies[i];
+      for (size_t e = 0; b->tetrahedra != NULL && e < b->n_tetrahedra; e++)
+        {
+          double value = cwb_render_element_value (options->element_field, b, e);
+          if (isfinite (value))
+            largest = MAX (largest, fabs (value));
+        }
+    }
+  return largest;
+}
+
+void
+cwb_render_element_color (CwbElementField field, double value, double scale, float rgba[4])
+{
+  double t = scale > 0 && isfinite (value) ? CLAMP (value / scale, -1.0, 1.0) : 0;
+  static const float white[3] = { 0.97f, 0.97f, 0.97f };
+  static const float red[3] = { 0.80f, 0.10f, 0.10f }, blue[3] = { 0.10f, 0.30f, 0.85f };
+  static const float purple[3] = { 0.50f, 0.10f, 0.65f };
+  const float *end = field == CWB_ELEMENT_ROTATION ? purple : (t < 0 ? blue : red);
+  float w = (float) fabs (t);
+  for (int k = 0; k < 3; k++)
+    rgba[k] = (1 - w) * white[k] + w * end[k];
+  rgba[3] = 1;
+}
+
+/* Each tetrahedron of the deformable bodies, shrunk about its centroid: its edges and
+ * translucent faces in the colour of its strain or rotation. */
+static void
+add_elements (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverlayOptions *o)
+{
+  static const int faces[4][3] = { { 1, 2, 3 }, { 0, 3, 2 }, { 0, 1, 3 }, { 0, 2, 1 } };
+  g->element_scale = cwb_render_element_scale (snapshot, o);
+  for (size_t b = 0; b < snapshot->n_bodies; b++)
+    {
+      const CwbSnapshotBody *body = &snapshot->bodies[b];
+      if (body->tetrahedra == NULL)
+        continue;
+      const uint32_t *tets = g_bytes_get_data (body->tetrahedra, NULL);
+      for (size_t e = 0; e < body->n_tetrahedra; e++)
+        {
+          double corner[4][3], centroid[3] = { 0, 0, 0 };
+          for (int k = 0; k < 4; k++)
+            cwb_v3_axpy (centroid, 0.25, &body->nodes[3 * tets[4 * e + k]]);
+          for (int k = 0; k < 4; k++)
+            {
+              double arm[3];
+              cwb_v3_sub (arm, &body->nodes[3 * tets[4 * e + k]], centroid);
+              cwb_v3_copy (corner[k], centroid);
+              cwb_v3_axpy (corner[k], ELEMENT_SHRINK, arm);
+            }
+          float rgba[4];
+          cwb_render_element_color (o->element_field,
+                                    cwb_render_element_value (o->element_field, body, e),
+                                    g->element_scale, rgba);
+          float fill[4] = { rgba[0], rgba[1], rgba[2], ELEMENT_FACE_ALPHA };
+          for (int i = 0; i < 4; i++)
+            for (int j = i + 1; j < 4; j++)
+              segment (g, corner[i], corner[j], rgba);
+          for (int f = 0; f < 4; f++)
+            for (int k = 0; k < 3; k++)
+              vertex (g->triangles, corner[faces[f][k]], fill);
+          g->n_elements++;
+        }
+    }
+}
+
 /* The dragged body's edges at the pose the drag gives it: p -> pivot + R (p - pivot) + t. */
 static void
 add_ghost (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverlayOptions *o)
@@ -415,11 +518,15 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   g_array_set_size (geometry->triangles, 0);
   geometry->n_force_arrows = geometry->n_cones = geometry->n_vectors = 0;
   geometry->n_spans = geometry->n_cells = geometry->n_voxels = geometry->n_aabbs = 0;
-  geometry->n_ghost_edges = 0;
+  geometry->n_ghost_edges = geometry->n_elements = 0;
+  geometry->element_scale = 0;
+  geometry->force_scale = cwb_render_overlay_force_scale (snapshot, options);
   if (options->grid)
     add_grid (geometry);
   add_contacts (geometry, snapshot->frames, snapshot->friction_law, options,
-                cwb_render_overlay_force_scale (snapshot, options));
+                geometry->force_scale);
+  if (options->elements)
+    add_elements (geometry, snapshot, options);
   add_inspection (geometry, &snapshot->inspection, options);
   add_bodies (geometry, snapshot, options);
   if (options->grab)

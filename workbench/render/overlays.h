@@ -8,6 +8,18 @@
 
 G_BEGIN_DECLS
 
+/* What the element overlay colours each tetrahedron by, from CwbSnapshotBody's element
+ * strain tensor e and rotation. */
+typedef enum CwbElementField {
+  CWB_ELEMENT_STRAIN = 0,     /* equivalent (von Mises) strain sqrt(2/3 dev e : dev e):
+                               * white none, red the scale */
+  CWB_ELEMENT_VOLUME = 1,     /* volumetric strain tr e: blue compressed, red expanded */
+  CWB_ELEMENT_ROTATION = 2,   /* rotation from rest (rad): white none, purple the scale */
+} CwbElementField;
+#define CWB_RENDER_ELEMENT_FIELD_COUNT 3
+/* "strain", "volume", "rotation": the View panel's and --view's names of the fields. */
+extern const char *const cwb_render_element_field_names[CWB_RENDER_ELEMENT_FIELD_COUNT];
+
 typedef struct CwbOverlayOptions {
   gboolean grid;            /* the ground grid at z = 0 */
   gboolean contacts;        /* contact normals and force arrows, coloured by state */
@@ -19,6 +31,10 @@ typedef struct CwbOverlayOptions {
   gboolean voxels;          /* intersection and density voxels */
   gboolean wireframe;       /* triangle edges of every body */
   gboolean aabbs;           /* each body's axis-aligned bounding box */
+  gboolean elements;        /* deformable bodies' tetrahedra, coloured by element_field */
+  CwbElementField element_field;
+  double element_scale;     /* the |value| drawn at full colour (strain, or rad); 0:
+                             * automatic, the largest in the frame (cwb_render_element_scale) */
   double force_scale;       /* m per N: force arrows and cone heights; 0: automatic
                              * (cwb_render_overlay_force_scale) */
   double vector_scale;      /* length factor of inspection vectors */
@@ -36,8 +52,9 @@ typedef struct CwbOverlayOptions {
 } CwbOverlayOptions;
 
 /* The overlays by name, as the View menu's actions (win.overlay-NAME) and --overlays name
- * them: grid, contacts, cones, depth, gradients, spans, cells, voxels, wireframe, aabbs. */
-#define CWB_RENDER_OVERLAY_COUNT 10
+ * them: grid, contacts, cones, depth, gradients, spans, cells, voxels, wireframe, aabbs,
+ * elements. */
+#define CWB_RENDER_OVERLAY_COUNT 11
 extern const char *const cwb_render_overlay_names[CWB_RENDER_OVERLAY_COUNT];
 /* The flag of the overlay `name` in `options`, or NULL for an unknown name. */
 gboolean *cwb_render_overlay_flag (CwbOverlayOptions *options, const char *name);
@@ -54,6 +71,18 @@ gboolean cwb_render_overlay_parse (CwbOverlayOptions *options, const char *list,
 double cwb_render_overlay_force_scale (const CwbSnapshot *snapshot,
                                        const CwbOverlayOptions *options);
 
+/* The value of `field` for element e of `body` (which has elements). */
+double cwb_render_element_value (CwbElementField field, const CwbSnapshotBody *body, size_t e);
+
+/* The scale the element overlay colours with: options->element_scale, or, when it is 0, the
+ * largest |value| of the field over the snapshot's elements, at least 0.1 % strain or 1
+ * degree (a body at rest then shows pale, not its round-off at full colour). */
+double cwb_render_element_scale (const CwbSnapshot *snapshot, const CwbOverlayOptions *options);
+
+/* The element overlay's colour of `value` at `scale` (RGBA): from white (0) to red (+scale),
+ * to blue (-scale) for the volumetric strain, to purple for the rotation. */
+void cwb_render_element_color (CwbElementField field, double value, double scale, float rgba[4]);
+
 /* Grid, contacts and cones on; the rest off; automatic force scale. */
 void cwb_render_overlay_options_default (CwbOverlayOptions *options);
 /* Every overlay on. */
@@ -69,6 +98,9 @@ typedef struct CwbOverlayGeometry {
   GArray *triangles;   /* CwbOverlayVertex, three per triangle, translucent */
   /* What was drawn, for tests and the status bar. */
   size_t n_force_arrows, n_cones, n_vectors, n_spans, n_cells, n_voxels, n_aabbs, n_ghost_edges;
+  size_t n_elements;
+  /* The scales the frame was drawn with (for legends): m per N, and the element field's. */
+  double force_scale, element_scale;
 } CwbOverlayGeometry;
 
 void cwb_render_overlay_init (CwbOverlayGeometry *geometry);

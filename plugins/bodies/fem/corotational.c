@@ -148,16 +148,43 @@ fem_polar_rotation (const double m[9], double r[9])
   memcpy (r, uvt, sizeof uvt);
 }
 
-void
-fem_tet_rotation (const CorotationalTet *tet, const double x[4][3], double r[9])
+/* F = Ds Dm^-1, with Dm^-1 = [g_1 g_2 g_3] as rows: F_ab = sum_i (x_i - x_0)_a g_i,b. */
+static void
+deformation_gradient (const CorotationalTet *tet, const double x[4][3], double f[9])
 {
-  /* F = Ds Dm^-1, with Dm^-1 = [g_1 g_2 g_3] as rows: F_ab = sum_i (x_i - x_0)_a g_i,b. */
-  double f[9] = { 0 };
+  memset (f, 0, 9 * sizeof (double));
   for (int i = 1; i < 4; i++)
     for (int a = 0; a < 3; a++)
       for (int b = 0; b < 3; b++)
         f[3 * a + b] += (x[i][a] - x[0][a]) * tet->gradients[i][b];
+}
+
+void
+fem_tet_rotation (const CorotationalTet *tet, const double x[4][3], double r[9])
+{
+  double f[9];
+  deformation_gradient (tet, x, f);
   fem_polar_rotation (f, r);
+}
+
+void
+fem_tet_strain (const CorotationalTet *tet, const double x[4][3], double strain[6],
+                double *angle)
+{
+  double f[9], r[9];
+  deformation_gradient (tet, x, f);
+  fem_polar_rotation (f, r);
+  /* e = sym(R^T F) - I, the strain the element's energy measures (corotational.h). */
+  double rtf[9];
+  for (int a = 0; a < 3; a++)
+    for (int b = 0; b < 3; b++)
+      rtf[3 * a + b] = r[a] * f[b] + r[3 + a] * f[3 + b] + r[6 + a] * f[6 + b];
+  static const int rows[6] = { 0, 1, 2, 1, 0, 0 }, cols[6] = { 0, 1, 2, 2, 2, 1 };
+  for (int k = 0; k < 6; k++)
+    strain[k] = 0.5 * (rtf[3 * rows[k] + cols[k]] + rtf[3 * cols[k] + rows[k]])
+                - (k < 3 ? 1 : 0);
+  /* The angle of a rotation matrix: tr R = 1 + 2 cos(angle). */
+  *angle = acos (CLAMP (0.5 * (r[0] + r[4] + r[8] - 1), -1.0, 1.0));
 }
 
 /* K_e = R K0 R^T, block by block: (R K0 R^T)_ij = R K0_ij R^T (Saupin 2008 eq. 24). */

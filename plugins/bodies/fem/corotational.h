@@ -37,6 +37,12 @@ void fem_polar_rotation (const double m[9], double r[9]);
 /* The element's rotation at current positions x (row-major 3 x 3). */
 void fem_tet_rotation (const CorotationalTet *tet, const double x[4][3], double r[9]);
 
+/* What the element overlay shows of the element at positions x: the corotated small strain
+ * e = sym(R^T F) - I as e_xx, e_yy, e_zz, e_yz, e_xz, e_xy (the element's rest frame), and
+ * the angle of R (rad). */
+void fem_tet_strain (const CorotationalTet *tet, const double x[4][3], double strain[6],
+                     double *angle);
+
 /* The element's stiffness R K0 R^T at rotation r (12 x 12, node-major). */
 void fem_tet_stiffness (const CorotationalTet *tet, const double r[9], double k[12][12]);
 

@@ -825,6 +825,19 @@ fem_stiffness_apply (void *self, const double *q, const double *v, const double 
     df[k] = body->fixed[k / 3] ? 0 : -df[k];
 }
 
+static void
+fem_inspect_elements (void *self, const double *q, CwbElementInspection *out)
+{
+  FemBody *body = self;
+  memcpy (out->nodes, q, 3 * body->n_nodes * sizeof (double));
+  for (size_t e = 0; e < body->n_tets; e++)
+    {
+      double x[4][3];
+      element_positions (body, q, e, x);
+      fem_tet_strain (&body->elements[e], x, &out->strain[6 * e], &out->rotation[e]);
+    }
+}
+
 static const CwbBodyModelVTable fem_vtable = {
   .struct_size = sizeof (CwbBodyModelVTable),
   .create = fem_create,
@@ -838,6 +851,7 @@ static const CwbBodyModelVTable fem_vtable = {
   .summary = fem_summary,
   .internal_forces = fem_internal_forces,
   .stiffness_apply = fem_stiffness_apply,
+  .inspect_elements = fem_inspect_elements,
 };
 
 static const CwbPluginDesc fem_desc = {

@@ -11,6 +11,7 @@
  *   internal_forces,    f(q, v), K = df/dq for implicit penalty integration (Spillmann 2007)
  *   stiffness_apply       and the Eulerian coupling (Faure 2007 sec. 5)
  *   element_*           local force elements with their own stable step (Harmon 2009 sec. 2)
+ *   inspect_elements    each tetrahedron's strain and rotation, for the element overlay
  * The instance (`self`) holds what is described (mass, rest shape, precomputed C0); the state
  * q, v belongs to the world, which passes it in: a body model keeps no copy of the state. */
 #pragma once
@@ -103,6 +104,18 @@ typedef struct CwbLocalElement {
   double stable_dt;
 } CwbLocalElement;
 
+/* ABI 1.12: a deformable body's elements as they are at q, for the element overlay (what the
+ * corotational formulation measures in each tetrahedron of CwbBodyInfo.tetrahedra). The host
+ * allocates the arrays from CwbBodyInfo's n_nodes and n_tetrahedra; the model fills them. */
+typedef struct CwbElementInspection {
+  size_t struct_size;
+  double *nodes;       /* 3 * n_nodes: the nodes' world positions */
+  double *strain;      /* 6 per tetrahedron: the corotated small strain e = sym(R^T F) - I
+                        * (F = Ds Dm^-1, R its polar rotation: what a corotational element's
+                        * energy measures) as e_xx, e_yy, e_zz, e_yz, e_xz, e_xy */
+  double *rotation;    /* per tetrahedron: the angle of R (rad, 0 to pi) */
+} CwbElementInspection;
+
 typedef struct CwbBodyModelVTable {
   size_t struct_size;
 
@@ -139,6 +152,8 @@ typedef struct CwbBodyModelVTable {
   void (*element_get) (void *self, size_t element, CwbLocalElement *out);
   void (*element_force) (void *self, size_t element, const double *q, const double *v,
                          double *f_on_dofs);
+  /* ABI 1.12, optional: fills `out` for the state q (bodies reporting tetrahedra). */
+  void (*inspect_elements) (void *self, const double *q, CwbElementInspection *out);
 } CwbBodyModelVTable;
 
 G_END_DECLS
