@@ -427,6 +427,177 @@ test_frame_not_blank (Scene *scene, gconstpointer data)
   g_assert_cmpuint (drawn, >, WIDTH * HEIGHT / 20);
 }
 
+static void project (const float vp[16], const float p[3], double *x, double *y);
+
+static gboolean
+pixel_differs (const guint8 *a, const guint8 *b, size_t k)
+{
+  return abs (a[4 * k] - b[4 * k]) + abs (a[4 * k + 1] - b[4 * k + 1])
+         + abs (a[4 * k + 2] - b[4 * k + 2]) > 6;
+}
+
+/* Pixels that differ between two frames by more than rounding. */
+static size_t
+pixels_differing (const guint8 *a, const guint8 *b)
+{
+  size_t count = 0;
+  for (size_t k = 0; k < (size_t) WIDTH * HEIGHT; k++)
+    count += pixel_differs (a, b, k);
+  return count;
+}
+
+/* How bodies are drawn (issue 19, "show what hides inside contacts"), on the sliding box
+ * (bodies "ground", then "box"):
+ * - hiding the box gives, bit for bit, the frame of the snapshot without it; isolating the box
+ *   gives the frame with the ground hidden; a hidden body's wireframe goes too;
+ * - a line inside the box changes no pixel while the box is opaque, and many under x-ray;
+ * - a section plane facing the camera through the box's centre removes its near half: at the
+ *   centre's pixel the view looks at the inside of the far faces, drawn unlit at 0.3 times
+ *   the body's colour (mesh.frag), to 2/255 for rounding; a plane behind everything removes
+ *   every body, as hiding both does, bit for bit. */
+static void
+test_body_looks (Scene *scene, gconstpointer data)
+{
+  CwbSnapshot *s = scene->snapshot;
+  g_assert_cmpuint (s->n_bodies, ==, 2);
+  g_assert_cmpstr (s->bodies[1].name, ==, "box");
+  CwbOverlayOptions plain = { .vector_scale = 1, .xray_opacity = 0.3, .wireframe = TRUE };
+  g_autofree guint8 *shown = cwb_render_offscreen_frame (scene->offscreen, s, &scene->camera,
+                                                         &plain);
+  const char *box[] = { "box", NULL }, *ground[] = { "ground", NULL };
+  const char *both[] = { "ground", "box", NULL };
+  CwbOverlayOptions hide_box = plain;
+  hide_box.hidden_bodies = box;
+  g_autofree guint8 *hidden = cwb_render_offscreen_frame (scene->offscreen, s, &scene->camera,
+                                                          &hide_box);
+  s->n_bodies = 1;
+  g_autofree guint8 *without = cwb_render_offscreen_frame (scene->offscreen, s, &scene->camera,
+                                                           &plain);
+  s->n_bodies = 2;
+  g_assert_cmpmem (hidden, 4 * WIDTH * HEIGHT, without, 4 * WIDTH * HEIGHT);
+  g_assert_cmpuint (pixels_differing (shown, hidden), >, WIDTH * HEIGHT / 50);
+
+  CwbOverlayOptions isolate_box = plain, hide_ground = plain;
+  isolate_box.isolated_bodies = box;
+  hide_ground.hidden_bodies = ground;
+  g_autofree guint8 *isolated = cwb_render_offscreen_frame (scene->offscreen, s,
+                                                            &scene->camera, &isolate_box);
+  g_autofree guint8 *no_ground = cwb_render_offscreen_frame (scene->offscreen, s,
+                                                             &scene->camera, &hide_ground);
+  g_assert_cmpmem (isolated, 4 * WIDTH * HEIGHT, no_ground, 4 * WIDTH * HEIGHT);
+  g_assert_cmpuint (pixels_differing (shown, isolated), >, WIDTH * HEIGHT / 50);
+
+  /* X-ray: a line inside the box (the mouse spring's, from 3 cm below its centre to 3 cm
+   * above, with its 4 cm cross) is hidden by the opaque box and shows through under x-ray. */
+  double lo[3], hi[3], box_centre[3];
+  g_assert_true (cwb_snapshot_body_bounds (&s->bodies[1], lo, hi));
+  cwb_v3_add (box_centre, lo, hi);
+  cwb_v3_scale (box_centre, box_centre, 0.5);
+  size_t changed[2];
+  for (int xray = 0; xray < 2; xray++)
+    {
+      CwbOverlayOptions off = { .vector_scale = 1, .xray = xray, .xray_opacity = 0.3 };
+      CwbOverlayOptions on = off;
+      on.grab = TRUE;
+      cwb_v3_copy (on.grab_point, box_centre);
+      cwb_v3_copy (on.grab_target, box_centre);
+      on.grab_point[2] -= 0.03;
+      on.grab_target[2] += 0.03;
+      g_autofree guint8 *a = cwb_render_offscreen_frame (scene->offscreen, s, &scene->camera,
+                                                         &off);
+      g_autofree guint8 *b = cwb_render_offscreen_frame (scene->offscreen, s, &scene->camera,
+                                                         &on);
+      changed[xray] = pixels_differing (a, b);
+    }
+  g_test_message ("a line inside the box changes %zu pixels, %zu with x-ray", changed[0],
+                  changed[1]);
+  g_assert_cmpuint (changed[0], ==, 0);
+  g_assert_cmpuint (changed[1], >, 20);
+
+  /* Section facing the camera through the box's centre. */
+  CwbOverlayOptions cut = { .vector_scale = 1, .xray_opacity = 0.3, .section = CWB_SECTION_VIEW };
+  g_autofree guint8 *sectioned = cwb_render_offscreen_frame (scene->offscreen, s,
+                                                             &scene->camera, &cut);
+  float vp[16];
+  double eye[3], x, y;
+  cwb_render_camera_matrices (&scene->camera, (double) WIDTH / HEIGHT, vp, eye);
+  float centre[3] = { (float) box_centre[0], (float) box_centre[1], (float) box_centre[2] };
+  project (vp, centre, &x, &y);
+  const guint8 *pixel = &sectioned[4 * ((size_t) y * WIDTH + (size_t) x)];
+  float color[4];
+  cwb_render_body_color (1, FALSE, color);
+  for (int k = 0; k < 3; k++)
+    g_assert_cmpint (abs ((int) pixel[k] - (int) lround (255 * 0.3 * color[k])), <=, 2);
+  cut.section_offset = -1e3;
+  g_autofree guint8 *emptied = cwb_render_offscreen_frame (scene->offscreen, s, &scene->camera,
+                                                           &cut);
+  CwbOverlayOptions hide_both = { .vector_scale = 1, .xray_opacity = 0.3, .hidden_bodies = both };
+  g_autofree guint8 *none = cwb_render_offscreen_frame (scene->offscreen, s, &scene->camera,
+                                                        &hide_both);
+  g_assert_cmpmem (emptied, 4 * WIDTH * HEIGHT, none, 4 * WIDTH * HEIGHT);
+}
+
+/* The view settings by name, as the View panel and --view set them: each key, and values
+ * refused with what was expected (the options then unchanged). Body opacity from the lists:
+ * hidden 0, translucent and x-ray the x-ray opacity, isolation hiding the others. */
+static void
+test_view_settings (void)
+{
+  CwbOverlayOptions o;
+  cwb_render_overlay_options_default (&o);
+  g_assert_cmpfloat (o.xray_opacity, ==, 0.3);
+  const char *settings[][2] = {
+    { "force_scale", "0.02" }, { "vector_scale", "3" }, { "element_field", "rotation" },
+    { "element_scale", "0.5" }, { "xray", "true" }, { "xray_opacity", "0.5" },
+    { "section", "z" }, { "section_offset", "-0.25" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (settings); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      g_assert_true (cwb_render_view_set (&o, settings[k][0], settings[k][1], &error));
+      g_assert_no_error (error);
+    }
+  g_assert_cmpfloat (o.force_scale, ==, 0.02);
+  g_assert_cmpfloat (o.vector_scale, ==, 3);
+  g_assert_cmpint (o.element_field, ==, CWB_ELEMENT_ROTATION);
+  g_assert_cmpfloat (o.element_scale, ==, 0.5);
+  g_assert_true (o.xray);
+  g_assert_cmpfloat (o.xray_opacity, ==, 0.5);
+  g_assert_cmpint (o.section, ==, CWB_SECTION_Z);
+  g_assert_cmpfloat (o.section_offset, ==, -0.25);
+
+  const char *bad[][3] = {
+    { "xray", "maybe", "expected one of false, true" },
+    { "section", "w", "expected one of none, x, y, z, view" },
+    { "xray_opacity", "0", "expected a number from 0.02 to 1" },
+    { "force_scale", "1x", "expected a number from 0 to 10" },
+    { "wobble", "1", "unknown view setting 'wobble'" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (bad); k++)
+    {
+      CwbOverlayOptions before = o;
+      g_autoptr (GError) error = NULL;
+      g_assert_false (cwb_render_view_set (&o, bad[k][0], bad[k][1], &error));
+      g_assert_nonnull (strstr (error->message, bad[k][2]));
+      g_assert_cmpmem (&before, sizeof before, &o, sizeof o);
+    }
+
+  const char *hidden[] = { "a", NULL }, *translucent[] = { "b", NULL };
+  const char *isolated[] = { "b", "c", NULL };
+  CwbOverlayOptions looks = { .xray_opacity = 0.4, .hidden_bodies = hidden,
+                              .translucent_bodies = translucent };
+  g_assert_cmpfloat (cwb_render_body_opacity (&looks, "a"), ==, 0);
+  g_assert_cmpfloat (cwb_render_body_opacity (&looks, "b"), ==, 0.4);
+  g_assert_cmpfloat (cwb_render_body_opacity (&looks, "c"), ==, 1);
+  looks.xray = TRUE;
+  g_assert_cmpfloat (cwb_render_body_opacity (&looks, "c"), ==, 0.4);
+  g_assert_cmpfloat (cwb_render_body_opacity (&looks, "a"), ==, 0);
+  looks.isolated_bodies = isolated;
+  looks.xray = FALSE;
+  g_assert_cmpfloat (cwb_render_body_opacity (&looks, "d"), ==, 0);
+  g_assert_cmpfloat (cwb_render_body_opacity (&looks, "c"), ==, 1);
+}
+
 /* Projects a world point to pixel coordinates (top row 0). */
 static void
 project (const float vp[16], const float p[3], double *x, double *y)
@@ -567,8 +738,9 @@ png_pixels (const char *png, int *width, int *height)
 
 /* Issue 19 ("Controls a lecture needs"): figures reproducible from the command line. --size
  * sets the PNG's size; the same --camera and --overlays give the same image twice, pixel for
- * pixel; another camera direction or another overlay set gives another; a bad value is a
- * bad argument (exit 2) that says what was expected. */
+ * pixel; another camera direction or another overlay set gives another; --view hides,
+ * isolates or cuts bodies (isolating the box is hiding the ground, pixel for pixel); a bad
+ * value is a bad argument (exit 2) that says what was expected. */
 static void
 test_cli_screenshot_view (void)
 {
@@ -615,6 +787,47 @@ test_cli_screenshot_view (void)
   g_clear_pointer (&err, g_free);
   g_assert_cmpint (screenshot_with (a, bad_size, &err), ==, 2);
   g_assert_nonnull (strstr (err, "--size: expected WIDTHxHEIGHT"));
+
+  /* --view: the box hidden, or isolated, or cut: each another picture; isolating the box is
+   * hiding the ground. Bad settings and names no body has exit 2 saying so. */
+  const char *hide_box[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays", "none",
+                             "--view", "hide=box", NULL };
+  const char *isolate_box[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays",
+                                "none", "--view", "isolate=box", NULL };
+  const char *hide_ground[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays",
+                                "none", "--view", "hide=ground", NULL };
+  const char *section[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays", "none",
+                            "--view", "section=view", "--view", "xray_opacity=0.5", NULL };
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (b, hide_box, &err), ==, 0);
+  g_autoptr (GBytes) p_hidden = png_pixels (b, &w, &h);
+  g_assert_false (g_bytes_equal (p_hidden, pd));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (b, isolate_box, &err), ==, 0);
+  g_autoptr (GBytes) p_isolated = png_pixels (b, &w, &h);
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (b, hide_ground, &err), ==, 0);
+  g_autoptr (GBytes) p_no_ground = png_pixels (b, &w, &h);
+  g_assert_true (g_bytes_equal (p_isolated, p_no_ground));
+  g_assert_false (g_bytes_equal (p_isolated, pd));
+  g_clear_pointer (&err, g_free);
+  g_assert_cmpint (screenshot_with (b, section, &err), ==, 0);
+  g_autoptr (GBytes) p_section = png_pixels (b, &w, &h);
+  g_assert_false (g_bytes_equal (p_section, pd));
+  const char *bad_views[][3] = {
+    { "--view", "isolate=crate", "--view: no body is named 'crate'" },
+    { "--view", "xray=maybe", "--view: xray: expected one of false, true, got 'maybe'" },
+    { "--view", "wobble=1", "unknown view setting 'wobble'" },
+    { "--view", "xray", "--view: expected KEY=VALUE, got 'xray'" },
+  };
+  for (size_t k = 0; k < G_N_ELEMENTS (bad_views); k++)
+    {
+      const char *args[] = { bad_views[k][0], bad_views[k][1], NULL };
+      g_clear_pointer (&err, g_free);
+      g_assert_cmpint (screenshot_with (a, args, &err), ==, 2);
+      g_test_message ("%s", err);
+      g_assert_nonnull (strstr (err, bad_views[k][2]));
+    }
   for (const char *const *p = (const char *const[]){ a, b, c, d, NULL }; *p != NULL; p++)
     g_unlink (*p);
   g_rmdir (dir);
@@ -736,6 +949,9 @@ main (int argc, char **argv)
               scene_teardown);
   g_test_add ("/render/offscreen/overlay-region", Scene, NULL, scene_setup,
               test_overlays_change_expected_region, scene_teardown);
+  g_test_add ("/render/offscreen/body-looks", Scene, NULL, scene_setup, test_body_looks,
+              scene_teardown);
+  g_test_add_func ("/render/view-settings", test_view_settings);
   g_test_add_func ("/render/cli/screenshot", test_cli_screenshot);
   g_test_add_func ("/render/cli/screenshot-view", test_cli_screenshot_view);
   g_test_add_func ("/render/cli/record", test_cli_record);

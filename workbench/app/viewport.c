@@ -39,6 +39,10 @@ struct _CwbAppViewport {
   CwbCamera camera;
   gboolean framed;               /* the camera was framed on the first snapshot */
   CwbOverlayOptions overlays;
+  /* Body looks by name (NULL-terminated, NULL when empty): drawn through the overlays'
+   * hidden_bodies, translucent_bodies and isolated_bodies. */
+  GStrv hidden, translucent;
+  char *isolated;
 
   DragMode drag;
   double drag_last_x, drag_last_y;
@@ -179,6 +183,10 @@ viewport_render (GtkGLArea *area, GdkGLContext *context)
   int height = gtk_widget_get_height (GTK_WIDGET (area)) * scale;
   gint64 start = g_get_monotonic_time ();
   CwbOverlayOptions options = self->overlays;
+  const char *isolated[2] = { self->isolated, NULL };
+  options.hidden_bodies = (const char *const *) self->hidden;
+  options.translucent_bodies = (const char *const *) self->translucent;
+  options.isolated_bodies = self->isolated != NULL ? isolated : NULL;
   options.grab = self->drag == DRAG_GRAB && grab_point (self, options.grab_point);
   if (options.grab)
     cwb_v3_copy (options.grab_target, self->grab.target);
@@ -440,6 +448,9 @@ viewport_dispose (GObject *object)
 {
   CwbAppViewport *self = CWB_APP_VIEWPORT (object);
   g_clear_pointer (&self->snapshot, cwb_snapshot_unref);
+  g_clear_pointer (&self->hidden, g_strfreev);
+  g_clear_pointer (&self->translucent, g_strfreev);
+  g_clear_pointer (&self->isolated, g_free);
   g_clear_pointer (&self->recorder, cwb_app_recorder_discard);
   self->simulation = NULL;
   G_OBJECT_CLASS (cwb_app_viewport_parent_class)->dispose (object);
@@ -547,6 +558,83 @@ CwbOverlayOptions *
 cwb_app_viewport_overlays (CwbAppViewport *self)
 {
   return &self->overlays;
+}
+
+/* `list` without `name` (and with it when `add`). */
+static GStrv
+names_with (GStrv list, const char *name, gboolean add)
+{
+  g_autoptr (GStrvBuilder) builder = g_strv_builder_new ();
+  for (char **n = list; n != NULL && *n != NULL; n++)
+    if (strcmp (*n, name) != 0)
+      g_strv_builder_add (builder, *n);
+  if (add)
+    g_strv_builder_add (builder, name);
+  g_strfreev (list);
+  GStrv result = g_strv_builder_end (builder);
+  if (result[0] == NULL)
+    g_clear_pointer (&result, g_strfreev);
+  return result;
+}
+
+void
+cwb_app_viewport_set_body_look (CwbAppViewport *self, const char *name, CwbAppBodyLook look)
+{
+  self->hidden = names_with (self->hidden, name, look == CWB_APP_BODY_HIDDEN);
+  self->translucent = names_with (self->translucent, name, look == CWB_APP_BODY_TRANSLUCENT);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+CwbAppBodyLook
+cwb_app_viewport_body_look (CwbAppViewport *self, const char *name)
+{
+  if (self->hidden != NULL && g_strv_contains ((const char *const *) self->hidden, name))
+    return CWB_APP_BODY_HIDDEN;
+  if (self->translucent != NULL
+      && g_strv_contains ((const char *const *) self->translucent, name))
+    return CWB_APP_BODY_TRANSLUCENT;
+  return CWB_APP_BODY_SHOWN;
+}
+
+void
+cwb_app_viewport_isolate (CwbAppViewport *self, const char *name)
+{
+  g_free (self->isolated);
+  self->isolated = g_strdup (name);
+  if (name == NULL)
+    g_clear_pointer (&self->hidden, g_strfreev);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+const char *
+cwb_app_viewport_isolated (CwbAppViewport *self)
+{
+  return self->isolated;
+}
+
+void
+cwb_app_viewport_rename_body (CwbAppViewport *self, const char *from, const char *to)
+{
+  CwbAppBodyLook look = cwb_app_viewport_body_look (self, from);
+  if (look != CWB_APP_BODY_SHOWN)
+    {
+      cwb_app_viewport_set_body_look (self, from, CWB_APP_BODY_SHOWN);
+      cwb_app_viewport_set_body_look (self, to, look);
+    }
+  if (g_strcmp0 (self->isolated, from) == 0)
+    cwb_app_viewport_isolate (self, to);
+}
+
+void
+cwb_app_viewport_copy_looks (CwbAppViewport *to, CwbAppViewport *from)
+{
+  g_strfreev (to->hidden);
+  g_strfreev (to->translucent);
+  g_free (to->isolated);
+  to->hidden = g_strdupv (from->hidden);
+  to->translucent = g_strdupv (from->translucent);
+  to->isolated = g_strdup (from->isolated);
+  gtk_widget_queue_draw (GTK_WIDGET (to));
 }
 
 void

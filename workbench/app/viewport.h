@@ -41,6 +41,21 @@ CwbOverlayOptions *cwb_app_viewport_overlays (CwbAppViewport *viewport);
 void cwb_app_viewport_queue_draw (CwbAppViewport *viewport);
 
 void cwb_app_viewport_select (CwbAppViewport *viewport, gssize body, gssize contact);
+
+/* How a body is drawn, by name: shown, hidden, or translucent (at the x-ray opacity). */
+typedef enum CwbAppBodyLook {
+  CWB_APP_BODY_SHOWN, CWB_APP_BODY_HIDDEN, CWB_APP_BODY_TRANSLUCENT,
+} CwbAppBodyLook;
+void cwb_app_viewport_set_body_look (CwbAppViewport *viewport, const char *name,
+                                     CwbAppBodyLook look);
+CwbAppBodyLook cwb_app_viewport_body_look (CwbAppViewport *viewport, const char *name);
+/* Draws only the body `name` (NULL: every body again, and every hidden one shown). */
+void cwb_app_viewport_isolate (CwbAppViewport *viewport, const char *name);
+const char *cwb_app_viewport_isolated (CwbAppViewport *viewport);   /* NULL: none */
+/* A renamed body keeps its look. */
+void cwb_app_viewport_rename_body (CwbAppViewport *viewport, const char *from, const char *to);
+/* `to` draws its bodies as `from` does (the compare view follows A's). */
+void cwb_app_viewport_copy_looks (CwbAppViewport *to, CwbAppViewport *from);
 /* Frames every moving body, or the selected one. */
 void cwb_app_viewport_frame_all (CwbAppViewport *viewport);
 void cwb_app_viewport_frame_selected (CwbAppViewport *viewport);

@@ -132,6 +132,7 @@ apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const 
           g_free (self->selected_body);
           self->selected_body = g_strdup (value);
         }
+      cwb_app_viewport_rename_body (self->viewport, name, value);
       /* The renamed body goes on from where it was (it had jumped back to its description,
        * tearing a chain it was linked in). */
       return rebuild_after_rename (self, revision, name, value, error);
@@ -188,27 +189,17 @@ cwb_app_window_apply (CwbAppWindow *self, const char *key, const char *value, GE
   return ok;
 }
 
-/* The view's settings (overlay scales): applied to the viewport, not to the scene. The editor
- * has already checked the value against the section's schema. */
+/* The view's settings (overlay scales, x-ray, section): applied to the viewport, not to the
+ * scene. The editor has already checked the value against the section's schema. */
 static gboolean
 apply_view_setting (CwbAppWindow *self, const char *key, const char *value)
 {
-  CwbOverlayOptions *o = cwb_app_viewport_overlays (self->viewport);
-  double number = g_ascii_strtod (value, NULL);
-  if (strcmp (key, "view.force_scale") == 0)
-    o->force_scale = number;
-  else if (strcmp (key, "view.vector_scale") == 0)
-    o->vector_scale = number;
-  else if (strcmp (key, "view.element_field") == 0)
-    {
-      for (int f = 0; f < CWB_RENDER_ELEMENT_FIELD_COUNT; f++)
-        if (strcmp (value, cwb_render_element_field_names[f]) == 0)
-          o->element_field = (CwbElementField) f;
-    }
-  else if (strcmp (key, "view.element_scale") == 0)
-    o->element_scale = number;
-  else
+  if (!g_str_has_prefix (key, "view."))
     return FALSE;
+  g_autoptr (GError) error = NULL;
+  if (!cwb_render_view_set (cwb_app_viewport_overlays (self->viewport), key + strlen ("view."),
+                            value, &error))
+    cwb_app_window_show_error (self, error->message);
   cwb_app_viewport_queue_draw (self->viewport);
   return TRUE;
 }
@@ -376,6 +367,98 @@ overlay_changed (GSimpleAction *action, GVariant *state, gpointer data)
   gboolean *flag = cwb_render_overlay_flag (cwb_app_viewport_overlays (self->viewport), name);
   if (flag != NULL)
     *flag = g_variant_get_boolean (state);
+  g_simple_action_set_state (action, state);
+  cwb_app_viewport_queue_draw (self->viewport);
+}
+
+/* The compare view draws its bodies as A's does. */
+static void
+looks_changed (CwbAppWindow *self)
+{
+  if (self->compare_viewport != NULL)
+    cwb_app_viewport_copy_looks (self->compare_viewport, self->viewport);
+  cwb_app_window_refresh_body_list (self);
+}
+
+void
+cwb_app_window_set_body_look (CwbAppWindow *self, const char *name, CwbAppBodyLook look)
+{
+  /* Showing a body while another is isolated shows every body. */
+  if (look != CWB_APP_BODY_HIDDEN && cwb_app_viewport_isolated (self->viewport) != NULL
+      && g_strcmp0 (cwb_app_viewport_isolated (self->viewport), name) != 0)
+    cwb_app_viewport_isolate (self->viewport, NULL);
+  cwb_app_viewport_set_body_look (self->viewport, name, look);
+  looks_changed (self);
+}
+
+/* h, t: the selected body hidden or shown, translucent or opaque. */
+static void
+toggle_body_look (CwbAppWindow *self, CwbAppBodyLook look)
+{
+  if (self->selected_body == NULL)
+    {
+      cwb_app_window_show_notice (self, "Select a body first (click it in the view or the "
+                                        "Scene list)");
+      return;
+    }
+  CwbAppBodyLook now = cwb_app_viewport_body_look (self->viewport, self->selected_body);
+  cwb_app_window_set_body_look (self, self->selected_body,
+                                now == look ? CWB_APP_BODY_SHOWN : look);
+}
+
+static void
+hide_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  toggle_body_look (data, CWB_APP_BODY_HIDDEN);
+}
+
+static void
+translucent_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  toggle_body_look (data, CWB_APP_BODY_TRANSLUCENT);
+}
+
+/* i: only the selected body drawn; again: every body. */
+static void
+isolate_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  const char *isolated = cwb_app_viewport_isolated (self->viewport);
+  if (self->selected_body == NULL && isolated == NULL)
+    {
+      cwb_app_window_show_notice (self, "Select a body to isolate first");
+      return;
+    }
+  cwb_app_viewport_isolate (self->viewport, g_strcmp0 (isolated, self->selected_body) == 0
+                                              ? NULL : self->selected_body);
+  looks_changed (self);
+}
+
+static void
+show_all_bodies_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  CwbAppWindow *self = data;
+  cwb_app_viewport_isolate (self->viewport, NULL);
+  looks_changed (self);
+}
+
+static void
+xray_changed (GSimpleAction *action, GVariant *state, gpointer data)
+{
+  CwbAppWindow *self = data;
+  cwb_app_viewport_overlays (self->viewport)->xray = g_variant_get_boolean (state);
+  g_simple_action_set_state (action, state);
+  cwb_app_viewport_queue_draw (self->viewport);
+}
+
+static void
+section_changed (GSimpleAction *action, GVariant *state, gpointer data)
+{
+  CwbAppWindow *self = data;
+  g_autoptr (GError) error = NULL;
+  if (!cwb_render_view_set (cwb_app_viewport_overlays (self->viewport), "section",
+                            g_variant_get_string (state, NULL), &error))
+    return;
   g_simple_action_set_state (action, state);
   cwb_app_viewport_queue_draw (self->viewport);
 }
@@ -865,6 +948,12 @@ static const GActionEntry window_actions[] = {
   { "compare", compare_activated, NULL, NULL, NULL, { 0 } },
   { "compare-end", compare_end_activated, NULL, NULL, NULL, { 0 } },
   { "record", NULL, NULL, "false", record_changed, { 0 } },
+  { "xray", NULL, NULL, "false", xray_changed, { 0 } },
+  { "section", NULL, "s", "'none'", section_changed, { 0 } },
+  { "hide-body", hide_body_activated, NULL, NULL, NULL, { 0 } },
+  { "translucent-body", translucent_body_activated, NULL, NULL, NULL, { 0 } },
+  { "isolate-body", isolate_body_activated, NULL, NULL, NULL, { 0 } },
+  { "show-all-bodies", show_all_bodies_activated, NULL, NULL, NULL, { 0 } },
 };
 
 static void
@@ -908,6 +997,11 @@ add_key_shortcuts (CwbAppWindow *self)
     { "Right", "win.history-forward" },
     { "c", "win.overlay-cones" },
     { "w", "win.overlay-wireframe" },
+    { "x", "win.xray" },
+    { "h", "win.hide-body" },
+    { "t", "win.translucent-body" },
+    { "i", "win.isolate-body" },
+    { "<Shift>h", "win.show-all-bodies" },
     { "Escape", "win.cancel-job" },
   };
   GtkEventController *controller = gtk_shortcut_controller_new ();

@@ -36,6 +36,11 @@ static const CwbParamSpec view_specs[] = {
   { "element_scale", CWB_PARAM_DOUBLE, "1 or rad", "0", 0, 10, NULL,
     "The strain (1 = 100 %) or rotation (rad) drawn at full colour; 0: automatic, the "
     "largest in the frame." },
+  { "xray_opacity", CWB_PARAM_DOUBLE, "1", "0.3", 0.02, 1, NULL,
+    "Opacity of every body under x-ray (View, x) and of translucent bodies (t)." },
+  { "section_offset", CWB_PARAM_DOUBLE, "m", "0", -1e6, 1e6, NULL,
+    "Where the section plane (View > Section plane) cuts: its distance along its normal "
+    "from the centre of the moving bodies' box." },
 };
 
 /* "model" and "mapping" are ENUMs whose choices come from the registry: filled per use. */
@@ -202,12 +207,15 @@ refresh_properties (CwbAppWindow *self)
   g_autofree char *force = g_strdup_printf ("%.17g", o->force_scale);
   g_autofree char *vector = g_strdup_printf ("%.17g", o->vector_scale);
   g_autofree char *element_scale = g_strdup_printf ("%.17g", o->element_scale);
-  const char *view_names[] = { "force_scale", "vector_scale", "element_field", "element_scale" };
+  g_autofree char *xray_opacity = g_strdup_printf ("%.17g", o->xray_opacity);
+  g_autofree char *section_offset = g_strdup_printf ("%.17g", o->section_offset);
+  const char *view_names[] = { "force_scale", "vector_scale", "element_field", "element_scale",
+                               "xray_opacity", "section_offset" };
   const char *view_texts[] = { force, vector,
                                cwb_render_element_field_names[o->element_field],
-                               element_scale };
+                               element_scale, xray_opacity, section_offset };
   g_autoptr (GPtrArray) view = params_of (view_names, view_texts, G_N_ELEMENTS (view_names));
-  cwb_property_editor_add_section (self->properties, "View (overlay scales)", "view", view_specs,
+  cwb_property_editor_add_section (self->properties, "View (not saved)", "view", view_specs,
                                    G_N_ELEMENTS (view_specs), view);
   /* Not left where GTK moved it when the focused field went (the first entry of the panel,
    * its text selected, where the next key would replace a body's name). */
@@ -227,28 +235,62 @@ body_row_selected (GtkListBox *list, GtkListBoxRow *row, CwbAppWindow *self)
 }
 
 static void
-refresh_body_list (CwbAppWindow *self)
+eye_toggled (GtkToggleButton *eye, CwbAppWindow *self)
+{
+  if (self->updating)
+    return;
+  const char *name = g_object_get_data (G_OBJECT (eye), "body");
+  cwb_app_window_set_body_look (self, name, gtk_toggle_button_get_active (eye)
+                                              ? CWB_APP_BODY_SHOWN : CWB_APP_BODY_HIDDEN);
+}
+
+void
+cwb_app_window_refresh_body_list (CwbAppWindow *self)
 {
   const CwbScene *scene = cwb_document_scene (self->document);
   GtkWidget *child;
+  gboolean was_updating = self->updating;
+  self->updating = TRUE;
   while ((child = gtk_widget_get_first_child (GTK_WIDGET (self->body_list))) != NULL)
     gtk_list_box_remove (self->body_list, child);
+  const char *isolated = cwb_app_viewport_isolated (self->viewport);
   for (guint i = 0; i < scene->bodies->len; i++)
     {
       const CwbBodyDesc *body = scene->bodies->pdata[i];
+      CwbAppBodyLook look = cwb_app_viewport_body_look (self->viewport, body->name);
+      const char *how = g_strcmp0 (isolated, body->name) == 0 ? ", isolated"
+                        : isolated != NULL || look == CWB_APP_BODY_HIDDEN ? ", hidden"
+                        : look == CWB_APP_BODY_TRANSLUCENT ? ", translucent" : "";
       GtkWidget *label = gtk_label_new (NULL);
       g_autofree char *escaped = g_markup_printf_escaped ("%s", body->name);
-      g_autofree char *markup = g_strdup_printf ("%s  <span alpha='60%%'>%s%s</span>", escaped,
-                                                 body->model, body->fixed ? ", fixed" : "");
+      g_autofree char *markup = g_strdup_printf ("%s  <span alpha='60%%'>%s%s%s</span>",
+                                                 escaped, body->model,
+                                                 body->fixed ? ", fixed" : "", how);
       gtk_label_set_markup (GTK_LABEL (label), markup);
       gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_widget_set_hexpand (label, TRUE);
+      /* The eye: shows or hides the body in the view (not part of the scene). */
+      GtkWidget *eye = gtk_toggle_button_new ();
+      gboolean shown = look != CWB_APP_BODY_HIDDEN;
+      gtk_toggle_button_set_active (GTK_TOGGLE_BUTTON (eye), shown);
+      gtk_button_set_icon_name (GTK_BUTTON (eye), shown ? "view-reveal-symbolic"
+                                                        : "view-conceal-symbolic");
+      gtk_widget_add_css_class (eye, "flat");
+      gtk_widget_set_focusable (eye, FALSE);
+      gtk_widget_set_tooltip_text (eye, "Show or hide this body in the view (h)");
+      g_object_set_data_full (G_OBJECT (eye), "body", g_strdup (body->name), g_free);
+      g_signal_connect (eye, "toggled", G_CALLBACK (eye_toggled), self);
+      GtkWidget *line = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+      gtk_box_append (GTK_BOX (line), label);
+      gtk_box_append (GTK_BOX (line), eye);
       GtkWidget *row = gtk_list_box_row_new ();
-      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), label);
+      gtk_list_box_row_set_child (GTK_LIST_BOX_ROW (row), line);
       g_object_set_data_full (G_OBJECT (row), "body", g_strdup (body->name), g_free);
       gtk_list_box_append (self->body_list, row);
       if (g_strcmp0 (body->name, self->selected_body) == 0)
         gtk_list_box_select_row (self->body_list, GTK_LIST_BOX_ROW (row));
     }
+  self->updating = was_updating;
 }
 
 /* ---- choosers, title ------------------------------------------------------------------ */
@@ -301,7 +343,7 @@ cwb_app_window_refresh_document (CwbAppWindow *self)
   guint64 revision = cwb_document_revision (self->document);
   if (revision != self->shown_revision)
     {
-      refresh_body_list (self);
+      cwb_app_window_refresh_body_list (self);
       refresh_properties (self);
       self->shown_revision = revision;
     }

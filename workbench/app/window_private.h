@@ -90,6 +90,9 @@ void cwb_app_window_build_panels (CwbAppWindow *self, GtkWidget *sidebar, GtkWid
 void cwb_app_window_take_view (CwbAppWindow *self, CwbAppWindow *from);
 /* After a document change: body list, properties, choosers, title. */
 void cwb_app_window_refresh_document (CwbAppWindow *self);
+void cwb_app_window_refresh_body_list (CwbAppWindow *self);
+/* Sets how the body `name` is drawn (in the compare view too) and shows it in the list. */
+void cwb_app_window_set_body_look (CwbAppWindow *self, const char *name, CwbAppBodyLook look);
 /* After a new snapshot (throttled): scrubber, time, status, inspector, plots. */
 void cwb_app_window_refresh_run (CwbAppWindow *self);
 void cwb_app_window_refresh_inspector (CwbAppWindow *self);

@@ -46,7 +46,9 @@ typedef struct CliOptions {
   char *screenshot;
   char *record;     /* --record FILE.webp, --record-every N */
   gint64 record_every;
-  char *overlays;   /* --overlays LIST, --camera YAW,PITCH[,ZOOM], --size WxH: the screenshot's */
+  char *overlays;   /* --overlays LIST, --camera YAW,PITCH[,ZOOM], --size WxH, --view KEY=VALUE:
+                     * the screenshot's */
+  char **views;
   char *camera;
   char *size;
   gboolean version;
@@ -68,6 +70,7 @@ cli_options_clear (CliOptions *o)
   g_free (o->screenshot);
   g_free (o->record);
   g_free (o->overlays);
+  g_strfreev (o->views);
   g_free (o->camera);
   g_free (o->size);
   g_strfreev (o->rest);
@@ -84,7 +87,59 @@ typedef struct Screenshot {
   CwbCamera camera;
   double zoom;
   int width, height;
+  GStrv hidden, translucent, isolated;   /* --view hide=, translucent=, isolate= */
 } Screenshot;
+
+static void
+screenshot_clear (Screenshot *shot)
+{
+  g_clear_pointer (&shot->hidden, g_strfreev);
+  g_clear_pointer (&shot->translucent, g_strfreev);
+  g_clear_pointer (&shot->isolated, g_strfreev);
+}
+
+/* One --view KEY=VALUE: a view setting (cwb_render_view_set), or which bodies to hide,
+ * make translucent or isolate (hide=NAME,NAME...). */
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Screenshot, screenshot_clear)
+
+static gboolean
+parse_view (Screenshot *shot, const char *setting, GError **error)
+{
+  const char *equals = strchr (setting, '=');
+  if (equals == NULL)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "--view: expected KEY=VALUE, got '%s'", setting);
+      return FALSE;
+    }
+  g_autofree char *key = g_strndup (setting, (gsize) (equals - setting));
+  const char *value = equals + 1;
+  GStrv *list = strcmp (key, "hide") == 0          ? &shot->hidden
+                : strcmp (key, "translucent") == 0 ? &shot->translucent
+                : strcmp (key, "isolate") == 0     ? &shot->isolated
+                                                   : NULL;
+  if (list == NULL)
+    {
+      g_autoptr (GError) view_error = NULL;
+      if (cwb_render_view_set (&shot->overlays, key, value, &view_error))
+        return TRUE;
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--view: %s%s",
+                   view_error->message,
+                   g_str_has_prefix (view_error->message, "unknown")
+                     ? "; or hide, translucent, isolate with body names" : "");
+      return FALSE;
+    }
+  g_auto (GStrv) names = g_strsplit (value, ",", -1);
+  g_autoptr (GStrvBuilder) all = g_strv_builder_new ();
+  if (*list != NULL)
+    g_strv_builder_addv (all, (const char **) *list);
+  for (char **name = names; *name != NULL; name++)
+    if (*g_strstrip (*name) != '\0')
+      g_strv_builder_add (all, *name);
+  g_strfreev (*list);
+  *list = g_strv_builder_end (all);
+  return TRUE;
+}
 
 #define SCREENSHOT_MIN_SIDE 16
 #define SCREENSHOT_MAX_SIDE 8192
@@ -98,10 +153,10 @@ parse_screenshot (const CliOptions *o, Screenshot *shot, GError **error)
   shot->width = SCREENSHOT_WIDTH;
   shot->height = SCREENSHOT_HEIGHT;
   if (o->screenshot == NULL && o->record == NULL
-      && (o->overlays != NULL || o->camera != NULL || o->size != NULL))
+      && (o->overlays != NULL || o->camera != NULL || o->size != NULL || o->views != NULL))
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
-                   "--overlays, --camera and --size describe the --screenshot or the "
+                   "--overlays, --camera, --size and --view describe the --screenshot or the "
                    "--record: add one");
       return FALSE;
     }
@@ -110,6 +165,12 @@ parse_screenshot (const CliOptions *o, Screenshot *shot, GError **error)
       g_prefix_error (error, "--overlays: ");
       return FALSE;
     }
+  for (char **view = o->views; view != NULL && *view != NULL; view++)
+    if (!parse_view (shot, *view, error))
+      return FALSE;
+  shot->overlays.hidden_bodies = (const char *const *) shot->hidden;
+  shot->overlays.translucent_bodies = (const char *const *) shot->translucent;
+  shot->overlays.isolated_bodies = (const char *const *) shot->isolated;
   if (o->camera != NULL)
     {
       g_auto (GStrv) parts = g_strsplit (o->camera, ",", -1);
@@ -410,7 +471,7 @@ run (CliOptions *o)
     return fail (EXIT_BAD_INPUT, "--screenshot and --record need the renderer, which this build "
                  "does not have");
 #else
-  Screenshot shot;
+  g_auto (Screenshot) shot = { 0 };
   g_autoptr (GError) shot_error = NULL;
   if (!parse_screenshot (o, &shot, &shot_error))
     return fail (EXIT_BAD_INPUT, "%s", shot_error->message);
@@ -475,6 +536,14 @@ run (CliOptions *o)
                                                                            : EXIT_BAD_INPUT,
                  "%s%s", world != NULL ? "--compare: " : "", error->message);
 
+#ifdef CWB_HAVE_RENDER
+  /* The bodies --view names are the scene's. */
+  {
+    g_autoptr (CwbSnapshot) first = cwb_snapshot_capture (world, NULL);
+    if (!cwb_render_body_names_check (&shot.overlays, first, &error))
+      return fail (EXIT_BAD_INPUT, "--view: %s", error->message);
+  }
+#endif
 #ifndef CWB_HAVE_APP
   if (!o->headless && o->screenshot == NULL)
     fprintf (stderr, "contact-workbench: this build has no GUI; running headless\n");
@@ -585,11 +654,17 @@ main (int argc, char **argv)
       "Steps per frame of the --record clip (default: 25 frames per simulated second)", "N" },
     { "overlays", 0, 0, G_OPTION_ARG_STRING, &o.overlays,
       "The screenshot's and clip's overlays: grid, contacts, cones, depth, gradients, spans, cells, "
-      "voxels, wireframe, aabbs, comma-separated, or all or none (default: grid,contacts,cones)",
+      "voxels, wireframe, aabbs, elements, comma-separated, or all or none (default: "
+      "grid,contacts,cones)",
       "LIST" },
     { "camera", 0, 0, G_OPTION_ARG_STRING, &o.camera,
       "The screenshot's and clip's view: yaw about z and pitch above the horizon in degrees, and a "
       "distance factor (1: framed; default -108,20,1)", "YAW,PITCH[,ZOOM]" },
+    { "view", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.views,
+      "A view setting of the screenshot and clip, repeatable: xray=true, xray_opacity=0.3, "
+      "section=x|y|z|view, section_offset=M, element_field=strain|volume|rotation, "
+      "element_scale, force_scale, vector_scale; hide=, translucent=, isolate=NAME[,NAME]",
+      "KEY=VALUE" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &o.size,
       "The screenshot's and clip's size in pixels (default 1280x720)", "WIDTHxHEIGHT" },
     { "version", 0, 0, G_OPTION_ARG_NONE, &o.version, "Print the version and exit", NULL },

@@ -27,13 +27,163 @@
 #define MIN_AUTO_STRAIN 1e-3
 #define MIN_AUTO_ROTATION (G_PI / 180)
 
+/* X-ray's default opacity: faces still read as shapes, and a line behind two of them (the
+ * near and far side of a body) keeps half its contrast. */
+#define DEFAULT_XRAY_OPACITY 0.3
+
 void
 cwb_render_overlay_options_default (CwbOverlayOptions *options)
 {
   *options = (CwbOverlayOptions){
     .grid = TRUE, .contacts = TRUE, .cones = TRUE,
-    .force_scale = 0, .vector_scale = 1,
+    .force_scale = 0, .vector_scale = 1, .xray_opacity = DEFAULT_XRAY_OPACITY,
   };
+}
+
+const char *const cwb_render_section_names[CWB_RENDER_SECTION_COUNT] = {
+  "none", "x", "y", "z", "view",
+};
+
+static gboolean
+named (const char *const *list, const char *name)
+{
+  for (; list != NULL && *list != NULL; list++)
+    if (strcmp (*list, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+double
+cwb_render_body_opacity (const CwbOverlayOptions *options, const char *name)
+{
+  const char *const *isolated = options->isolated_bodies;
+  if (named (options->hidden_bodies, name)
+      || (isolated != NULL && *isolated != NULL && !named (isolated, name)))
+    return 0;
+  if (options->xray || named (options->translucent_bodies, name))
+    return CLAMP (options->xray_opacity, 0, 1);
+  return 1;
+}
+
+gboolean
+cwb_render_body_names_check (const CwbOverlayOptions *options, const CwbSnapshot *snapshot,
+                             GError **error)
+{
+  const char *const *lists[3] = { options->hidden_bodies, options->translucent_bodies,
+                                  options->isolated_bodies };
+  for (int l = 0; l < 3; l++)
+    for (const char *const *name = lists[l]; name != NULL && *name != NULL; name++)
+      {
+        gboolean found = FALSE;
+        for (size_t b = 0; b < snapshot->n_bodies && !found; b++)
+          found = strcmp (snapshot->bodies[b].name, *name) == 0;
+        if (!found)
+          {
+            g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                         "no body is named '%s'", *name);
+            return FALSE;
+          }
+      }
+  return TRUE;
+}
+
+static gboolean
+parse_number (const char *key, const char *value, double lo, double hi, double *out,
+              GError **error)
+{
+  char *end = NULL;
+  double number = g_ascii_strtod (value, &end);
+  if (end == value || *end != '\0' || !isfinite (number) || number < lo || number > hi)
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "%s: expected a number from %g to %g, got '%s'", key, lo, hi, value);
+      return FALSE;
+    }
+  *out = number;
+  return TRUE;
+}
+
+static gboolean
+parse_name (const char *key, const char *value, const char *const *names, int n, int *out,
+            GError **error)
+{
+  for (int k = 0; k < n; k++)
+    if (strcmp (value, names[k]) == 0)
+      {
+        *out = k;
+        return TRUE;
+      }
+  g_autofree char *expected = g_strjoinv (", ", (char **) names);
+  g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+               "%s: expected one of %s, got '%s'", key, expected, value);
+  return FALSE;
+}
+
+gboolean
+cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, GError **error)
+{
+  static const char *const booleans[] = { "false", "true", NULL };
+  static const char *const fields[] = { "strain", "volume", "rotation", NULL };
+  static const char *const sections[] = { "none", "x", "y", "z", "view", NULL };
+  double number;
+  int choice;
+  if (strcmp (key, "force_scale") == 0)
+    {
+      if (!parse_number (key, value, 0, 10, &number, error))
+        return FALSE;
+      o->force_scale = number;
+    }
+  else if (strcmp (key, "vector_scale") == 0)
+    {
+      if (!parse_number (key, value, 1e-6, 1e6, &number, error))
+        return FALSE;
+      o->vector_scale = number;
+    }
+  else if (strcmp (key, "element_field") == 0)
+    {
+      if (!parse_name (key, value, fields, CWB_RENDER_ELEMENT_FIELD_COUNT, &choice, error))
+        return FALSE;
+      o->element_field = (CwbElementField) choice;
+    }
+  else if (strcmp (key, "element_scale") == 0)
+    {
+      if (!parse_number (key, value, 0, 10, &number, error))
+        return FALSE;
+      o->element_scale = number;
+    }
+  else if (strcmp (key, "xray") == 0)
+    {
+      if (!parse_name (key, value, booleans, 2, &choice, error))
+        return FALSE;
+      o->xray = choice == 1;
+    }
+  else if (strcmp (key, "xray_opacity") == 0)
+    {
+      if (!parse_number (key, value, 0.02, 1, &number, error))
+        return FALSE;
+      o->xray_opacity = number;
+    }
+  else if (strcmp (key, "section") == 0)
+    {
+      if (!parse_name (key, value, sections, CWB_RENDER_SECTION_COUNT, &choice, error))
+        return FALSE;
+      o->section = (CwbSectionAxis) choice;
+    }
+  else if (strcmp (key, "section_offset") == 0)
+    {
+      if (!parse_number (key, value, -1e6, 1e6, &number, error))
+        return FALSE;
+      o->section_offset = number;
+    }
+  else
+    {
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   "unknown view setting '%s' (expected force_scale, vector_scale, "
+                   "element_field, element_scale, xray, xray_opacity, section or "
+                   "section_offset)", key);
+      return FALSE;
+    }
+  return TRUE;
 }
 
 double
@@ -319,6 +469,8 @@ add_bodies (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverlay
   for (size_t b = 0; b < snapshot->n_bodies; b++)
     {
       const CwbSnapshotBody *geom = &snapshot->bodies[b];
+      if (cwb_render_body_opacity (o, geom->name) <= 0)
+        continue;
       gboolean selected = o->highlight_body && o->selected_body == b;
       const uint32_t *triangles = geom->triangles != NULL
                                     ? g_bytes_get_data (geom->triangles, NULL) : NULL;
@@ -402,7 +554,7 @@ add_elements (CwbOverlayGeometry *g, const CwbSnapshot *snapshot, const CwbOverl
   for (size_t b = 0; b < snapshot->n_bodies; b++)
     {
       const CwbSnapshotBody *body = &snapshot->bodies[b];
-      if (body->tetrahedra == NULL)
+      if (body->tetrahedra == NULL || cwb_render_body_opacity (o, body->name) <= 0)
         continue;
       const uint32_t *tets = g_bytes_get_data (body->tetrahedra, NULL);
       for (size_t e = 0; e < body->n_tetrahedra; e++)

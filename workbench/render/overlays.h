@@ -20,6 +20,15 @@ typedef enum CwbElementField {
 /* "strain", "volume", "rotation": the View panel's and --view's names of the fields. */
 extern const char *const cwb_render_element_field_names[CWB_RENDER_ELEMENT_FIELD_COUNT];
 
+typedef enum CwbSectionAxis {
+  CWB_SECTION_NONE = 0,
+  CWB_SECTION_X, CWB_SECTION_Y, CWB_SECTION_Z,
+  CWB_SECTION_VIEW,   /* facing the camera: the near half removed */
+} CwbSectionAxis;
+#define CWB_RENDER_SECTION_COUNT 5
+/* "none", "x", "y", "z", "view": the View panel's and --view's names. */
+extern const char *const cwb_render_section_names[CWB_RENDER_SECTION_COUNT];
+
 typedef struct CwbOverlayOptions {
   gboolean grid;            /* the ground grid at z = 0 */
   gboolean contacts;        /* contact normals and force arrows, coloured by state */
@@ -38,6 +47,20 @@ typedef struct CwbOverlayOptions {
   double force_scale;       /* m per N: force arrows and cone heights; 0: automatic
                              * (cwb_render_overlay_force_scale) */
   double vector_scale;      /* length factor of inspection vectors */
+  /* How bodies are drawn, by name (NULL-terminated lists borrowed for the frame, or NULL):
+   * hidden bodies are not drawn (nor their wireframe, box and elements), translucent ones at
+   * xray_opacity, and when isolated_bodies names any, only those. X-ray draws every body at
+   * xray_opacity, so what lies inside (spans, cells, voxels, elements) shows through. */
+  const char *const *hidden_bodies;
+  const char *const *translucent_bodies;
+  const char *const *isolated_bodies;
+  gboolean xray;
+  double xray_opacity;
+  /* A section plane cutting the bodies (not the overlays): normal along x, y or z, or the
+   * view direction (CWB_SECTION_*), through the centre of the moving bodies' box moved by
+   * section_offset (m) along the normal; the half the normal points to is removed. */
+  CwbSectionAxis section;
+  double section_offset;
   /* Highlights the GUI asks for (all off when zeroed): a selected body's outline, a picked
    * contact, and the mouse spring from the grabbed point to its target. */
   gboolean highlight_body, highlight_contact;
@@ -82,6 +105,21 @@ double cwb_render_element_scale (const CwbSnapshot *snapshot, const CwbOverlayOp
 /* The element overlay's colour of `value` at `scale` (RGBA): from white (0) to red (+scale),
  * to blue (-scale) for the volumetric strain, to purple for the rotation. */
 void cwb_render_element_color (CwbElementField field, double value, double scale, float rgba[4]);
+
+/* The opacity a body of this name is drawn with (0: hidden, 1: opaque), from the options'
+ * lists and x-ray. */
+double cwb_render_body_opacity (const CwbOverlayOptions *options, const char *name);
+
+/* FALSE, naming it, when a name in the options' body lists is no body of the snapshot's. */
+gboolean cwb_render_body_names_check (const CwbOverlayOptions *options,
+                                      const CwbSnapshot *snapshot, GError **error);
+
+/* Sets a view setting by the name the View panel and --view use: force_scale, vector_scale,
+ * element_field (strain, volume, rotation), element_scale, xray (true/false),
+ * xray_opacity (0 to 1), section (none, x, y, z, view), section_offset (m). FALSE with a
+ * message naming what was expected; `options` then unchanged. */
+gboolean cwb_render_view_set (CwbOverlayOptions *options, const char *key, const char *value,
+                              GError **error);
 
 /* Grid, contacts and cones on; the rest off; automatic force scale. */
 void cwb_render_overlay_options_default (CwbOverlayOptions *options);

@@ -23,11 +23,19 @@ typedef struct MeshVertex {
 
 struct CwbRenderer {
   GLuint mesh_program, line_program;
-  GLint mesh_view_projection, mesh_light, line_view_projection;
+  GLint mesh_view_projection, mesh_light, mesh_clip_plane, mesh_mark_inside;
+  GLint line_view_projection;
   GLuint mesh_vao, mesh_vbo, line_vao, line_vbo, tri_vao, tri_vbo;
-  GArray *mesh;                 /* MeshVertex, three per triangle */
+  GArray *mesh;                 /* MeshVertex, three per triangle: the opaque bodies first */
+  guint opaque_vertices;        /* how many of mesh's vertices are opaque bodies' */
+  GArray *order;                /* BodyDepth: the translucent bodies, far to near */
   CwbOverlayGeometry overlays;
 };
+
+typedef struct BodyDepth {
+  size_t body;
+  double distance;              /* of its box's centre from the eye */
+} BodyDepth;
 
 static GLuint
 compile (GLenum type, const char *resource, GError **error)
@@ -127,6 +135,9 @@ cwb_render_renderer_new (GError **error)
     return NULL;
   r->mesh_view_projection = glGetUniformLocation (r->mesh_program, "view_projection");
   r->mesh_light = glGetUniformLocation (r->mesh_program, "light_direction");
+  r->mesh_clip_plane = glGetUniformLocation (r->mesh_program, "clip_plane");
+  r->mesh_mark_inside = glGetUniformLocation (r->mesh_program, "mark_inside");
+  r->order = g_array_new (FALSE, FALSE, sizeof (BodyDepth));
   r->line_view_projection = glGetUniformLocation (r->line_program, "view_projection");
   const int mesh_widths[3] = { 3, 3, 4 }, line_widths[2] = { 3, 4 };
   make_vertex_array (&r->mesh_vao, &r->mesh_vbo, mesh_widths, 3);
@@ -152,13 +163,13 @@ cwb_render_renderer_free (CwbRenderer *r)
   if (r->line_program != 0)
     glDeleteProgram (r->line_program);
   g_array_unref (r->mesh);
+  g_clear_pointer (&r->order, g_array_unref);
   cwb_render_overlay_destroy (&r->overlays);
   g_free (r);
 }
 
-/* A soft colour per body, the same from run to run; fixed bodies in grey. */
-static void
-body_color (size_t body, gboolean fixed, float rgba[4])
+void
+cwb_render_body_color (size_t body, gboolean fixed, float rgba[4])
 {
   static const float palette[6][3] = {
     { 0.90f, 0.55f, 0.25f }, { 0.35f, 0.60f, 0.90f }, { 0.55f, 0.80f, 0.40f },
@@ -175,40 +186,113 @@ body_color (size_t body, gboolean fixed, float rgba[4])
 }
 
 static void
-build_meshes (CwbRenderer *r, const CwbSnapshot *snapshot)
+append_body (CwbRenderer *r, const CwbSnapshot *snapshot, size_t b, float opacity)
+{
+  const CwbSnapshotBody *g = &snapshot->bodies[b];
+  const uint32_t *triangles = g_bytes_get_data (g->triangles, NULL);
+  float rgba[4];
+  cwb_render_body_color (b, g->fixed, rgba);
+  rgba[3] = opacity;
+  for (size_t t = 0; t < g->n_triangles; t++)
+    {
+      const double *p[3];
+      for (int k = 0; k < 3; k++)
+        p[k] = &g->positions[3 * triangles[3 * t + k]];
+      double e1[3], e2[3], normal[3];
+      cwb_v3_sub (e1, p[1], p[0]);
+      cwb_v3_sub (e2, p[2], p[0]);
+      cwb_v3_cross (normal, e1, e2);
+      cwb_v3_normalize (normal);
+      for (int k = 0; k < 3; k++)
+        {
+          MeshVertex v;
+          for (int i = 0; i < 3; i++)
+            {
+              v.position[i] = (float) p[k][i];
+              v.normal[i] = (float) normal[i];
+            }
+          memcpy (v.color, rgba, sizeof rgba);
+          g_array_append_val (r->mesh, v);
+        }
+    }
+}
+
+static int
+farther_first (gconstpointer x, gconstpointer y)
+{
+  double a = ((const BodyDepth *) x)->distance, b = ((const BodyDepth *) y)->distance;
+  return (a < b) - (a > b);
+}
+
+/* The opaque bodies, then the translucent ones from the farthest to the nearest (each
+ * blended over what lies behind it); hidden bodies not at all. */
+static void
+build_meshes (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbOverlayOptions *options,
+              const double eye[3])
 {
   g_array_set_size (r->mesh, 0);
+  g_array_set_size (r->order, 0);
   for (size_t b = 0; b < snapshot->n_bodies; b++)
     {
       const CwbSnapshotBody *g = &snapshot->bodies[b];
-      if (g->kind != CWB_GEOMETRY_SURFACE || g->triangles == NULL)
+      double opacity = cwb_render_body_opacity (options, g->name);
+      if (g->kind != CWB_GEOMETRY_SURFACE || g->triangles == NULL || opacity <= 0)
         continue;
-      const uint32_t *triangles = g_bytes_get_data (g->triangles, NULL);
-      float rgba[4];
-      body_color (b, g->fixed, rgba);
-      for (size_t t = 0; t < g->n_triangles; t++)
+      if (opacity >= 1)
         {
-          const double *p[3];
-          for (int k = 0; k < 3; k++)
-            p[k] = &g->positions[3 * triangles[3 * t + k]];
-          double e1[3], e2[3], normal[3];
-          cwb_v3_sub (e1, p[1], p[0]);
-          cwb_v3_sub (e2, p[2], p[0]);
-          cwb_v3_cross (normal, e1, e2);
-          cwb_v3_normalize (normal);
-          for (int k = 0; k < 3; k++)
-            {
-              MeshVertex v;
-              for (int i = 0; i < 3; i++)
-                {
-                  v.position[i] = (float) p[k][i];
-                  v.normal[i] = (float) normal[i];
-                }
-              memcpy (v.color, rgba, sizeof rgba);
-              g_array_append_val (r->mesh, v);
-            }
+          append_body (r, snapshot, b, 1);
+          continue;
         }
+      double lo[3], hi[3], centre[3], arm[3];
+      if (!cwb_snapshot_body_bounds (g, lo, hi))
+        continue;
+      cwb_v3_add (centre, lo, hi);
+      cwb_v3_scale (centre, centre, 0.5);
+      cwb_v3_sub (arm, centre, eye);
+      BodyDepth depth = { b, cwb_v3_norm (arm) };
+      g_array_append_val (r->order, depth);
     }
+  r->opaque_vertices = r->mesh->len;
+  g_array_sort (r->order, farther_first);
+  for (guint k = 0; k < r->order->len; k++)
+    {
+      size_t b = g_array_index (r->order, BodyDepth, k).body;
+      append_body (r, snapshot, b,
+                   (float) cwb_render_body_opacity (options, snapshot->bodies[b].name));
+    }
+}
+
+/* The section plane as (n, -n . p): dot with (x, 1) is negative on the kept side. CWB_SECTION_
+ * VIEW faces the camera, so the half nearer the eye is the one removed. */
+static gboolean
+section_plane (const CwbSnapshot *snapshot, const CwbOverlayOptions *options,
+               const double eye[3], const double target[3], float plane[4])
+{
+  if (options->section == CWB_SECTION_NONE)
+    return FALSE;
+  double lo[3], hi[3], centre[3], normal[3] = { 0, 0, 0 };
+  if (cwb_snapshot_bounds (snapshot, TRUE, lo, hi))
+    {
+      cwb_v3_add (centre, lo, hi);
+      cwb_v3_scale (centre, centre, 0.5);
+    }
+  else
+    cwb_v3_copy (centre, target);
+  if (options->section == CWB_SECTION_VIEW)
+    {
+      cwb_v3_sub (normal, eye, target);
+      cwb_v3_normalize (normal);
+    }
+  else
+    normal[options->section - CWB_SECTION_X] = 1;
+  double point[3];
+  cwb_v3_copy (point, centre);
+  cwb_v3_axpy (point, options->section_offset, normal);
+  /* Kept where n . x < n . p: the plane's value -(n . x - n . p) is positive there. */
+  for (int k = 0; k < 3; k++)
+    plane[k] = (float) -normal[k];
+  plane[3] = (float) cwb_v3_dot (normal, point);
+  return TRUE;
 }
 
 static void
@@ -234,7 +318,7 @@ cwb_render_frame (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbCamera *
   glEnable (GL_DEPTH_TEST);
   glDisable (GL_CULL_FACE);
 
-  build_meshes (r, snapshot);
+  build_meshes (r, snapshot, options, eye);
   glUseProgram (r->mesh_program);
   glUniformMatrix4fv (r->mesh_view_projection, 1, GL_FALSE, view_projection);
   /* Light from the eye's side and above, so the faces the user sees are lit. */
@@ -242,11 +326,16 @@ cwb_render_frame (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbCamera *
   cwb_v3_sub (light, eye, camera->target);
   light[2] += camera->distance;
   glUniform3f (r->mesh_light, (float) light[0], (float) light[1], (float) light[2]);
+  float plane[4] = { 0, 0, 0, 1 };   /* without a section: positive everywhere */
+  gboolean cut = section_plane (snapshot, options, eye, camera->target, plane);
+  glUniform4fv (r->mesh_clip_plane, 1, plane);
+  glUniform1i (r->mesh_mark_inside, cut);
+  glEnable (GL_CLIP_DISTANCE0);
   upload (r->mesh_vbo, r->mesh);
   glBindVertexArray (r->mesh_vao);
   glEnable (GL_POLYGON_OFFSET_FILL);
   glPolygonOffset (1, 1);   /* wireframe and contact lines win the depth test on faces */
-  glDrawArrays (GL_TRIANGLES, 0, (GLsizei) r->mesh->len);
+  glDrawArrays (GL_TRIANGLES, 0, (GLsizei) r->opaque_vertices);
   glDisable (GL_POLYGON_OFFSET_FILL);
 
   cwb_render_overlay_build (&r->overlays, snapshot, options);
@@ -255,10 +344,20 @@ cwb_render_frame (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbCamera *
   upload (r->line_vbo, r->overlays.lines);
   glBindVertexArray (r->line_vao);
   glDrawArrays (GL_LINES, 0, (GLsizei) r->overlays.lines->len);
-  /* Translucent cones last, without writing depth, so that what lies behind shows through. */
+  /* Translucent bodies (x-ray, or made so) over the lines, far to near, then the translucent
+   * cones and elements, none writing depth, so that what lies behind shows through. */
   glEnable (GL_BLEND);
   glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
   glDepthMask (GL_FALSE);
+  if (r->mesh->len > r->opaque_vertices)
+    {
+      glUseProgram (r->mesh_program);
+      glBindVertexArray (r->mesh_vao);
+      glDrawArrays (GL_TRIANGLES, (GLint) r->opaque_vertices,
+                    (GLsizei) (r->mesh->len - r->opaque_vertices));
+      glUseProgram (r->line_program);
+    }
+  glDisable (GL_CLIP_DISTANCE0);
   upload (r->tri_vbo, r->overlays.triangles);
   glBindVertexArray (r->tri_vao);
   glDrawArrays (GL_TRIANGLES, 0, (GLsizei) r->overlays.triangles->len);

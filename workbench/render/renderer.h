@@ -25,11 +25,15 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbRenderer, cwb_render_renderer_free)
 void cwb_render_frame (CwbRenderer *renderer, const CwbSnapshot *snapshot, const CwbCamera *camera,
                        const CwbOverlayOptions *options, int width, int height);
 
-/* The overlay geometry of the last frame (counts for tests and the status bar). */
+/* A body's colour (RGBA, opaque): a soft one per index, the same from run to run; fixed
+ * bodies in grey. */
+void cwb_render_body_color (size_t body, gboolean fixed, float rgba[4]);
+
 /* The bound framebuffer's width x height pixels, RGBA, top row first (GL's first row is the
  * bottom one); g_free them. What a frame looks like, for PNGs, clips and probes. */
 guint8 *cwb_render_read_pixels (int width, int height);
 
+/* The overlay geometry of the last frame (counts for tests and the status bar). */
 const CwbOverlayGeometry *cwb_render_last_overlays (const CwbRenderer *renderer);
 
 G_END_DECLS
