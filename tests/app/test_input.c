@@ -513,6 +513,93 @@ test_view_keeps_its_shortcuts (void)
   fixture_close (&f);
 }
 
+/* A widget of the Scene list standing for the body `what`: its row, or its eye button. */
+static gboolean
+is_body_row (GtkWidget *w, const char *what)
+{
+  return GTK_IS_LIST_BOX_ROW (w) && g_strcmp0 (g_object_get_data (G_OBJECT (w), "body"), what) == 0;
+}
+
+static gboolean
+is_body_eye (GtkWidget *w, const char *what)
+{
+  return GTK_IS_TOGGLE_BUTTON (w) && g_strcmp0 (g_object_get_data (G_OBJECT (w), "body"), what) == 0;
+}
+
+static gboolean
+is_label (GtkWidget *w, const char *what)
+{
+  return GTK_IS_LABEL (w);
+}
+
+static guint
+overlay_lines (Fixture *f)
+{
+  pump (100);
+  return cwb_app_viewport_overlay_geometry (cwb_app_window_viewport (f->window))->lines->len;
+}
+
+/* Issue 19, "show what hides inside contacts": a body clicked in the Scene list, then h
+ * hides it (its wireframe edges leave the view's overlay), h shows it again, t makes it
+ * translucent, i isolates it (the ground's edges leave), Shift+H shows every body, x turns
+ * x-ray on; the ground's eye button in the list hides the ground. Each look is named in the
+ * list. */
+static void
+test_body_looks (void)
+{
+  SKIP_WITHOUT_X11 ();
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  CwbAppViewport *viewport = cwb_app_window_viewport (f.window);
+  GtkWidget *view = GTK_WIDGET (viewport);
+  click (view);
+  press_key (view, XK_w, FALSE, FALSE);   /* the wireframe shows which bodies are drawn */
+  guint all_edges = overlay_lines (&f);
+  GtkWidget *box_row = find_widget (GTK_WIDGET (f.window), is_body_row, "box");
+  g_assert_nonnull (box_row);
+  reveal (box_row);
+  click (box_row);
+  g_assert_cmpstr (cwb_app_window_selected_body (f.window), ==, "box");
+  click (view);   /* the keys go to the view, as after a click in it */
+  g_assert_cmpstr (cwb_app_window_selected_body (f.window), ==, "box");
+
+  press_key (view, XK_h, FALSE, FALSE);
+  g_assert_cmpint (cwb_app_viewport_body_look (viewport, "box"), ==, CWB_APP_BODY_HIDDEN);
+  g_assert_cmpuint (overlay_lines (&f), <, all_edges);
+  GtkWidget *box_label = find_widget (GTK_WIDGET (f.window), is_body_row, "box");
+  box_label = find_widget (box_label, is_label, NULL);
+  g_assert_nonnull (strstr (gtk_label_get_label (GTK_LABEL (box_label)), "hidden"));
+  press_key (view, XK_h, FALSE, FALSE);
+  g_assert_cmpint (cwb_app_viewport_body_look (viewport, "box"), ==, CWB_APP_BODY_SHOWN);
+  g_assert_cmpuint (overlay_lines (&f), ==, all_edges);
+
+  press_key (view, XK_t, FALSE, FALSE);
+  g_assert_cmpint (cwb_app_viewport_body_look (viewport, "box"), ==,
+                   CWB_APP_BODY_TRANSLUCENT);
+  press_key (view, XK_t, FALSE, FALSE);
+  g_assert_cmpint (cwb_app_viewport_body_look (viewport, "box"), ==, CWB_APP_BODY_SHOWN);
+
+  press_key (view, XK_i, FALSE, FALSE);
+  g_assert_cmpstr (cwb_app_viewport_isolated (viewport), ==, "box");
+  guint box_alone = overlay_lines (&f);
+  g_assert_cmpuint (box_alone, <, all_edges);
+  press_key (view, XK_h, TRUE, FALSE);
+  g_assert_null (cwb_app_viewport_isolated (viewport));
+  g_assert_cmpuint (overlay_lines (&f), ==, all_edges);
+
+  g_assert_false (action_state (f.window, "xray"));
+  press_key (view, XK_x, FALSE, FALSE);
+  g_assert_true (action_state (f.window, "xray"));
+  g_assert_true (cwb_app_viewport_overlays (viewport)->xray);
+
+  GtkWidget *ground_eye = find_widget (GTK_WIDGET (f.window), is_body_eye, "ground");
+  g_assert_nonnull (ground_eye);
+  click (ground_eye);
+  g_assert_cmpint (cwb_app_viewport_body_look (viewport, "ground"), ==, CWB_APP_BODY_HIDDEN);
+  g_assert_cmpuint (overlay_lines (&f), ==, box_alone);
+  fixture_close (&f);
+}
+
 static const CwbSnapshotBody *
 snapshot_body (const CwbSnapshot *s, const char *name)
 {
@@ -1610,5 +1697,6 @@ main (int argc, char **argv)
   g_test_add_func ("/input/typing/compare-in-lockstep", test_compare_in_lockstep);
   g_test_add_func ("/input/typing/record-clip", test_record_clip);
   g_test_add_func ("/input/pointing/plot-zoom", test_plot_zoom);
+  g_test_add_func ("/input/typing/body-looks", test_body_looks);
   return g_test_run ();
 }
