@@ -7,7 +7,7 @@ packages=(
   build-essential meson ninja-build pkg-config
   libglib2.0-dev libyaml-dev libjson-glib-dev libassimp-dev
   liblapacke-dev libopenblas-dev libsuitesparse-dev
-  libgtk-4-dev libepoxy-dev libcairo2-dev libwebp-dev
+  libgtk-4-dev libepoxy-dev libcairo2-dev libpango1.0-dev libwebp-dev
   libegl1 libegl-mesa0 libgl1-mesa-dri libxtst-dev
   xvfb xauth
 )

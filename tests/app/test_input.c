@@ -542,8 +542,8 @@ overlay_lines (Fixture *f)
 /* Issue 19, "show what hides inside contacts": a body clicked in the Scene list, then h
  * hides it (its wireframe edges leave the view's overlay), h shows it again, t makes it
  * translucent, i isolates it (the ground's edges leave), Shift+H shows every body, x turns
- * x-ray on; the ground's eye button in the list hides the ground. Each look is named in the
- * list. */
+ * x-ray on, l the body names (the legend is on from the start); the ground's eye button in
+ * the list hides the ground. Each look is named in the list. */
 static void
 test_body_looks (void)
 {
@@ -591,6 +591,11 @@ test_body_looks (void)
   press_key (view, XK_x, FALSE, FALSE);
   g_assert_true (action_state (f.window, "xray"));
   g_assert_true (cwb_app_viewport_overlays (viewport)->xray);
+  g_assert_false (cwb_app_viewport_overlays (viewport)->body_labels);
+  press_key (view, XK_l, FALSE, FALSE);
+  g_assert_true (action_state (f.window, "labels"));
+  g_assert_true (cwb_app_viewport_overlays (viewport)->body_labels);
+  g_assert_true (cwb_app_viewport_overlays (viewport)->legend);
 
   GtkWidget *ground_eye = find_widget (GTK_WIDGET (f.window), is_body_eye, "ground");
   g_assert_nonnull (ground_eye);

@@ -7,6 +7,7 @@
 
 #include <glib/gstdio.h>
 
+#include "annotations.h"
 #include "plot_panel_private.h"
 #include "plugins_window.h"
 
@@ -461,7 +462,7 @@ test_draw_grid (void)
   };
   for (size_t k = 0; k < G_N_ELEMENTS (cases); k++)
     {
-      double step = cwb_plot_nice_step (cases[k].span, cases[k].lines);
+      double step = cwb_render_nice_step (cases[k].span, cases[k].lines);
       if (cases[k].step == 0)
         g_assert_cmpfloat (step, ==, 0);
       else

@@ -7,6 +7,7 @@
 #include <glib/gstdio.h>
 #include <webp/demux.h>
 
+#include "annotations.h"
 #include "offscreen.h"
 #include "world_fixture.h"
 
@@ -249,6 +250,127 @@ test_element_colors (void)
   g_assert_cmpfloat (blue[2], >, blue[0]);    /* compressed: blue */
   g_assert_cmpfloat (purple[2], >, purple[1]);
   g_assert_cmpfloat (white[0], >, 0.9f);
+}
+
+/* With the automatic force scale an impact's force (here the sliding box's contact forces
+ * times 1000) is cut at 1.5 median bodies: each arrow a shaft of that length, its head
+ * (2 strokes of sqrt(0.2^2 + 0.08^2) of it) and a bar of 0.3 of it across the tip; each cone
+ * that tall. An explicit scale draws them whole. */
+static void
+test_overlay_clipped (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = sliding_box (registry);
+  g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
+  for (guint f = 0; f < snapshot->frames->len; f++)
+    {
+      CwbContactFrame *frame = &g_array_index (snapshot->frames, CwbContactFrame, f);
+      cwb_v3_scale (frame->force, frame->force, 1000);
+    }
+  double longest = 1.5 * cwb_snapshot_median_moving_size (snapshot);
+  guint n = snapshot->frames->len;
+  CwbOverlayGeometry g;
+  cwb_render_overlay_init (&g);
+  CwbOverlayOptions arrows = { .contacts = TRUE, .vector_scale = 1 };
+  cwb_render_overlay_build (&g, snapshot, &arrows);
+  g_assert_cmpuint (g.n_clipped, ==, n);
+  const double head = 1 + 2 * sqrt (0.2 * 0.2 + 0.08 * 0.08);
+  g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g),
+                                  n * longest * (head + 0.3), LINE_LENGTH_TOLERANCE);
+  CwbOverlayOptions cones = { .cones = TRUE, .vector_scale = 1 };
+  cwb_render_overlay_build (&g, snapshot, &cones);
+  g_assert_cmpuint (g.n_clipped, ==, n);
+  double rim = 0;
+  for (guint f = 0; f < n; f++)
+    rim += 48 * sin (G_PI / 24) * g_array_index (snapshot->frames, CwbContactFrame, f).mu
+           * longest;
+  g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g), rim,
+                                  LINE_LENGTH_TOLERANCE);
+  CwbOverlayOptions explicit_scale = { .contacts = TRUE, .vector_scale = 1,
+                                       .force_scale = 1e-3 };
+  cwb_render_overlay_build (&g, snapshot, &explicit_scale);
+  g_assert_cmpuint (g.n_clipped, ==, 0);
+  cwb_render_overlay_destroy (&g);
+}
+
+static const CwbLegendEntry *
+legend_line (const GArray *legend, const char *start)
+{
+  for (guint k = 0; k < legend->len; k++)
+    if (g_str_has_prefix (g_array_index (legend, CwbLegendEntry, k).text, start))
+      return &g_array_index (legend, CwbLegendEntry, k);
+  return NULL;
+}
+
+/* The legend names what the active overlays draw, in their colours, with the scales the
+ * frame used: the contact states in cwb_render_state_color's colours; "10 cm of arrow" (half
+ * the 0.2 m box, rounded to 1, 2 or 5 times a power of ten) as 0.1 m over the resolved
+ * force scale, in newtons; the element field's range from the resolved element scale; x-ray
+ * and hidden bodies said in words. Off, it is empty. */
+static void
+test_legend (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = sliding_box (registry);
+  g_autoptr (CwbSnapshot) snapshot = cwb_snapshot_capture (world, NULL);
+  CwbOverlayOptions o;
+  cwb_render_overlay_options_default (&o);
+  o.xray = TRUE;
+  const char *hidden[] = { "ground", NULL };
+  o.hidden_bodies = hidden;
+  CwbOverlayGeometry g;
+  cwb_render_overlay_init (&g);
+  cwb_render_overlay_build (&g, snapshot, &o);
+  g_autoptr (GArray) legend = cwb_render_legend (snapshot, &o, &g);
+  const CwbLegendEntry *stick = legend_line (legend, "stick");
+  const CwbLegendEntry *slip = legend_line (legend, "slip");
+  g_assert_nonnull (stick);
+  g_assert_nonnull (slip);
+  float green[4], red[4];
+  cwb_render_state_color (CWB_CONTACT_STICK, green);
+  cwb_render_state_color (CWB_CONTACT_SLIP, red);
+  g_assert_cmpmem (stick->color, sizeof green, green, sizeof green);
+  g_assert_cmpmem (slip->color, sizeof red, red, sizeof red);
+  g_autofree char *force = g_strdup_printf ("force: 10 cm of arrow or cone = %.3g N",
+                                            0.1 / g.force_scale);
+  g_assert_nonnull (legend_line (legend, force));
+  g_assert_nonnull (legend_line (legend, "ground grid: 0.5 m squares"));
+  g_assert_nonnull (legend_line (legend, "x-ray: every body at 30 % opacity"));
+  g_assert_nonnull (legend_line (legend, "1 of 2 bodies hidden"));
+  g_assert_null (legend_line (legend, "FEM elements"));   /* no elements drawn */
+  o.legend = FALSE;
+  g_autoptr (GArray) none = cwb_render_legend (snapshot, &o, &g);
+  g_assert_cmpuint (none->len, ==, 0);
+
+  /* The FEM link of chain-3-links, spread 1 %: volumetric strain 3 % at the automatic scale. */
+  g_autoptr (CwbWorld) chain = fixture_world_from_file (registry, "scenes/chain-3-links.yaml",
+                                                        NULL);
+  for (size_t b = 0; b < cwb_world_n_bodies (chain); b++)
+    if (strcmp (cwb_world_body_model_name (chain, b), "fem") == 0)
+      {
+        const CwbBodySlot *slot = cwb_world_body_slot (chain, b);
+        double *q = cwb_world_q (chain, NULL) + slot->q_offset;
+        for (size_t k = 0; k < slot->nq; k++)
+          q[k] *= 1.01;   /* about the origin: a uniform stretch and a shift */
+      }
+  g_autoptr (CwbSnapshot) stretched = cwb_snapshot_capture (chain, NULL);
+  CwbOverlayOptions elements = { .elements = TRUE, .element_field = CWB_ELEMENT_VOLUME,
+                                 .legend = TRUE, .vector_scale = 1 };
+  cwb_render_overlay_build (&g, stretched, &elements);
+  g_autoptr (GArray) fem = cwb_render_legend (stretched, &elements, &g);
+  g_assert_cmpuint (fem->len, ==, 1);
+  const CwbLegendEntry *e = &g_array_index (fem, CwbLegendEntry, 0);
+  g_assert_cmpstr (e->text, ==, "FEM elements, volumetric strain: -3 % (compressed) to +3 % "
+                                "(largest in view)");
+  g_assert_true (e->ramp);
+  float blue[4], white[4], full_red[4];
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, -0.03, 0.03, blue);
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, 0, 0.03, white);
+  cwb_render_element_color (CWB_ELEMENT_VOLUME, 0.03, 0.03, full_red);
+  g_assert_cmpmem (e->color, sizeof blue, blue, sizeof blue);
+  g_assert_cmpmem (e->middle, sizeof white, white, sizeof white);
+  g_assert_cmpmem (e->end, sizeof full_red, full_red, sizeof full_red);
+  cwb_render_overlay_destroy (&g);
 }
 
 /* The volume methods' inspection (Allard 2010 LDI spans and multi-volume cells, Faure 2007
@@ -609,6 +731,68 @@ project (const float vp[16], const float p[3], double *x, double *y)
   *y = (1 - (clip[1] / clip[3] * 0.5 + 0.5)) * HEIGHT;
 }
 
+/* Drawn over a frame: nothing asked, nothing changes (bit for bit); the legend only in the
+ * frame's lower part, within its margin of the left and bottom edges; body labels only near
+ * where the bodies' tops project (within 80 px: a label is about 40 px wide and 15 tall). */
+static void
+test_annotate (Scene *scene, gconstpointer data)
+{
+  CwbSnapshot *s = scene->snapshot;
+  CwbOverlayOptions o;
+  cwb_render_overlay_options_default (&o);
+  g_autofree guint8 *plain = cwb_render_offscreen_frame (scene->offscreen, s, &scene->camera,
+                                                         &o);
+  const CwbOverlayGeometry *drawn = cwb_render_last_overlays (
+    cwb_render_offscreen_renderer (scene->offscreen));
+  size_t bytes = 4 * (size_t) WIDTH * HEIGHT;
+  g_autofree guint8 *copy = g_memdup2 (plain, bytes);
+  CwbOverlayOptions quiet = o;
+  quiet.legend = FALSE;
+  cwb_render_annotate_rgba (copy, WIDTH, HEIGHT, s, &scene->camera, &quiet, drawn);
+  g_assert_cmpmem (copy, bytes, plain, bytes);
+
+  cwb_render_annotate_rgba (copy, WIDTH, HEIGHT, s, &scene->camera, &o, drawn);
+  size_t changed = 0;
+  for (int y = 0; y < HEIGHT; y++)
+    for (int x = 0; x < WIDTH; x++)
+      if (pixel_differs (copy, plain, (size_t) y * WIDTH + (size_t) x))
+        {
+          changed++;
+          g_assert_cmpint (x, >=, 8);
+          g_assert_cmpint (y, <, HEIGHT - 8 + 1);
+          g_assert_cmpint (y, >, HEIGHT / 4);
+        }
+  g_assert_cmpuint (changed, >, 500);
+
+  memcpy (copy, plain, bytes);
+  CwbOverlayOptions labels = quiet;
+  labels.body_labels = TRUE;
+  cwb_render_annotate_rgba (copy, WIDTH, HEIGHT, s, &scene->camera, &labels, drawn);
+  float vp[16];
+  double eye[3], anchors[2][2];
+  cwb_render_camera_matrices (&scene->camera, (double) WIDTH / HEIGHT, vp, eye);
+  for (size_t b = 0; b < 2; b++)
+    {
+      double lo[3], hi[3];
+      g_assert_true (cwb_snapshot_body_bounds (&s->bodies[b], lo, hi));
+      float top[3] = { (float) (lo[0] + hi[0]) / 2, (float) (lo[1] + hi[1]) / 2,
+                       (float) (s->bodies[b].fixed ? (lo[2] + hi[2]) / 2 : hi[2]) };
+      project (vp, top, &anchors[b][0], &anchors[b][1]);
+    }
+  changed = 0;
+  for (int y = 0; y < HEIGHT; y++)
+    for (int x = 0; x < WIDTH; x++)
+      if (pixel_differs (copy, plain, (size_t) y * WIDTH + (size_t) x))
+        {
+          changed++;
+          double near = INFINITY;
+          for (int b = 0; b < 2; b++)
+            near = MIN (near, hypot (x - anchors[b][0], y - anchors[b][1]));
+          g_assert_cmpfloat (near, <, 80);
+        }
+  g_assert_cmpuint (changed, >, 50);
+}
+
 /* Cones and force arrows on against off: the picture changes, and only where the overlay
  * geometry projects (its screen bounding box, with a 2-pixel margin for rasterisation). */
 static void
@@ -739,7 +923,8 @@ png_pixels (const char *png, int *width, int *height)
 /* Issue 19 ("Controls a lecture needs"): figures reproducible from the command line. --size
  * sets the PNG's size; the same --camera and --overlays give the same image twice, pixel for
  * pixel; another camera direction or another overlay set gives another; --view hides,
- * isolates or cuts bodies (isolating the box is hiding the ground, pixel for pixel); a bad
+ * isolates or cuts bodies (isolating the box is hiding the ground, pixel for pixel, their
+ * legends, which say which, left out); a bad
  * value is a bad argument (exit 2) that says what was expected. */
 static void
 test_cli_screenshot_view (void)
@@ -793,9 +978,11 @@ test_cli_screenshot_view (void)
   const char *hide_box[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays", "none",
                              "--view", "hide=box", NULL };
   const char *isolate_box[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays",
-                                "none", "--view", "isolate=box", NULL };
+                                "none", "--view", "isolate=box", "--view", "legend=false",
+                                NULL };
   const char *hide_ground[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays",
-                                "none", "--view", "hide=ground", NULL };
+                                "none", "--view", "hide=ground", "--view", "legend=false",
+                                NULL };
   const char *section[] = { "--size", "320x240", "--camera", "90,10,1.2", "--overlays", "none",
                             "--view", "section=view", "--view", "xray_opacity=0.5", NULL };
   g_clear_pointer (&err, g_free);
@@ -945,6 +1132,10 @@ main (int argc, char **argv)
   g_test_add_func ("/render/overlays/elements", test_overlay_elements);
   g_test_add_func ("/render/overlays/element-values", test_element_values);
   g_test_add_func ("/render/overlays/element-colors", test_element_colors);
+  g_test_add_func ("/render/overlays/clipped", test_overlay_clipped);
+  g_test_add_func ("/render/annotations/legend", test_legend);
+  g_test_add ("/render/annotations/draw", Scene, NULL, scene_setup, test_annotate,
+              scene_teardown);
   g_test_add ("/render/offscreen/not-blank", Scene, NULL, scene_setup, test_frame_not_blank,
               scene_teardown);
   g_test_add ("/render/offscreen/overlay-region", Scene, NULL, scene_setup,

@@ -5,6 +5,7 @@
  * cairo path has O(width) segments however long the history is; the scan that builds the
  * columns is one cheap pass over the kept steps. */
 #include "plot_panel_private.h"
+#include "annotations.h"
 
 #include <math.h>
 #include <string.h>
@@ -101,17 +102,6 @@ cwb_plot_grid_rgb (guint8 rgb[3])
   rgb[0] = grid_rgb.r;
   rgb[1] = grid_rgb.g;
   rgb[2] = grid_rgb.b;
-}
-
-double
-cwb_plot_nice_step (double span, int lines)
-{
-  if (!(span > 0) || !isfinite (span) || lines < 1)
-    return 0;
-  double raw = span / lines;
-  double magnitude = pow (10, floor (log10 (raw)));
-  double norm = raw / magnitude;
-  return (norm < 1.5 ? 1 : norm < 3 ? 2 : norm < 7 ? 5 : 10) * magnitude;
 }
 
 void
@@ -534,7 +524,7 @@ draw_grid (cairo_t *cr, PangoLayout *layout, Rect plot, double lo, double hi,
   pango_layout_set_text (layout, "0", -1);
   pango_layout_get_pixel_size (layout, NULL, &label_h);
   cairo_set_line_width (cr, 1.0);
-  double step = cwb_plot_nice_step (hi - lo, GRID_LINES_Y);
+  double step = cwb_render_nice_step (hi - lo, GRID_LINES_Y);
   if (log_scale)
     step = fmax (1, round (step));
   for (double k = ceil (lo / step); step > 0 && k * step <= hi; k++)
@@ -553,7 +543,7 @@ draw_grid (cairo_t *cr, PangoLayout *layout, Rect plot, double lo, double hi,
       draw_text (cr, layout, text, plot.x - AXIS_LABEL_GAP, y - label_h / 2.0, ALIGN_RIGHT,
                  dim_text_rgb);
     }
-  double time_step = cwb_plot_nice_step (t1 - t0, GRID_LINES_T);
+  double time_step = cwb_render_nice_step (t1 - t0, GRID_LINES_T);
   if (!(time_step > 0))
     return;
   /* The axis's end labels, as draw_time_strip writes them: the room between them. */

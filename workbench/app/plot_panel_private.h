@@ -102,10 +102,6 @@ void cwb_plot_panel_zoom_at (CwbPlotPanel *panel, double x, double factor);
 
 /* The colour of the grid lines under the time plots' curves. */
 void cwb_plot_grid_rgb (guint8 rgb[3]);
-/* The grid's spacing: a round step (1, 2 or 5 times a power of ten) giving about `lines`
- * lines over `span`; 0 for an empty or non-finite span. */
-double cwb_plot_nice_step (double span, int lines);
-
 /* The colour of the time cursor's line, distinct from every other colour drawn. */
 void cwb_plot_cursor_rgb (guint8 rgb[3]);
 

@@ -5,6 +5,7 @@
 
 #include <cwb/vecmath.h>
 
+#include "annotations.h"
 #include "picking.h"
 #include "recorder.h"
 #include "renderer.h"
@@ -168,6 +169,19 @@ grab_point (CwbAppViewport *self, double p[3])
   return TRUE;
 }
 
+/* The options a frame is drawn with: the view's overlays and the body looks by name
+ * (`isolated` holds the isolated body's list). */
+static void
+frame_options (CwbAppViewport *self, CwbOverlayOptions *options, const char *isolated[2])
+{
+  *options = self->overlays;
+  isolated[0] = self->isolated;
+  isolated[1] = NULL;
+  options->hidden_bodies = (const char *const *) self->hidden;
+  options->translucent_bodies = (const char *const *) self->translucent;
+  options->isolated_bodies = self->isolated != NULL ? isolated : NULL;
+}
+
 static gboolean
 viewport_render (GtkGLArea *area, GdkGLContext *context)
 {
@@ -182,11 +196,9 @@ viewport_render (GtkGLArea *area, GdkGLContext *context)
   int width = gtk_widget_get_width (GTK_WIDGET (area)) * scale;
   int height = gtk_widget_get_height (GTK_WIDGET (area)) * scale;
   gint64 start = g_get_monotonic_time ();
-  CwbOverlayOptions options = self->overlays;
-  const char *isolated[2] = { self->isolated, NULL };
-  options.hidden_bodies = (const char *const *) self->hidden;
-  options.translucent_bodies = (const char *const *) self->translucent;
-  options.isolated_bodies = self->isolated != NULL ? isolated : NULL;
+  CwbOverlayOptions options;
+  const char *isolated[2];
+  frame_options (self, &options, isolated);
   options.grab = self->drag == DRAG_GRAB && grab_point (self, options.grab_point);
   if (options.grab)
     cwb_v3_copy (options.grab_target, self->grab.target);
@@ -208,8 +220,13 @@ viewport_render (GtkGLArea *area, GdkGLContext *context)
     self->probed_pixels = count_drawn (width, height);
   if (self->recorder != NULL
       && cwb_app_recorder_wants (self->recorder, self->snapshot->time))
-    cwb_app_recorder_take (self->recorder, cwb_render_read_pixels (width, height), width, height,
-                           self->snapshot->time);
+    {
+      /* The clip shows the legend and labels the view shows. */
+      guint8 *pixels = cwb_render_read_pixels (width, height);
+      cwb_render_annotate_rgba (pixels, width, height, self->snapshot, &self->camera, &options,
+                                cwb_render_last_overlays (self->renderer));
+      cwb_app_recorder_take (self->recorder, pixels, width, height, self->snapshot->time);
+    }
   if (self->bench)
     {
       wait_for_gl ();
@@ -465,6 +482,26 @@ viewport_finalize (GObject *object)
   G_OBJECT_CLASS (cwb_app_viewport_parent_class)->finalize (object);
 }
 
+/* The legend and labels, over the GL picture (cairo, in widget coordinates). */
+static void
+viewport_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  GTK_WIDGET_CLASS (cwb_app_viewport_parent_class)->snapshot (widget, snapshot);
+  CwbAppViewport *self = CWB_APP_VIEWPORT (widget);
+  if (self->renderer == NULL || self->snapshot == NULL)
+    return;
+  CwbOverlayOptions options;
+  const char *isolated[2];
+  frame_options (self, &options, isolated);
+  if (!options.legend && !options.body_labels && !options.contact_labels)
+    return;
+  int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
+  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  cwb_render_annotate (cr, self->snapshot, &self->camera, &options,
+                       cwb_render_last_overlays (self->renderer), width, height);
+  cairo_destroy (cr);
+}
+
 static void
 cwb_app_viewport_class_init (CwbAppViewportClass *klass)
 {
@@ -474,6 +511,7 @@ cwb_app_viewport_class_init (CwbAppViewportClass *klass)
   object_class->finalize = viewport_finalize;
   widget_class->realize = viewport_realize;
   widget_class->unrealize = viewport_unrealize;
+  widget_class->snapshot = viewport_snapshot;
   GTK_GL_AREA_CLASS (klass)->render = viewport_render;
   signals[SIGNAL_PICKED] = g_signal_new ("picked", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                          0, NULL, NULL, NULL, G_TYPE_NONE, 2, G_TYPE_INT64,

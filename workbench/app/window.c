@@ -442,11 +442,17 @@ show_all_bodies_activated (GSimpleAction *action, GVariant *parameter, gpointer 
   looks_changed (self);
 }
 
+/* The view's on/off settings (x-ray, legend, labels): the action's name is the view key's,
+ * with '-' for '_'. */
 static void
-xray_changed (GSimpleAction *action, GVariant *state, gpointer data)
+view_toggle_changed (GSimpleAction *action, GVariant *state, gpointer data)
 {
   CwbAppWindow *self = data;
-  cwb_app_viewport_overlays (self->viewport)->xray = g_variant_get_boolean (state);
+  g_autofree char *key = g_strdup (g_action_get_name (G_ACTION (action)));
+  g_strdelimit (key, "-", '_');
+  if (!cwb_render_view_set (cwb_app_viewport_overlays (self->viewport), key,
+                            g_variant_get_boolean (state) ? "true" : "false", NULL))
+    return;
   g_simple_action_set_state (action, state);
   cwb_app_viewport_queue_draw (self->viewport);
 }
@@ -948,7 +954,10 @@ static const GActionEntry window_actions[] = {
   { "compare", compare_activated, NULL, NULL, NULL, { 0 } },
   { "compare-end", compare_end_activated, NULL, NULL, NULL, { 0 } },
   { "record", NULL, NULL, "false", record_changed, { 0 } },
-  { "xray", NULL, NULL, "false", xray_changed, { 0 } },
+  { "xray", NULL, NULL, "false", view_toggle_changed, { 0 } },
+  { "legend", NULL, NULL, "true", view_toggle_changed, { 0 } },
+  { "labels", NULL, NULL, "false", view_toggle_changed, { 0 } },
+  { "contact-labels", NULL, NULL, "false", view_toggle_changed, { 0 } },
   { "section", NULL, "s", "'none'", section_changed, { 0 } },
   { "hide-body", hide_body_activated, NULL, NULL, NULL, { 0 } },
   { "translucent-body", translucent_body_activated, NULL, NULL, NULL, { 0 } },
@@ -998,6 +1007,7 @@ add_key_shortcuts (CwbAppWindow *self)
     { "c", "win.overlay-cones" },
     { "w", "win.overlay-wireframe" },
     { "x", "win.xray" },
+    { "l", "win.labels" },
     { "h", "win.hide-body" },
     { "t", "win.translucent-body" },
     { "i", "win.isolate-body" },
@@ -1316,7 +1326,10 @@ cwb_app_window_take_view (CwbAppWindow *self, CwbAppWindow *from)
   g_auto (GStrv) actions = g_action_group_list_actions (G_ACTION_GROUP (from));
   for (char **name = actions; *name != NULL; name++)
     if (g_str_has_prefix (*name, "overlay-") || strcmp (*name, "grab-frequency") == 0
-        || strcmp (*name, "realtime") == 0 || strcmp (*name, "speed") == 0)
+        || strcmp (*name, "realtime") == 0 || strcmp (*name, "speed") == 0
+        || strcmp (*name, "xray") == 0 || strcmp (*name, "section") == 0
+        || strcmp (*name, "legend") == 0 || strcmp (*name, "labels") == 0
+        || strcmp (*name, "contact-labels") == 0)
       {
         g_autoptr (GVariant) state = g_action_group_get_action_state (G_ACTION_GROUP (from),
                                                                        *name);
@@ -1327,6 +1340,10 @@ cwb_app_window_take_view (CwbAppWindow *self, CwbAppWindow *from)
   CwbOverlayOptions *to = cwb_app_viewport_overlays (self->viewport);
   to->force_scale = o->force_scale;
   to->vector_scale = o->vector_scale;
+  to->element_field = o->element_field;
+  to->element_scale = o->element_scale;
+  to->xray_opacity = o->xray_opacity;
+  to->section_offset = o->section_offset;
   const CwbCamera *camera = cwb_app_viewport_camera (from->viewport);
   CwbCamera *own = cwb_app_viewport_camera (self->viewport);
   own->yaw = camera->yaw;

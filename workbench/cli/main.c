@@ -12,6 +12,7 @@
 #include "registry.h"
 #include "run.h"
 #ifdef CWB_HAVE_RENDER
+#include "annotations.h"
 #include "offscreen.h"
 #include "recording.h"
 #endif
@@ -260,6 +261,9 @@ record_frame (guint side, CwbWorld *world, gpointer data)
   g_autofree guint8 *pixels = cwb_render_offscreen_frame (r->offscreen, snapshot,
                                                           &r->cameras[side],
                                                           &r->shot->overlays);
+  cwb_render_annotate_rgba (pixels, r->shot->width, r->shot->height, snapshot, &r->cameras[side],
+                            &r->shot->overlays,
+                            cwb_render_last_overlays (cwb_render_offscreen_renderer (r->offscreen)));
   gint64 time_ms = llround ((snapshot->time - r->first_time[side]) * 1000);
   cwb_render_recording_add (r->clips[side], pixels, time_ms, &r->error);
 }

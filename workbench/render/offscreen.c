@@ -9,6 +9,7 @@
 #include <cairo.h>
 #include <glib/gstdio.h>
 
+#include "annotations.h"
 #include "offscreen.h"
 
 struct CwbOffscreen {
@@ -216,5 +217,7 @@ cwb_render_screenshot (CwbWorld *world, const CwbOverlayOptions *options,
   CwbCamera camera;
   cwb_render_camera_framing (snapshot, view, zoom, &camera);
   g_autofree guint8 *pixels = cwb_render_offscreen_frame (offscreen, snapshot, &camera, options);
+  cwb_render_annotate_rgba (pixels, width, height, snapshot, &camera, options,
+                            cwb_render_last_overlays (offscreen->renderer));
   return cwb_render_write_png (pixels, width, height, path, error);
 }

@@ -19,6 +19,9 @@
 #define AUTO_FORCE_LENGTH 0.5
 #define REFERENCE_GRAVITY 9.81
 #define FALLBACK_FORCE_SCALE 0.01
+/* ... and no arrow or cone longer than this many median bodies (an impact's force is many
+ * times the weight: drawn at the same scale, it would reach past the scene). */
+#define AUTO_LONGEST 1.5
 /* The element overlay: each tetrahedron drawn shrunk to this fraction about its centroid, so
  * that neighbours' colours do not overlap; the automatic scale's floors (0.1 % strain, one
  * degree), below which a colour would show round-off. */
@@ -37,6 +40,7 @@ cwb_render_overlay_options_default (CwbOverlayOptions *options)
   *options = (CwbOverlayOptions){
     .grid = TRUE, .contacts = TRUE, .cones = TRUE,
     .force_scale = 0, .vector_scale = 1, .xray_opacity = DEFAULT_XRAY_OPACITY,
+    .legend = TRUE,
   };
 }
 
@@ -157,6 +161,15 @@ cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, G
         return FALSE;
       o->xray = choice == 1;
     }
+  else if (strcmp (key, "legend") == 0 || strcmp (key, "labels") == 0
+           || strcmp (key, "contact_labels") == 0)
+    {
+      if (!parse_name (key, value, booleans, 2, &choice, error))
+        return FALSE;
+      *(strcmp (key, "legend") == 0   ? &o->legend
+        : strcmp (key, "labels") == 0 ? &o->body_labels
+                                      : &o->contact_labels) = choice == 1;
+    }
   else if (strcmp (key, "xray_opacity") == 0)
     {
       if (!parse_number (key, value, 0.02, 1, &number, error))
@@ -179,8 +192,8 @@ cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, G
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "unknown view setting '%s' (expected force_scale, vector_scale, "
-                   "element_field, element_scale, xray, xray_opacity, section or "
-                   "section_offset)", key);
+                   "element_field, element_scale, xray, xray_opacity, section, "
+                   "section_offset, legend, labels or contact_labels)", key);
       return FALSE;
     }
   return TRUE;
@@ -372,16 +385,50 @@ cone (CwbOverlayGeometry *g, const CwbContactFrame *frame, CwbFrictionLaw law, d
   g->n_cones++;
 }
 
+/* An arrow or cone cut to `longest` (m): an impact's force drawn at the resting scale would
+ * reach far past the scene. A cut arrow ends in a bar across its tip. */
+static void
+clipped_arrow (CwbOverlayGeometry *g, const double from[3], const double vector[3],
+               double longest, const float rgba[4])
+{
+  double length = cwb_v3_norm (vector);
+  if (!(length > longest))
+    {
+      arrow (g, from, vector, rgba);
+      return;
+    }
+  double cut[3], tip[3], dir[3], side[3], other[3];
+  cwb_v3_scale (cut, vector, longest / length);
+  arrow (g, from, cut, rgba);
+  cwb_v3_add (tip, from, cut);
+  cwb_v3_scale (dir, vector, 1 / length);
+  cwb_v3_tangents (dir, side, other);
+  double a[3], b[3];
+  cwb_v3_copy (a, tip);
+  cwb_v3_copy (b, tip);
+  cwb_v3_axpy (a, 0.15 * longest, side);
+  cwb_v3_axpy (b, -0.15 * longest, side);
+  segment (g, a, b, rgba);
+  g->n_clipped++;
+}
+
 static void
 add_contacts (CwbOverlayGeometry *g, const GArray *frames, CwbFrictionLaw law,
-              const CwbOverlayOptions *o, double force_scale)
+              const CwbOverlayOptions *o, double force_scale, double longest)
 {
   for (guint f = 0; f < frames->len; f++)
     {
       const CwbContactFrame *frame = &g_array_index (frames, CwbContactFrame, f);
       if (o->cones)
-        cone (g, frame, law, frame->force[0] > 0 ? force_scale * frame->force[0]
-                                                 : OPEN_CONE_HEIGHT);
+        {
+          double height = frame->force[0] > 0 ? force_scale * frame->force[0] : OPEN_CONE_HEIGHT;
+          if (height > longest)
+            {
+              height = longest;
+              g->n_clipped++;
+            }
+          cone (g, frame, law, height);
+        }
       if (o->contacts)
         {
           float rgba[4];
@@ -391,7 +438,7 @@ add_contacts (CwbOverlayGeometry *g, const GArray *frames, CwbFrictionLaw law,
           cwb_v3_axpy (force, frame->force[1], frame->t1);
           cwb_v3_axpy (force, frame->force[2], frame->t2);
           cwb_v3_scale (force, force, force_scale);
-          arrow (g, frame->origin, force, rgba);
+          clipped_arrow (g, frame->origin, force, longest, rgba);
           g->n_force_arrows++;
         }
       if (o->highlight_contact && o->picked_contact == f)
@@ -670,13 +717,16 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   g_array_set_size (geometry->triangles, 0);
   geometry->n_force_arrows = geometry->n_cones = geometry->n_vectors = 0;
   geometry->n_spans = geometry->n_cells = geometry->n_voxels = geometry->n_aabbs = 0;
-  geometry->n_ghost_edges = geometry->n_elements = 0;
+  geometry->n_ghost_edges = geometry->n_elements = geometry->n_clipped = 0;
   geometry->element_scale = 0;
   geometry->force_scale = cwb_render_overlay_force_scale (snapshot, options);
   if (options->grid)
     add_grid (geometry);
+  /* With the automatic scale, no arrow or cone longer than AUTO_LONGEST bodies. */
+  double size = cwb_snapshot_median_moving_size (snapshot);
+  double longest = options->force_scale > 0 || !(size > 0) ? INFINITY : AUTO_LONGEST * size;
   add_contacts (geometry, snapshot->frames, snapshot->friction_law, options,
-                geometry->force_scale);
+                geometry->force_scale, longest);
   if (options->elements)
     add_elements (geometry, snapshot, options);
   add_inspection (geometry, &snapshot->inspection, options);

@@ -61,6 +61,9 @@ typedef struct CwbOverlayOptions {
    * section_offset (m) along the normal; the half the normal points to is removed. */
   CwbSectionAxis section;
   double section_offset;
+  /* Text over the frame (annotations.h): the legend of the active overlays, the bodies'
+   * names, and the largest contacts' normal forces. */
+  gboolean legend, body_labels, contact_labels;
   /* Highlights the GUI asks for (all off when zeroed): a selected body's outline, a picked
    * contact, and the mouse spring from the grabbed point to its target. */
   gboolean highlight_body, highlight_contact;
@@ -90,7 +93,9 @@ gboolean cwb_render_overlay_parse (CwbOverlayOptions *options, const char *list,
  * (automatic), one that draws the weight of the heaviest moving body (m times standard
  * gravity, as a reference force) half as long as the median moving body is large: 1 cm per
  * newton suits 0.2 m boxes of 8 kg and would draw a 1 m box of a tonne's resting contacts
- * 25 m tall. 0.01 when no body moves. */
+ * 25 m tall. 0.01 when no body moves. With the automatic scale, arrows and cones are cut
+ * at 1.5 times the median moving body's size (an impact's force, many weights, stays in the
+ * scene), a cut arrow ending in a bar across its tip. */
 double cwb_render_overlay_force_scale (const CwbSnapshot *snapshot,
                                        const CwbOverlayOptions *options);
 
@@ -116,12 +121,13 @@ gboolean cwb_render_body_names_check (const CwbOverlayOptions *options,
 
 /* Sets a view setting by the name the View panel and --view use: force_scale, vector_scale,
  * element_field (strain, volume, rotation), element_scale, xray (true/false),
- * xray_opacity (0 to 1), section (none, x, y, z, view), section_offset (m). FALSE with a
+ * xray_opacity (0 to 1), section (none, x, y, z, view), section_offset (m), legend, labels,
+ * contact_labels (true/false). FALSE with a
  * message naming what was expected; `options` then unchanged. */
 gboolean cwb_render_view_set (CwbOverlayOptions *options, const char *key, const char *value,
                               GError **error);
 
-/* Grid, contacts and cones on; the rest off; automatic force scale. */
+/* Grid, contacts and cones on, with the legend; the rest off; automatic force scale. */
 void cwb_render_overlay_options_default (CwbOverlayOptions *options);
 /* Every overlay on. */
 void cwb_render_overlay_options_all (CwbOverlayOptions *options);
@@ -137,6 +143,7 @@ typedef struct CwbOverlayGeometry {
   /* What was drawn, for tests and the status bar. */
   size_t n_force_arrows, n_cones, n_vectors, n_spans, n_cells, n_voxels, n_aabbs, n_ghost_edges;
   size_t n_elements;
+  size_t n_clipped;    /* arrows and cones cut to the automatic scale's longest */
   /* The scales the frame was drawn with (for legends): m per N, and the element field's. */
   double force_scale, element_scale;
 } CwbOverlayGeometry;
