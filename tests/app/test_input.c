@@ -17,6 +17,7 @@
 #include <cwb/vecmath.h>
 
 #include "app_test_home.h"
+#include "contact_table.h"
 #include "plot_panel_private.h"
 #include "property_editor.h"
 #include "window.h"
@@ -1668,6 +1669,181 @@ test_plot_zoom (void)
   fixture_close (&f);
 }
 
+/* ---- the Contacts tab ------------------------------------------------------------------ */
+
+static gboolean
+is_contact_table (GtkWidget *w, const char *what)
+{
+  return CWB_APP_IS_CONTACT_TABLE (w);
+}
+
+/* A label showing `what` (a column's title). */
+static gboolean
+is_label_showing (GtkWidget *w, const char *what)
+{
+  return GTK_IS_LABEL (w) && g_strcmp0 (gtk_label_get_text (GTK_LABEL (w)), what) == 0;
+}
+
+/* A shown cell of the Contacts tab's "#" column showing `what` (a list keeps unshown rows'
+ * widgets too, with their last text and place). */
+static gboolean
+is_index_cell (GtkWidget *w, const char *what)
+{
+  return is_label_showing (w, what) && g_strcmp0 (gtk_widget_get_name (w), "index") == 0
+         && gtk_widget_get_mapped (w);
+}
+
+static gboolean
+is_button_labelled (GtkWidget *w, const char *what)
+{
+  return GTK_IS_BUTTON (w) && g_strcmp0 (gtk_button_get_label (GTK_BUTTON (w)), what) == 0;
+}
+
+typedef struct TableShown {
+  CwbAppContactTable *table;
+  CwbAppViewport *viewport;
+} TableShown;
+
+/* The Contacts tab lists the frames of the state the view shows. */
+static gboolean
+table_shows_the_view (gpointer data)
+{
+  const TableShown *t = data;
+  CwbSnapshot *s = cwb_app_viewport_snapshot (t->viewport);
+  return s != NULL && s->frames->len > 0
+         && g_list_model_get_n_items (cwb_app_contact_table_rows (t->table)) == s->frames->len;
+}
+
+static guint
+contact_row_index (GListModel *rows, guint position)
+{
+  g_autoptr (CwbAppLiveRow) row = g_list_model_get_item (rows, position);
+  return cwb_app_live_row_index (row);
+}
+
+/* The window picked frame `k`, the Contacts tab's selected row is its row, and the camera
+ * looks at its point (copied: exactly). */
+static void
+assert_picked (CwbAppWindow *window, CwbAppContactTable *table, guint k)
+{
+  g_assert_cmpint (cwb_app_window_picked_contact (window), ==, (gssize) k);
+  g_assert_cmpint (cwb_app_contact_table_picked (table), ==, (gssize) k);
+  GListModel *rows = cwb_app_contact_table_rows (table);
+  CwbAppLiveRow *row = gtk_single_selection_get_selected_item (GTK_SINGLE_SELECTION (rows));
+  g_assert_nonnull (row);
+  g_assert_cmpuint (cwb_app_live_row_index (row), ==, k);
+  CwbAppViewport *viewport = cwb_app_window_viewport (window);
+  CwbSnapshot *s = cwb_app_viewport_snapshot (viewport);
+  const CwbContactFrame *f = &g_array_index (s->frames, CwbContactFrame, k);
+  const double *target = cwb_app_viewport_camera (viewport)->target;
+  for (int d = 0; d < 3; d++)
+    g_assert_cmpfloat (target[d], ==, f->origin[d]);
+}
+
+/* Issue 19, "Show what hides inside contacts": after 30 steps of the default scene (the stack
+ * resting on the ground), the Contacts tab opened by its tab, sorted by f_n with two clicks
+ * on the column's title (largest first), a click on the second row picks that contact: the
+ * Inspector's pick is its frame and the camera's target its point. Next picks the third row;
+ * a contact then picked in the view selects its row. */
+static void
+test_contact_table (void)
+{
+  SKIP_WITHOUT_X11 ();
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/default.yaml");
+  step_from_view (&f, 30);
+  CwbAppViewport *viewport = cwb_app_window_viewport (f.window);
+  GtkWidget *found = find_widget (GTK_WIDGET (f.window), is_contact_table, NULL);
+  g_assert_nonnull (found);
+  CwbAppContactTable *table = CWB_APP_CONTACT_TABLE (found);
+  GtkNotebook *notebook = GTK_NOTEBOOK (gtk_widget_get_ancestor (found, GTK_TYPE_NOTEBOOK));
+  GtkWidget *tab = gtk_notebook_get_tab_label (notebook, found);
+  g_assert_cmpstr (gtk_label_get_text (GTK_LABEL (tab)), ==, "Contacts");
+  click (tab);
+  g_assert_cmpint (gtk_notebook_get_current_page (notebook), ==,
+                   gtk_notebook_page_num (notebook, found));
+  TableShown shown = { table, viewport };
+  g_assert_true (iterate_until (table_shows_the_view, &shown, 10));
+  pump (200);
+
+  GListModel *rows = cwb_app_contact_table_rows (table);
+  guint n = g_list_model_get_n_items (rows);
+  g_test_message ("%u contacts after 30 steps", n);
+  g_assert_cmpuint (n, >=, 12);
+  GtkWidget *view = GTK_WIDGET (cwb_app_contact_table_view (table));
+  GtkWidget *title = find_widget (view, is_label_showing, "f_n (N)");
+  g_assert_nonnull (title);
+  /* Two clicks, as far apart as a person looking between them: not a double click. */
+  GtkSorter *sorter = gtk_column_view_get_sorter (GTK_COLUMN_VIEW (view));
+  click (title);
+  pump (600);
+  g_assert_cmpint (gtk_sorter_get_order (sorter), !=, GTK_SORTER_ORDER_NONE);
+  click (title);
+  pump (600);
+  for (guint p = 1; p < n; p++)
+    {
+      g_autoptr (CwbAppLiveRow) a = g_list_model_get_item (rows, p - 1);
+      g_autoptr (CwbAppLiveRow) b = g_list_model_get_item (rows, p);
+      g_assert_cmpfloat (((CwbAppContactValues *) cwb_app_live_row_values (a))->normal_force,
+                         >=, ((CwbAppContactValues *) cwb_app_live_row_values (b))->normal_force);
+    }
+
+  /* A click on the second row, the table scrolled to its top first (the click in the view
+   * that gave it the keys picked a contact, and the table scrolled to that one's row). */
+  GtkWidget *scrolled = gtk_widget_get_ancestor (view, GTK_TYPE_SCROLLED_WINDOW);
+  gtk_adjustment_set_value (gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scrolled)),
+                            0);
+  pump (200);
+  guint second = contact_row_index (rows, 1);
+  g_autofree char *second_text = g_strdup_printf ("%u", second);
+  GtkWidget *cell = find_widget (view, is_index_cell, second_text);
+  g_assert_nonnull (cell);
+  double before[3];
+  cwb_v3_copy (before, cwb_app_viewport_camera (viewport)->target);
+  click (cell);
+  pump (100);
+  assert_picked (f.window, table, second);
+  g_assert_cmpfloat (fabs (before[0] - cwb_app_viewport_camera (viewport)->target[0])
+                       + fabs (before[1] - cwb_app_viewport_camera (viewport)->target[1])
+                       + fabs (before[2] - cwb_app_viewport_camera (viewport)->target[2]),
+                     >, 0);
+  g_autofree char *at_second = g_strdup_printf ("contact 2 of %u", n);
+  g_assert_cmpstr (cwb_app_contact_table_position_text (table), ==, at_second);
+
+  /* Next: the third row of the order. */
+  GtkWidget *next = find_widget (found, is_button_labelled, "Next");
+  g_assert_nonnull (next);
+  click (next);
+  pump (100);
+  assert_picked (f.window, table, contact_row_index (rows, 2));
+  g_autofree char *at_third = g_strdup_printf ("contact 3 of %u", n);
+  g_assert_cmpstr (cwb_app_contact_table_position_text (table), ==, at_third);
+
+  /* A click in the view on the first row's contact (the largest force, under the stack):
+   * whatever contact the view picks there, the table's selection is its row. */
+  const CwbContactFrame *largest = &g_array_index (cwb_app_viewport_snapshot (viewport)->frames,
+                                                   CwbContactFrame, contact_row_index (rows, 0));
+  double x, y;
+  project (viewport, largest->origin, &x, &y);
+  GtkWidget *v = GTK_WIDGET (viewport);
+  g_assert_cmpfloat (x, >, 0);
+  g_assert_cmpfloat (x, <, gtk_widget_get_width (v));
+  g_assert_cmpfloat (y, >, 0);
+  g_assert_cmpfloat (y, <, gtk_widget_get_height (v));
+  point_at_xy (v, x, y);
+  press_button (v, 1);
+  pump (100);
+  gssize in_view = cwb_app_window_picked_contact (f.window);
+  g_test_message ("the view picked contact %zd at the largest force's point", in_view);
+  g_assert_cmpint (in_view, >=, 0);
+  g_assert_cmpint (in_view, !=, (gssize) contact_row_index (rows, 2));
+  g_assert_cmpint (cwb_app_contact_table_picked (table), ==, in_view);
+  CwbAppLiveRow *row = gtk_single_selection_get_selected_item (GTK_SINGLE_SELECTION (rows));
+  g_assert_nonnull (row);
+  g_assert_cmpint (cwb_app_live_row_index (row), ==, in_view);
+  fixture_close (&f);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1703,5 +1879,6 @@ main (int argc, char **argv)
   g_test_add_func ("/input/typing/record-clip", test_record_clip);
   g_test_add_func ("/input/pointing/plot-zoom", test_plot_zoom);
   g_test_add_func ("/input/typing/body-looks", test_body_looks);
+  g_test_add_func ("/input/pointing/contact-table", test_contact_table);
   return g_test_run ();
 }

@@ -717,17 +717,24 @@ body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double 
   cwb_app_window_refresh_document (self);
 }
 
-static void
-picked (CwbAppViewport *viewport, gint64 body, gint64 contact, CwbAppWindow *self)
+void
+cwb_app_window_pick (CwbAppWindow *self, gssize body, gssize contact)
 {
-  CwbSnapshot *snapshot = cwb_app_viewport_snapshot (viewport);
+  CwbSnapshot *snapshot = cwb_app_viewport_snapshot (self->viewport);
   self->picked_contact = contact;
   if (body >= 0 && snapshot != NULL && (size_t) body < snapshot->n_bodies)
     cwb_app_window_select_body (self, snapshot->bodies[body].name);
   else if (contact < 0)
     cwb_app_window_select_body (self, NULL);
-  cwb_app_viewport_select (viewport, body, contact);
+  cwb_app_viewport_select (self->viewport, body, contact);
+  cwb_app_contact_table_set_picked (self->contact_table, contact);
   cwb_app_window_refresh_inspector (self);
+}
+
+static void
+picked (CwbAppViewport *viewport, gint64 body, gint64 contact, CwbAppWindow *self)
+{
+  cwb_app_window_pick (self, (gssize) body, (gssize) contact);
 }
 
 /* ---- construction --------------------------------------------------------------------- */
@@ -1169,6 +1176,10 @@ cwb_app_window_dispose (GObject *object)
    * selection then has nothing to show it. */
   if (self->body_list != NULL)
     g_signal_handlers_disconnect_by_data (self->body_list, self);
+  if (self->body_table != NULL)
+    g_signal_handlers_disconnect_by_data (self->body_table, self);
+  if (self->contact_table != NULL)
+    g_signal_handlers_disconnect_by_data (self->contact_table, self);
   G_OBJECT_CLASS (cwb_app_window_parent_class)->dispose (object);
 }
 
@@ -1438,6 +1449,12 @@ const char *
 cwb_app_window_selected_body (CwbAppWindow *self)
 {
   return self->selected_body;
+}
+
+gssize
+cwb_app_window_picked_contact (CwbAppWindow *self)
+{
+  return self->picked_contact;
 }
 
 gboolean

@@ -1,9 +1,9 @@
 /* The main window: the viewport with its overlay toggles, the scene's bodies, the property
- * editors, the contact inspector and the plots around it, the transport (play, pause, step,
- * reset, real time, history scrubber) and the contact-model and solver choosers in the header
- * bar. It owns the document (what is edited, undoable, saved) and the simulation (the world
- * stepped by a worker thread) and keeps them in step: every edit changes the document first,
- * then the world, live.
+ * editors, the contact inspector, the tables of bodies and contacts and the plots around it,
+ * the transport (play, pause, step, reset, real time, history scrubber) and the contact-model
+ * and solver choosers in the header bar. It owns the document (what is edited, undoable,
+ * saved) and the simulation (the world stepped by a worker thread) and keeps them in step:
+ * every edit changes the document first, then the world, live.
  *
  * Everything a user can do is a window action ("win.NAME"), so that menus, shortcuts, buttons
  * and tests go through the same code:
@@ -60,6 +60,8 @@ gboolean cwb_app_window_apply (CwbAppWindow *window, const char *key, const char
 /* The selected body's name (NULL: none) and selecting one. */
 const char *cwb_app_window_selected_body (CwbAppWindow *window);
 void cwb_app_window_select_body (CwbAppWindow *window, const char *name);
+/* The picked contact: its index in the shown snapshot's frames, -1 for none. */
+gssize cwb_app_window_picked_contact (CwbAppWindow *window);
 /* The message of the last refusal shown to the user (a plugin refusing the scene, a bad
  * value), or NULL. */
 const char *cwb_app_window_last_error (CwbAppWindow *window);

@@ -1,6 +1,6 @@
 /* The window's panels (window_private.h): the bodies of the scene, the property editors
- * generated from the schemas, the picked contact's values, the history scrubber, the status
- * line and the plots. */
+ * generated from the schemas, the picked contact's values, the body and contact tables
+ * (body_table.h, contact_table.h), the history scrubber, the status line and the plots. */
 #include <math.h>
 
 #include <cwb/vecmath.h>
@@ -361,6 +361,18 @@ cwb_app_window_refresh_document (CwbAppWindow *self)
   refresh_undo_actions (self);
 }
 
+/* The selected body's index in the world (the scene's order), the viewport's way of
+ * naming it; -1 for none. */
+static gssize
+selected_body_index (CwbAppWindow *self)
+{
+  const CwbScene *scene = cwb_document_scene (self->document);
+  for (guint i = 0; self->selected_body != NULL && i < scene->bodies->len; i++)
+    if (strcmp (((CwbBodyDesc *) scene->bodies->pdata[i])->name, self->selected_body) == 0)
+      return (gssize) i;
+  return -1;
+}
+
 void
 cwb_app_window_select_body (CwbAppWindow *self, const char *name)
 {
@@ -368,13 +380,8 @@ cwb_app_window_select_body (CwbAppWindow *self, const char *name)
     return;
   g_free (self->selected_body);
   self->selected_body = g_strdup (name);
-  /* The viewport highlights the body by its index in the world (the scene's order). */
-  const CwbScene *scene = cwb_document_scene (self->document);
-  gssize index = -1;
-  for (guint i = 0; name != NULL && i < scene->bodies->len; i++)
-    if (strcmp (((CwbBodyDesc *) scene->bodies->pdata[i])->name, name) == 0)
-      index = (gssize) i;
-  cwb_app_viewport_select (self->viewport, index, self->picked_contact);
+  cwb_app_viewport_select (self->viewport, selected_body_index (self), self->picked_contact);
+  cwb_app_body_table_select (self->body_table, name);
   self->shown_revision = G_MAXUINT64;   /* the properties show another body */
   cwb_app_window_refresh_document (self);
 }
@@ -454,6 +461,30 @@ cwb_app_window_refresh_inspector (CwbAppWindow *self)
   };
   for (size_t k = 0; k < G_N_ELEMENTS (rows); k++)
     inspector_row (grid, (int) k, rows[k][0], rows[k][1]);
+}
+
+/* ---- body and contact tables ------------------------------------------------------------ */
+
+static void
+body_table_picked (CwbAppBodyTable *table, const char *name, CwbAppWindow *self)
+{
+  cwb_app_window_select_body (self, name);
+}
+
+/* A contact picked in the Contacts tab is picked as a click in the view picks it (the body
+ * selection kept), and the view turns to it: its point becomes the camera's target, at the
+ * distance the user zoomed to, so that Previous and Next walk the view from one to the
+ * next. */
+static void
+contact_table_picked (CwbAppContactTable *table, gint64 contact, CwbAppWindow *self)
+{
+  CwbSnapshot *s = cwb_app_viewport_snapshot (self->viewport);
+  if (s == NULL || contact < 0 || (guint64) contact >= s->frames->len)
+    return;
+  cwb_app_window_pick (self, selected_body_index (self), (gssize) contact);
+  const CwbContactFrame *f = &g_array_index (s->frames, CwbContactFrame, contact);
+  cwb_v3_copy (cwb_app_viewport_camera (self->viewport)->target, f->origin);
+  cwb_app_viewport_queue_draw (self->viewport);
 }
 
 /* ---- transport and status ------------------------------------------------------------- */
@@ -554,6 +585,10 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
       self->shown_snapshot_steps = s->steps;
       cwb_app_window_refresh_inspector (self);
     }
+  /* Outside the test above: a rebuilt world (a body added) can show the same step. The
+   * tables skip a state they show already, and update their rows in place. */
+  cwb_app_body_table_show (self->body_table, s);
+  cwb_app_contact_table_show (self->contact_table, s);
 }
 
 /* ---- construction --------------------------------------------------------------------- */
@@ -623,6 +658,14 @@ cwb_app_window_build_panels (CwbAppWindow *self, GtkWidget *sidebar, GtkWidget *
   gtk_grid_set_column_spacing (GTK_GRID (self->inspector), 12);
   gtk_grid_set_row_spacing (GTK_GRID (self->inspector), 4);
   gtk_notebook_append_page (notebook, scrolled (self->inspector), gtk_label_new ("Inspector"));
+  self->body_table = CWB_APP_BODY_TABLE (cwb_app_body_table_new ());
+  g_signal_connect (self->body_table, "body-picked", G_CALLBACK (body_table_picked), self);
+  gtk_notebook_append_page (notebook, GTK_WIDGET (self->body_table), gtk_label_new ("Bodies"));
+  self->contact_table = CWB_APP_CONTACT_TABLE (cwb_app_contact_table_new ());
+  g_signal_connect (self->contact_table, "contact-picked", G_CALLBACK (contact_table_picked),
+                    self);
+  gtk_notebook_append_page (notebook, GTK_WIDGET (self->contact_table),
+                            gtk_label_new ("Contacts"));
 
   GtkWidget *transport = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   GtkWidget *back = gtk_button_new_from_icon_name ("go-previous-symbolic");

@@ -4,6 +4,8 @@
  * bar). */
 #pragma once
 
+#include "body_table.h"
+#include "contact_table.h"
 #include "plot_panel.h"
 #include "property_editor.h"
 #include "window.h"
@@ -30,6 +32,8 @@ struct _CwbAppWindow {
   CwbPropertyEditor *properties;
   GtkListBox *body_list;
   GtkWidget *inspector;             /* GtkGrid of the picked contact's values */
+  CwbAppBodyTable *body_table;      /* the Bodies tab */
+  CwbAppContactTable *contact_table;   /* the Contacts tab */
   GtkScale *scrubber;
   GtkLabel *time_label, *status_label, *error_label;
   GtkRevealer *error_revealer;
@@ -93,12 +97,17 @@ void cwb_app_window_refresh_document (CwbAppWindow *self);
 void cwb_app_window_refresh_body_list (CwbAppWindow *self);
 /* Sets how the body `name` is drawn (in the compare view too) and shows it in the list. */
 void cwb_app_window_set_body_look (CwbAppWindow *self, const char *name, CwbAppBodyLook look);
-/* After a new snapshot (throttled): scrubber, time, status, inspector, plots. */
+/* After a new snapshot (throttled): scrubber, time, status, inspector, body and contact
+ * tables, plots. */
 void cwb_app_window_refresh_run (CwbAppWindow *self);
 void cwb_app_window_refresh_inspector (CwbAppWindow *self);
 
 /* window.c */
 void cwb_app_window_hide_error (CwbAppWindow *self);
+/* What a click in the view picked (body, contact; -1: nothing), as the view's "picked" signal
+ * says it: the body selected, the contact shown in the Inspector, the Contacts tab and the
+ * view. */
+void cwb_app_window_pick (CwbAppWindow *self, gssize body, gssize contact);
 /* The scene file (NULL: a new empty scene) with --set overrides (may be NULL) applied. */
 CwbScene *cwb_app_window_load_scene (const char *path, char **sets, GError **error);
 /* A window on a document and its world (both taken), laid out, not yet shown. */
