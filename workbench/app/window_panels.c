@@ -586,9 +586,25 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
       cwb_app_window_refresh_inspector (self);
     }
   /* Outside the test above: a rebuilt world (a body added) can show the same step. The
-   * tables skip a state they show already, and update their rows in place. */
-  cwb_app_body_table_show (self->body_table, s);
-  cwb_app_contact_table_show (self->contact_table, s);
+   * tables skip a state they show already, and update their rows in place; a tab not shown
+   * is not updated (thousands of contacts would cost every refresh) until it is. */
+  if (gtk_widget_get_mapped (GTK_WIDGET (self->body_table)))
+    cwb_app_body_table_show (self->body_table, s);
+  if (gtk_widget_get_mapped (GTK_WIDGET (self->contact_table)))
+    cwb_app_contact_table_show (self->contact_table, s);
+}
+
+/* A table's tab opened: it shows the state the view shows. */
+static void
+table_mapped (GtkWidget *table, CwbAppWindow *self)
+{
+  CwbSnapshot *s = cwb_app_viewport_snapshot (self->viewport);
+  if (s == NULL)
+    return;
+  if (table == GTK_WIDGET (self->body_table))
+    cwb_app_body_table_show (self->body_table, s);
+  else
+    cwb_app_contact_table_show (self->contact_table, s);
 }
 
 /* ---- construction --------------------------------------------------------------------- */
@@ -666,6 +682,8 @@ cwb_app_window_build_panels (CwbAppWindow *self, GtkWidget *sidebar, GtkWidget *
                     self);
   gtk_notebook_append_page (notebook, GTK_WIDGET (self->contact_table),
                             gtk_label_new ("Contacts"));
+  g_signal_connect (self->body_table, "map", G_CALLBACK (table_mapped), self);
+  g_signal_connect (self->contact_table, "map", G_CALLBACK (table_mapped), self);
 
   GtkWidget *transport = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 8);
   GtkWidget *back = gtk_button_new_from_icon_name ("go-previous-symbolic");
