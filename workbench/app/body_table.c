@@ -95,19 +95,6 @@ compare_position (gconstpointer a, gconstpointer b)
 }
 
 static void
-format_speed (gconstpointer v, GString *text)
-{
-  g_string_append_printf (text, "%.4g", ((const CwbAppBodyValues *) v)->speed);
-}
-
-static int
-compare_speed (gconstpointer a, gconstpointer b)
-{
-  return cwb_app_live_compare_doubles (((const CwbAppBodyValues *) a)->speed,
-                                       ((const CwbAppBodyValues *) b)->speed);
-}
-
-static void
 format_velocity (gconstpointer v, GString *text)
 {
   const double *u = ((const CwbAppBodyValues *) v)->velocity;
@@ -119,32 +106,6 @@ compare_velocity (gconstpointer a, gconstpointer b)
 {
   return compare_vectors (((const CwbAppBodyValues *) a)->velocity,
                           ((const CwbAppBodyValues *) b)->velocity);
-}
-
-static void
-format_angular_speed (gconstpointer v, GString *text)
-{
-  g_string_append_printf (text, "%.4g", ((const CwbAppBodyValues *) v)->angular_speed);
-}
-
-static int
-compare_angular_speed (gconstpointer a, gconstpointer b)
-{
-  return cwb_app_live_compare_doubles (((const CwbAppBodyValues *) a)->angular_speed,
-                                       ((const CwbAppBodyValues *) b)->angular_speed);
-}
-
-static void
-format_kinetic_energy (gconstpointer v, GString *text)
-{
-  g_string_append_printf (text, "%.4g", ((const CwbAppBodyValues *) v)->kinetic_energy);
-}
-
-static int
-compare_kinetic_energy (gconstpointer a, gconstpointer b)
-{
-  return cwb_app_live_compare_doubles (((const CwbAppBodyValues *) a)->kinetic_energy,
-                                       ((const CwbAppBodyValues *) b)->kinetic_energy);
 }
 
 static void
@@ -161,20 +122,21 @@ compare_contacts (gconstpointer a, gconstpointer b)
 }
 
 static const CwbAppLiveColumn columns[] = {
-  { "name", "Body", "The body's name", format_name, compare_name, FALSE },
-  { "model", "Model", "Body-model plugin", format_model, compare_model, FALSE },
-  { "fixed", "Fixed", "A fixed body never moves", format_fixed, compare_fixed, FALSE },
+  { "name", "Body", "The body's name", format_name, compare_name, FALSE, 0, 0 },
+  { "model", "Model", "Body-model plugin", format_model, compare_model, FALSE, 0, 0 },
+  { "fixed", "Fixed", "A fixed body never moves", format_fixed, compare_fixed, FALSE, 0, 0 },
   { "position", "Position (m)", "Centre of mass, world frame (sorts by x, then y, then z)",
-    format_position, compare_position, TRUE },
-  { "speed", "|v| (m/s)", "Speed of the centre of mass", format_speed, compare_speed, TRUE },
+    format_position, compare_position, TRUE, 0, 0 },
+  { "speed", "|v| (m/s)", "Speed of the centre of mass",
+    CWB_APP_LIVE_NUMBER (CwbAppBodyValues, speed, 4) },
   { "velocity", "v (m/s)", "Velocity of the centre of mass, world frame (sorts by x, y, z)",
-    format_velocity, compare_velocity, TRUE },
-  { "angular-speed", "|ω| (rad/s)", "Angular speed", format_angular_speed,
-    compare_angular_speed, TRUE },
+    format_velocity, compare_velocity, TRUE, 0, 0 },
+  { "angular-speed", "|ω| (rad/s)", "Angular speed",
+    CWB_APP_LIVE_NUMBER (CwbAppBodyValues, angular_speed, 4) },
   { "kinetic-energy", "KE (J)", "Kinetic energy, translation and rotation (and deformation)",
-    format_kinetic_energy, compare_kinetic_energy, TRUE },
+    CWB_APP_LIVE_NUMBER (CwbAppBodyValues, kinetic_energy, 4) },
   { "contacts", "Contacts", "Contact frames touching the body", format_contacts,
-    compare_contacts, TRUE },
+    compare_contacts, TRUE, 0, 0 },
 };
 
 /* ---- rows --------------------------------------------------------------------------------- */

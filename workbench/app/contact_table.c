@@ -63,31 +63,6 @@ compare_bodies (gconstpointer a, gconstpointer b)
 }
 
 static void
-format_normal_force (gconstpointer v, GString *text)
-{
-  g_string_append_printf (text, "%.4g", VALUES (v)->normal_force);
-}
-
-static int
-compare_normal_force (gconstpointer a, gconstpointer b)
-{
-  return cwb_app_live_compare_doubles (VALUES (a)->normal_force, VALUES (b)->normal_force);
-}
-
-static void
-format_tangential_force (gconstpointer v, GString *text)
-{
-  g_string_append_printf (text, "%.4g", VALUES (v)->tangential_force);
-}
-
-static int
-compare_tangential_force (gconstpointer a, gconstpointer b)
-{
-  return cwb_app_live_compare_doubles (VALUES (a)->tangential_force,
-                                       VALUES (b)->tangential_force);
-}
-
-static void
 format_friction_ratio (gconstpointer v, GString *text)
 {
   double r = VALUES (v)->friction_ratio;
@@ -128,18 +103,6 @@ compare_state (gconstpointer a, gconstpointer b)
 }
 
 static void
-format_gap (gconstpointer v, GString *text)
-{
-  g_string_append_printf (text, "%.3g", VALUES (v)->gap);
-}
-
-static int
-compare_gap (gconstpointer a, gconstpointer b)
-{
-  return cwb_app_live_compare_doubles (VALUES (a)->gap, VALUES (b)->gap);
-}
-
-static void
 format_volume (gconstpointer v, GString *text)
 {
   if (VALUES (v)->volume > 0)
@@ -175,25 +138,25 @@ compare_point (gconstpointer a, gconstpointer b)
 
 static const CwbAppLiveColumn columns[] = {
   { "index", "#", "The frame's index, as the Inspector and the view count them", format_index,
-    compare_index, TRUE },
+    compare_index, TRUE, 0, 0 },
   { "bodies", "Bodies", "Body a on body b (the normal points from b to a)", format_bodies,
-    compare_bodies, FALSE },
-  { "normal-force", "f_n (N)", "Normal force on body a", format_normal_force,
-    compare_normal_force, TRUE },
+    compare_bodies, FALSE, 0, 0 },
+  { "normal-force", "f_n (N)", "Normal force on body a",
+    CWB_APP_LIVE_NUMBER (CwbAppContactValues, normal_force, 4) },
   { "tangential-force", "|f_t| (N)", "Tangential (friction) force on body a",
-    format_tangential_force, compare_tangential_force, TRUE },
+    CWB_APP_LIVE_NUMBER (CwbAppContactValues, tangential_force, 4) },
   { "friction-ratio", "f_t / μ f_n",
     "|f_t| / (mu f_n) for the friction cone, (|f_t1| + |f_t2|) / (mu f_n) for the pyramid: "
     "1 on the friction set's boundary (slip), below it inside (stick); — without a normal "
-    "force", format_friction_ratio, compare_friction_ratio, TRUE },
+    "force", format_friction_ratio, compare_friction_ratio, TRUE, 0, 0 },
   { "state", "State", "stick: inside the friction set; slip: on it; open: no force",
-    format_state, compare_state, FALSE },
-  { "gap", "Gap (m)", "Signed distance, below 0 when the bodies overlap", format_gap,
-    compare_gap, TRUE },
+    format_state, compare_state, FALSE, 0, 0 },
+  { "gap", "Gap (m)", "Signed distance, below 0 when the bodies overlap",
+    CWB_APP_LIVE_NUMBER (CwbAppContactValues, gap, 3) },
   { "volume", "Volume (m³)", "Intersection volume of a volume contact", format_volume,
-    compare_volume, TRUE },
+    compare_volume, TRUE, 0, 0 },
   { "point", "Point (m)", "The contact point, world frame (sorts by x, then y, then z)",
-    format_point, compare_point, TRUE },
+    format_point, compare_point, TRUE, 0, 0 },
 };
 
 /* ---- rows and the picked one ---------------------------------------------------------- */

@@ -72,12 +72,24 @@ cwb_app_live_row_changed (CwbAppLiveRow *self)
 
 #define COLUMN_KEY "cwb-live-column"
 
+static double
+number_of (const CwbAppLiveColumn *column, gconstpointer values)
+{
+  double value;
+  memcpy (&value, (const char *) values + column->number, sizeof value);
+  return value;
+}
+
 static void
 show_cell (CwbAppLiveRow *row, GtkLabel *label)
 {
   const CwbAppLiveColumn *column = g_object_get_data (G_OBJECT (label), COLUMN_KEY);
   g_autoptr (GString) text = g_string_new (NULL);
-  column->format (row->values, text);
+  if (column->format != NULL)
+    column->format (row->values, text);
+  else
+    g_string_append_printf (text, "%.*g", column->number_digits,
+                            number_of (column, row->values));
   /* Most updates change only some cells: the others keep their layout. */
   if (strcmp (gtk_label_get_text (label), text->str) != 0)
     gtk_label_set_text (label, text->str);
@@ -123,7 +135,10 @@ compare_rows (gconstpointer a, gconstpointer b, gpointer data)
 {
   const CwbAppLiveColumn *column = data;
   const CwbAppLiveRow *ra = a, *rb = b;
-  int c = column->compare (ra->values, rb->values);
+  int c = column->compare != NULL
+            ? column->compare (ra->values, rb->values)
+            : cwb_app_live_compare_doubles (number_of (column, ra->values),
+                                            number_of (column, rb->values));
   if (c != 0)
     return c < 0 ? GTK_ORDERING_SMALLER : GTK_ORDERING_LARGER;
   /* Equal values keep the order the table lists them in, whatever order they were in. */
@@ -156,7 +171,7 @@ cwb_app_live_table_new (GListModel *rows, const CwbAppLiveColumn *columns, size_
       g_signal_connect (factory, "unbind", G_CALLBACK (cell_unbind), NULL);
       GtkColumnViewColumn *column = gtk_column_view_column_new (c->title, factory);
       gtk_column_view_column_set_resizable (column, TRUE);
-      if (c->compare != NULL)
+      if (c->compare != NULL || c->number_digits > 0)
         {
           GtkCustomSorter *sorter = gtk_custom_sorter_new (compare_rows, (gpointer) c, NULL);
           gtk_column_view_column_set_sorter (column, GTK_SORTER (sorter));

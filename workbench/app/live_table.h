@@ -28,10 +28,19 @@ typedef struct CwbAppLiveColumn {
   const char *id;                /* the cells' widget name, for tests and CSS */
   const char *title;
   const char *tooltip;           /* each cell's (NULL: none) */
-  CwbAppLiveFormat format;
-  CwbAppLiveCompare compare;     /* NULL: the column does not sort */
+  CwbAppLiveFormat format;       /* NULL: the double at `number`, to `number_digits` */
+  CwbAppLiveCompare compare;     /* NULL: by that double, or, without, no sorting */
   gboolean numeric;              /* right-aligned, figures of one width */
+  /* A column that shows one double of the values (CWB_APP_LIVE_NUMBER): its offset, and
+   * the significant digits it is printed with (0: not such a column). */
+  gsize number;
+  int number_digits;
 } CwbAppLiveColumn;
+
+/* The tail of a column showing the double `field` of `type` to `digits` significant digits,
+ * sorting by it. */
+#define CWB_APP_LIVE_NUMBER(type, field, digits)                                             \
+  NULL, NULL, TRUE, offsetof (type, field), digits
 
 /* A column view of `rows` (a GListModel of CwbAppLiveRow, taken), in the rows' order until a
  * column's title is clicked, then sorted by that column (rows that compare equal in the
