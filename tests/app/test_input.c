@@ -533,6 +533,15 @@ is_label (GtkWidget *w, const char *what)
   return GTK_IS_LABEL (w);
 }
 
+/* The caption of phase stepping: the label under the view whose text starts "Phase". */
+static gboolean
+is_phase_label (GtkWidget *w, const char *what)
+{
+  return GTK_IS_LABEL (w) && gtk_widget_has_css_class (w, "heading")
+         && gtk_widget_get_parent (w) != NULL && GTK_IS_BOX (gtk_widget_get_parent (w))
+         && gtk_label_get_wrap (GTK_LABEL (w));
+}
+
 static guint
 overlay_lines (Fixture *f)
 {
@@ -603,6 +612,103 @@ test_body_looks (void)
   click (ground_eye);
   g_assert_cmpint (cwb_app_viewport_body_look (viewport, "ground"), ==, CWB_APP_BODY_HIDDEN);
   g_assert_cmpuint (overlay_lines (&f), ==, box_alone);
+  fixture_close (&f);
+}
+
+/* "What no peer has", item 2: a box resting on the ground under the constraint solver. ","
+ * steps once and shows the solver's first stage (free motion: the box sunk by g h^2, no
+ * contact yet) with its caption; each "," the next stage, in the declared order; after the
+ * last, the step's end, which the last stage showed already, bit for bit. "," then "."
+ * leaves the phases for a plain step. */
+static const char *resting_box =
+  "world: { dt: 0.01, gravity: [0, 0, -9.81] }\n"
+  "solver: { name: constraint }\n"
+  "contact: { model: proximity }\n"
+  "bodies:\n"
+  "  - name: ground\n"
+  "    shape: { type: ground, size: [4, 4, 0.5] }\n"
+  "    fixed: true\n"
+  "  - name: box\n"
+  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+  "    pose: { position: [0, 0, 0.1] }\n";
+
+static void
+test_phase_stepping (void)
+{
+  SKIP_WITHOUT_X11 ();
+  Fixture f = { 0 };
+  fixture_open_yaml (&f, "box.yaml", resting_box);
+  CwbAppViewport *viewport = cwb_app_window_viewport (f.window);
+  GtkWidget *view = GTK_WIDGET (viewport);
+  CwbSimulation *sim = cwb_app_window_simulation (f.window);
+  click (view);
+  press_key (view, XK_comma, FALSE, FALSE);
+  cwb_simulation_wait_idle (sim);
+  pump (100);
+  g_autoptr (CwbSnapshot) latest = cwb_simulation_latest (sim);
+  g_assert_cmpuint (latest->steps, ==, 1);
+  CwbSnapshot *shown = cwb_app_viewport_snapshot (viewport);
+  g_assert_cmpint (shown->stage, ==, 0);
+  g_assert_cmpstr (shown->stage_name, ==, "free motion");
+  g_assert_cmpuint (shown->frames->len, ==, 0);
+  GtkLabel *caption = GTK_LABEL (find_widget (GTK_WIDGET (f.window), is_phase_label, NULL));
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (caption)));
+  g_assert_nonnull (strstr (gtk_label_get_text (caption), "Phase 1 of"));
+  g_assert_nonnull (strstr (gtk_label_get_text (caption), shown->stage_caption));
+  int last = 0;
+  for (int k = 0; k < 8; k++)
+    {
+      press_key (view, XK_comma, FALSE, FALSE);
+      pump (50);
+      shown = cwb_app_viewport_snapshot (viewport);
+      if (shown->stage < 0)
+        break;
+      g_assert_cmpint (shown->stage, >, last);
+      last = shown->stage;
+      g_assert_cmpuint (shown->steps, ==, 1);
+      if (g_strcmp0 (shown->stage_name, "detection and modelling") == 0)
+        g_assert_cmpuint (shown->frames->len, >, 0);
+    }
+  g_assert_cmpint (last, >=, 3);   /* free motion, detection, solve, correction at least */
+  /* Past the last stage: the step's end, followed again. */
+  pump (100);
+  shown = cwb_app_viewport_snapshot (viewport);
+  g_assert_cmpint (shown->stage, ==, -1);
+  g_assert_cmpuint (shown->steps, ==, 1);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (caption)));
+
+  /* The last stage's state is the step's end, bit for bit. */
+  press_key (view, XK_comma, FALSE, FALSE);
+  cwb_simulation_wait_idle (sim);
+  pump (50);
+  g_autoptr (GPtrArray) seen = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) cwb_snapshot_unref);
+  for (int k = 0; k < 8; k++)
+    {
+      shown = cwb_app_viewport_snapshot (viewport);
+      if (shown->stage < 0)
+        break;
+      g_ptr_array_add (seen, cwb_snapshot_ref (shown));
+      press_key (view, XK_comma, FALSE, FALSE);
+      pump (50);
+    }
+  g_autoptr (CwbSnapshot) end = cwb_simulation_latest (sim);
+  const CwbSnapshot *last_stage = seen->pdata[seen->len - 1];
+  g_assert_cmpuint (end->steps, ==, 2);
+  g_assert_cmpmem (last_stage->q, end->nq * sizeof (double), end->q, end->nq * sizeof (double));
+  g_assert_cmpmem (last_stage->v, end->nv * sizeof (double), end->v, end->nv * sizeof (double));
+
+  /* "," then ".": a plain step, the phases left. */
+  press_key (view, XK_comma, FALSE, FALSE);
+  cwb_simulation_wait_idle (sim);
+  pump (50);
+  g_assert_cmpint (cwb_app_viewport_snapshot (viewport)->stage, ==, 0);
+  press_key (view, XK_period, FALSE, FALSE);
+  cwb_simulation_wait_idle (sim);
+  pump (200);
+  g_assert_cmpint (cwb_app_viewport_snapshot (viewport)->stage, ==, -1);
+  g_assert_cmpuint (cwb_app_viewport_snapshot (viewport)->steps, ==, 4);
+  g_assert_false (gtk_widget_get_visible (GTK_WIDGET (caption)));
   fixture_close (&f);
 }
 
@@ -1879,6 +1985,7 @@ main (int argc, char **argv)
   g_test_add_func ("/input/typing/record-clip", test_record_clip);
   g_test_add_func ("/input/pointing/plot-zoom", test_plot_zoom);
   g_test_add_func ("/input/typing/body-looks", test_body_looks);
+  g_test_add_func ("/input/typing/phase-stepping", test_phase_stepping);
   g_test_add_func ("/input/pointing/contact-table", test_contact_table);
   return g_test_run ();
 }

@@ -44,6 +44,7 @@ struct _CwbAppViewport {
    * hidden_bodies, translucent_bodies and isolated_bodies. */
   GStrv hidden, translucent;
   char *isolated;
+  gboolean showing_stage;        /* snapshot is a stage's (cwb_app_viewport_show_stage) */
 
   DragMode drag;
   double drag_last_x, drag_last_y;
@@ -277,7 +278,7 @@ tick (GtkWidget *widget, GdkFrameClock *clock, gpointer data)
   if (self->simulation == NULL)
     return G_SOURCE_CONTINUE;
   guint64 revision = cwb_simulation_revision (self->simulation);
-  if (revision != self->revision || self->snapshot == NULL)
+  if (!self->showing_stage && (revision != self->revision || self->snapshot == NULL))
     {
       self->revision = revision;
       take_snapshot (self, cwb_simulation_latest (self->simulation));
@@ -613,6 +614,17 @@ names_with (GStrv list, const char *name, gboolean add)
   if (result[0] == NULL)
     g_clear_pointer (&result, g_strfreev);
   return result;
+}
+
+void
+cwb_app_viewport_show_stage (CwbAppViewport *self, CwbSnapshot *stage)
+{
+  self->showing_stage = stage != NULL;
+  if (stage != NULL)
+    take_snapshot (self, cwb_snapshot_ref (stage));
+  else
+    self->revision = 0;   /* the next tick takes the simulation's newest state */
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 void

@@ -52,6 +52,10 @@ CwbAppBodyLook cwb_app_viewport_body_look (CwbAppViewport *viewport, const char 
 /* Draws only the body `name` (NULL: every body again, and every hidden one shown). */
 void cwb_app_viewport_isolate (CwbAppViewport *viewport, const char *name);
 const char *cwb_app_viewport_isolated (CwbAppViewport *viewport);   /* NULL: none */
+/* Phase stepping: shows `stage` (a snapshot of a solver's stage, referenced) in place of the
+ * simulation's newest state until called with NULL, which follows the simulation again. */
+void cwb_app_viewport_show_stage (CwbAppViewport *viewport, CwbSnapshot *stage);
+
 /* A renamed body keeps its look. */
 void cwb_app_viewport_rename_body (CwbAppViewport *viewport, const char *from, const char *to);
 /* `to` draws its bodies as `from` does (the compare view follows A's). */

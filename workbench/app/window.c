@@ -231,6 +231,8 @@ play_changed (GSimpleAction *action, GVariant *state, gpointer data)
 {
   CwbAppWindow *self = data;
   if (g_variant_get_boolean (state))
+    cwb_app_window_end_phases (self);
+  if (g_variant_get_boolean (state))
     cwb_simulation_play (self->simulation);
   else
     cwb_simulation_pause (self->simulation);
@@ -239,9 +241,16 @@ play_changed (GSimpleAction *action, GVariant *state, gpointer data)
 }
 
 static void
+step_phase_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
+{
+  cwb_app_window_step_phase (data);
+}
+
+static void
 step_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
   CwbAppWindow *self = data;
+  cwb_app_window_end_phases (self);
   set_play_state (self, FALSE);
   cwb_simulation_pause (self->simulation);
   /* As many steps as the field beside the button says (a lecture's "step N"). */
@@ -256,6 +265,7 @@ static void
 reset_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
 {
   CwbAppWindow *self = data;
+  cwb_app_window_end_phases (self);
   g_autoptr (GError) error = NULL;
   CwbAppRebuild how = { .restart = TRUE };
   if (!cwb_app_window_rebuild (self, &how, &error))
@@ -295,6 +305,7 @@ history_move (CwbAppWindow *self, int direction)
   size_t len = cwb_simulation_history_len (self->simulation);
   gssize at = cwb_simulation_history_position (self->simulation);
   size_t current = at >= 0 ? (size_t) at : len - 1;
+  cwb_app_window_end_phases (self);
   if ((direction < 0 && current == 0) || (direction > 0 && current + 1 >= len))
     return;
   set_play_state (self, FALSE);
@@ -942,6 +953,7 @@ record_changed (GSimpleAction *action, GVariant *state, gpointer data)
 static const GActionEntry window_actions[] = {
   { "play", NULL, NULL, "false", play_changed, { 0 } },
   { "step", step_activated, NULL, NULL, NULL, { 0 } },
+  { "step-phase", step_phase_activated, NULL, NULL, NULL, { 0 } },
   { "reset", reset_activated, NULL, NULL, NULL, { 0 } },
   { "realtime", NULL, NULL, "true", realtime_changed, { 0 } },
   { "history-back", history_back_activated, NULL, NULL, NULL, { 0 } },
@@ -1006,6 +1018,7 @@ add_key_shortcuts (CwbAppWindow *self)
   static const struct { const char *trigger, *action; } keys[] = {
     { "space", "win.play" },
     { "period", "win.step" },
+    { "comma", "win.step-phase" },
     { "f", "win.frame-selected" },
     { "Home", "win.reset-camera" },
     { "Delete", "win.delete-body" },
@@ -1040,6 +1053,8 @@ header_bar (CwbAppWindow *self)
     { "document-save-symbolic", "win.save", "Save (Ctrl+S)", FALSE },
     { "media-playback-start-symbolic", "win.play", "Play / pause (Space)", TRUE },
     { "media-skip-forward-symbolic", "win.step", "Single step (.)", FALSE },
+    { "media-seek-forward-symbolic", "win.step-phase",
+      "Step phase by phase: the solver's stages of one step, one at a time (,)", FALSE },
     { "view-refresh-symbolic", "win.reset", "Reset to the scene's initial state (Ctrl+R)", FALSE },
   };
   for (size_t k = 0; k < G_N_ELEMENTS (buttons); k++)
@@ -1191,6 +1206,7 @@ cwb_app_window_finalize (GObject *object)
   g_clear_pointer (&self->contact_names, g_ptr_array_unref);
   g_clear_pointer (&self->solver_names, g_ptr_array_unref);
   g_clear_pointer (&self->stats_buffer, g_array_unref);
+  g_clear_pointer (&self->phases, g_ptr_array_unref);
   g_free (self->selected_body);
   g_free (self->last_error);
   g_free (self->notice);

@@ -372,6 +372,7 @@ rebuild_done (CwbAppWindow *self, CwbAppJob *job)
 gboolean
 cwb_app_window_rebuild (CwbAppWindow *self, const CwbAppRebuild *how, GError **error)
 {
+  cwb_app_window_end_phases (self);   /* the stages are of the world being replaced */
   Rebuild *r = g_new0 (Rebuild, 1);
   r->build.scene = cwb_scene_copy (cwb_document_scene (self->document));
   r->build.registry = self->registry;

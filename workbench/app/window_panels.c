@@ -494,6 +494,7 @@ scrubbed (GtkRange *range, CwbAppWindow *self)
 {
   if (self->updating)
     return;
+  cwb_app_window_end_phases (self);
   double value = gtk_range_get_value (range);
   GAction *play = g_action_map_lookup_action (G_ACTION_MAP (self), "play");
   g_simple_action_set_state (G_SIMPLE_ACTION (play), g_variant_new_boolean (FALSE));
@@ -705,6 +706,12 @@ cwb_app_window_build_panels (CwbAppWindow *self, GtkWidget *sidebar, GtkWidget *
   gtk_box_append (GTK_BOX (transport), forward);
   gtk_box_append (GTK_BOX (transport), GTK_WIDGET (self->time_label));
   gtk_box_append (GTK_BOX (bottom), transport);
+  self->phase_label = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_xalign (self->phase_label, 0);
+  gtk_label_set_wrap (self->phase_label, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->phase_label), "heading");
+  gtk_widget_set_visible (GTK_WIDGET (self->phase_label), FALSE);
+  gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->phase_label));
   self->status_label = GTK_LABEL (gtk_label_new (NULL));
   gtk_label_set_xalign (self->status_label, 0);
   gtk_box_append (GTK_BOX (bottom), GTK_WIDGET (self->status_label));

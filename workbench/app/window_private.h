@@ -67,6 +67,12 @@ struct _CwbAppWindow {
   char *job_text;                   /* the last report shown ("what: NN %"), or NULL */
   char *notice;                     /* the last notice shown in the bar, or NULL */
 
+  /* window_phases.c: the stages of the step being walked through (NULL: none), the one
+   * shown, and its caption under the view */
+  GPtrArray *phases;
+  guint phase_at;
+  GtkLabel *phase_label;
+
   /* window_compare.c: side B of an A/B compare (compare NULL: none) */
   CwbSimulation *compare;
   CwbAppViewport *compare_viewport;
@@ -95,6 +101,12 @@ void cwb_app_window_take_view (CwbAppWindow *self, CwbAppWindow *from);
 /* After a document change: body list, properties, choosers, title. */
 void cwb_app_window_refresh_document (CwbAppWindow *self);
 void cwb_app_window_refresh_body_list (CwbAppWindow *self);
+
+/* Phase stepping (window_phases.c): the first call steps once recording the solver's
+ * stages and shows the first; each next call shows the next stage, and after the last the
+ * step's end. Play, step, the history and a reset end it. */
+void cwb_app_window_step_phase (CwbAppWindow *self);
+void cwb_app_window_end_phases (CwbAppWindow *self);
 /* Sets how the body `name` is drawn (in the compare view too) and shows it in the list. */
 void cwb_app_window_set_body_look (CwbAppWindow *self, const char *name, CwbAppBodyLook look);
 /* After a new snapshot (throttled): scrubber, time, status, inspector, body and contact

@@ -45,7 +45,15 @@ struct CwbSimulation {
   gboolean grab_changed, grab_on;
   CwbGrab grab;
   guint changes_waiting;          /* edits and replacements waiting for world_lock */
+  gboolean stages_requested;      /* the next requested step records its stages */
+  GPtrArray *stages;              /* CwbSnapshot: the stages of the last recorded step */
 };
+
+static void
+collect_stage (CwbSnapshot *stage, gpointer data)
+{
+  g_ptr_array_add (data, stage);
+}
 
 /* Under `lock`: makes `snapshot` (taken) the one shown. */
 static void
@@ -143,19 +151,33 @@ append_stats (CwbSimulation *sim, const CwbStepStats *stats)
  * `world_lock` is let go, so that an edit waiting for the world publishes after it: the
  * latest snapshot always describes the world as it now is. */
 static void
-worker_step (CwbSimulation *sim, gboolean grab_changed, gboolean grab_on, const CwbGrab *grab)
+worker_step (CwbSimulation *sim, gboolean grab_changed, gboolean grab_on, const CwbGrab *grab,
+             gboolean record_stages)
 {
   GError *error = NULL;
   g_mutex_lock (&sim->world_lock);
   gboolean ok = apply_seek (sim, &error);
   if (ok && grab_changed)
     cwb_world_set_grab (sim->world, grab_on ? grab : NULL);
+  g_autoptr (GPtrArray) stages = NULL;
+  if (record_stages)
+    {
+      stages = g_ptr_array_new_with_free_func ((GDestroyNotify) cwb_snapshot_unref);
+      cwb_world_set_stage_observer (sim->world, collect_stage, stages);
+    }
   if (ok)
     ok = cwb_world_step (sim->world, &error);
+  if (record_stages)
+    cwb_world_set_stage_observer (sim->world, NULL, NULL);
   CwbSnapshot *snapshot = ok ? capture (sim) : NULL;
 
   g_mutex_lock (&sim->lock);
   sim->stepping = FALSE;
+  if (ok && record_stages)
+    {
+      g_clear_pointer (&sim->stages, g_ptr_array_unref);
+      sim->stages = g_steal_pointer (&stages);
+    }
   if (ok)
     {
       append_stats (sim, &snapshot->stats);
@@ -204,14 +226,19 @@ worker (gpointer data)
               continue;
             }
         }
+      gboolean record_stages = FALSE;
       if (sim->steps_requested > 0)
-        sim->steps_requested--;
+        {
+          sim->steps_requested--;
+          record_stages = sim->stages_requested && !sim->playing;
+          sim->stages_requested = FALSE;
+        }
       sim->stepping = TRUE;
       gboolean grab_changed = sim->grab_changed, grab_on = sim->grab_on;
       CwbGrab grab = sim->grab;
       sim->grab_changed = FALSE;
       g_mutex_unlock (&sim->lock);
-      worker_step (sim, grab_changed, grab_on, &grab);
+      worker_step (sim, grab_changed, grab_on, &grab, record_stages);
       g_mutex_lock (&sim->lock);
     }
   g_mutex_unlock (&sim->lock);
@@ -259,6 +286,7 @@ cwb_simulation_free (CwbSimulation *sim)
   cwb_history_free (sim->history);
   g_array_unref (sim->stats);
   g_free (sim->error);
+  g_clear_pointer (&sim->stages, g_ptr_array_unref);
   g_cond_clear (&sim->changed);
   g_mutex_clear (&sim->lock);
   g_mutex_clear (&sim->world_lock);
@@ -305,6 +333,29 @@ cwb_simulation_step (CwbSimulation *sim)
       g_cond_broadcast (&sim->changed);
     }
   g_mutex_unlock (&sim->lock);
+}
+
+void
+cwb_simulation_step_stages (CwbSimulation *sim)
+{
+  g_mutex_lock (&sim->lock);
+  if (!sim->playing)
+    {
+      sim->steps_requested++;
+      sim->stages_requested = TRUE;
+      g_clear_pointer (&sim->stages, g_ptr_array_unref);
+      g_cond_broadcast (&sim->changed);
+    }
+  g_mutex_unlock (&sim->lock);
+}
+
+GPtrArray *
+cwb_simulation_take_stages (CwbSimulation *sim)
+{
+  g_mutex_lock (&sim->lock);
+  GPtrArray *stages = g_steal_pointer (&sim->stages);
+  g_mutex_unlock (&sim->lock);
+  return stages;
 }
 
 void

@@ -37,6 +37,11 @@ gboolean cwb_simulation_is_playing (CwbSimulation *simulation);
 void cwb_simulation_step (CwbSimulation *simulation);
 /* Blocks until the worker is paused with no step requested (tests, benchmarks). */
 void cwb_simulation_wait_idle (CwbSimulation *simulation);
+/* Phase stepping: one step (as cwb_simulation_step) that records the solver's stages; once
+ * it is done, cwb_simulation_take_stages gives their snapshots (cwb_snapshot_capture_stage),
+ * in order (an empty array: the solver declares none), and NULL before or after a failure. */
+void cwb_simulation_step_stages (CwbSimulation *simulation);
+GPtrArray *cwb_simulation_take_stages (CwbSimulation *simulation);
 /* Real time (the default) paces steps so that simulated time follows the wall clock, scaled
  * by `speed`; otherwise the worker steps as fast as it can. A scene slower than real time
  * simply runs as fast as it can. */

@@ -48,7 +48,7 @@ body_topology (CwbSnapshotBody *body, const CwbGeometry *g, const CwbSnapshot *s
 
 /* The elements of body i as its model sees them at the world's state (ABI 1.12). */
 static void
-body_elements (CwbSnapshotBody *body, const CwbWorld *world, const CwbWorldBody *wb,
+body_elements (CwbSnapshotBody *body, const double *q, const CwbWorldBody *wb,
                const CwbSnapshot *share, size_t i)
 {
   if (!CWB_STRUCT_HAS (wb->model, CwbBodyModelVTable, inspect_elements)
@@ -73,11 +73,12 @@ body_elements (CwbSnapshotBody *body, const CwbWorld *world, const CwbWorldBody 
     .strain = body->element_strain,
     .rotation = body->element_rotation,
   };
-  wb->model->inspect_elements (wb->model_self, world->q + wb->slot.q_offset, &out);
+  wb->model->inspect_elements (wb->model_self, q + wb->slot.q_offset, &out);
 }
 
-CwbSnapshot *
-cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
+/* The world's state with q, v in place of its own (a stage's), geometries mapped at them. */
+static CwbSnapshot *
+capture_state (CwbWorld *world, const CwbSnapshot *share, const double *q, const double *v)
 {
   SnapshotBox *box = g_new0 (SnapshotBox, 1);
   g_atomic_ref_count_init (&box->refs);
@@ -96,8 +97,8 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
   s->solver = g_strdup (cwb_world_solver_name (world));
   s->nq = world->nq;
   s->nv = world->nv;
-  s->q = doubles_copy (world->q, world->nq);
-  s->v = doubles_copy (world->v, world->nv);
+  s->q = doubles_copy (q, world->nq);
+  s->v = doubles_copy (v, world->nv);
 
   /* The geometries are current: a step, a restore or a carried state maps them at the state
    * it leaves. */
@@ -111,14 +112,16 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
       b->name = g_strdup (wb->name);
       b->model = g_strdup (wb->model_desc->name);
       b->fixed = wb->slot.fixed;
-      cwb_world_body_summary (world, i, &b->summary);
+      b->summary.struct_size = sizeof b->summary;
+      wb->model->summary (wb->model_self, q + wb->slot.q_offset, v + wb->slot.v_offset,
+                          &b->summary);
       b->kind = g->kind;
       b->n_points = g->n_points;
       b->positions = doubles_copy (g->positions, 3 * g->n_points);
       b->velocities = doubles_copy (g->velocities, 3 * g->n_points);
       b->n_triangles = g->kind == CWB_GEOMETRY_SURFACE ? g->n_triangles : 0;
       body_topology (b, g, share, i);
-      body_elements (b, world, wb, share, i);
+      body_elements (b, q, wb, share, i);
       b->q_offset = wb->slot.q_offset;
       b->nq = wb->slot.nq;
       b->v_offset = wb->slot.v_offset;
@@ -138,6 +141,72 @@ cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
   s->inspection.vectors = array_copy (in->vectors, sizeof (CwbInspectVector));
   s->inspection.derived = array_copy (in->derived, sizeof (CwbDerivedParam));
   s->solver_derived = array_copy (cwb_world_solver_derived (world), sizeof (CwbDerivedParam));
+  return s;
+}
+
+CwbSnapshot *
+cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share)
+{
+  CwbSnapshot *s = capture_state (world, share, world->q, world->v);
+  s->stage = -1;
+  return s;
+}
+
+CwbSnapshot *
+cwb_snapshot_capture_stage (CwbWorld *world, const CwbSnapshot *share,
+                            const CwbSolverStage *stage, uint32_t index, const double *q,
+                            const double *v)
+{
+  /* The geometries as the stage leaves them, then as the solver had them: it may read them
+   * after this (CwbStepContext.geometries), and the step must go on exactly as without. */
+  size_t n = world->bodies->len;
+  g_autoptr (GPtrArray) saved = g_ptr_array_new_with_free_func (g_free);
+  for (size_t i = 0; i < n; i++)
+    {
+      const CwbGeometry *g = &world->geometries[i];
+      g_ptr_array_add (saved, doubles_copy (g->positions, 3 * g->n_points));
+      g_ptr_array_add (saved, doubles_copy (g->velocities, 3 * g->n_points));
+    }
+  cwb_world_map_geometries (world, q, v);
+  CwbSnapshot *s = capture_state (world, share, q, v);
+  for (size_t i = 0; i < n; i++)
+    {
+      CwbGeometry *g = &world->geometries[i];
+      if (g->n_points == 0)
+        continue;
+      memcpy (g->positions, saved->pdata[2 * i], 3 * g->n_points * sizeof (double));
+      memcpy (g->velocities, saved->pdata[2 * i + 1], 3 * g->n_points * sizeof (double));
+    }
+  /* Mid-step: the state is the one the step's end time is predicted at. */
+  s->time = world->time + world->h;
+  s->steps = world->steps + 1;
+  s->stage = (int) index;
+  s->stage_name = g_strdup (stage->name);
+  s->stage_caption = g_strdup (stage->caption);
+  if (!(stage->flags & CWB_STAGE_CONTACTS))
+    {
+      /* The set still holds the last step's contacts: none of this step's yet. */
+      g_array_set_size (s->frames, 0);
+      cwb_inspection_clear (&s->inspection);
+      s->contacts_detected = FALSE;
+    }
+  else if (!(stage->flags & CWB_STAGE_FORCES))
+    for (guint f = 0; f < s->frames->len; f++)
+      {
+        CwbContactFrame *frame = &g_array_index (s->frames, CwbContactFrame, f);
+        memset (frame->force, 0, sizeof frame->force);
+        frame->state = CWB_CONTACT_OPEN;
+      }
+  else
+    {
+      /* The rows' multipliers as frame forces (what the step's end does to the set), on the
+       * snapshot's copy of the frames. */
+      CwbContactSet view = *cwb_world_contacts (world);
+      view.frames = s->frames;
+      cwb_contact_results_fill (&view, world->geometries);
+    }
+  if (stage->flags & CWB_STAGE_CONTACTS)
+    s->contacts_detected = TRUE;
   return s;
 }
 
@@ -181,6 +250,8 @@ cwb_snapshot_unref (CwbSnapshot *snapshot)
   g_array_unref (snapshot->frames);
   cwb_inspection_destroy (&snapshot->inspection);
   g_clear_pointer (&snapshot->solver_derived, g_array_unref);
+  g_free (snapshot->stage_name);
+  g_free (snapshot->stage_caption);
   g_free (box);
 }
 

@@ -59,11 +59,22 @@ typedef struct CwbSnapshot {
   double max_penetration;
   CwbInspection inspection;     /* copies of the four arrays */
   GArray *solver_derived;       /* CwbDerivedParam: the solver's automatic parameters */
+  /* Phase stepping: the solver's stage this state is the end of (-1: a whole step), with
+   * the stage's name and caption. */
+  int stage;
+  char *stage_name, *stage_caption;
 } CwbSnapshot;
 
 /* Copies the world's current state. `share` may be a previous snapshot of the same world:
  * its topology is then shared rather than copied. */
 CwbSnapshot *cwb_snapshot_capture (CwbWorld *world, const CwbSnapshot *share);
+/* The state a solver's stage left mid-step (cwb_world_set_stage_observer): q and v in place
+ * of the world's, geometries mapped at them (and put back after), time and step count of
+ * the step under way, and the contact set as the stage's flags say (none before detection,
+ * no forces before the solve). */
+CwbSnapshot *cwb_snapshot_capture_stage (CwbWorld *world, const CwbSnapshot *share,
+                                         const CwbSolverStage *stage, uint32_t index,
+                                         const double *q, const double *v);
 CwbSnapshot *cwb_snapshot_ref (CwbSnapshot *snapshot);
 void cwb_snapshot_unref (CwbSnapshot *snapshot);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (CwbSnapshot, cwb_snapshot_unref)

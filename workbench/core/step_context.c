@@ -3,6 +3,7 @@
  * constraint rows chained from geometry points into each body's DOFs with the mappings' J^T.
  * Phases are timed here, so every solver reports the four columns of Allard 2010 Table 1. */
 #include "clock.h"
+#include "snapshot.h"
 #include "world_private.h"
 
 static CwbWorld *
@@ -357,6 +358,41 @@ ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *d
     b->mapping->apply_jt (b->mapping_self, q,
                           (const CwbPointWeight *) world->scratch_weights->data,
                           world->scratch_weights->len, df);
+}
+
+/* A stage the solver reports, captured for phase stepping (only while an observer is set:
+ * the context has no stage_done otherwise). */
+static void
+ctx_stage_done (CwbStepContext *ctx, uint32_t stage, const double *q, const double *v)
+{
+  CwbWorld *world = world_of (ctx);
+  size_t n = 0;
+  const CwbSolverStage *stages = cwb_world_solver_stages (world, &n);
+  if (world->stage_observer == NULL || stage >= n)
+    return;
+  world->stage_observer (cwb_snapshot_capture_stage (world, NULL, &stages[stage], stage, q, v),
+                         world->stage_observer_data);
+}
+
+void
+cwb_world_set_stage_observer (CwbWorld *world, CwbStageObserver observe, gpointer data)
+{
+  world->stage_observer = observe;
+  world->stage_observer_data = data;
+  world->ctx.stage_done = observe != NULL ? ctx_stage_done : NULL;
+}
+
+const CwbSolverStage *
+cwb_world_solver_stages (const CwbWorld *world, size_t *n)
+{
+  const CwbSolverVTable *vt = world->solver.desc != NULL ? world->solver.desc->vtable : NULL;
+  if (vt == NULL || !CWB_STRUCT_HAS (vt, CwbSolverVTable, n_stages) || vt->stages == NULL)
+    {
+      *n = 0;
+      return NULL;
+    }
+  *n = vt->n_stages;
+  return vt->stages;
 }
 
 void

@@ -209,6 +209,16 @@ typedef struct CwbGrab {
 
 /* Sets (or with NULL releases) the grab; the next step uses it. */
 void cwb_world_set_grab (CwbWorld *world, const CwbGrab *grab);
+
+/* Phase stepping: while an observer is set, every stage the solver reports during
+ * cwb_world_step (CwbSolverVTable.stages, ABI 1.13) is captured as a snapshot of the state
+ * it left (cwb_snapshot_capture_stage) and handed to `observe` (which takes it). The step
+ * itself goes on exactly as without, bit for bit. NULL: none. */
+typedef struct CwbSnapshot CwbSnapshot;
+typedef void (*CwbStageObserver) (CwbSnapshot *stage, gpointer data);
+void cwb_world_set_stage_observer (CwbWorld *world, CwbStageObserver observe, gpointer data);
+/* The stages the world's solver declares (NULL and 0 when none). */
+const CwbSolverStage *cwb_world_solver_stages (const CwbWorld *world, size_t *n);
 /* The grabbed point's position at the current state; FALSE when nothing is grabbed. */
 gboolean cwb_world_grab_point (const CwbWorld *world, double p[3]);
 

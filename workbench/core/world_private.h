@@ -92,6 +92,8 @@ struct CwbWorld {
   gboolean grabbing;
   CwbGrab grab;
   gboolean grab_in_step;        /* grab_dofs holds this step's force */
+  CwbStageObserver stage_observer;   /* phase stepping (cwb_world_set_stage_observer) */
+  gpointer stage_observer_data;
   uint64_t edits;               /* raised by every change besides q and v a step depends on
                                  * (CwbStepContext.edits) */
   GArray *grab_dofs;            /* double */

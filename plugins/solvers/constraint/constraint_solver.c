@@ -767,6 +767,36 @@ velocity_pass (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     }
 }
 
+/* The stages of a step (Allard 2010 Algorithm 1), as phase stepping shows them. */
+enum { STAGE_FREE_MOTION, STAGE_DETECTION, STAGE_SOLVE, STAGE_CORRECTION, STAGE_STABILIZATION };
+static const CwbSolverStage constraint_stages[] = {
+  [STAGE_FREE_MOTION] = { "free motion",
+    "Each body moves as if nothing touched it: one linearised backward Euler step of its own "
+    "dynamics under gravity (Allard 2010 Alg. 1 line 1; Saupin 2008 eq. 11-12).", 0 },
+  [STAGE_DETECTION] = { "detection and modelling",
+    "At the free positions the contact model finds where bodies meet and writes one "
+    "constraint row per contact and friction direction, with its frame (Alg. 1 line 2).",
+    CWB_STAGE_CONTACTS },
+  [STAGE_SOLVE] = { "contact solve",
+    "The MLCP W f = -g / h with Coulomb's cone is solved for the forces by block "
+    "Gauss-Seidel, W = H C H^T from each body's compliance (Alg. 1 line 3; Saupin 2008 "
+    "eq. 16-18). The bodies have not moved yet.", CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
+  [STAGE_CORRECTION] = { "corrective motion",
+    "Each body moves by its compliance times the forces, dq = C H^T f, from the free "
+    "positions (Alg. 1 line 3).", CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
+  [STAGE_STABILIZATION] = { "stabilization",
+    "What overlap remains is measured again and removed by position-level solves "
+    "(Alg. 1 lines 4-9); the step ends here.", CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
+};
+
+/* Tells the host (when it records stages) that `stage` ended leaving (q, v). */
+static void
+stage_done (CwbStepContext *ctx, uint32_t stage, const double *q, const double *v)
+{
+  if (CWB_STRUCT_HAS (ctx, CwbStepContext, stage_done) && ctx->stage_done != NULL)
+    ctx->stage_done (ctx, stage, q, v);
+}
+
 static gboolean
 advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
 {
@@ -788,14 +818,22 @@ advance (ConstraintSolver *self, CwbStepContext *ctx, GError **error)
       if (!self->sleep_params.enabled || !sleep_wake_touched (self->sleep, ctx, set))
         break;
     }
+  stage_done (ctx, STAGE_FREE_MOTION, q_free, v_free);
+  stage_done (ctx, STAGE_DETECTION, q_free, v_free);
   resolve_stabilization (self, ctx, set);
   if (self->step_stabilization > 0)
     linear_check_keep (&self->linear_check, ctx, set);
   double *dq = velocity_pass (self, ctx, set, q_free, v_free);
+  stage_done (ctx, STAGE_SOLVE, q_free, v_free);
   corrective_motion (self, ctx, q_free, v_free, dq);
+  stage_done (ctx, STAGE_CORRECTION, ctx->q, ctx->v);
 
-  if (self->step_stabilization > 0 && !post_stabilize (self, ctx, set, error))
-    return FALSE;
+  if (self->step_stabilization > 0)
+    {
+      if (!post_stabilize (self, ctx, set, error))
+        return FALSE;
+      stage_done (ctx, STAGE_STABILIZATION, ctx->q, ctx->v);
+    }
   if (self->sleep_params.enabled)
     sleep_end_step (self->sleep, ctx, &self->sleep_params);
   return TRUE;
@@ -837,6 +875,8 @@ static const CwbSolverVTable constraint_vtable = {
   .step = constraint_step,
   .params_changed = constraint_params_changed,
   .solves = CWB_CONTACT_OUTPUT_ROWS | CWB_CONTACT_OUTPUT_FORCES,
+  .stages = constraint_stages,
+  .n_stages = G_N_ELEMENTS (constraint_stages),
 };
 
 static const CwbPluginDesc constraint_desc = {

@@ -120,6 +120,28 @@ shift_linearisation (PredictorCorrector *self, CwbStepContext *ctx, const double
     }
 }
 
+/* The stages of a step, as phase stepping shows them. */
+enum { STAGE_PREDICTOR, STAGE_RESPONSE, STAGE_CORRECTOR };
+static const CwbSolverStage pc_stages[] = {
+  [STAGE_PREDICTOR] = { "predictor",
+    "Each body integrates its own forces and gravity without contact, (q, v) -> (q_p, v_p) "
+    "(Spillmann 2007; Lazarevych sec. 3.1, step 1).", 0 },
+  [STAGE_RESPONSE] = { "detection and response",
+    "At the predicted state the contact model finds the penetrations and sizes the penalty "
+    "forces that close them over the step (step 2).", CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
+  [STAGE_CORRECTOR] = { "corrector",
+    "Each body integrates again from (q, v), now with the contact forces J^T f (and, with "
+    "implicit_contacts, their stiffness) as external forces (step 3); the step ends here.",
+    CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
+};
+
+static void
+stage_done (CwbStepContext *ctx, uint32_t stage, const double *q, const double *v)
+{
+  if (CWB_STRUCT_HAS (ctx, CwbStepContext, stage_done) && ctx->stage_done != NULL)
+    ctx->stage_done (ctx, stage, q, v);
+}
+
 static gboolean
 pc_step (void *data, CwbStepContext *ctx, GError **error)
 {
@@ -127,6 +149,7 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
   double *q_p = zeroed (self->q_predicted, ctx->nq);
   double *v_p = zeroed (self->v_predicted, ctx->nv);
   integrate (ctx, NULL, FALSE, q_p, v_p);
+  stage_done (ctx, STAGE_PREDICTOR, q_p, v_p);
 
   CwbContactSet *set = ctx->detect (ctx, q_p, v_p, CWB_CONTACT_PASS_VELOCITY, error);
   if (set == NULL)
@@ -148,6 +171,7 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
                            "implicit_contacts needs a host of ABI 1.1 or later");
       return FALSE;
     }
+  stage_done (ctx, STAGE_RESPONSE, q_p, v_p);
   if (stiff)
     shift_linearisation (self, ctx, v_p, r);
   double *q_next = zeroed (self->q_next, ctx->nq);
@@ -155,6 +179,7 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
   integrate (ctx, r, stiff, q_next, v_next);
   memcpy (ctx->q, q_next, ctx->nq * sizeof (double));
   memcpy (ctx->v, v_next, ctx->nv * sizeof (double));
+  stage_done (ctx, STAGE_CORRECTOR, ctx->q, ctx->v);
   return TRUE;
 }
 
@@ -172,6 +197,8 @@ static const CwbSolverVTable pc_vtable = {
   .step = pc_step,
   .params_changed = pc_params_changed,
   .solves = CWB_CONTACT_OUTPUT_FORCES,
+  .stages = pc_stages,
+  .n_stages = G_N_ELEMENTS (pc_stages),
 };
 
 static const CwbPluginDesc pc_desc = {

@@ -32,8 +32,9 @@ G_BEGIN_DECLS
  * 1.9: CwbContactOutput, CwbContactModelVTable.outputs, CwbSolverVTable.solves.
  * 1.10: CwbContactSet.stabilization_passes.
  * 1.11: CwbContactSet.reach.
- * 1.12: CwbBodyModelVTable.inspect_elements (CwbElementInspection). */
-#define CWB_ABI_MINOR 12
+ * 1.12: CwbBodyModelVTable.inspect_elements (CwbElementInspection).
+ * 1.13: CwbSolverVTable.stages (CwbSolverStage), CwbStepContext.stage_done. */
+#define CWB_ABI_MINOR 13
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

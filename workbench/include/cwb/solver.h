@@ -13,6 +13,20 @@ G_BEGIN_DECLS
 
 typedef struct CwbStepContext CwbStepContext;
 
+/* ABI 1.13: a stage of the solver's step, as the solver declares it for phase stepping (the
+ * GUI steps through one time step stage by stage, showing the state each leaves and this
+ * caption). */
+typedef enum CwbStageFlags {
+  CWB_STAGE_CONTACTS = 1 << 0,   /* the contact set is this step's detection */
+  CWB_STAGE_FORCES = 1 << 1,     /* ... and its forces this step's solution */
+} CwbStageFlags;
+
+typedef struct CwbSolverStage {
+  const char *name;      /* short: "free motion" */
+  const char *caption;   /* a sentence or two: what happens, with the paper's equation */
+  uint32_t flags;        /* CwbStageFlags */
+} CwbSolverStage;
+
 typedef struct CwbBodySlot {
   size_t nq, nv;
   size_t q_offset, v_offset;   /* into the flat state arrays */
@@ -124,6 +138,13 @@ struct CwbStepContext {
    * "solver.NAME") and the property editor. A later call with the same name replaces it;
    * the host forgets the values at the start of each step. */
   void (*report_derived) (CwbStepContext *ctx, const char *name, double value);
+
+  /* ABI 1.13 (check struct_size; NULL when the host is not recording stages, which is the
+   * usual case): the solver reached the end of its declared stage `stage` (an index into
+   * CwbSolverVTable.stages), leaving the state (q, v) (flat, nq and nv). Calls come in
+   * increasing stage order; a stage that did not run this step (no stabilization needed) is
+   * not reported. The host only reads: the step goes on exactly as without the call. */
+  void (*stage_done) (CwbStepContext *ctx, uint32_t stage, const double *q, const double *v);
 };
 
 typedef struct CwbSolverCreateInfo {
@@ -145,6 +166,11 @@ typedef struct CwbSolverVTable {
    * parameters; 0: undeclared, never checked. A contact model whose outputs it lacks is
    * refused with it before any step, and the message names the solvers that declare them. */
   uint32_t solves;
+
+  /* ABI 1.13 (check struct_size): the stages of one step, in order, for phase stepping; the
+   * solver reports each through CwbStepContext.stage_done. NULL, 0: none declared. */
+  const CwbSolverStage *stages;
+  size_t n_stages;
 } CwbSolverVTable;
 
 G_END_DECLS
