@@ -195,6 +195,41 @@ test_unphysical_states_stop (void)
   g_assert_cmpuint (cwb_world_step_count (world), ==, expected - 1);
 }
 
+/* A divergence at finite speeds (issue 19: a mouse spring took a FEM snake to 7e11 J in
+ * 0.1 s, about 4 times the speed a step, and the run went on): the test solver's "pump"
+ * makes every velocity 4 times the free motion's, without gravity. A box of mass m moving at
+ * 1 m/s: the guard starts after step 1 (speed 4, kinetic energy 8 m) with the floor m / 2 of
+ * a body's (1 m/s)^2 / 2: a budget of 8.5 m; step n has 16^n m / 2, first above 10^4 times
+ * the budget at n = 5 (16^5 / 2 = 5.2e5 > 8.5e4; 16^4 / 2 = 3.3e4 is not). The run stops
+ * there with the last good state kept; a free flight at the same speed goes on. */
+static void
+test_energy_growth_stops (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+#define CRATE_SCENE(SOLVER)                                                                  \
+  "world: { dt: 0.01, gravity: [0, 0, 0] }\n"                                                \
+  "solver: { name: " SOLVER " }\n"                                                           \
+  "bodies:\n"                                                                                \
+  "  - name: crate\n"                                                                        \
+  "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"                                        \
+  "    velocity: { linear: [1, 0, 0] }\n"
+  const char *pumped_yaml = CRATE_SCENE ("faulty, mode: pump");
+  g_autoptr (CwbWorld) pumped = fixture_world (registry, pumped_yaml);
+  g_autoptr (GError) error = NULL;
+  while (cwb_world_step (pumped, &error))
+    g_assert_cmpuint (cwb_world_step_count (pumped), <, 5);
+  g_assert_error (error, CWB_WORLD_ERROR, CWB_WORLD_ERROR_BLOW_UP);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "'crate'"));
+  g_assert_nonnull (strstr (error->message, "times the"));
+  g_assert_cmpuint (cwb_world_step_count (pumped), ==, 4);
+  const double *v = cwb_world_v (pumped, NULL);
+  g_assert_cmpfloat (v[0], ==, 256);   /* the last good state: 4^4 m/s */
+
+  g_autoptr (CwbWorld) flight = fixture_world (registry, CRATE_SCENE ("constraint"));
+  fixture_step (flight, 100);
+}
+
 /* A plugin's error domain keeps its name after the host closes the plugin's library
  * (CWB_DEFINE_ERROR_QUARK, abi.h): with G_DEFINE_QUARK the name stayed in GLib's quark table
  * as a pointer into the unmapped library, and this lookup read it. */
@@ -308,6 +343,7 @@ main (int argc, char **argv)
   g_test_add_func ("/world/failure/blow-up", test_blow_up_keeps_last_state);
   g_test_add_func ("/world/failure/solver-error", test_failed_step_keeps_last_state);
   g_test_add_func ("/world/failure/unphysical", test_unphysical_states_stop);
+  g_test_add_func ("/world/failure/energy-growth", test_energy_growth_stops);
   g_test_add_func ("/world/failure/error-domain-outlives-plugin",
                    test_error_domain_outlives_plugin);
   g_test_add_func ("/world/swap", test_swap);

@@ -665,6 +665,8 @@ cwb_world_new_full (const CwbScene *scene, CwbRegistry *registry,
   world->grab_dofs = g_array_new (FALSE, TRUE, sizeof (double));
   world->grab_f_ext = g_array_new (FALSE, TRUE, sizeof (double));
   world->grab_scratch = g_array_new (FALSE, TRUE, sizeof (double));
+  world->summaries = g_array_new (FALSE, TRUE, sizeof (CwbBodySummary));
+  cwb_energy_guard_init (&world->energy_guard);
   cwb_response_scratch_init (&world->response);
 
   /* The caller's sink and cancellable serve this build only: a plugin that keeps the
@@ -712,6 +714,8 @@ cwb_world_free (CwbWorld *world)
   g_clear_pointer (&world->grab_dofs, g_array_unref);
   g_clear_pointer (&world->grab_f_ext, g_array_unref);
   g_clear_pointer (&world->grab_scratch, g_array_unref);
+  g_clear_pointer (&world->summaries, g_array_unref);
+  cwb_energy_guard_clear (&world->energy_guard);
   cwb_response_scratch_destroy (&world->response);
   g_free (world->geometries);
   g_free (world->friction);
@@ -757,18 +761,46 @@ body_owning (const CwbWorld *world, size_t index, gboolean velocity)
  * overflows) came from a step that diverged, whatever its numbers still being finite. */
 #define SPEED_OF_LIGHT 299792458.0
 
+/* The energy guard over the summaries first_unphysical_body took (energy_guard.h): the
+ * body of largest kinetic energy when the step ended above the budget, -1 otherwise. */
+static int
+energy_grew (CwbWorld *world, char **why)
+{
+  size_t n = world->bodies->len;
+  g_autofree double *sizes = g_new0 (double, MAX (n, 1));
+  for (size_t i = 0; i < n; i++)
+    sizes[i] = cwb_geometry_size (&world->geometries[i]);
+  double spring = 0, point[3];
+  if (world->grabbing && cwb_world_grab_point (world, point))
+    {
+      double d[3];
+      cwb_v3_sub (d, world->grab.target, point);
+      spring = 0.5 * world->grab.stiffness * cwb_v3_dot (d, d);
+    }
+  int body = -1;
+  if (cwb_energy_guard_check (&world->energy_guard,
+                              (const CwbBodySummary *) (void *) world->summaries->data, sizes,
+                              world->body_fixed, n, world->gravity, spring, world->edits, &body,
+                              why))
+    return -1;
+  world->energy_guard.started = FALSE;   /* the state goes back: start again from it */
+  return body;
+}
+
 /* The first body whose state is beyond physical bounds, with why in *why; -1 when none,
  * with the bodies' total kinetic energy in *kinetic_energy (the step's statistic, taken
  * here from the same summaries). A body's mean speed sqrt (2 KE / m) counts its spin and its
  * deformation too. */
 static int
-first_unphysical_body (const CwbWorld *world, char **why, double *kinetic_energy)
+first_unphysical_body (CwbWorld *world, char **why, double *kinetic_energy)
 {
   *kinetic_energy = 0;
+  g_array_set_size (world->summaries, world->bodies->len);
   for (guint i = 0; i < world->bodies->len; i++)
     {
-      CwbBodySummary sum;
-      cwb_world_body_summary (world, i, &sum);
+      CwbBodySummary *summary = &g_array_index (world->summaries, CwbBodySummary, i);
+      cwb_world_body_summary (world, i, summary);
+      CwbBodySummary sum = *summary;
       if (!isfinite (sum.kinetic_energy))
         {
           *why = g_strdup ("a kinetic energy too large to represent");
@@ -784,7 +816,7 @@ first_unphysical_body (const CwbWorld *world, char **why, double *kinetic_energy
         }
       *kinetic_energy += sum.kinetic_energy;
     }
-  return -1;
+  return energy_grew (world, why);
 }
 
 static void

@@ -4,6 +4,7 @@
 
 #include "mesh.h"
 #include "param_bind.h"
+#include "energy_guard.h"
 #include "world.h"
 
 typedef struct CwbWorldBody {
@@ -92,6 +93,8 @@ struct CwbWorld {
   gboolean grabbing;
   CwbGrab grab;
   gboolean grab_in_step;        /* grab_dofs holds this step's force */
+  CwbEnergyGuard energy_guard;  /* blow-ups below light speed (energy_guard.h) */
+  GArray *summaries;            /* CwbBodySummary: each body's at the end of the last step */
   CwbStageObserver stage_observer;   /* phase stepping (cwb_world_set_stage_observer) */
   gpointer stage_observer_data;
   uint64_t edits;               /* raised by every change besides q and v a step depends on

@@ -1,6 +1,8 @@
 /* A TEST-ONLY solver that misbehaves on purpose, so the host's guards can be tested: mode
  * "nan" advances the bodies by free motion and then writes a NaN into the first velocity (a
- * numerical blow-up); mode "error" fails the step with a message. */
+ * numerical blow-up); mode "error" fails the step with a message; mode "pump" makes every
+ * velocity 4 times what the free motion gave (a divergence at finite, sub-light speeds, as
+ * the issue's mouse spring on a FEM snake grew). */
 #include <cwb/cwb.h>
 
 /* Its error domain through the ABI's macro: tests/world/test_world.c looks the name up after
@@ -9,19 +11,23 @@ GQuark faulty_error_quark (void);
 CWB_DEFINE_ERROR_QUARK (cwb-faulty-error-quark, faulty_error)
 
 typedef struct Faulty {
-  gboolean fail_with_error;
+  gboolean fail_with_error, pump;
 } Faulty;
 
+#define PUMP_FACTOR 4.0
+
 static const CwbParamSpec faulty_params[] = {
-  { "mode", CWB_PARAM_ENUM, "", "nan", 1, 0, "nan|error",
-    "nan: write a NaN into the state; error: fail the step" },
+  { "mode", CWB_PARAM_ENUM, "", "nan", 1, 0, "nan|error|pump",
+    "nan: write a NaN into the state; error: fail the step; pump: 4 times the velocities" },
 };
 
 static void *
 faulty_create (const CwbSolverCreateInfo *info, const CwbHostServices *host, GError **error)
 {
   Faulty *self = g_new0 (Faulty, 1);
-  self->fail_with_error = g_strcmp0 (cwb_param_string (info->params, "mode", "nan"), "error") == 0;
+  const char *mode = cwb_param_string (info->params, "mode", "nan");
+  self->fail_with_error = g_strcmp0 (mode, "error") == 0;
+  self->pump = g_strcmp0 (mode, "pump") == 0;
   return self;
 }
 
@@ -48,6 +54,12 @@ faulty_step (void *data, CwbStepContext *ctx, GError **error)
     {
       g_set_error_literal (error, faulty_error_quark (), 0, "deliberate failure");
       return FALSE;
+    }
+  if (self->pump)
+    {
+      for (size_t k = 0; k < ctx->nv; k++)
+        ctx->v[k] *= PUMP_FACTOR;
+      return TRUE;
     }
   if (ctx->nv > 0)
     ctx->v[ctx->nv - 1] = NAN;
