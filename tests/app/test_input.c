@@ -723,7 +723,8 @@ snapshot_body (const CwbSnapshot *s, const char *name)
 
 /* Renaming a body during a run sent it back to its start pose (a chain's link jumped and the
  * chain tore): the world was rebuilt and its state carried by name. Stepped from the view
- * with ".", then renamed by typing, the box goes on from where it was, bit for bit. */
+ * with ".", then renamed by typing, the box goes on from where it was, bit for bit; so it
+ * does when the rename is undone and redone. */
 static void
 test_rename_keeps_the_motion (void)
 {
@@ -761,6 +762,33 @@ test_rename_keeps_the_motion (void)
                    box->summary.linear_velocity, sizeof box->summary.linear_velocity);
   g_assert_cmpmem (sled->summary.orientation, sizeof sled->summary.orientation,
                    box->summary.orientation, sizeof box->summary.orientation);
+
+  /* Undone (Ctrl+Z in the view) and redone (Ctrl+Shift+Z), the body takes its old name and
+   * then the new one again and goes on from where it was each time (it had restarted). */
+  step_from_view (&f, 5);
+  g_autoptr (CwbSnapshot) renamed = cwb_simulation_latest (sim);
+  const CwbSnapshotBody *moved = snapshot_body (renamed, "sled");
+  press_key (GTK_WIDGET (cwb_app_window_viewport (f.window)), XK_z, FALSE, TRUE);
+  cwb_simulation_wait_idle (sim);
+  pump (200);
+  g_autoptr (CwbSnapshot) undone = cwb_simulation_latest (sim);
+  const CwbSnapshotBody *back = snapshot_body (undone, "box");
+  g_assert_nonnull (back);
+  g_assert_null (snapshot_body (undone, "sled"));
+  g_assert_cmpfloat (undone->time, ==, renamed->time);
+  g_assert_cmpmem (back->summary.centroid, sizeof back->summary.centroid,
+                   moved->summary.centroid, sizeof moved->summary.centroid);
+  g_assert_cmpmem (back->summary.linear_velocity, sizeof back->summary.linear_velocity,
+                   moved->summary.linear_velocity, sizeof moved->summary.linear_velocity);
+  g_assert_cmpstr (cwb_app_window_selected_body (f.window), ==, "box");
+  press_key (GTK_WIDGET (cwb_app_window_viewport (f.window)), XK_z, TRUE, TRUE);
+  cwb_simulation_wait_idle (sim);
+  pump (200);
+  g_autoptr (CwbSnapshot) redone = cwb_simulation_latest (sim);
+  const CwbSnapshotBody *again = snapshot_body (redone, "sled");
+  g_assert_nonnull (again);
+  g_assert_cmpmem (again->summary.centroid, sizeof again->summary.centroid,
+                   moved->summary.centroid, sizeof moved->summary.centroid);
   fixture_close (&f);
 }
 
@@ -1273,6 +1301,73 @@ test_move_stays_above_ground (void)
   g_assert_cmpfloat (cwb_v3_norm (travel), >, 0.01);
   g_assert_cmpfloat (lo[2], >=, -1e-9);
   g_assert_cmpfloat (lo[2], <, 1e-6);
+  fixture_close (&f);
+}
+
+/* Item 6 beyond grounds: a shift+drag that puts a ball into a fixed box (a wall, not a ground,
+ * so nothing lifts it) is made, and the window says which fixed body the ball is now in and
+ * how many of its points. The camera looks along +y, level, so the drag's plane (facing the
+ * camera through the grabbed point) holds both centres' y: the ball's centre lands in the
+ * wall's outline at y = 0. */
+static const char *ball_and_wall =
+  "world: { dt: 0.01, gravity: [0, 0, -9.81] }\n"
+  "solver: { name: constraint }\n"
+  "contact: { model: proximity }\n"
+  "bodies:\n"
+  "  - name: ground\n"
+  "    shape: { type: ground, size: [4, 4, 0.5] }\n"
+  "    fixed: true\n"
+  "  - name: wall\n"
+  "    shape: { type: box, size: [0.4, 0.4, 0.4] }\n"
+  "    pose: { position: [0.6, 0, 0.2] }\n"
+  "    fixed: true\n"
+  "  - name: ball\n"
+  "    shape: { type: sphere, radius: 0.1 }\n"
+  "    pose: { position: [0, 0, 0.1] }\n";
+
+static void
+test_move_into_a_fixed_body_warns (void)
+{
+  SKIP_WITHOUT_X11 ();
+  Fixture f = { 0 };
+  fixture_open_yaml (&f, "wall.yaml", ball_and_wall);
+  CwbAppViewport *viewport = cwb_app_window_viewport (f.window);
+  GtkWidget *view = GTK_WIDGET (viewport);
+  CwbCamera *camera = cwb_app_viewport_camera (viewport);
+  camera->yaw = -G_PI / 2;
+  camera->pitch = 0.02;
+  camera->target[0] = 0.3;
+  camera->target[1] = 0;
+  camera->target[2] = 0.2;
+  camera->distance = 3;
+  cwb_app_viewport_queue_draw (viewport);
+  pump (200);
+  CwbSimulation *sim = cwb_app_window_simulation (f.window);
+  g_autoptr (CwbSnapshot) before = cwb_simulation_latest (sim);
+  const double ball_centre[3] = { 0, 0, 0.1 }, wall_centre[3] = { 0.6, 0, 0.2 };
+  double x0, y0, x1, y1;
+  project (viewport, ball_centre, &x0, &y0);
+  project (viewport, wall_centre, &x1, &y1);
+  point_at_xy (view, x0, y0);
+  hold_key (view, XK_Shift_L, TRUE);
+  hold_button (view, 1, TRUE);
+  for (int k = 1; k <= 10; k++)
+    point_at_xy (view, x0 + (x1 - x0) * k / 10, y0 + (y1 - y0) * k / 10);
+  hold_button (view, 1, FALSE);
+  hold_key (view, XK_Shift_L, FALSE);
+  Rebuilt rebuilt = { sim, before->world_serial };
+  g_assert_true (iterate_until (world_rebuilt, &rebuilt, 30));
+  pump (200);
+  g_autoptr (CwbSnapshot) after = cwb_simulation_latest (sim);
+  const CwbSnapshotBody *ball = snapshot_body (after, "ball");
+  g_test_message ("the ball is at (%g, %g, %g)", ball->summary.centroid[0],
+                  ball->summary.centroid[1], ball->summary.centroid[2]);
+  g_assert_cmpfloat (fabs (ball->summary.centroid[0] - 0.6), <, 0.1);
+  const char *notice = cwb_app_window_notice (f.window);
+  g_assert_nonnull (notice);
+  g_test_message ("%s", notice);
+  g_assert_nonnull (strstr (notice, "inside the fixed body 'wall'"));
+  g_assert_nonnull (strstr (notice, "'ball' now has"));
   fixture_close (&f);
 }
 
@@ -1986,6 +2081,7 @@ main (int argc, char **argv)
   g_test_add_func ("/input/pointing/plot-zoom", test_plot_zoom);
   g_test_add_func ("/input/typing/body-looks", test_body_looks);
   g_test_add_func ("/input/typing/phase-stepping", test_phase_stepping);
+  g_test_add_func ("/input/pointing/move-into-a-fixed-body", test_move_into_a_fixed_body_warns);
   g_test_add_func ("/input/pointing/contact-table", test_contact_table);
   return g_test_run ();
 }

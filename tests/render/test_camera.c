@@ -2,6 +2,7 @@
  * projection they invert, the view plane a grabbed point is dragged in, the turn a drag gives
  * a body, and what a ray picks in a snapshot of two boxes (closed forms from their sizes). */
 #include <math.h>
+#include <string.h>
 
 #include <cwb/vecmath.h>
 
@@ -126,7 +127,9 @@ test_turn (void)
 }
 
 /* Two boxes of the shared fixture at rest before the first step: "resting", 0.2 m cube centred
- * at (0, 0, 0.1), and "tumbling", 0.3 x 0.2 x 0.1 m centred at (1, 0, 2). */
+ * at (0, 0, 0.1), and "tumbling", 0.3 x 0.2 x 0.1 m centred at (1, 0, 2). Hidden bodies (the
+ * view's looks) are not picked; a point is inside a closed surface by the parity of the
+ * surface's crossings along a ray. */
 static void
 test_pick (void)
 {
@@ -136,7 +139,7 @@ test_pick (void)
   CwbPickHit hit;
   /* Straight down onto the resting cube at (0.05, -0.03): its top face, z = 0.2, 4.8 m away. */
   const double origin[3] = { 0.05, -0.03, 5 }, down[3] = { 0, 0, -1 };
-  g_assert_true (cwb_render_pick_body (snapshot, origin, down, &hit));
+  g_assert_true (cwb_render_pick_body (snapshot, NULL, origin, down, &hit));
   g_assert_cmpstr (snapshot->bodies[hit.body].name, ==, "resting");
   g_assert_cmpfloat_with_epsilon (hit.distance, 4.8, GEOMETRY_TOLERANCE);
   const double expected[3] = { 0.05, -0.03, 0.2 };
@@ -153,13 +156,33 @@ test_pick (void)
     g_assert_cmpfloat_with_epsilon (from_weights[k], expected[k], GEOMETRY_TOLERANCE);
   /* Along x at the tumbling box's height: the nearer box is hit first, on its face x = 0.85. */
   const double side[3] = { -3, 0.02, 2.01 }, along_x[3] = { 1, 0, 0 };
-  g_assert_true (cwb_render_pick_body (snapshot, side, along_x, &hit));
+  g_assert_true (cwb_render_pick_body (snapshot, NULL, side, along_x, &hit));
   g_assert_cmpstr (snapshot->bodies[hit.body].name, ==, "tumbling");
   g_assert_cmpfloat_with_epsilon (hit.position[0], 0.85, GEOMETRY_TOLERANCE);
   /* Past both: nothing; pointing away: nothing. */
   const double above[3] = { 0, 0, 5 }, up[3] = { 0, 0, 1 }, miss[3] = { 3, 3, 5 };
-  g_assert_false (cwb_render_pick_body (snapshot, above, up, &hit));
-  g_assert_false (cwb_render_pick_body (snapshot, miss, down, &hit));
+  g_assert_false (cwb_render_pick_body (snapshot, NULL, above, up, &hit));
+  g_assert_false (cwb_render_pick_body (snapshot, NULL, miss, down, &hit));
+  /* A body hidden in the view is not hit: the ray goes on past it. */
+  const char *resting[] = { "resting", NULL }, *tumbling[] = { "tumbling", NULL };
+  CwbOverlayOptions hide = { .hidden_bodies = resting };
+  gboolean found = cwb_render_pick_body (snapshot, &hide, origin, down, &hit);
+  g_assert_true (!found || strcmp (snapshot->bodies[hit.body].name, "resting") != 0);
+  CwbOverlayOptions isolate = { .isolated_bodies = resting };
+  g_assert_false (cwb_render_pick_body (snapshot, &isolate, side, along_x, &hit));
+  isolate.isolated_bodies = tumbling;
+  g_assert_true (cwb_render_pick_body (snapshot, &isolate, side, along_x, &hit));
+  g_assert_cmpstr (snapshot->bodies[hit.body].name, ==, "tumbling");
+  /* Inside the resting cube [-0.1, 0.1]^2 x [0, 0.2]: its centre and a point 1 mm in from a
+   * corner; outside: 1 mm past a face, above it, far away. */
+  const CwbSnapshotBody *cube = &snapshot->bodies[0];
+  g_assert_cmpstr (cube->name, ==, "resting");
+  const double in[][3] = { { 0, 0, 0.1 }, { 0.099, -0.099, 0.199 }, { -0.05, 0.02, 0.001 } };
+  const double out[][3] = { { 0.101, 0, 0.1 }, { 0, 0, 0.201 }, { 2, 3, 4 }, { 0, 0, -0.05 } };
+  for (size_t k = 0; k < G_N_ELEMENTS (in); k++)
+    g_assert_true (cwb_render_point_inside (cube, in[k]));
+  for (size_t k = 0; k < G_N_ELEMENTS (out); k++)
+    g_assert_false (cwb_render_point_inside (cube, out[k]));
 }
 
 int

@@ -336,7 +336,10 @@ drag_begin (GtkGestureDrag *gesture, double x, double y, CwbAppViewport *self)
   double origin[3], direction[3];
   ray_at (self, x, y, origin, direction);
   CwbPickHit hit;
-  if (!cwb_render_pick_body (self->snapshot, origin, direction, &hit)
+  CwbOverlayOptions drawn;
+  const char *isolated[2];
+  frame_options (self, &drawn, isolated);
+  if (!cwb_render_pick_body (self->snapshot, &drawn, origin, direction, &hit)
       || self->snapshot->bodies[hit.body].fixed)
     return;
   if (grab)
@@ -427,7 +430,10 @@ pick_at (CwbAppViewport *self, double x, double y, gint64 *body, gint64 *contact
   double origin[3], direction[3];
   ray_at (self, x, y, origin, direction);
   CwbPickHit hit;
-  gboolean hit_body = cwb_render_pick_body (self->snapshot, origin, direction, &hit);
+  CwbOverlayOptions drawn;
+  const char *isolated[2];
+  frame_options (self, &drawn, isolated);
+  gboolean hit_body = cwb_render_pick_body (self->snapshot, &drawn, origin, direction, &hit);
   /* A contact hidden behind a body is still pickable when it lies just under its surface
    * (contacts are at the surface): allow a little beyond the body's hit. */
   double reach = hit_body ? hit.distance * 1.05 + 0.02 : INFINITY;

@@ -7,6 +7,7 @@
 #include "plugins_window.h"
 #include "widget_renderer.h"
 #include "recorder.h"
+#include "picking.h"
 #include "window_private.h"
 
 /* Unsaved changes are written to the autosave file this often. */
@@ -67,11 +68,55 @@ rebuild_after_rename (CwbAppWindow *self, guint64 revision_before, const char *o
   return cwb_app_window_rebuild (self, &how, error);
 }
 
+static gboolean
+scene_has_body (const CwbScene *scene, const char *name)
+{
+  return cwb_scene_find_body (scene, name) != NULL;
+}
+
+static gboolean
+snapshot_has_body (const CwbSnapshot *s, const char *name)
+{
+  for (size_t b = 0; b < s->n_bodies; b++)
+    if (strcmp (s->bodies[b].name, name) == 0)
+      return TRUE;
+  return FALSE;
+}
+
+/* The bodies the document's scene names differently from the world at the same place (an
+ * undone or redone rename), in pairs old then new, NULL-terminated; they carry their state
+ * and keep their look and selection as a rename in the panel does. */
+static GStrv
+renames_from_world (CwbAppWindow *self)
+{
+  const CwbScene *scene = cwb_document_scene (self->document);
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (self->simulation);
+  g_autoptr (GStrvBuilder) pairs = g_strv_builder_new ();
+  for (size_t i = 0; s != NULL && i < MIN (s->n_bodies, scene->bodies->len); i++)
+    {
+      const char *was = s->bodies[i].name;
+      const char *now = ((const CwbBodyDesc *) scene->bodies->pdata[i])->name;
+      if (strcmp (was, now) == 0 || scene_has_body (scene, was) || snapshot_has_body (s, now))
+        continue;
+      g_strv_builder_add (pairs, was);
+      g_strv_builder_add (pairs, now);
+      cwb_app_viewport_rename_body (self->viewport, was, now);
+      if (g_strcmp0 (self->selected_body, was) == 0)
+        {
+          g_free (self->selected_body);
+          self->selected_body = g_strdup (now);
+        }
+    }
+  return g_strv_builder_end (pairs);
+}
+
 void
 cwb_app_window_follow_document (CwbAppWindow *self, CwbAppRevert revert)
 {
   g_autoptr (GError) error = NULL;
-  CwbAppRebuild how = { .carry = TRUE, .revert = revert };
+  g_auto (GStrv) renamed = renames_from_world (self);
+  CwbAppRebuild how = { .carry = TRUE, .revert = revert,
+                        .renamed = (const char *const *) renamed };
   if (!cwb_app_window_rebuild (self, &how, &error))
     cwb_app_window_show_error (self, error->message);
   cwb_app_window_refresh_document (self);
@@ -692,6 +737,37 @@ lift_above_ground (const CwbScene *scene, const CwbSnapshot *s, size_t moved,
   return lift;
 }
 
+/* A moved body's point inside a fixed body other than a ground (those lift it, above): the
+ * fixed body's name and how many of the moved body's points are inside it, the first one
+ * found. The move is not refused (a user may mean to put a body in a basket's wall to see
+ * what the contact model does with it), but said. */
+static const char *
+fixed_body_entered (const CwbScene *scene, const CwbSnapshot *s, size_t moved,
+                    const double drag[3], const double turn[4], size_t *inside)
+{
+  const CwbSnapshotBody *b = &s->bodies[moved];
+  for (size_t f = 0; f < s->n_bodies; f++)
+    {
+      const CwbBodyDesc *desc = cwb_scene_find_body (scene, s->bodies[f].name);
+      if (f == moved || !s->bodies[f].fixed || desc == NULL
+          || desc->shape.kind == CWB_SHAPE_GROUND)
+        continue;
+      *inside = 0;
+      for (size_t k = 0; k < b->n_points; k++)
+        {
+          double arm[3], p[3];
+          cwb_v3_sub (arm, &b->positions[3 * k], b->summary.centroid);
+          cwb_quat_rotate (p, turn, arm);
+          cwb_v3_add (p, p, b->summary.centroid);
+          cwb_v3_add (p, p, drag);
+          *inside += cwb_render_point_inside (&s->bodies[f], p);
+        }
+      if (*inside > 0)
+        return s->bodies[f].name;
+    }
+  return NULL;
+}
+
 static void
 body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double dz, double rx,
             double ry, double rz, CwbAppWindow *self)
@@ -718,6 +794,13 @@ body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double 
   /* Never into the ground: the body is lifted onto its top face. */
   drag[2] += lift_above_ground (cwb_document_scene (self->document), snapshot, (size_t) body,
                                 drag, turn);
+  size_t inside = 0;
+  const char *entered = fixed_body_entered (cwb_document_scene (self->document), snapshot,
+                                            (size_t) body, drag, turn, &inside);
+  g_autofree char *warning = entered == NULL ? NULL : g_strdup_printf (
+    "'%s' now has %zu of its %zu points inside the fixed body '%s': the contact model will "
+    "push it out, hard for a deep overlap (Ctrl+Z undoes the move)", name, inside,
+    snapshot->bodies[body].n_points, entered);
   cwb_v3_add (position, snapshot->bodies[body].summary.centroid, drag);
   cwb_quat_mul (orientation, turn, snapshot->bodies[body].summary.orientation);
   const char *except[] = { name, NULL };
@@ -725,6 +808,8 @@ body_moved (CwbAppViewport *viewport, gint64 body, double dx, double dy, double 
   if (!cwb_document_set_body_pose (self->document, name, position, orientation, &error)
       || !rebuild_after_edit (self, revision, except, NULL, &error))
     cwb_app_window_show_error (self, error->message);
+  else if (warning != NULL)
+    cwb_app_window_show_notice (self, warning);
   cwb_app_window_refresh_document (self);
 }
 

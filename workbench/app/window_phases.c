@@ -51,6 +51,7 @@ cwb_app_window_step_phase (CwbAppWindow *self)
   GAction *play = g_action_map_lookup_action (G_ACTION_MAP (self), "play");
   g_action_change_state (play, g_variant_new_boolean (FALSE));
   cwb_simulation_step_stages (self->simulation);
+  cwb_app_window_compare_step (self, 1);   /* B keeps in step (its stages are not shown) */
   /* One step: short, and the stages are needed before anything else is shown. */
   cwb_simulation_wait_idle (self->simulation);
   g_autoptr (GPtrArray) stages = cwb_simulation_take_stages (self->simulation);

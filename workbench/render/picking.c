@@ -34,15 +34,16 @@ ray_triangle (const double origin[3], const double direction[3], const double *a
 }
 
 gboolean
-cwb_render_pick_body (const CwbSnapshot *snapshot, const double origin[3],
-                      const double direction[3], CwbPickHit *hit)
+cwb_render_pick_body (const CwbSnapshot *snapshot, const CwbOverlayOptions *options,
+                      const double origin[3], const double direction[3], CwbPickHit *hit)
 {
   gboolean found = FALSE;
   hit->distance = INFINITY;
   for (size_t b = 0; b < snapshot->n_bodies; b++)
     {
       const CwbSnapshotBody *body = &snapshot->bodies[b];
-      if (body->triangles == NULL)
+      if (body->triangles == NULL
+          || (options != NULL && cwb_render_body_opacity (options, body->name) <= 0))
         continue;
       const uint32_t *tri = g_bytes_get_data (body->triangles, NULL);
       for (size_t k = 0; k < body->n_triangles; k++)
@@ -66,6 +67,28 @@ cwb_render_pick_body (const CwbSnapshot *snapshot, const double origin[3],
         }
     }
   return found;
+}
+
+gboolean
+cwb_render_point_inside (const CwbSnapshotBody *body, const double p[3])
+{
+  if (body->triangles == NULL)
+    return FALSE;
+  /* A direction no axis-aligned face or edge of a shape runs along, so that the ray does
+   * not graze an edge of a box or a tessellated primitive. */
+  double direction[3] = { 0.5773, 0.5812, 0.5735 };
+  cwb_v3_normalize (direction);
+  const uint32_t *tri = g_bytes_get_data (body->triangles, NULL);
+  guint crossings = 0;
+  for (size_t k = 0; k < body->n_triangles; k++)
+    {
+      const uint32_t *ids = &tri[3 * k];
+      double t, u, v;
+      crossings += ray_triangle (p, direction, &body->positions[3 * ids[0]],
+                                 &body->positions[3 * ids[1]], &body->positions[3 * ids[2]], &t,
+                                 &u, &v);
+    }
+  return crossings % 2 == 1;
 }
 
 gssize

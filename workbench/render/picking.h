@@ -3,7 +3,7 @@
  * inspector. No GL: tests check it directly. */
 #pragma once
 
-#include "snapshot.h"
+#include "overlays.h"
 
 G_BEGIN_DECLS
 
@@ -16,9 +16,15 @@ typedef struct CwbPickHit {
   double position[3];
 } CwbPickHit;
 
-/* The nearest triangle the ray hits (any body); FALSE when it hits none. */
-gboolean cwb_render_pick_body (const CwbSnapshot *snapshot, const double origin[3],
-                               const double direction[3], CwbPickHit *hit);
+/* The nearest triangle the ray hits, of the bodies drawn with `options` (a hidden body is
+ * not hit; NULL: any body); FALSE when it hits none. */
+gboolean cwb_render_pick_body (const CwbSnapshot *snapshot, const CwbOverlayOptions *options,
+                               const double origin[3], const double direction[3],
+                               CwbPickHit *hit);
+
+/* Whether point p lies inside the closed surface of `body` (the parity of the surface's
+ * crossings along a ray from p); FALSE for a body without triangles. */
+gboolean cwb_render_point_inside (const CwbSnapshotBody *body, const double p[3]);
 
 /* The contact frame whose origin lies nearest the ray within `angle` (radians, seen from the
  * ray's origin), in front of `max_distance`; -1 when none. */

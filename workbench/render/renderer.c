@@ -337,6 +337,8 @@ cwb_render_frame (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbCamera *
   glPolygonOffset (1, 1);   /* wireframe and contact lines win the depth test on faces */
   glDrawArrays (GL_TRIANGLES, 0, (GLsizei) r->opaque_vertices);
   glDisable (GL_POLYGON_OFFSET_FILL);
+  /* The section cuts bodies only; the line shader writes no clip distance. */
+  glDisable (GL_CLIP_DISTANCE0);
 
   cwb_render_overlay_build (&r->overlays, snapshot, options);
   glUseProgram (r->line_program);
@@ -351,13 +353,14 @@ cwb_render_frame (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbCamera *
   glDepthMask (GL_FALSE);
   if (r->mesh->len > r->opaque_vertices)
     {
+      glEnable (GL_CLIP_DISTANCE0);
       glUseProgram (r->mesh_program);
       glBindVertexArray (r->mesh_vao);
       glDrawArrays (GL_TRIANGLES, (GLint) r->opaque_vertices,
                     (GLsizei) (r->mesh->len - r->opaque_vertices));
       glUseProgram (r->line_program);
+      glDisable (GL_CLIP_DISTANCE0);
     }
-  glDisable (GL_CLIP_DISTANCE0);
   upload (r->tri_vbo, r->overlays.triangles);
   glBindVertexArray (r->tri_vao);
   glDrawArrays (GL_TRIANGLES, 0, (GLsizei) r->overlays.triangles->len);
