@@ -901,6 +901,38 @@ test_edit_slow_cancel (void)
   fixture_close (&f);
 }
 
+/* Issue 19's A/B compare with a side B that takes long to build (its slow body asked for
+ * 2000 steps of 5 ms): B builds off the UI thread, the bar shows its progress and the window
+ * stays live (check_working); Cancel leaves A alone, uncompared, with a notice. With 150
+ * steps (0.75 s, past the window's wait) the compare starts once B is built. */
+static void
+test_compare_slow (void)
+{
+  Fixture f = { 0 };
+  fixture_app (&f);
+  g_autofree char *slow = write_slow_scene (&f, "slow-compare.yaml", 20, 5);
+  fixture_window (&f, slow);
+  CwbAppWindow *window = f.window;
+  g_auto (GStrv) long_b = g_strsplit ("bodies.slow.steps=2000", ";", -1);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_app_window_compare (window, long_b, &error));
+  g_assert_no_error (error);
+  check_working (window);
+  g_assert_null (cwb_app_window_compare_simulation (window));
+  cancel_work (window);
+  g_assert_null (cwb_app_window_compare_simulation (window));
+  g_assert_nonnull (strstr (cwb_app_window_notice (window), "Building side B of the compare: "
+                                                             "loading cancelled"));
+  g_auto (GStrv) short_b = g_strsplit ("bodies.slow.steps=150", ";", -1);
+  g_assert_true (cwb_app_window_compare (window, short_b, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (cwb_app_window_progress (window, NULL));
+  g_assert_true (iterate_until (work_ended, window, 30));
+  g_assert_nonnull (cwb_app_window_compare_simulation (window));
+  g_assert_nonnull (cwb_app_window_compare_viewport (window));
+  fixture_close (&f);
+}
+
 /* Issue 19, item 8: a bad scene on the command line ended the program with a message on
  * stderr and no window. Now a window opens on an empty scene with the message (the file and
  * the line) in its error bar, and the program's exit status stays 2, the command line's code
@@ -958,6 +990,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/long-build/open", test_open_slow);
   g_test_add_func ("/app/long-build/edit-cancel", test_edit_slow_cancel);
   g_test_add_func ("/app/long-build/start", test_start_slow);
+  g_test_add_func ("/app/long-build/compare", test_compare_slow);
   g_test_add_func ("/app/start-with-bad-scene", test_start_with_bad_scene);
   return g_test_run ();
 }

@@ -115,22 +115,6 @@ carry_into (CwbWorld *world, gpointer data, GError **error)
   return TRUE;
 }
 
-/* The changes' world, from `scene` (taken on success), the state of A's carried into it
- * with `carry`. */
-static CwbSimulation *
-build_side (CwbAppWindow *self, const CwbScene *scene, gboolean carry, GError **error)
-{
-  CwbWorld *world = cwb_world_new (scene, self->registry, error);
-  if (world == NULL)
-    return NULL;
-  if (carry && !cwb_simulation_edit (self->simulation, carry_into, world, error))
-    {
-      cwb_world_free (world);
-      return NULL;
-    }
-  return cwb_simulation_new (world, NULL);
-}
-
 static void
 set_compare_actions (CwbAppWindow *self)
 {
@@ -152,11 +136,24 @@ cwb_app_window_compare (CwbAppWindow *self, char *const *changes, GError **error
                                       g_variant_new_boolean (FALSE));
   cwb_simulation_pause (self->simulation);
   cwb_app_window_end_compare (self);
-  CwbSimulation *b = build_side (self, scene, TRUE, error);
-  if (b == NULL)
+  /* B's world builds off the UI thread (a heavy FEM body takes seconds); the compare starts
+   * when it is built. */
+  return cwb_app_window_build_compare (self, g_steal_pointer (&scene), changes, error);
+}
+
+gboolean
+cwb_app_window_compare_built (CwbAppWindow *self, CwbWorld *world, CwbScene *scene,
+                              char *const *changes, GError **error)
+{
+  g_autoptr (CwbWorld) owned_world = world;
+  g_autoptr (CwbScene) owned_scene = scene;
+  /* B starts from A's newest state (its carried bodies; a changed body from its
+   * description). */
+  if (!cwb_simulation_edit (self->simulation, carry_into, owned_world, error))
     return FALSE;
+  CwbSimulation *b = cwb_simulation_new (g_steal_pointer (&owned_world), NULL);
   self->compare = b;
-  self->compare_scene = g_steal_pointer (&scene);
+  self->compare_scene = g_steal_pointer (&owned_scene);
   self->compare_changes = g_strdupv ((char **) changes);
   self->compare_stats_cursor = 0;
   self->compare_readout_step = G_MAXUINT64;
@@ -164,6 +161,7 @@ cwb_app_window_compare (CwbAppWindow *self, char *const *changes, GError **error
   self->compare_world_serial = a->world_serial;
   self->compare_viewport = CWB_APP_VIEWPORT (cwb_app_viewport_new ());
   *cwb_app_viewport_overlays (self->compare_viewport) = *cwb_app_viewport_overlays (self->viewport);
+  cwb_app_viewport_copy_looks (self->compare_viewport, self->viewport);
   cwb_app_viewport_set_simulation (self->compare_viewport, b);
   *cwb_app_viewport_camera (self->compare_viewport) = *cwb_app_viewport_camera (self->viewport);
   self->compare_camera = *cwb_app_viewport_camera (self->viewport);
@@ -372,6 +370,15 @@ follow_readout (CwbAppWindow *self, const CwbSnapshot *a, const CwbSnapshot *b)
   self->compare_readout_step = both;
 }
 
+/* B from its scene's start, for a reset of A (built here, on the UI thread: a reset of a
+ * heavy scene waits for it). */
+static CwbSimulation *
+restart_side (CwbAppWindow *self, GError **error)
+{
+  CwbWorld *world = cwb_world_new (self->compare_scene, self->registry, error);
+  return world != NULL ? cwb_simulation_new (world, NULL) : NULL;
+}
+
 /* A's world was replaced: a reset starts B over too; an edit ends the compare. */
 static gboolean
 follow_rebuild (CwbAppWindow *self, const CwbSnapshot *a)
@@ -379,8 +386,7 @@ follow_rebuild (CwbAppWindow *self, const CwbSnapshot *a)
   if (a->world_serial == self->compare_world_serial)
     return TRUE;
   g_autoptr (GError) error = NULL;
-  CwbSimulation *b = a->steps == 0 ? build_side (self, self->compare_scene, FALSE, &error)
-                                   : NULL;
+  CwbSimulation *b = a->steps == 0 ? restart_side (self, &error) : NULL;
   if (b == NULL)
     {
       g_autofree char *why = g_strdup_printf (

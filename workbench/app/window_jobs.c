@@ -387,6 +387,47 @@ cwb_app_window_rebuild (CwbAppWindow *self, const CwbAppRebuild *how, GError **e
   return run_job (self, job, JOB_WAIT_US, rebuild_done, error);
 }
 
+/* ---- side B of an A/B compare ------------------------------------------------------------ */
+
+typedef struct CompareBuild {
+  WorldBuild build;         /* first: world_build_run */
+  char **changes;
+} CompareBuild;
+
+static void
+compare_build_free (CompareBuild *c)
+{
+  world_build_clear (&c->build);
+  g_strfreev (c->changes);
+  g_free (c);
+}
+
+static void
+compare_build_done (CwbAppWindow *self, CwbAppJob *job)
+{
+  CompareBuild *c = cwb_app_job_data (job);
+  if (c->build.world == NULL)
+    return;   /* a failure or a cancel: the bar says it */
+  g_autoptr (GError) error = NULL;
+  CwbWorld *world = g_steal_pointer (&c->build.world);
+  CwbScene *scene = g_steal_pointer (&c->build.scene);
+  if (!cwb_app_window_compare_built (self, world, scene, c->changes, &error))
+    cwb_app_window_show_error (self, error->message);
+}
+
+gboolean
+cwb_app_window_build_compare (CwbAppWindow *self, CwbScene *scene, char *const *changes,
+                              GError **error)
+{
+  CompareBuild *c = g_new0 (CompareBuild, 1);
+  c->build.scene = scene;
+  c->build.registry = self->registry;
+  c->changes = g_strdupv ((char **) changes);
+  CwbAppJob *job = cwb_app_job_start ("Building side B of the compare", world_build_run, c,
+                                      (GDestroyNotify) compare_build_free);
+  return run_job (self, job, JOB_WAIT_US, compare_build_done, error);
+}
+
 /* ---- swapping a plugin, or editing its parameters ---------------------------------------- */
 
 typedef struct PluginJob {

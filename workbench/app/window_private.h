@@ -175,6 +175,13 @@ void cwb_app_window_pace (CwbAppWindow *self);
 /* window_compare.c: B follows A's transport (no-ops without a compare) */
 void cwb_app_window_compare_play (CwbAppWindow *self, gboolean play);
 void cwb_app_window_compare_step (CwbAppWindow *self, int n);
+/* Builds side B's world from `scene` (taken) on a worker thread (window_jobs.c), the window
+ * live meanwhile with a progress bar and Cancel; cwb_app_window_compare_built then starts the
+ * compare with it (world and scene taken). */
+gboolean cwb_app_window_build_compare (CwbAppWindow *self, CwbScene *scene,
+                                       char *const *changes, GError **error);
+gboolean cwb_app_window_compare_built (CwbAppWindow *self, CwbWorld *world, CwbScene *scene,
+                                       char *const *changes, GError **error);
 /* B shows its history entry at the step A's shown state is at. */
 void cwb_app_window_compare_seek (CwbAppWindow *self);
 void cwb_app_window_compare_pace (CwbAppWindow *self, gboolean realtime, double speed);
