@@ -127,8 +127,16 @@ assert_bodies_match (GListModel *rows, const CwbSnapshot *s)
       for (int k = 0; k < 3; k++)
         {
           g_assert_cmpfloat (v->centroid[k], ==, sum->centroid[k]);
+
           g_assert_cmpfloat (v->velocity[k], ==, sum->linear_velocity[k]);
         }
+      /* The rotation column turned back into a quaternion is the body's orientation (up to
+       * sign), to 1e-12: a few trigonometric round-offs. */
+      double q[4];
+      cwb_quat_from_euler_deg (q, v->rotation);
+      double dot = q[0] * sum->orientation[0] + q[1] * sum->orientation[1]
+                   + q[2] * sum->orientation[2] + q[3] * sum->orientation[3];
+      g_assert_cmpfloat_with_epsilon (fabs (dot), 1, 1e-12);
       g_assert_cmpfloat (v->speed, ==, cwb_v3_norm (sum->linear_velocity));
       g_assert_cmpfloat (v->angular_speed, ==, cwb_v3_norm (sum->angular_velocity));
       g_assert_cmpfloat (v->kinetic_energy, ==, sum->kinetic_energy);

@@ -81,6 +81,20 @@ compare_fixed (gconstpointer a, gconstpointer b)
 }
 
 static void
+format_rotation (gconstpointer v, GString *text)
+{
+  const double *r = ((const CwbAppBodyValues *) v)->rotation;
+  g_string_append_printf (text, "[%.1f, %.1f, %.1f]", r[0], r[1], r[2]);
+}
+
+static int
+compare_rotation (gconstpointer a, gconstpointer b)
+{
+  return compare_vectors (((const CwbAppBodyValues *) a)->rotation,
+                          ((const CwbAppBodyValues *) b)->rotation);
+}
+
+static void
 format_position (gconstpointer v, GString *text)
 {
   const double *p = ((const CwbAppBodyValues *) v)->centroid;
@@ -127,6 +141,9 @@ static const CwbAppLiveColumn columns[] = {
   { "fixed", "Fixed", "A fixed body never moves", format_fixed, compare_fixed, FALSE, 0, 0 },
   { "position", "Position (m)", "Centre of mass, world frame (sorts by x, then y, then z)",
     format_position, compare_position, TRUE, 0, 0 },
+  { "rotation", "Rotation (°)",
+    "Orientation: rotations about x, then y, then z, as the Properties panel's rotation",
+    format_rotation, compare_rotation, TRUE, 0, 0 },
   { "speed", "|v| (m/s)", "Speed of the centre of mass",
     CWB_APP_LIVE_NUMBER (CwbAppBodyValues, speed, 4) },
   { "velocity", "v (m/s)", "Velocity of the centre of mass, world frame (sorts by x, y, z)",
@@ -159,6 +176,7 @@ fill_values (CwbAppBodyValues *v, const CwbSnapshotBody *body, guint contacts)
   replace_text (&v->model, body->model);
   v->fixed = body->fixed;
   cwb_v3_copy (v->centroid, s->centroid);
+  cwb_quat_to_euler_deg (v->rotation, s->orientation);
   cwb_v3_copy (v->velocity, s->linear_velocity);
   v->speed = cwb_v3_norm (s->linear_velocity);
   v->angular_speed = cwb_v3_norm (s->angular_velocity);

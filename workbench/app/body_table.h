@@ -20,6 +20,7 @@ typedef struct CwbAppBodyValues {
   char *model;               /* body-model plugin */
   gboolean fixed;
   double centroid[3];        /* centre of mass, world, m */
+  double rotation[3];        /* orientation as rotations about x, y, z (degrees, x first) */
   double velocity[3];        /* of the centre of mass, m/s */
   double speed;              /* |velocity| */
   double angular_speed;      /* |angular velocity|, rad/s */

@@ -145,22 +145,6 @@ body_key (const CwbScene *scene, const char *key, char **name, const char **fiel
   return TRUE;
 }
 
-/* XYZ Euler angles in degrees (the editor's "rotation") to a unit quaternion w, x, y, z:
- * rotations about x, then y, then z, in the world frame. */
-static void
-euler_to_quaternion (const double degrees[3], double q[4])
-{
-  double about[3][4];
-  for (int k = 0; k < 3; k++)
-    {
-      double rotvec[3] = { 0, 0, 0 };
-      rotvec[k] = degrees[k] * G_PI / 180;
-      cwb_quat_from_rotvec (about[k], rotvec);
-    }
-  double zy[4];
-  cwb_quat_mul (zy, about[2], about[1]);
-  cwb_quat_mul (q, zy, about[0]);   /* q = q_z q_y q_x: x first */
-}
 
 static gboolean
 apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const char *key,
@@ -188,7 +172,7 @@ apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const 
       double degrees[3], q[4];
       if (node == NULL || !cwb_scene_node_get_vec (node, key, degrees, 3, error))
         return FALSE;
-      euler_to_quaternion (degrees, q);
+      cwb_quat_from_euler_deg (q, degrees);
       if (!cwb_document_set_body_pose (self->document, name, body->position, q, error))
         return FALSE;
     }

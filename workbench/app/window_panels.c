@@ -85,18 +85,6 @@ vec_text (const double *v)
   return g_strdup_printf ("[%.17g, %.17g, %.17g]", v[0], v[1], v[2]);
 }
 
-/* Quaternion w, x, y, z to the rotations about x, y, z (degrees) of euler_to_quaternion. */
-static void
-quaternion_to_euler (const double q[4], double degrees[3])
-{
-  double w = q[0], x = q[1], y = q[2], z = q[3];
-  double rx = atan2 (2 * (w * x + y * z), 1 - 2 * (x * x + y * y));
-  double ry = asin (CLAMP (2 * (w * y - z * x), -1, 1));
-  double rz = atan2 (2 * (w * z + x * y), 1 - 2 * (y * y + z * z));
-  degrees[0] = rx * 180 / G_PI;
-  degrees[1] = ry * 180 / G_PI;
-  degrees[2] = rz * 180 / G_PI;
-}
 
 /* The choices of an ENUM listing every loaded plugin of a kind ("rigid|fem"). */
 static char *
@@ -147,7 +135,7 @@ add_body_sections (CwbAppWindow *self, const CwbBodyDesc *body)
   specs[BODY_SPEC_MAPPING].choices = mappings;
 
   double degrees[3];
-  quaternion_to_euler (body->orientation, degrees);
+  cwb_quat_to_euler_deg (degrees, body->orientation);
   g_autofree char *position = vec_text (body->position);
   g_autofree char *rotation = vec_text (degrees);
   g_autofree char *linear = vec_text (body->linear_velocity);

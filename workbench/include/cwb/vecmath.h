@@ -159,6 +159,34 @@ cwb_quat_to_m3 (double m[9], const double q[4])
   m[6] = 2 * (x * z - w * y);     m[7] = 2 * (y * z + w * x);     m[8] = 1 - 2 * (x * x + y * y);
 }
 
+/* The rotations about x, y, z in degrees (x first, then y, then z: q = q_z q_y q_x), as the
+ * scene editor shows a body's orientation; and back. */
+static inline void
+cwb_quat_from_euler_deg (double q[4], const double degrees[3])
+{
+  double about[3][4];
+  for (int k = 0; k < 3; k++)
+    {
+      double rotvec[3] = { 0, 0, 0 };
+      rotvec[k] = degrees[k] * 3.14159265358979323846 / 180;
+      cwb_quat_from_rotvec (about[k], rotvec);
+    }
+  double zy[4];
+  cwb_quat_mul (zy, about[2], about[1]);
+  cwb_quat_mul (q, zy, about[0]);
+}
+
+static inline void
+cwb_quat_to_euler_deg (double degrees[3], const double q[4])
+{
+  double w = q[0], x = q[1], y = q[2], z = q[3];
+  double sin_y = 2 * (w * y - z * x);
+  sin_y = sin_y < -1 ? -1 : sin_y > 1 ? 1 : sin_y;
+  degrees[0] = atan2 (2 * (w * x + y * z), 1 - 2 * (x * x + y * y)) * 180 / 3.14159265358979323846;
+  degrees[1] = asin (sin_y) * 180 / 3.14159265358979323846;
+  degrees[2] = atan2 (2 * (w * z + x * y), 1 - 2 * (y * y + z * z)) * 180 / 3.14159265358979323846;
+}
+
 /* The unit quaternion (w >= 0) of a rotation matrix, by Shepperd's method: the largest of
  * the four squared components is taken from the trace, the others from off-diagonal sums,
  * so no division is by a small number. */
