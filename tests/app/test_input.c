@@ -1743,6 +1743,63 @@ test_compare_in_lockstep (void)
   pump_grace_us = G_MAXINT64;
 }
 
+/* An edit of A's scene during a compare is made to B too (it used to end the compare): the
+ * compare of the incline with B's box at friction 0.1, twenty steps, then the ground's
+ * friction typed into its field in the Properties panel. Both worlds are rebuilt, both keep
+ * their twenty steps and their states (carried: the bodies were not restarted), and B still
+ * differs from A. */
+static gboolean
+b_rebuilt (gpointer data)
+{
+  CwbSimulation **sides = data;
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (sides[0]);
+  return s->world_serial != GPOINTER_TO_SIZE (sides[1]);
+}
+
+static void
+test_compare_follows_an_edit (void)
+{
+  SKIP_WITHOUT_X11 ();
+  Fixture f = { 0 };
+  pump_grace_us = G_USEC_PER_SEC / 4;
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  g_auto (GStrv) change = g_strsplit ("bodies.box.friction=0.1", ";", -1);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_app_window_compare (f.window, change, &error));
+  g_assert_true (iterate_until (compare_shown, f.window, 30));
+  CwbSimulation *a = cwb_app_window_simulation (f.window);
+  CwbSimulation *b = cwb_app_window_compare_simulation (f.window);
+  step_from_view (&f, 20);
+  cwb_simulation_wait_idle (b);
+  g_autoptr (CwbSnapshot) b_before = cwb_simulation_latest (b);
+  g_assert_cmpuint (b_before->steps, ==, 20);
+
+  cwb_app_window_select_body (f.window, "ground");
+  pump (100);
+  GtkWidget *friction = field (f.window, "bodies.ground.friction");
+  reveal (friction);
+  click (friction);
+  press_key (friction, XK_a, FALSE, TRUE);
+  type_text (friction, "0.3");
+  press_key (friction, XK_Return, FALSE, FALSE);
+  gpointer sides[2] = { b, GSIZE_TO_POINTER ((gsize) b_before->world_serial) };
+  g_assert_true (iterate_until (b_rebuilt, sides, 30));
+  pump (300);
+  g_assert_true (cwb_app_window_compare_simulation (f.window) == b);
+  g_autoptr (CwbSnapshot) sa = cwb_simulation_latest (a);
+  g_autoptr (CwbSnapshot) sb = cwb_simulation_latest (b);
+  g_assert_cmpuint (sa->steps, ==, 20);
+  g_assert_cmpuint (sb->steps, ==, 20);
+  /* Carried: B's box is where it was, bit for bit. */
+  g_assert_cmpmem (snapshot_body (sb, "box")->summary.centroid, 3 * sizeof (double),
+                   snapshot_body (b_before, "box")->summary.centroid, 3 * sizeof (double));
+  g_assert_cmpuint (cwb_snapshot_state_hash (sa), !=, cwb_snapshot_state_hash (sb));
+  const char *notice = cwb_app_window_notice (f.window);
+  g_assert_true (notice == NULL || strstr (notice, "Compare ended") == NULL);
+  fixture_close (&f);
+  pump_grace_us = G_MAXINT64;
+}
+
 static gboolean
 clip_saved (gpointer data)
 {
@@ -2077,6 +2134,7 @@ main (int argc, char **argv)
   g_test_add_func ("/input/typing/step-n", test_step_n);
   g_test_add_func ("/input/pointing/plot-hover", test_plot_hover);
   g_test_add_func ("/input/typing/compare-in-lockstep", test_compare_in_lockstep);
+  g_test_add_func ("/input/typing/compare-follows-an-edit", test_compare_follows_an_edit);
   g_test_add_func ("/input/typing/record-clip", test_record_clip);
   g_test_add_func ("/input/pointing/plot-zoom", test_plot_zoom);
   g_test_add_func ("/input/typing/body-looks", test_body_looks);

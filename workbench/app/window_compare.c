@@ -379,6 +379,30 @@ restart_side (CwbAppWindow *self, GError **error)
   return world != NULL ? cwb_simulation_new (world, NULL) : NULL;
 }
 
+gboolean
+cwb_app_window_compare_follow_edit (CwbAppWindow *self, gboolean carry,
+                                    const char *const *except, const char *const *renamed,
+                                    GError **error)
+{
+  if (self->compare == NULL)
+    return TRUE;
+  /* B is A's edited scene with the same changes, its bodies carried (or restarted) as A's
+   * were. Built here, as for a reset. */
+  g_autoptr (CwbScene) scene = cwb_scene_copy (cwb_document_scene (self->document));
+  if (!cwb_scene_apply_sets (scene, self->compare_changes, error))
+    return FALSE;
+  CwbWorld *world = cwb_world_new (scene, self->registry, error);
+  if (world == NULL)
+    return FALSE;
+  cwb_simulation_replace_world (self->compare, world, carry, except, renamed);
+  g_clear_pointer (&self->compare_scene, cwb_scene_free);
+  self->compare_scene = g_steal_pointer (&scene);
+  g_autoptr (CwbSnapshot) a = cwb_simulation_latest (self->simulation);
+  self->compare_world_serial = a->world_serial;
+  self->compare_readout_step = G_MAXUINT64;
+  return TRUE;
+}
+
 /* A's world was replaced: a reset starts B over too; an edit ends the compare. */
 static gboolean
 follow_rebuild (CwbAppWindow *self, const CwbSnapshot *a)

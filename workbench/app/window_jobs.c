@@ -363,6 +363,18 @@ rebuild_done (CwbAppWindow *self, CwbAppJob *job)
                                           "history and the plots start again from here.");
       if (r->select != NULL)
         cwb_app_window_select_body (self, r->select);
+      /* A reset restarts B by itself (window_compare.c); an edit is made to B too. */
+      g_autoptr (GError) compare_error = NULL;
+      if (!r->restart
+          && !cwb_app_window_compare_follow_edit (self, r->carry, (const char *const *) r->except,
+                                                  (const char *const *) r->renamed,
+                                                  &compare_error))
+        {
+          g_autofree char *why = g_strdup_printf ("Compare ended: B could not take the edit: "
+                                                  "%s", compare_error->message);
+          cwb_app_window_end_compare (self);
+          cwb_app_window_show_notice (self, why);
+        }
     }
   else
     revert (self, r->revert);

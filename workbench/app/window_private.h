@@ -182,6 +182,13 @@ gboolean cwb_app_window_build_compare (CwbAppWindow *self, CwbScene *scene,
                                        char *const *changes, GError **error);
 gboolean cwb_app_window_compare_built (CwbAppWindow *self, CwbWorld *world, CwbScene *scene,
                                        char *const *changes, GError **error);
+/* A's world was rebuilt for an edit of the scene: B gets the same edit (A's new scene with
+ * B's changes), its bodies carried as A's were (`carry`, `except`, `renamed` as
+ * cwb_simulation_replace_world takes them). FALSE when B's changes no longer apply (a body
+ * they name was deleted) or its world does not build. */
+gboolean cwb_app_window_compare_follow_edit (CwbAppWindow *self, gboolean carry,
+                                             const char *const *except,
+                                             const char *const *renamed, GError **error);
 /* B shows its history entry at the step A's shown state is at. */
 void cwb_app_window_compare_seek (CwbAppWindow *self);
 void cwb_app_window_compare_pace (CwbAppWindow *self, gboolean realtime, double speed);
