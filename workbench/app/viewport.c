@@ -45,6 +45,8 @@ struct _CwbAppViewport {
   GStrv hidden, translucent;
   char *isolated;
   gboolean showing_stage;        /* snapshot is a stage's (cwb_app_viewport_show_stage) */
+  GArray *legend_shown;          /* CwbLegendEntry: what legend_texture shows */
+  GdkTexture *legend_texture;    /* redrawn only when the legend changes */
 
   DragMode drag;
   double drag_last_x, drag_last_y;
@@ -475,6 +477,8 @@ viewport_dispose (GObject *object)
   g_clear_pointer (&self->hidden, g_strfreev);
   g_clear_pointer (&self->translucent, g_strfreev);
   g_clear_pointer (&self->isolated, g_free);
+  g_clear_object (&self->legend_texture);
+  g_clear_pointer (&self->legend_shown, g_array_unref);
   g_clear_pointer (&self->recorder, cwb_app_recorder_discard);
   self->simulation = NULL;
   G_OBJECT_CLASS (cwb_app_viewport_parent_class)->dispose (object);
@@ -500,13 +504,42 @@ viewport_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   CwbOverlayOptions options;
   const char *isolated[2];
   frame_options (self, &options, isolated);
-  if (!options.legend && !options.body_labels && !options.contact_labels)
-    return;
   int width = gtk_widget_get_width (widget), height = gtk_widget_get_height (widget);
-  cairo_t *cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  cwb_render_annotate (cr, self->snapshot, &self->camera, &options,
-                       cwb_render_last_overlays (self->renderer), width, height);
-  cairo_destroy (cr);
+  if (options.body_labels || options.contact_labels)
+    {
+      cairo_t *cr = gtk_snapshot_append_cairo (snapshot,
+                                               &GRAPHENE_RECT_INIT (0, 0, width, height));
+      cwb_render_labels (cr, self->snapshot, &self->camera, &options, width, height);
+      cairo_destroy (cr);
+    }
+  /* The legend as a texture, drawn again only when what it says changes: text layout every
+   * frame cost the view its frame rate on a slow machine. */
+  g_autoptr (GArray) legend = cwb_render_legend (self->snapshot, &options,
+                                                 cwb_render_last_overlays (self->renderer));
+  if (legend->len == 0)
+    return;
+  if (self->legend_texture == NULL || !cwb_render_legend_equal (legend, self->legend_shown))
+    {
+      cairo_surface_t *image = cwb_render_legend_image (legend);
+      int w = cairo_image_surface_get_width (image), h = cairo_image_surface_get_height (image);
+      /* Cairo's ARGB32 is GDK's default memory format (premultiplied, native order). */
+      g_autoptr (GBytes) bytes = g_bytes_new (cairo_image_surface_get_data (image),
+                                              (gsize) cairo_image_surface_get_stride (image)
+                                                * (gsize) h);
+      g_clear_object (&self->legend_texture);
+      self->legend_texture = gdk_memory_texture_new (w, h, GDK_MEMORY_DEFAULT, bytes,
+                                                     (gsize) cairo_image_surface_get_stride (image));
+      cairo_surface_destroy (image);
+      g_clear_pointer (&self->legend_shown, g_array_unref);
+      self->legend_shown = g_array_ref (legend);
+    }
+  int w = gdk_texture_get_width (self->legend_texture);
+  int h = gdk_texture_get_height (self->legend_texture);
+  double x, y;
+  cwb_render_legend_place (h, height, &x, &y);
+  gtk_snapshot_push_clip (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
+  gtk_snapshot_append_texture (snapshot, self->legend_texture, &GRAPHENE_RECT_INIT (x, y, w, h));
+  gtk_snapshot_pop (snapshot);
 }
 
 static void

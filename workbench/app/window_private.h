@@ -107,6 +107,9 @@ void cwb_app_window_refresh_body_list (CwbAppWindow *self);
  * step's end. Play, step, the history and a reset end it. */
 void cwb_app_window_step_phase (CwbAppWindow *self);
 void cwb_app_window_end_phases (CwbAppWindow *self);
+/* window_view.c: the View menu's actions (overlays, legend and labels, body looks, section,
+ * camera), added to the window. */
+void cwb_app_window_add_view_actions (CwbAppWindow *self);
 /* Sets how the body `name` is drawn (in the compare view too) and shows it in the list. */
 void cwb_app_window_set_body_look (CwbAppWindow *self, const char *name, CwbAppBodyLook look);
 /* After a new snapshot (throttled): scrubber, time, status, inspector, body and contact

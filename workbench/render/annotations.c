@@ -218,16 +218,25 @@ draw_swatch (cairo_t *cr, const CwbLegendEntry *e, double x, double y)
     }
 }
 
-static void
-draw_legend (cairo_t *cr, const GArray *legend, int width, int height)
+static PangoLayout *
+legend_layout (cairo_t *cr)
 {
-  if (legend->len == 0)
-    return;
   PangoLayout *layout = pango_cairo_create_layout (cr);
   PangoFontDescription *font = pango_font_description_from_string (LEGEND_FONT);
   pango_layout_set_font_description (layout, font);
   pango_font_description_free (font);
-  /* Measure, then draw bottom-up from the frame's bottom-left corner. */
+  return layout;
+}
+
+cairo_surface_t *
+cwb_render_legend_image (const GArray *legend)
+{
+  if (legend->len == 0)
+    return NULL;
+  /* Measured on a scratch surface, then drawn on one of the box's size. */
+  cairo_surface_t *scratch = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1, 1);
+  cairo_t *measure = cairo_create (scratch);
+  PangoLayout *layout = legend_layout (measure);
   double line_height = 0, text_width = 0;
   for (guint k = 0; k < legend->len; k++)
     {
@@ -237,26 +246,63 @@ draw_legend (cairo_t *cr, const GArray *legend, int width, int height)
       line_height = MAX (line_height, h);
       text_width = MAX (text_width, w);
     }
-  double box_w = 2 * LEGEND_PADDING + SWATCH_WIDTH + 6 + text_width;
-  double box_h = 2 * LEGEND_PADDING + legend->len * (line_height + LINE_GAP) - LINE_GAP;
-  double x0 = LEGEND_MARGIN, y0 = height - LEGEND_MARGIN - box_h;
-  box_w = MIN (box_w, width - 2 * LEGEND_MARGIN);
-  cairo_save (cr);
+  g_object_unref (layout);
+  cairo_destroy (measure);
+  cairo_surface_destroy (scratch);
+  int box_w = (int) ceil (2 * LEGEND_PADDING + SWATCH_WIDTH + 6 + text_width);
+  int box_h = (int) ceil (2 * LEGEND_PADDING + legend->len * (line_height + LINE_GAP) - LINE_GAP);
+  cairo_surface_t *image = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, box_w, box_h);
+  cairo_t *cr = cairo_create (image);
+  layout = legend_layout (cr);
   cairo_set_source_rgba (cr, 1, 1, 1, 0.82);
-  cairo_rectangle (cr, x0, y0, box_w, box_h);
-  cairo_fill (cr);
+  cairo_paint (cr);
   for (guint k = 0; k < legend->len; k++)
     {
       const CwbLegendEntry *e = &g_array_index (legend, CwbLegendEntry, k);
-      double y = y0 + LEGEND_PADDING + k * (line_height + LINE_GAP);
-      draw_swatch (cr, e, x0 + LEGEND_PADDING, y + (line_height - SWATCH_HEIGHT) / 2);
+      double y = LEGEND_PADDING + k * (line_height + LINE_GAP);
+      draw_swatch (cr, e, LEGEND_PADDING, y + (line_height - SWATCH_HEIGHT) / 2);
       cairo_set_source_rgb (cr, 0.12, 0.12, 0.14);
-      cairo_move_to (cr, x0 + LEGEND_PADDING + SWATCH_WIDTH + 6, y);
+      cairo_move_to (cr, LEGEND_PADDING + SWATCH_WIDTH + 6, y);
       pango_layout_set_text (layout, e->text, -1);
       pango_cairo_show_layout (cr, layout);
     }
-  cairo_restore (cr);
   g_object_unref (layout);
+  cairo_destroy (cr);
+  cairo_surface_flush (image);
+  return image;
+}
+
+gboolean
+cwb_render_legend_equal (const GArray *a, const GArray *b)
+{
+  return a != NULL && b != NULL && a->len == b->len
+         && (a->len == 0 || memcmp (a->data, b->data, a->len * sizeof (CwbLegendEntry)) == 0);
+}
+
+void
+cwb_render_legend_place (int image_height, int height, double *x, double *y)
+{
+  *x = LEGEND_MARGIN;
+  *y = height - LEGEND_MARGIN - image_height;
+}
+
+/* The legend at the frame's bottom-left corner. */
+static void
+draw_legend (cairo_t *cr, const GArray *legend, int width, int height)
+{
+  cairo_surface_t *image = cwb_render_legend_image (legend);
+  if (image == NULL)
+    return;
+  double x, y;
+  cwb_render_legend_place (cairo_image_surface_get_height (image), height, &x, &y);
+  cairo_save (cr);
+  cairo_rectangle (cr, x, y, MIN (cairo_image_surface_get_width (image), width - 2 * x),
+                   cairo_image_surface_get_height (image));
+  cairo_clip (cr);
+  cairo_set_source_surface (cr, image, x, y);
+  cairo_paint (cr);
+  cairo_restore (cr);
+  cairo_surface_destroy (image);
 }
 
 /* Where a world point lands on the frame (pixels, top row 0); FALSE behind the eye. */
@@ -375,6 +421,15 @@ cwb_render_annotate (cairo_t *cr, const CwbSnapshot *snapshot, const CwbCamera *
                      const CwbOverlayOptions *options, const CwbOverlayGeometry *drawn,
                      int width, int height)
 {
+  cwb_render_labels (cr, snapshot, camera, options, width, height);
+  g_autoptr (GArray) legend = cwb_render_legend (snapshot, options, drawn);
+  draw_legend (cr, legend, width, height);
+}
+
+void
+cwb_render_labels (cairo_t *cr, const CwbSnapshot *snapshot, const CwbCamera *camera,
+                   const CwbOverlayOptions *options, int width, int height)
+{
   if (options->body_labels || options->contact_labels)
     {
       float vp[16];
@@ -393,8 +448,6 @@ cwb_render_annotate (cairo_t *cr, const CwbSnapshot *snapshot, const CwbCamera *
       cairo_restore (cr);
       g_object_unref (layout);
     }
-  g_autoptr (GArray) legend = cwb_render_legend (snapshot, options, drawn);
-  draw_legend (cr, legend, width, height);
 }
 
 void

@@ -31,6 +31,18 @@ void cwb_render_annotate (cairo_t *cr, const CwbSnapshot *snapshot, const CwbCam
                           const CwbOverlayOptions *options, const CwbOverlayGeometry *drawn,
                           int width, int height);
 
+/* Body and contact labels only (cwb_render_annotate's first part). */
+void cwb_render_labels (cairo_t *cr, const CwbSnapshot *snapshot, const CwbCamera *camera,
+                        const CwbOverlayOptions *options, int width, int height);
+
+/* The legend drawn on an image of its box's size (ARGB32; NULL for an empty legend), to be
+ * put where cwb_render_legend_place says: a view redraws it only when the legend changes
+ * (cwb_render_legend_equal), not every frame. */
+cairo_surface_t *cwb_render_legend_image (const GArray *legend);
+gboolean cwb_render_legend_equal (const GArray *a, const GArray *b);
+/* Where the legend's image of `image_height` goes on a frame `height` pixels high. */
+void cwb_render_legend_place (int image_height, int height, double *x, double *y);
+
 /* The same over RGBA pixels (top row first, opaque), in place: screenshots and clips. */
 void cwb_render_annotate_rgba (guint8 *rgba, int width, int height, const CwbSnapshot *snapshot,
                                const CwbCamera *camera, const CwbOverlayOptions *options,
