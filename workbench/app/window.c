@@ -69,12 +69,6 @@ rebuild_after_rename (CwbAppWindow *self, guint64 revision_before, const char *o
 }
 
 static gboolean
-scene_has_body (const CwbScene *scene, const char *name)
-{
-  return cwb_scene_find_body (scene, name) != NULL;
-}
-
-static gboolean
 snapshot_has_body (const CwbSnapshot *s, const char *name)
 {
   for (size_t b = 0; b < s->n_bodies; b++)
@@ -96,7 +90,7 @@ renames_from_world (CwbAppWindow *self)
     {
       const char *was = s->bodies[i].name;
       const char *now = ((const CwbBodyDesc *) scene->bodies->pdata[i])->name;
-      if (strcmp (was, now) == 0 || scene_has_body (scene, was) || snapshot_has_body (s, now))
+      if (strcmp (was, now) == 0 || cwb_scene_find_body (scene, was) != NULL || snapshot_has_body (s, now))
         continue;
       g_strv_builder_add (pairs, was);
       g_strv_builder_add (pairs, now);

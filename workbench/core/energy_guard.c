@@ -44,6 +44,12 @@ keep_centroids (CwbEnergyGuard *guard, const CwbBodySummary *summaries, size_t n
 }
 
 gboolean
+cwb_energy_guard_starting (const CwbEnergyGuard *guard, guint64 edits, size_t n)
+{
+  return !guard->started || guard->edits != edits || guard->centroids->len != 3 * n;
+}
+
+gboolean
 cwb_energy_guard_check (CwbEnergyGuard *guard, const CwbBodySummary *summaries,
                         const double *sizes, const gboolean *fixed, size_t n,
                         const double gravity[3], double spring_energy, guint64 edits,
@@ -59,7 +65,7 @@ cwb_energy_guard_check (CwbEnergyGuard *guard, const CwbBodySummary *summaries,
           *body = (int) i;
         }
     }
-  if (!guard->started || guard->edits != edits || guard->centroids->len != 3 * n)
+  if (cwb_energy_guard_starting (guard, edits, n))
     {
       /* A new start: what the bodies have now, and the floor. */
       guard->started = TRUE;

@@ -28,11 +28,15 @@ typedef struct CwbEnergyGuard {
 void cwb_energy_guard_init (CwbEnergyGuard *guard);
 void cwb_energy_guard_clear (CwbEnergyGuard *guard);
 
-/* After a step that left the bodies with `summaries` (one per body) from `before` (the
- * summaries at the step's start, used only when the guard starts), with the mouse spring
+/* Whether the next check starts the budget over (the first, or the world was edited or
+ * changed its bodies): only then does it read the bodies' sizes. */
+gboolean cwb_energy_guard_starting (const CwbEnergyGuard *guard, guint64 edits, size_t n_bodies);
+
+/* After a step that left the bodies with `summaries` (one per body), with the mouse spring
  * storing `spring_energy`: FALSE, with the body of largest kinetic energy in *body and why in
- * *why, when the total passed the budget; TRUE otherwise, the budget then advanced. `sizes`
- * and `fixed` are per body (sizes in m); `edits` the world's edit count. */
+ * *why, when the total passed the budget; TRUE otherwise, the budget then advanced. `fixed`
+ * is per body; `sizes` too (m), read only when the guard starts (NULL otherwise); `edits`
+ * the world's edit count. */
 gboolean cwb_energy_guard_check (CwbEnergyGuard *guard, const CwbBodySummary *summaries,
                                  const double *sizes, const gboolean *fixed, size_t n_bodies,
                                  const double gravity[3], double spring_energy, guint64 edits,

@@ -112,9 +112,7 @@ capture_state (CwbWorld *world, const CwbSnapshot *share, const double *q, const
       b->name = g_strdup (wb->name);
       b->model = g_strdup (wb->model_desc->name);
       b->fixed = wb->slot.fixed;
-      b->summary.struct_size = sizeof b->summary;
-      wb->model->summary (wb->model_self, q + wb->slot.q_offset, v + wb->slot.v_offset,
-                          &b->summary);
+      cwb_world_body_summary_at (world, i, q, v, &b->summary);
       b->kind = g->kind;
       b->n_points = g->n_points;
       b->positions = doubles_copy (g->positions, 3 * g->n_points);

@@ -767,9 +767,15 @@ static int
 energy_grew (CwbWorld *world, char **why)
 {
   size_t n = world->bodies->len;
-  g_autofree double *sizes = g_new0 (double, MAX (n, 1));
-  for (size_t i = 0; i < n; i++)
-    sizes[i] = cwb_geometry_size (&world->geometries[i]);
+  /* The sizes (a pass over every mapped point) only when the budget starts over, not every
+   * step. */
+  g_autofree double *sizes = NULL;
+  if (cwb_energy_guard_starting (&world->energy_guard, world->edits, n))
+    {
+      sizes = g_new0 (double, MAX (n, 1));
+      for (size_t i = 0; i < n; i++)
+        sizes[i] = cwb_geometry_size (&world->geometries[i]);
+    }
   double spring = 0, point[3];
   if (world->grabbing && cwb_world_grab_point (world, point))
     {
@@ -798,23 +804,22 @@ first_unphysical_body (CwbWorld *world, char **why, double *kinetic_energy)
   g_array_set_size (world->summaries, world->bodies->len);
   for (guint i = 0; i < world->bodies->len; i++)
     {
-      CwbBodySummary *summary = &g_array_index (world->summaries, CwbBodySummary, i);
-      cwb_world_body_summary (world, i, summary);
-      CwbBodySummary sum = *summary;
-      if (!isfinite (sum.kinetic_energy))
+      CwbBodySummary *sum = &g_array_index (world->summaries, CwbBodySummary, i);
+      cwb_world_body_summary (world, i, sum);
+      if (!isfinite (sum->kinetic_energy))
         {
           *why = g_strdup ("a kinetic energy too large to represent");
           return (int) i;
         }
-      double speed = cwb_v3_norm (sum.linear_velocity);
-      double mean_speed = sum.mass > 0 ? sqrt (2 * sum.kinetic_energy / sum.mass) : 0;
+      double speed = cwb_v3_norm (sum->linear_velocity);
+      double mean_speed = sum->mass > 0 ? sqrt (2 * sum->kinetic_energy / sum->mass) : 0;
       if (speed > SPEED_OF_LIGHT || mean_speed > SPEED_OF_LIGHT)
         {
           *why = g_strdup_printf ("a speed of %.3g m/s (mean over its mass: %.3g m/s), beyond "
                                   "the speed of light", speed, mean_speed);
           return (int) i;
         }
-      *kinetic_energy += sum.kinetic_energy;
+      *kinetic_energy += sum->kinetic_energy;
     }
   return energy_grew (world, why);
 }
@@ -982,11 +987,17 @@ cwb_world_body_model_name (const CwbWorld *world, size_t body)
 void
 cwb_world_body_summary (const CwbWorld *world, size_t body, CwbBodySummary *out)
 {
+  cwb_world_body_summary_at (world, body, world->q, world->v, out);
+}
+
+void
+cwb_world_body_summary_at (const CwbWorld *world, size_t body, const double *q,
+                           const double *v, CwbBodySummary *out)
+{
   const CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
   memset (out, 0, sizeof *out);
   out->struct_size = sizeof *out;
-  b->model->summary (b->model_self, world->q + b->slot.q_offset, world->v + b->slot.v_offset,
-                     out);
+  b->model->summary (b->model_self, q + b->slot.q_offset, v + b->slot.v_offset, out);
 }
 
 const CwbBodySlot *

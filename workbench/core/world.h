@@ -112,6 +112,9 @@ size_t cwb_world_n_bodies (const CwbWorld *world);
 const char *cwb_world_body_name (const CwbWorld *world, size_t body);
 const char *cwb_world_body_model_name (const CwbWorld *world, size_t body);
 void cwb_world_body_summary (const CwbWorld *world, size_t body, CwbBodySummary *out);
+/* The same at a state (q, v) other than the world's (flat, the world's layout). */
+void cwb_world_body_summary_at (const CwbWorld *world, size_t body, const double *q,
+                                const double *v, CwbBodySummary *out);
 const CwbBodySlot *cwb_world_body_slot (const CwbWorld *world, size_t body);
 /* The flat state; writable for editing tools (the GUI's drag, tests). */
 double *cwb_world_q (CwbWorld *world, size_t *nq);
