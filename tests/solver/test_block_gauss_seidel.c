@@ -982,6 +982,67 @@ test_direct_coupled_bodies (void)
   fixture_clear (&fx);
 }
 
+/* A solve on the operator, active rows and epsilon of the last factored solve reuses its
+ * factorisation (DirectProblem.operator_id names the operator: same id, same H and C^-1).
+ * Seen by changing the bodies' compliance between two solves under one id: the second
+ * gives, bit for bit, what a fresh solver gives with the first compliance (the factor was
+ * reused, only the right-hand side is new), while id 0 or another id factors the new K,
+ * which the dense solve confirms. Tolerance of the dense check as in
+ * test_direct_coupled_bodies. */
+static void
+test_direct_factor_reused (void)
+{
+  const double compliance[3] = { 0.5, 0.2, 1.0 };
+  Fixture fx;
+  fixture_init (&fx, 3, compliance);
+  const int pairs[4][2] = { { 0, -1 }, { 1, 0 }, { 2, 1 }, { 2, -1 } };
+  const double directions[4][3] = { { 0.3, 0.2, 1 }, { 1, 0.5, 0.2 }, { 0.2, 1, 0.4 },
+                                    { 0, 0.6, 0.8 } };
+  for (int k = 0; k < 4; k++)
+    {
+      double d[3];
+      cwb_v3_copy (d, directions[k]);
+      cwb_v3_normalize (d);
+      add_normal_frame (&fx, pairs[k][0], pairs[k][1], d);
+    }
+  BgsProblem problem = fixture_problem (&fx, (const double[4]){ 0 }, FALSE);
+  const size_t rows[4] = { 0, 1, 2, 3 };
+  const double first[4] = { -0.02, 0.01, -0.005, 0.003 };
+  const double second[4] = { 0.004, -0.03, 0.01, -0.002 };
+  const double force[4] = { 3, 1, 0, 2 };
+  DirectProblem direct = {
+    .n_active = 4, .rows = rows, .residual = first, .force = force, .epsilon = 1e-3,
+    .h = problem.h, .bodies = fx.bodies, .stiffness = particle_stiffness,
+    .stiffness_data = &fx, .operator_id = 7,
+  };
+  g_autoptr (IslandDirect) solver = island_direct_new ();
+  double solved[4], reused[4], fresh[4];
+  g_assert_true (island_direct_solve (solver, &direct, solved));
+  /* The second residuals against the first compliance, from a solver with no factor. */
+  g_autoptr (IslandDirect) reference = island_direct_new ();
+  direct.residual = second;
+  g_assert_true (island_direct_solve (reference, &direct, fresh));
+  /* The compliance doubles; the same id says the operator is the same: reused. */
+  for (int b = 0; b < 3; b++)
+    fx.compliance[b] *= 2;
+  g_assert_true (island_direct_solve (solver, &direct, reused));
+  g_assert_cmpmem (reused, sizeof reused, fresh, sizeof fresh);
+  /* Another id, or none: K is factored again, with the new compliance. */
+  direct.operator_id = 8;
+  g_assert_true (island_direct_solve (solver, &direct, reused));
+  g_assert_cmpfloat (fabs (reused[0] - fresh[0]), >, 1e-6);
+  check_direct_against_dense (solver, &fx, rows, 4, second, force, 1e-3);
+  double again[4];
+  direct.operator_id = 8;
+  g_assert_true (island_direct_solve (solver, &direct, again));
+  g_assert_cmpmem (again, sizeof again, reused, sizeof reused);
+  /* Other rows under the same id: factored again (a subset changes K). */
+  direct.n_active = 3;
+  g_assert_true (island_direct_solve (solver, &direct, again));
+  check_direct_against_dense (solver, &fx, rows, 3, second, force, 1e-3);
+  fixture_clear (&fx);
+}
+
 static void
 test_direct_start_matches_sweeps (void)
 {
@@ -1278,6 +1339,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/stop/reads-laws", test_stop_reads_laws);
   g_test_add_func ("/solver/bgs/direct/least-change", test_direct_least_change);
   g_test_add_func ("/solver/bgs/direct/coupled-bodies", test_direct_coupled_bodies);
+  g_test_add_func ("/solver/bgs/direct/factor-reused", test_direct_factor_reused);
   g_test_add_func ("/solver/bgs/direct/matches-sweeps", test_direct_start_matches_sweeps);
   g_test_add_func ("/solver/bgs/direct/cold-start", test_cold_start);
   g_test_add_func ("/solver/bgs/direct/skipped-when-held", test_direct_skipped_when_held);

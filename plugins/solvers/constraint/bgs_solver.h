@@ -48,7 +48,11 @@ struct BgsSolver {
   GArray *diagonal;        /* double: W_ii */
   GArray *blocks;          /* Block */
   GArray *loose_rows;      /* int: rows outside any normal block, solved one by one */
-  GArray *island_blocks;   /* guint: block indices grouped by island */
+  GArray *island_blocks;   /* guint: block indices grouped by island, each island's in its
+                            * sweep order */
+  GArray *stored_blocks;   /* guint: the same grouped by island, each island's in the blocks'
+                            * own order: the passes whose result does not hang on the order
+                            * (the laws' measure, the rows' values) walk memory in it */
   GArray *order_keys;      /* HeightKey: scratch of the sweep order's sort, twice the blocks */
   GArray *island_loose;    /* guint: indices into loose_rows grouped by island */
   GArray *block_start;     /* size_t, n_islands + 1: each island's run of island_blocks */
@@ -64,6 +68,7 @@ struct BgsSolver {
   GArray *block_state;     /* guint8 per block of the island: BLOCK_FIXED ... */
   GArray *island_rows;     /* size_t: the rows of the island being started cold */
   GArray *entry_force;     /* double per island row: its force on entry */
+  guint64 operator_id;     /* counts the operators built: names the one in use */
 };
 
 /* The larger of two sizes; b when a is NaN is never needed (a residual starts at 0), and a
@@ -121,13 +126,17 @@ row_tolerance (const BgsProblem *p, size_t i)
   return p->rate_normals ? 0 : p->rows[i].tolerance;
 }
 
-/* How far the island's forces and motion are from the laws (block_gauss_seidel.c). */
+/* How far the island's forces and motion are from the laws (block_gauss_seidel.c); with
+ * `values`, every row's value it read is kept there too (as record_values keeps them). */
 double bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
-                             size_t l0, size_t l1, const double *f, const double *dq);
+                             size_t l0, size_t l1, const double *f, const double *dq,
+                             double *values);
 
 /* Starts the island (its blocks b0 .. b1 and loose rows l0 .. l1 in the solver's island
- * order) from the direct solve of its active set, moving f and dq (direct_start.c). */
-void bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
-                       size_t l1, double *f, double *dq);
+ * order) from the direct solve of its active set, moving f and dq (direct_start.c). Returns
+ * TRUE when it left f and dq as they were, having measured that the warm start needs no
+ * direct solve, and kept every row's value in `values` on the way. */
+gboolean bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
+                           size_t l1, double *f, double *dq, double *values);
 
 G_END_DECLS

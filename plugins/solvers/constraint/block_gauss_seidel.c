@@ -15,6 +15,7 @@ bgs_solver_new (void)
   s->blocks = g_array_new (FALSE, FALSE, sizeof (Block));
   s->loose_rows = g_array_new (FALSE, FALSE, sizeof (int));
   s->island_blocks = g_array_new (FALSE, FALSE, sizeof (guint));
+  s->stored_blocks = g_array_new (FALSE, FALSE, sizeof (guint));
   s->order_keys = g_array_new (FALSE, FALSE, sizeof (HeightKey));
   s->island_loose = g_array_new (FALSE, FALSE, sizeof (guint));
   s->block_start = g_array_new (FALSE, FALSE, sizeof (size_t));
@@ -47,6 +48,7 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->blocks);
   g_array_unref (s->loose_rows);
   g_array_unref (s->island_blocks);
+  g_array_unref (s->stored_blocks);
   g_array_unref (s->order_keys);
   g_array_unref (s->island_loose);
   g_array_unref (s->block_start);
@@ -417,6 +419,8 @@ group_islands (BgsSolver *s, const BgsProblem *p)
     ib[next[blocks[b].island]++] = b;
   for (guint k = 0; k < s->loose_rows->len; k++)
     il[next[n_islands + island_of (p, p->rows[loose[k]].frame)]++] = k;
+  g_array_set_size (s->stored_blocks, 0);
+  g_array_append_vals (s->stored_blocks, ib, s->blocks->len);
   if (p->order_direction[0] == 0 && p->order_direction[1] == 0 && p->order_direction[2] == 0)
     return;
   for (size_t i = 0; i < n_islands; i++)
@@ -430,7 +434,7 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
-  const guint *ib = (const guint *) s->island_blocks->data;
+  const guint *ib = (const guint *) s->stored_blocks->data;
   const guint *il = (const guint *) s->island_loose->data;
   for (size_t k = b0; k < b1; k++)
     {
@@ -444,13 +448,17 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
 }
 
 /* Adds one contact frame's measure of the laws to `check` (bgs_check); the friction set's
- * excess only with `excess` (the stop does not read it). */
+ * excess only with `excess` (the stop does not read it). With `values`, the frame's rows'
+ * values are kept there. */
 static void
 check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const double *f,
-             const double *dq, gboolean excess, BgsCheck *check)
+             const double *dq, gboolean excess, BgsCheck *check, double *values)
 {
   int n = block->normal;
-  double gap = row_value (s, p, n, dq) + row_tolerance (p, n);
+  double value_n = row_value (s, p, n, dq);
+  if (values != NULL)
+    values[n] = value_n;
+  double gap = value_n + row_tolerance (p, n);
   double f_n = f[n];
   check->contacts++;
   check->penetration = larger (check->penetration, -gap);
@@ -463,12 +471,18 @@ check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const 
   if (excess)
     check->friction_excess = larger (check->friction_excess,
                                      cwb_friction_gauge (p->friction_law, f_t) - radius);
-  /* The slip is read only where there is friction to judge it by. */
-  if (!(radius > 0))
+  /* The slip is read only where there is friction to judge it by, or its values asked. */
+  if (!(radius > 0) && values == NULL)
     return;
   double slip[2] = { 0, 0 };
   for (int a = 0; a < block->n_tangents; a++)
-    slip[a] = row_value (s, p, block->tangent[a], dq);
+    {
+      slip[a] = row_value (s, p, block->tangent[a], dq);
+      if (values != NULL)
+        values[block->tangent[a]] = slip[a];
+    }
+  if (!(radius > 0))
+    return;
   check->slip_error = larger (check->slip_error,
                               cwb_friction_dissipation_gap (p->friction_law, radius, f_t, slip)
                                 / radius);
@@ -481,20 +495,22 @@ check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const 
  * disk and pyramid steps never leave one there. */
 double
 bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
-                  size_t l1, const double *f, const double *dq)
+                      size_t l1, const double *f, const double *dq, double *values)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
-  const guint *ib = (const guint *) s->island_blocks->data;
+  const guint *ib = (const guint *) s->stored_blocks->data;
   const guint *il = (const guint *) s->island_loose->data;
   BgsCheck check = { 0 };
   for (size_t k = b0; k < b1; k++)
-    check_block (s, p, &blocks[ib[k]], f, dq, FALSE, &check);
+    check_block (s, p, &blocks[ib[k]], f, dq, FALSE, &check, values);
   double error = larger (larger (check.penetration, check.complementarity), check.slip_error);
   for (size_t k = l0; k < l1; k++)
     {
       size_t i = (size_t) loose[il[k]];
       double value = row_value (s, p, i, dq);
+      if (values != NULL)
+        values[i] = value;
       if (p->rows[i].kind == CWB_ROW_BILATERAL)
         error = larger (error, fabs (value));
       else if (p->rows[i].kind == CWB_ROW_NORMAL)
@@ -551,10 +567,9 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
   int last_check = -1;
   /* The rows' values at the start (the warm start's motion), for the first sweep's motion
    * measure. */
-  if (p->stiffness != NULL)
-    bgs_start_direct (s, p, b0, b1, l0, l1, f, dq);
   double *start = (double *) s->start_values->data;
-  record_values (s, p, b0, b1, l0, l1, dq, start, NULL);
+  if (p->stiffness == NULL || !bgs_start_direct (s, p, b0, b1, l0, l1, f, dq, start))
+    record_values (s, p, b0, b1, l0, l1, dq, start, NULL);
   for (int it = 0; it < p->max_iterations; it++)
     {
       double change = 0, motion = 0;
@@ -582,7 +597,7 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
       if (change * ratio <= p->tolerance
           || (last_check >= 0 && it - last_check >= LAW_CHECK_EVERY))
         {
-          double law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq);
+          double law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL);
           if (change > 0)
             ratio = fmax (1, law / change);
           last_check = it;
@@ -608,6 +623,7 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
     {
       build_columns (s, p);
       build_blocks (s, p);
+      s->operator_id++;
     }
   group_islands (s, p);
   g_array_set_size (s->values, (guint) MAX (p->n_rows, 1));
@@ -651,5 +667,5 @@ bgs_check (const BgsSolver *s, const BgsProblem *p, const double *f, const doubl
   memset (check, 0, sizeof *check);
   const Block *blocks = (const Block *) s->blocks->data;
   for (guint b = 0; b < s->blocks->len; b++)
-    check_block (s, p, &blocks[b], f, dq, TRUE, check);
+    check_block (s, p, &blocks[b], f, dq, TRUE, check, NULL);
 }

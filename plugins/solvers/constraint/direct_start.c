@@ -265,9 +265,9 @@ restore_entry (const BgsSolver *s, const BgsProblem *p, double *f, double *dq)
  * first 21 steps to their 200-sweep cap, each leaving what the next had to finish; from the
  * cold start its first step takes 11 sweeps (docs/plugins/constraint.md, "A cold start").
  * The island keeps the forces it has when the set is too small or a solve fails. */
-void
+gboolean
 bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
-                  double *f, double *dq)
+                  double *f, double *dq, double *values)
 {
   const double *diag = (const double *) s->diagonal->data;
   g_array_set_size (s->block_state, (guint) MAX (b1 - b0, 1));
@@ -280,14 +280,15 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
     {
       passes = COLD_START_PASSES;
       keep_entry (s, b0, b1, l0, l1, f);
-      entry_law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq);
+      entry_law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL);
     }
   else
     {
       /* A warm start that already holds the laws well within the tolerance needs no direct
        * solve: the sweeps confirm it in one. */
-      if (bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq) <= DIRECT_SKIP_SHARE * p->tolerance)
-        return;
+      if (bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, values)
+          <= DIRECT_SKIP_SHARE * p->tolerance)
+        return TRUE;
       warm_states (s, p, b0, b1, f, state);
     }
   for (int pass = 0; pass < passes; pass++)
@@ -311,6 +312,7 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
         .bodies = p->bodies,
         .stiffness = p->stiffness,
         .stiffness_data = p->stiffness_data,
+        .operator_id = s->operator_id,
       };
       g_array_set_size (s->direct_force, (guint) n_active);
       double *solved = (double *) s->direct_force->data;
@@ -318,7 +320,7 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
         break;
       apply_solved (s, p, solved, f, dq);
       if (!cold)
-        return;
+        return FALSE;
       project_sliding (s, p, b0, b1, state, f, dq);
       if (correct_states (s, p, b0, b1, state, solved))
         {
@@ -333,13 +335,19 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
           continue;
         }
       /* A cold start is kept only where it is nearer the laws than no force at all. */
-      if (!(bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq) < entry_law))
+      if (!(bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL) < entry_law))
         restore_entry (s, p, f, dq);
-      return;
+      return FALSE;
     }
   /* A cold guess that the passes did not settle (or that shrank below the direct solve's
    * size) is no start (a box pyramid swapped from proximity into ldi, its cells' set still
    * shrinking after eight, came apart from it). */
   if (cold)
-    restore_entry (s, p, f, dq);
+    {
+      restore_entry (s, p, f, dq);
+      return FALSE;
+    }
+  /* A warm island too small for the solve, or whose solve failed: as it came, its values
+   * kept. */
+  return TRUE;
 }

@@ -37,6 +37,12 @@ struct IslandDirect {
   GArray *kept_block_below;
   cholmod_sparse *matrix;
   cholmod_factor *factor;
+  /* What the factor's numeric values were computed for: K is the same, and its
+   * factorisation reused, for the same operator, active rows and epsilon. */
+  gboolean factored;
+  guint64 factored_operator;
+  double factored_epsilon;
+  GArray *factored_rows;   /* size_t */
 };
 
 IslandDirect *
@@ -58,6 +64,7 @@ island_direct_new (void)
   d->kept_dof_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   d->kept_block_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   d->kept_block_below = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  d->factored_rows = g_array_new (FALSE, FALSE, sizeof (size_t));
   return d;
 }
 
@@ -68,6 +75,7 @@ forget_pattern (IslandDirect *d)
   cholmod_free_factor (&d->factor, &d->common);
   cholmod_free_sparse (&d->matrix, &d->common);
   g_array_set_size (d->kept_bodies, 0);
+  d->factored = FALSE;
 }
 
 void
@@ -89,6 +97,7 @@ island_direct_free (IslandDirect *d)
   g_array_unref (d->kept_dof_start);
   g_array_unref (d->kept_block_start);
   g_array_unref (d->kept_block_below);
+  g_array_unref (d->factored_rows);
   g_free (d);
 }
 
@@ -375,41 +384,82 @@ add_stiffness (IslandDirect *d, const DirectProblem *p)
     }
 }
 
+/* Whether K would be the last factored one: the same operator, active rows and epsilon. */
+static gboolean
+same_factor (const IslandDirect *d, const DirectProblem *p)
+{
+  return d->factored && p->operator_id != 0 && p->operator_id == d->factored_operator
+         && p->epsilon == d->factored_epsilon && p->n_active == d->factored_rows->len
+         && memcmp (p->rows, d->factored_rows->data, p->n_active * sizeof (size_t)) == 0;
+}
+
+/* rhs = -H_A^T r_A, for a K kept factored. */
+static void
+add_rhs (IslandDirect *d, const DirectProblem *p)
+{
+  const CwbDofEntry *entries = p->h->entries;
+  const size_t *dof_start = (const size_t *) d->dof_start->data;
+  const uint32_t *local_of = (const uint32_t *) d->local_of->data;
+  double *rhs = (double *) d->rhs->data;
+  for (size_t k = 0; k < p->n_active; k++)
+    for (size_t e = p->h->row_start[p->rows[k]]; e < p->h->row_start[p->rows[k] + 1]; e++)
+      rhs[dof_start[local_of[entries[e].body]] + entries[e].dof] -= entries[e].value
+                                                                      * p->residual[k];
+}
+
+/* Assembles K and the right-hand side and factors K; FALSE when CHOLMOD fails. */
+static gboolean
+assemble_and_factor (IslandDirect *d, const DirectProblem *p, size_t n)
+{
+  d->factored = FALSE;
+  if (!find_blocks (d, p) || !prepare_matrix (d, n))
+    return FALSE;
+  for (size_t k = 0; k < p->n_active; k++)
+    add_row (d, p, p->rows[k], p->residual[k]);
+  add_stiffness (d, p);
+  if (!cholmod_factorize (d->matrix, d->factor, &d->common) || d->common.status != CHOLMOD_OK
+      || d->factor->minor != d->factor->n)
+    return FALSE;
+  d->factored = TRUE;
+  d->factored_operator = p->operator_id;
+  d->factored_epsilon = p->epsilon;
+  g_array_set_size (d->factored_rows, 0);
+  g_array_append_vals (d->factored_rows, p->rows, (guint) p->n_active);
+  return TRUE;
+}
+
 gboolean
 island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
 {
   if (p->n_active == 0 || !(p->epsilon > 0))
     return FALSE;
-  if (!number_bodies (d, p) || !find_blocks (d, p))
+  if (!number_bodies (d, p))
     {
       forget_bodies (d);
       return FALSE;
     }
   size_t n = g_array_index (d->dof_start, size_t, d->dof_start->len - 1);
-  if (!prepare_matrix (d, n))
-    {
-      forget_bodies (d);
-      return FALSE;
-    }
   g_array_set_size (d->rhs, (guint) MAX (n, 1));
   memset (d->rhs->data, 0, n * sizeof (double));
-  for (size_t k = 0; k < p->n_active; k++)
-    add_row (d, p, p->rows[k], p->residual[k]);
-  add_stiffness (d, p);
-
   gboolean ok = FALSE;
-  cholmod_factor *factor = d->factor;
   cholmod_dense *x = NULL;
-  if (cholmod_factorize (d->matrix, factor, &d->common) && d->common.status == CHOLMOD_OK
-      && factor->minor == factor->n)
+  if (same_factor (d, p))
+    {
+      add_rhs (d, p);
+      ok = TRUE;
+    }
+  else
+    ok = assemble_and_factor (d, p, n);
+  if (ok)
     {
       cholmod_dense b = {
         .nrow = n, .ncol = 1, .nzmax = n, .d = n, .x = d->rhs->data,
         .xtype = CHOLMOD_REAL, .dtype = CHOLMOD_DOUBLE,
       };
-      x = cholmod_solve (CHOLMOD_A, factor, &b, &d->common);
+      x = cholmod_solve (CHOLMOD_A, d->factor, &b, &d->common);
+      ok = x != NULL;
     }
-  if (x != NULL)
+  if (ok)
     {
       const double *u = x->x;
       const size_t *dof_start = (const size_t *) d->dof_start->data;
@@ -424,9 +474,8 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
                          + entries[e].dof];
           force_out[k] = p->force[k] - (p->residual[k] + moved) / p->epsilon;
         }
-      ok = TRUE;
     }
-  if (!ok)
+  else
     forget_pattern (d);
   cholmod_free_dense (&x, &d->common);
   forget_bodies (d);

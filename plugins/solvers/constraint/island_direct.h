@@ -39,6 +39,11 @@ typedef struct DirectProblem {
   const CwbBodySlot *bodies;   /* indexed by H's body numbers */
   DirectStiffnessFunc stiffness;
   void *stiffness_data;
+  /* Non-zero: names the operator (the rows' H and the bodies' C^-1) the problem was built
+   * from; a solve whose operator, active rows and epsilon are the last factored solve's has
+   * the same K and reuses its factorisation (a settled stack's active set stays while its
+   * operator is kept). 0: always factored. */
+  guint64 operator_id;
 } DirectProblem;
 
 typedef struct IslandDirect IslandDirect;
@@ -52,5 +57,6 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (IslandDirect, island_direct_free)
  * (the sweeps then start from the forces they had). */
 gboolean island_direct_solve (IslandDirect *direct, const DirectProblem *problem,
                               double *force_out);
+
 
 G_END_DECLS
