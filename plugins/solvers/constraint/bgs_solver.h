@@ -22,6 +22,15 @@ typedef struct FlatEntry {
   double value;
 } FlatEntry;
 
+/* Where a row's data lies: its entries of H (FlatEntry) and its column's segments. Rows are
+ * laid out in the blocks' order (each block's normal row, then its tangent rows), itself the
+ * sweep order of the step the operator was built in, so that a sweep reads memory in
+ * sequence (block_gauss_seidel.c, relocate_rows). */
+typedef struct RowSpan {
+  size_t first_entry, end_entry;
+  size_t first_segment, end_segment;
+} RowSpan;
+
 /* One contact frame's block: the normal row and up to two tangent rows (-1: none), the
  * frame's 3x3 block of W in (normal, t1, t2) order and, for the cone, its 2x2 tangential
  * block factored once for every disk solve of the solve (cwb/coulomb.h). */
@@ -41,10 +50,11 @@ typedef struct HeightKey {
 } HeightKey;
 
 struct BgsSolver {
-  GArray *segment_start;   /* size_t, n_rows + 1 */
+  GArray *spans;           /* RowSpan per row */
   GArray *segments;        /* Segment */
-  GArray *entries;         /* FlatEntry, parallel to H's entries */
+  GArray *entries;         /* FlatEntry */
   GArray *pool;            /* double: the columns C H_i^T */
+  GArray *spare_segments, *spare_entries, *spare_pool;   /* relocate_rows' copies */
   GArray *diagonal;        /* double: W_ii */
   GArray *blocks;          /* Block */
   GArray *loose_rows;      /* int: rows outside any normal block, solved one by one */
@@ -84,8 +94,9 @@ static inline double
 row_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq)
 {
   const FlatEntry *flat = (const FlatEntry *) s->entries->data;
+  const RowSpan *span = &g_array_index (s->spans, RowSpan, i);
   double value = p->delta_free[i];
-  for (size_t e = p->h->row_start[i], end = p->h->row_start[i + 1]; e < end; e++)
+  for (size_t e = span->first_entry; e < span->end_entry; e++)
     value += flat[e].value * dq[flat[e].at];
   return value;
 }
@@ -97,9 +108,9 @@ apply_force (const BgsSolver *s, const BgsProblem *p, size_t i, double df, doubl
   if (df == 0)
     return;
   const Segment *segs = (const Segment *) s->segments->data;
-  const size_t *start = (const size_t *) s->segment_start->data;
+  const RowSpan *span = &g_array_index (s->spans, RowSpan, i);
   const double *pool = (const double *) s->pool->data;
-  for (size_t k = start[i]; k < start[i + 1]; k++)
+  for (size_t k = span->first_segment; k < span->end_segment; k++)
     {
       double *out = dq + segs[k].v_offset;
       const double *column = pool + segs[k].offset;
