@@ -127,7 +127,6 @@ build_columns (BgsSolver *s, const BgsProblem *p)
           p->compliance (p->compliance_data, body, r, &g_array_index (s->pool, double, seg.offset));
           g_array_append_val (s->segments, seg);
         }
-      spans = (RowSpan *) s->spans->data;
       spans[i].end_segment = s->segments->len;
     }
   size_t n_entries = p->h->row_start[p->n_rows];
