@@ -145,8 +145,10 @@ relocate_row (BgsSolver *s, size_t i)
   RowSpan *span = &g_array_index (s->spans, RowSpan, i);
   RowSpan moved = { .first_entry = s->spare_entries->len,
                     .first_segment = s->spare_segments->len };
-  g_array_append_vals (s->spare_entries, &g_array_index (s->entries, FlatEntry, span->first_entry),
-                       (guint) (span->end_entry - span->first_entry));
+  if (span->end_entry > span->first_entry)
+    g_array_append_vals (s->spare_entries,
+                         &g_array_index (s->entries, FlatEntry, span->first_entry),
+                         (guint) (span->end_entry - span->first_entry));
   for (size_t k = span->first_segment; k < span->end_segment; k++)
     {
       Segment seg = g_array_index (s->segments, Segment, k);
