@@ -90,7 +90,8 @@ renames_from_world (CwbAppWindow *self)
     {
       const char *was = s->bodies[i].name;
       const char *now = ((const CwbBodyDesc *) scene->bodies->pdata[i])->name;
-      if (strcmp (was, now) == 0 || cwb_scene_find_body (scene, was) != NULL || snapshot_has_body (s, now))
+      if (strcmp (was, now) == 0 || cwb_scene_find_body (scene, was) != NULL
+          || snapshot_has_body (s, now))
         continue;
       g_strv_builder_add (pairs, was);
       g_strv_builder_add (pairs, now);

@@ -60,9 +60,6 @@ struct BgsSolver {
   GArray *loose_rows;      /* int: rows outside any normal block, solved one by one */
   GArray *island_blocks;   /* guint: block indices grouped by island, each island's in its
                             * sweep order */
-  GArray *stored_blocks;   /* guint: the same grouped by island, each island's in the blocks'
-                            * own order: the passes whose result does not hang on the order
-                            * (the laws' measure, the rows' values) walk memory in it */
   GArray *order_keys;      /* HeightKey: scratch of the sweep order's sort, twice the blocks */
   GArray *island_loose;    /* guint: indices into loose_rows grouped by island */
   GArray *block_start;     /* size_t, n_islands + 1: each island's run of island_blocks */

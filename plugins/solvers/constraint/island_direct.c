@@ -320,9 +320,9 @@ block_offset (const IslandDirect *d, uint32_t a, uint32_t b)
   return g_array_index (d->block_offset, size_t, k);
 }
 
-/* K += h h^T (its lower triangle) and rhs -= h r for one row h with residual r. */
+/* K += h h^T (its lower triangle) for one row h. */
 static void
-add_row (IslandDirect *d, const DirectProblem *p, size_t i, double r)
+add_row (IslandDirect *d, const DirectProblem *p, size_t i)
 {
   RowRun runs[MAX_ROW_BODIES];
   size_t n = row_runs (d, p, i, runs, MAX_ROW_BODIES);
@@ -330,11 +330,8 @@ add_row (IslandDirect *d, const DirectProblem *p, size_t i, double r)
   const size_t *dof_start = (const size_t *) d->dof_start->data;
   const int *ap = d->matrix->p;
   double *kx = d->matrix->x;
-  double *rhs = (double *) d->rhs->data;
   for (size_t k = 0; k < n; k++)
     {
-      for (size_t e = runs[k].first; e < runs[k].end; e++)
-        rhs[dof_start[runs[k].local] + entries[e].dof] -= entries[e].value * r;
       for (size_t l = 0; l < n; l++)
         {
           /* K's row body ra, column body rb. */
@@ -393,7 +390,7 @@ same_factor (const IslandDirect *d, const DirectProblem *p)
          && memcmp (p->rows, d->factored_rows->data, p->n_active * sizeof (size_t)) == 0;
 }
 
-/* rhs = -H_A^T r_A, for a K kept factored. */
+/* rhs = -H_A^T r_A. */
 static void
 add_rhs (IslandDirect *d, const DirectProblem *p)
 {
@@ -407,7 +404,7 @@ add_rhs (IslandDirect *d, const DirectProblem *p)
                                                                       * p->residual[k];
 }
 
-/* Assembles K and the right-hand side and factors K; FALSE when CHOLMOD fails. */
+/* Assembles K and factors it; FALSE when CHOLMOD fails. */
 static gboolean
 assemble_and_factor (IslandDirect *d, const DirectProblem *p, size_t n)
 {
@@ -415,7 +412,7 @@ assemble_and_factor (IslandDirect *d, const DirectProblem *p, size_t n)
   if (!find_blocks (d, p) || !prepare_matrix (d, n))
     return FALSE;
   for (size_t k = 0; k < p->n_active; k++)
-    add_row (d, p, p->rows[k], p->residual[k]);
+    add_row (d, p, p->rows[k]);
   add_stiffness (d, p);
   if (!cholmod_factorize (d->matrix, d->factor, &d->common) || d->common.status != CHOLMOD_OK
       || d->factor->minor != d->factor->n)
@@ -441,15 +438,9 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
   size_t n = g_array_index (d->dof_start, size_t, d->dof_start->len - 1);
   g_array_set_size (d->rhs, (guint) MAX (n, 1));
   memset (d->rhs->data, 0, n * sizeof (double));
-  gboolean ok = FALSE;
+  add_rhs (d, p);
   cholmod_dense *x = NULL;
-  if (same_factor (d, p))
-    {
-      add_rhs (d, p);
-      ok = TRUE;
-    }
-  else
-    ok = assemble_and_factor (d, p, n);
+  gboolean ok = same_factor (d, p) || assemble_and_factor (d, p, n);
   if (ok)
     {
       cholmod_dense b = {
