@@ -5,6 +5,7 @@ follow each other, so they share the machine's load) and then their median. benc
 builds everything and calls this; see docs/benchmarks.md, "Peers".
 
 A scene is `pyramid-ROWS` (bench/make_pyramid.py ROWS: flush 1 m boxes, mu 0.6, dt 0.01),
+`column-ROWS` (make_pyramid.py ROWS --column: a tower of ROWS such boxes),
 `incline` or `incline-DEGREES` (bench/peers/make_incline.py: a 1 m box released on a slope,
 mu 0.6, dt 0.01), or the path of one of our YAML scenes made of boxes and grounds. Every
 engine reads the same scene: ours the YAML, the peers the box list scene_to_boxes.py makes
@@ -63,9 +64,11 @@ def incline_expected(spec):
 
 def make_scene(spec, out_dir):
     """(name, yaml path, incline_expected()) of a scene spec."""
-    if spec.startswith("pyramid-"):
+    if spec.startswith("pyramid-") or spec.startswith("column-"):
         rows = int(spec.split("-", 1)[1])
         cmd = [sys.executable, os.path.join(here, "..", "make_pyramid.py"), str(rows)]
+        if spec.startswith("column-"):
+            cmd.append("--column")
         incline = None
     elif spec == "incline" or spec.startswith("incline-"):
         angle = float(spec.split("-", 1)[1]) if "-" in spec else 40.0

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks, without the peers, that the box lists the peers read are the scenes we run: the
 pyramid of bench/make_pyramid.py ROWS (row r holds ROWS - r flush boxes resting on the row
-below, the bottom row on the ground's top face at z = 0), the incline of make_incline.py (the
+below, the bottom row on the ground's top face at z = 0) and its column (--column: one box a
+row), the incline of make_incline.py (the
 box's bottom face on the slope, Coulomb's acceleration as stated), the text round trip of
 scene_to_boxes.py and the energy bound behind peers.py's "exploded". bench/peers/run.sh runs
 it before measuring; `python3 bench/peers/test_scenes.py` runs it alone."""
@@ -10,6 +11,7 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
 import unittest
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -53,6 +55,28 @@ class Pyramid(unittest.TestCase):
         # z = r to 0: 1000 kg g sum_r (rows - r) r
         lift = sum((rows - r) * r for r in range(rows))
         self.assertAlmostEqual(peers.available_energy(bodies, 9.81), 1000 * 9.81 * lift, delta=1e-6)
+
+
+class Column(unittest.TestCase):
+    def test_boxes_face_on_face(self):
+        rows = 5
+        _, _, bodies = load([os.path.join(here, "..", "make_pyramid.py"), str(rows), "--column"])
+        boxes = sorted((b for b in bodies if not b["fixed"]), key=lambda b: b["centre"][2])
+        self.assertEqual(len(boxes), rows)
+        for r, b in enumerate(boxes):
+            self.assertEqual(b["size"], [1.0, 1.0, 1.0])
+            self.assertAlmostEqual(b["centre"][0], 0.0, delta=EXACT)
+            self.assertAlmostEqual(b["centre"][1], 0.0, delta=EXACT)
+            self.assertAlmostEqual(b["centre"][2], 0.5 + r, delta=EXACT)  # on the one below
+        # every box falling to the ground: 1000 kg g sum_r r
+        lift = sum(range(rows))
+        self.assertAlmostEqual(peers.available_energy(bodies, 9.81), 1000 * 9.81 * lift, delta=1e-6)
+        with tempfile.TemporaryDirectory() as out:
+            name, path, incline = peers.make_scene("column-3", out)
+            self.assertEqual((name, incline), ("column-3", None))
+            with open(path) as f:
+                _, _, listed = scene_to_boxes.boxes(scene_to_boxes.yaml.safe_load(f))
+            self.assertEqual(len(listed), 4)  # the ground and three boxes
 
 
 class Incline(unittest.TestCase):
