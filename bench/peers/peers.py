@@ -64,11 +64,10 @@ def incline_expected(spec):
 
 def make_scene(spec, out_dir):
     """(name, yaml path, incline_expected()) of a scene spec."""
-    if spec.startswith("pyramid-") or spec.startswith("column-"):
-        rows = int(spec.split("-", 1)[1])
-        cmd = [sys.executable, os.path.join(here, "..", "make_pyramid.py"), str(rows)]
-        if spec.startswith("column-"):
-            cmd.append("--column")
+    if spec.startswith(("pyramid-", "column-")):
+        shape, rows = spec.split("-", 1)
+        cmd = [sys.executable, os.path.join(here, "..", "make_pyramid.py"), str(int(rows))]
+        cmd += ["--column"] if shape == "column" else []
         incline = None
     elif spec == "incline" or spec.startswith("incline-"):
         angle = float(spec.split("-", 1)[1]) if "-" in spec else 40.0
