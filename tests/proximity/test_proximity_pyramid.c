@@ -30,7 +30,8 @@
 #define SETTLED_ENERGY 1e-10
 
 /* Runs the pyramid for STEPS steps and checks its drift; returns how many steps ended at the
- * solver's cap without reaching its tolerance. */
+ * solver's cap without reaching its tolerance, and leaves the kinetic energy at the end in
+ * `kinetic_energy` unless it is NULL. */
 static int
 run_pyramid_with (int rows, double gap, double offset, const char *solver,
                   double *kinetic_energy)
@@ -46,9 +47,11 @@ run_pyramid_with (int rows, double gap, double offset, const char *solver,
       capped += cwb_world_last_stats (world)->solver_converged == 0;
     }
   double drift = fixture_pyramid_drift (world, rows, gap, offset);
-  *kinetic_energy = cwb_world_last_stats (world)->kinetic_energy;
+  double energy = cwb_world_last_stats (world)->kinetic_energy;
   g_test_message ("%d rows, gap %g, offset %g: drift %.3g m, %d steps at the cap, %.3g J at "
-                  "the end", rows, gap, offset, drift, capped, *kinetic_energy);
+                  "the end", rows, gap, offset, drift, capped, energy);
+  if (kinetic_energy != NULL)
+    *kinetic_energy = energy;
   g_assert_cmpfloat (drift, <, PYRAMID_DRIFT);
   return capped;
 }
@@ -84,22 +87,19 @@ test_flush_20 (void)
 static void
 test_flush_10_sweeps (void)
 {
-  double kinetic_energy;
-  run_pyramid_with (10, 0, 0, "name: constraint, direct_start: false", &kinetic_energy);
+  run_pyramid_with (10, 0, 0, "name: constraint, direct_start: false", NULL);
 }
 
 static void
 test_offset_10 (void)
 {
-  double kinetic_energy;
-  run_pyramid (10, 0, 0.01, &kinetic_energy);
+  run_pyramid (10, 0, 0.01, NULL);
 }
 
 static void
 test_gap_10 (void)
 {
-  double kinetic_energy;
-  run_pyramid (10, 0.01, 0, &kinetic_energy);
+  run_pyramid (10, 0.01, 0, NULL);
 }
 
 static void
