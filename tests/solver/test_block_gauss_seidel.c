@@ -6,7 +6,7 @@
  * contact of a coupled frictional problem against Signorini's and Coulomb's laws. */
 #include <math.h>
 
-#include "block_gauss_seidel.h"
+#include "bgs_solver.h"
 
 #include <lapacke.h>
 
@@ -1271,6 +1271,135 @@ test_kept_operator_order (void)
   fixture_clear (&fx);
 }
 
+/* dq = C H^T f for the fixture's rows, summed here from H's entries. */
+static void
+fixture_displacement (Fixture *fx, const double *f, double *dq)
+{
+  memset (dq, 0, 3 * fx->n_bodies * sizeof (double));
+  const size_t *start = (const size_t *) fx->row_start->data;
+  const CwbDofEntry *entries = (const CwbDofEntry *) fx->entries->data;
+  for (size_t i = 0; i < fx->rows->len; i++)
+    for (size_t e = start[i]; e < start[i + 1]; e++)
+      dq[3 * entries[e].body + entries[e].dof]
+        += fx->compliance[entries[e].body] * fx->axis_scale[entries[e].body][entries[e].dof]
+           * entries[e].value * f[i];
+}
+
+/* A solve on a kept operator continues the last one (last_solve.c): its guess is the last
+ * forces row by row (bgs_last_forces), its displacement the last one's plus the rows whose
+ * force differs, and the rows' values at the guess, where nothing but delta_free changed,
+ * the last measure's plus that change, read from no column. A column of 8 particles on
+ * tilted frames (normals on two of a particle's three DOFs: rows kept densely, tangents on
+ * one: kept as entries) solved over 70 steps whose free motions change a little each step,
+ * with a penalty displacement on entry in every third, and the direct start on: every step
+ * gives the forces and the displacement of a solver that builds its operator and sums its
+ * displacement afresh from the same guess, and the displacement is C H^T f plus the entry's.
+ * Tolerance: 1e-12 relative, round-off of sums taken in another order (the carried
+ * displacement adds the change to the last sum; 70 steps pass the refresh of every 64). */
+static void
+test_kept_operator_continues (void)
+{
+  enum { N = 8, ROWS = 3 * N, NV = 3 * N, STEPS = 70 };
+  Fixture fx;
+  fixture_init_column (&fx, N);
+  const double n[3] = { 0, 0.6, 0.8 }, t1[3] = { 1, 0, 0 }, t2[3] = { 0, 0.8, -0.6 };
+  for (int k = 0; k < N; k++)
+    add_friction_frame (&fx, k, k - 1, 0.5, n, t1, t2);
+  CwbContactFrame *frames = (CwbContactFrame *) fx.frames->data;
+  for (int k = 0; k < N; k++)
+    frames[k].origin[2] = k;
+  g_autoptr (BgsSolver) keeping = bgs_solver_new ();
+  g_autoptr (BgsSolver) building = bgs_solver_new ();
+  double f[ROWS] = { 0 }, delta[ROWS];
+  double worst_f = 0, worst_dq = 0, worst_own = 0;
+  for (int step = 0; step < STEPS; step++)
+    {
+      for (int k = 0; k < N; k++)
+        {
+          double wobble = 1e-3 * sin (0.7 * step + k);
+          delta[3 * k] = -0.01 * (1 + 0.1 * wobble);
+          delta[3 * k + 1] = 0.003 * (N - k) / N + 1e-4 * wobble;
+          delta[3 * k + 2] = -0.001 * wobble;
+        }
+      BgsProblem problem = fixture_problem (&fx, delta, TRUE);
+      problem.tolerance = 1e-10;
+      problem.stiffness = particle_stiffness;
+      problem.stiffness_data = &fx;
+      problem.order_direction[2] = -1;
+      problem.nv = NV;
+      problem.operator_kept = step > 0;
+      double entry[NV] = { 0 };
+      if (step % 3 == 1)
+        for (int d = 0; d < NV; d++)
+          entry[d] = 1e-4 * cos (step + d);
+      double f_kept[ROWS] = { 0 }, dq_kept[NV], f_built[ROWS], dq_built[NV];
+      memcpy (dq_kept, entry, sizeof entry);
+      memcpy (dq_built, entry, sizeof entry);
+      if (step > 0)
+        g_assert_true (bgs_last_forces (keeping, ROWS, 1, f_kept));
+      g_assert_cmpmem (f_kept, sizeof f_kept, f, sizeof f);
+      memcpy (f_built, f, sizeof f);
+      BgsResult kept_result, built_result;
+      bgs_solve (keeping, &problem, f_kept, dq_kept, &kept_result);
+      problem.operator_kept = FALSE;
+      bgs_solve (building, &problem, f_built, dq_built, &built_result);
+      g_assert_cmpuint (kept_result.capped_islands, ==, 0);
+      g_assert_cmpint (kept_result.iterations, ==, built_result.iterations);
+      double scale_f = 0, scale_dq = 0, own[NV];
+      for (int i = 0; i < ROWS; i++)
+        scale_f = MAX (scale_f, fabs (f_built[i]));
+      for (int d = 0; d < NV; d++)
+        scale_dq = MAX (scale_dq, fabs (dq_built[d]));
+      fixture_displacement (&fx, f_kept, own);
+      for (int i = 0; i < ROWS; i++)
+        worst_f = MAX (worst_f, fabs (f_kept[i] - f_built[i]) / scale_f);
+      for (int d = 0; d < NV; d++)
+        {
+          worst_dq = MAX (worst_dq, fabs (dq_kept[d] - dq_built[d]) / scale_dq);
+          worst_own = MAX (worst_own, fabs (dq_kept[d] - entry[d] - own[d]) / scale_dq);
+        }
+      memcpy (f, f_kept, sizeof f);
+    }
+  g_test_message ("over %d steps: forces %.3g, displacement %.3g from the built operator's; "
+                  "%.3g from C H^T f", STEPS, worst_f, worst_dq, worst_own);
+  g_assert_cmpfloat (worst_f, <=, 1e-12);
+  g_assert_cmpfloat (worst_dq, <=, 1e-12);
+  g_assert_cmpfloat (worst_own, <=, 1e-12);
+
+  /* The values at the next guess, known without the operator: delta_free + H dq, H dq summed
+   * here from the entries (to 1e-12 of the free motions, round-off). None when a force
+   * differs from the last, or dq on entry. */
+  for (int i = 0; i < ROWS; i++)
+    delta[i] *= 1.01;
+  BgsProblem next = fixture_problem (&fx, delta, TRUE);
+  next.nv = NV;
+  next.operator_kept = TRUE;
+  double guess[ROWS], dq[NV] = { 0 }, own[NV];
+  g_assert_true (bgs_last_forces (keeping, ROWS, 1, guess));
+  const double *known = last_solve_apply (keeping, &next, guess, dq);
+  g_assert_nonnull (known);
+  fixture_displacement (&fx, guess, own);
+  const size_t *start = (const size_t *) fx.row_start->data;
+  const CwbDofEntry *entries = (const CwbDofEntry *) fx.entries->data;
+  double worst_value = 0, scale = 0;
+  for (int i = 0; i < ROWS; i++)
+    {
+      double value = delta[i];
+      for (size_t e = start[i]; e < start[i + 1]; e++)
+        value += entries[e].value * own[3 * entries[e].body + entries[e].dof];
+      worst_value = MAX (worst_value, fabs (known[i] - value));
+      scale = MAX (scale, fabs (delta[i]));
+    }
+  g_assert_cmpfloat (worst_value, <=, 1e-12 * scale);
+  double moved[NV] = { 0 };
+  moved[0] = 1e-6;
+  g_assert_null (last_solve_apply (keeping, &next, guess, moved));
+  double dq_again[NV] = { 0 };
+  guess[3] *= 0.5;
+  g_assert_null (last_solve_apply (keeping, &next, guess, dq_again));
+  fixture_clear (&fx);
+}
+
 /* The stop reads the laws. A column of 16 particles (compliances 1 and 0.2 in turn) on the
  * ground, each contact 1 cm deep and pushed along x under friction 0.3 (the column's lower
  * ones more), from zero force: Gauss-Seidel carries a change of load one contact per sweep,
@@ -1344,5 +1473,6 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/direct/cold-start", test_cold_start);
   g_test_add_func ("/solver/bgs/direct/skipped-when-held", test_direct_skipped_when_held);
   g_test_add_func ("/solver/bgs/kept-operator-order", test_kept_operator_order);
+  g_test_add_func ("/solver/bgs/kept-operator-continues", test_kept_operator_continues);
   return g_test_run ();
 }

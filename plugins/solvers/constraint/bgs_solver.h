@@ -8,11 +8,15 @@
 G_BEGIN_DECLS
 
 /* C H_i^T restricted to one body: nv values of the pool from `offset`, added into dq from
- * the body's first DOF v_offset (copied from its slot, so a sweep looks no body up). */
+ * the body's first DOF v_offset (copied from its slot, so a sweep looks no body up). A row
+ * that touches most DOFs of each of its bodies (a rigid body's six) keeps H_i restricted to
+ * the body densely too, nv values of the row pool from `row_offset` (row_value). The pools
+ * are apart so that a measure of the laws reads H alone. Indices are 32-bit, as the GArrays
+ * holding them: a pass over the rows reads less. */
 typedef struct Segment {
   uint32_t body;
-  size_t offset;
-  size_t v_offset, nv;
+  uint32_t offset, row_offset;
+  uint32_t v_offset, nv;
 } Segment;
 
 /* An entry of H with its DOF's place in the flat nv space (the body's v_offset + the DOF),
@@ -27,8 +31,9 @@ typedef struct FlatEntry {
  * sweep order of the step the operator was built in, so that a sweep reads memory in
  * sequence (block_gauss_seidel.c, relocate_rows). */
 typedef struct RowSpan {
-  size_t first_entry, end_entry;
-  size_t first_segment, end_segment;
+  uint32_t first_entry, end_entry;
+  uint32_t first_segment, end_segment;
+  gboolean dense;          /* each segment has the row's H in the row pool */
 } RowSpan;
 
 /* One contact frame's block: the normal row and up to two tangent rows (-1: none), the
@@ -49,12 +54,28 @@ typedef struct HeightKey {
   guint block;
 } HeightKey;
 
+/* What a solve leaves for the next one on the same operator (last_solve.c): its forces,
+ * its share of the displacement and, where its laws were measured at its end, each row's
+ * H_i dq there. */
+typedef struct LastSolve {
+  guint64 operator_id;     /* the operator it was made on; 0: nothing kept */
+  GArray *f;               /* double per row: the forces it ended with */
+  GArray *entry_dq;        /* double per DOF: dq as it came in (penalty forces through C) */
+  GArray *own_dq;          /* double per DOF: its own share of dq, C H^T f */
+  GArray *hdq;             /* double per row: H_i dq at its end, where `measured` */
+  gboolean measured;       /* every island's last sweep ended with a measure of the laws */
+  int incremental;         /* solves since own_dq was summed afresh */
+  GArray *known;           /* double per row: the next guess's values (last_solve_apply) */
+} LastSolve;
+
 struct BgsSolver {
   GArray *spans;           /* RowSpan per row */
   GArray *segments;        /* Segment */
   GArray *entries;         /* FlatEntry */
   GArray *pool;            /* double: the columns C H_i^T */
-  GArray *spare_segments, *spare_entries, *spare_pool;   /* relocate_rows' copies */
+  GArray *row_pool;        /* double: the dense rows' H_i */
+  GArray *spare_segments, *spare_entries, *spare_pool, *spare_row_pool;   /* relocate_rows'
+                                                                           * copies */
   GArray *diagonal;        /* double: W_ii */
   GArray *blocks;          /* Block */
   GArray *loose_rows;      /* int: rows outside any normal block, solved one by one */
@@ -76,6 +97,8 @@ struct BgsSolver {
   GArray *island_rows;     /* size_t: the rows of the island being started cold */
   GArray *entry_force;     /* double per island row: its force on entry */
   guint64 operator_id;     /* counts the operators built: names the one in use */
+  GArray *end_values;      /* double per row: its value at the last measure of the laws */
+  LastSolve last;          /* what the last solve left for the next one (last_solve.c) */
 };
 
 /* The larger of two sizes; b when a is NaN is never needed (a residual starts at 0), and a
@@ -86,13 +109,37 @@ larger (double a, double b)
   return b > a ? b : a;
 }
 
-/* The row's current value: delta_free_i + H_i dq. */
+/* A rigid body's DOFs: the loops over a segment take this length as a constant where it
+ * is the segment's, and compile to a few vector operations. */
+#define RIGID_DOFS 6
+
+/* The row's current value: delta_free_i + H_i dq; a dense row's as one contiguous product
+ * per body, which the compiler vectorizes (the flat entries gather dq one DOF at a time). */
 static inline double
 row_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq)
 {
-  const FlatEntry *flat = (const FlatEntry *) s->entries->data;
   const RowSpan *span = &g_array_index (s->spans, RowSpan, i);
   double value = p->delta_free[i];
+  if (span->dense)
+    {
+      const Segment *segs = (const Segment *) s->segments->data;
+      const double *row_pool = (const double *) s->row_pool->data;
+      for (size_t k = span->first_segment; k < span->end_segment; k++)
+        {
+          const double *h = row_pool + segs[k].row_offset;
+          const double *x = dq + segs[k].v_offset;
+          double sum = 0;
+          if (segs[k].nv == RIGID_DOFS)
+            for (size_t d = 0; d < RIGID_DOFS; d++)
+              sum += h[d] * x[d];
+          else
+            for (size_t d = 0; d < segs[k].nv; d++)
+              sum += h[d] * x[d];
+          value += sum;
+        }
+      return value;
+    }
+  const FlatEntry *flat = (const FlatEntry *) s->entries->data;
   for (size_t e = span->first_entry; e < span->end_entry; e++)
     value += flat[e].value * dq[flat[e].at];
   return value;
@@ -111,8 +158,12 @@ apply_force (const BgsSolver *s, const BgsProblem *p, size_t i, double df, doubl
     {
       double *out = dq + segs[k].v_offset;
       const double *column = pool + segs[k].offset;
-      for (size_t d = 0; d < segs[k].nv; d++)
-        out[d] += df * column[d];
+      if (segs[k].nv == RIGID_DOFS)
+        for (size_t d = 0; d < RIGID_DOFS; d++)
+          out[d] += df * column[d];
+      else
+        for (size_t d = 0; d < segs[k].nv; d++)
+          out[d] += df * column[d];
     }
 }
 
@@ -134,17 +185,37 @@ row_tolerance (const BgsProblem *p, size_t i)
   return p->rate_normals ? 0 : p->rows[i].tolerance;
 }
 
-/* How far the island's forces and motion are from the laws (block_gauss_seidel.c); with
- * `values`, every row's value it read is kept there too (as record_values keeps them). */
+/* How far the island's forces and motion are from the laws (block_gauss_seidel.c); the
+ * rows' values read from dq, or taken from `known` where not NULL (last_solve_apply); with
+ * `values`, every row's value is kept there too (as record_values keeps them). */
 double bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
                              size_t l0, size_t l1, const double *f, const double *dq,
-                             double *values);
+                             const double *known, double *values);
 
 /* Starts the island (its blocks b0 .. b1 and loose rows l0 .. l1 in the solver's island
- * order) from the direct solve of its active set, moving f and dq (direct_start.c). Returns
- * TRUE when it left f and dq as they were, having measured that the warm start needs no
- * direct solve, and kept every row's value in `values` on the way. */
+ * order) from the direct solve of its active set, moving f and dq (direct_start.c); the rows'
+ * values at the guess are `known` where not NULL. Returns TRUE when it left f and dq as they
+ * were, having measured that the warm start needs no direct solve, and kept every row's
+ * value in `values` on the way. */
 gboolean bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
-                           size_t l1, double *f, double *dq, double *values);
+                           size_t l1, const double *known, double *f, double *dq,
+                           double *values);
+
+/* ---- what a solve leaves for the next (last_solve.c) ----------------------------------- */
+
+void last_solve_init (LastSolve *last);
+void last_solve_clear (LastSolve *last);
+
+/* dq += C H^T f for the solve's guess f. On the operator the last solve used, from what it
+ * left: its own displacement and the columns of the rows whose force differs from its. When
+ * the guess is the last forces themselves on the same entry dq, and the last solve measured
+ * its laws at its end, returns each row's value at the guess (delta_free_i + H_i dq, known
+ * without reading the operator); NULL otherwise. */
+const double *last_solve_apply (BgsSolver *s, const BgsProblem *p, const double *f, double *dq);
+
+/* Keeps what the solve ending with f and dq leaves; `end_values` (NULL: not measured) are
+ * every row's values at its end. */
+void last_solve_keep (BgsSolver *s, const BgsProblem *p, const double *f, const double *dq,
+                      const double *end_values);
 
 G_END_DECLS

@@ -14,6 +14,8 @@ bgs_solver_new (void)
   s->spare_segments = g_array_new (FALSE, FALSE, sizeof (Segment));
   s->spare_entries = g_array_new (FALSE, FALSE, sizeof (FlatEntry));
   s->spare_pool = g_array_new (FALSE, FALSE, sizeof (double));
+  s->row_pool = g_array_new (FALSE, FALSE, sizeof (double));
+  s->spare_row_pool = g_array_new (FALSE, FALSE, sizeof (double));
   s->diagonal = g_array_new (FALSE, FALSE, sizeof (double));
   s->blocks = g_array_new (FALSE, FALSE, sizeof (Block));
   s->loose_rows = g_array_new (FALSE, FALSE, sizeof (int));
@@ -34,6 +36,8 @@ bgs_solver_new (void)
   s->island_rows = g_array_new (FALSE, FALSE, sizeof (size_t));
   s->entry_force = g_array_new (FALSE, FALSE, sizeof (double));
   s->block_state = g_array_new (FALSE, FALSE, sizeof (guint8));
+  last_solve_init (&s->last);
+  s->end_values = g_array_new (FALSE, FALSE, sizeof (double));
   return s;
 }
 
@@ -49,6 +53,8 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->spare_segments);
   g_array_unref (s->spare_entries);
   g_array_unref (s->spare_pool);
+  g_array_unref (s->row_pool);
+  g_array_unref (s->spare_row_pool);
   g_array_unref (s->diagonal);
   g_array_unref (s->blocks);
   g_array_unref (s->loose_rows);
@@ -69,6 +75,8 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->island_rows);
   g_array_unref (s->entry_force);
   g_array_unref (s->block_state);
+  last_solve_clear (&s->last);
+  g_array_unref (s->end_values);
   g_free (s);
 }
 
@@ -93,25 +101,43 @@ frame_skipped (const BgsProblem *p, size_t frame)
   return p->skip_frame != NULL && frame < p->n_frames && p->skip_frame[frame];
 }
 
+/* A row is kept densely (RowSpan.dense) when on each of its bodies it has at least this
+ * share of the body's DOFs: a rigid body's six always; a deformable body's few nodes among
+ * its many never. */
+#define DENSE_ROW_SHARE 0.5
+
 /* Builds the columns C H_i^T, one body at a time, and the rows' entries of H with their
- * flat DOF indices, in the rows' order (relocate_rows lays them out in the sweep's). */
+ * flat DOF indices, in the rows' order (relocate_rows lays them out in the sweep's); a dense
+ * row's H after each column. */
 static void
 build_columns (BgsSolver *s, const BgsProblem *p)
 {
   g_array_set_size (s->spans, (guint) p->n_rows);
   g_array_set_size (s->segments, 0);
   g_array_set_size (s->pool, 0);
+  g_array_set_size (s->row_pool, 0);
   RowSpan *spans = (RowSpan *) s->spans->data;
   for (size_t i = 0; i < p->n_rows; i++)
     {
       size_t e = p->h->row_start[i], end = p->h->row_start[i + 1];
-      spans[i] = (RowSpan) { .first_entry = e, .end_entry = end,
+      spans[i] = (RowSpan) { .first_entry = (uint32_t) e, .end_entry = (uint32_t) end,
                              .first_segment = s->segments->len };
       if (frame_skipped (p, p->rows[i].frame))
         e = end;   /* no column: the row moves nothing */
+      /* Dense when every body's run of entries is (entries are sorted by body, then DOF:
+       * one run per body). */
+      gboolean dense = e < end;
+      for (size_t run = e; run < end;)
+        {
+          uint32_t body = p->h->entries[run].body;
+          size_t count = 0;
+          for (; run < end && p->h->entries[run].body == body; run++)
+            count++;
+          dense = dense && (double) count >= DENSE_ROW_SHARE * (double) slot (p, body)->nv;
+        }
+      spans[i].dense = dense;
       while (e < end)
         {
-          /* Entries are sorted by body, then DOF: one run per body. */
           uint32_t body = p->h->entries[e].body;
           size_t nv = slot (p, body)->nv;
           g_array_set_size (s->r, nv);
@@ -119,10 +145,12 @@ build_columns (BgsSolver *s, const BgsProblem *p)
           memset (r, 0, nv * sizeof (double));
           for (; e < end && p->h->entries[e].body == body; e++)
             r[p->h->entries[e].dof] += p->h->entries[e].value;
-          Segment seg = { .body = body, .offset = s->pool->len,
-                          .v_offset = slot (p, body)->v_offset, .nv = nv };
-          g_array_set_size (s->pool, s->pool->len + nv);
+          Segment seg = { .body = body, .offset = s->pool->len, .row_offset = s->row_pool->len,
+                          .v_offset = (uint32_t) slot (p, body)->v_offset, .nv = (uint32_t) nv };
+          g_array_set_size (s->pool, s->pool->len + (guint) nv);
           p->compliance (p->compliance_data, body, r, &g_array_index (s->pool, double, seg.offset));
+          if (dense)
+            g_array_append_vals (s->row_pool, r, (guint) nv);
           g_array_append_val (s->segments, seg);
         }
       spans[i].end_segment = s->segments->len;
@@ -136,24 +164,31 @@ build_columns (BgsSolver *s, const BgsProblem *p)
                             .value = p->h->entries[e].value };
 }
 
-/* Copies row i's entries, segments and column values to the ends of the spare arrays. */
+/* Copies row i's entries, segments and pool values to the ends of the spare arrays. */
 static void
 relocate_row (BgsSolver *s, size_t i)
 {
   RowSpan *span = &g_array_index (s->spans, RowSpan, i);
   RowSpan moved = { .first_entry = s->spare_entries->len,
-                    .first_segment = s->spare_segments->len };
-  if (span->end_entry > span->first_entry)
+                    .first_segment = s->spare_segments->len, .dense = span->dense };
+  /* A dense row's value reads its H from the pool: its flat entries are not kept. */
+  if (!span->dense && span->end_entry > span->first_entry)
     g_array_append_vals (s->spare_entries,
                          &g_array_index (s->entries, FlatEntry, span->first_entry),
                          (guint) (span->end_entry - span->first_entry));
   for (size_t k = span->first_segment; k < span->end_segment; k++)
     {
       Segment seg = g_array_index (s->segments, Segment, k);
-      size_t offset = s->spare_pool->len;
-      g_array_append_vals (s->spare_pool, &g_array_index (s->pool, double, seg.offset),
-                           (guint) seg.nv);
+      uint32_t offset = s->spare_pool->len;
+      g_array_append_vals (s->spare_pool, &g_array_index (s->pool, double, seg.offset), seg.nv);
       seg.offset = offset;
+      if (span->dense)
+        {
+          offset = s->spare_row_pool->len;
+          g_array_append_vals (s->spare_row_pool,
+                               &g_array_index (s->row_pool, double, seg.row_offset), seg.nv);
+          seg.row_offset = offset;
+        }
       g_array_append_val (s->spare_segments, seg);
     }
   moved.end_entry = s->spare_entries->len;
@@ -180,6 +215,7 @@ relocate_rows (BgsSolver *s, const BgsProblem *p)
   g_array_set_size (s->spare_entries, 0);
   g_array_set_size (s->spare_segments, 0);
   g_array_set_size (s->spare_pool, 0);
+  g_array_set_size (s->spare_row_pool, 0);
   g_autofree guint8 *moved = g_new0 (guint8, MAX (p->n_rows, 1));
   const Block *blocks = (const Block *) s->blocks->data;
   for (guint b = 0; b < s->blocks->len; b++)
@@ -198,6 +234,7 @@ relocate_rows (BgsSolver *s, const BgsProblem *p)
   swap_arrays (&s->entries, &s->spare_entries);
   swap_arrays (&s->segments, &s->spare_segments);
   swap_arrays (&s->pool, &s->spare_pool);
+  swap_arrays (&s->row_pool, &s->spare_row_pool);
 }
 
 /* H_i . (C H_j^T): one entry of W. */
@@ -535,15 +572,24 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
     record_value (s, p, (size_t) loose[il[k]], dq, values, motion);
 }
 
+/* Row i's value: known[i] where the values are known (last_solve_apply), else read from dq. */
+static inline double
+read_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq,
+            const double *known)
+{
+  return known != NULL ? known[i] : row_value (s, p, i, dq);
+}
+
 /* Adds one contact frame's measure of the laws to `check` (bgs_check); the friction set's
  * excess only with `excess` (the stop does not read it). With `values`, the frame's rows'
- * values are kept there. */
+ * values are kept there; with `known`, they are read from there rather than from dq. */
 static void
 check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const double *f,
-             const double *dq, gboolean excess, BgsCheck *check, double *values)
+             const double *dq, const double *known, gboolean excess, BgsCheck *check,
+             double *values)
 {
   int n = block->normal;
-  double value_n = row_value (s, p, n, dq);
+  double value_n = read_value (s, p, n, dq, known);
   if (values != NULL)
     values[n] = value_n;
   double gap = value_n + row_tolerance (p, n);
@@ -565,7 +611,7 @@ check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const 
   double slip[2] = { 0, 0 };
   for (int a = 0; a < block->n_tangents; a++)
     {
-      slip[a] = row_value (s, p, block->tangent[a], dq);
+      slip[a] = read_value (s, p, (size_t) block->tangent[a], dq, known);
       if (values != NULL)
         values[block->tangent[a]] = slip[a];
     }
@@ -583,7 +629,8 @@ check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const 
  * disk and pyramid steps never leave one there. */
 double
 bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
-                      size_t l1, const double *f, const double *dq, double *values)
+                      size_t l1, const double *f, const double *dq, const double *known,
+                      double *values)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
@@ -591,12 +638,12 @@ bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t
   const guint *il = (const guint *) s->island_loose->data;
   BgsCheck check = { 0 };
   for (size_t k = b0; k < b1; k++)
-    check_block (s, p, &blocks[ib[k]], f, dq, FALSE, &check, values);
+    check_block (s, p, &blocks[ib[k]], f, dq, known, FALSE, &check, values);
   double error = larger (larger (check.penetration, check.complementarity), check.slip_error);
   for (size_t k = l0; k < l1; k++)
     {
       size_t i = (size_t) loose[il[k]];
-      double value = row_value (s, p, i, dq);
+      double value = read_value (s, p, i, dq, known);
       if (values != NULL)
         values[i] = value;
       if (p->rows[i].kind == CWB_ROW_BILATERAL)
@@ -635,8 +682,8 @@ bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t
  * sweep's residual is the laws' violation where it was measured, the scaled sign
  * elsewhere. */
 static int
-sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, double *dq,
-              double *residual)
+sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, const double *known, double *f,
+              double *dq, double *residual, gboolean *measured)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
@@ -648,6 +695,7 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
   size_t l1 = g_array_index (s->loose_start, size_t, island + 1);
   int sweeps = 0;
   *residual = 0;
+  *measured = FALSE;
   /* The laws' violation over the cheap sign at the last check (at least 1), and the sweeps
    * since: the next check comes when the sign times this ratio reaches the tolerance, or
    * LAW_CHECK_EVERY sweeps after the last. */
@@ -656,7 +704,7 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
   /* The rows' values at the start (the warm start's motion), for the first sweep's motion
    * measure. */
   double *start = (double *) s->start_values->data;
-  if (p->stiffness == NULL || !bgs_start_direct (s, p, b0, b1, l0, l1, f, dq, start))
+  if (p->stiffness == NULL || !bgs_start_direct (s, p, b0, b1, l0, l1, known, f, dq, start))
     record_values (s, p, b0, b1, l0, l1, dq, start, NULL);
   for (int it = 0; it < p->max_iterations; it++)
     {
@@ -685,7 +733,8 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
       if (change * ratio <= p->tolerance
           || (last_check >= 0 && it - last_check >= LAW_CHECK_EVERY))
         {
-          double law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL);
+          double law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL,
+                                             (double *) s->end_values->data);
           if (change > 0)
             ratio = fmax (1, law / change);
           last_check = it;
@@ -693,6 +742,7 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, double *f, doubl
         }
       else
         change *= ratio;
+      *measured = last_check == it;
       double *h = &g_array_index (s->history, double, it);
       *h = fmax (*h, change);
       sweeps = it + 1;
@@ -719,12 +769,19 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
   g_array_set_size (s->values, (guint) MAX (p->n_rows, 1));
   g_array_set_size (s->start_values, (guint) MAX (p->n_rows, 1));
   /* Apply the initial guess so that dq and f agree. */
+  const double *known = last_solve_apply (s, p, f, dq);
+  g_array_set_size (s->end_values, (guint) MAX (p->n_rows, 1));
+  double *end_values = (double *) s->end_values->data;
   for (size_t i = 0; i < p->n_rows; i++)
-    apply_force (s, p, i, f[i], dq);
+    end_values[i] = NAN;
 
   memset (result, 0, sizeof *result);
   if (p->n_rows == 0)
-    return;
+    {
+      last_solve_keep (s, p, f, dq, NULL);
+      return;
+    }
+  gboolean all_measured = TRUE;
   double work = 0;
   size_t items = 0;
   for (size_t island = 0; island < island_count (p); island++)
@@ -736,7 +793,9 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
       if (n == 0)
         continue;
       double residual;
-      int sweeps = sweep_island (s, p, island, f, dq, &residual);
+      gboolean measured;
+      int sweeps = sweep_island (s, p, island, known, f, dq, &residual, &measured);
+      all_measured = all_measured && measured;
       result->islands++;
       if (residual > p->tolerance)
         result->capped_islands++;
@@ -746,6 +805,7 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
       items += n;
     }
   result->mean_sweeps = items > 0 ? work / (double) items : 0;
+  last_solve_keep (s, p, f, dq, all_measured ? end_values : NULL);
 }
 
 /* ---- the post-solve check -------------------------------------------------------------- */
@@ -757,5 +817,5 @@ bgs_check (const BgsSolver *s, const BgsProblem *p, const double *f, const doubl
   memset (check, 0, sizeof *check);
   const Block *blocks = (const Block *) s->blocks->data;
   for (guint b = 0; b < s->blocks->len; b++)
-    check_block (s, p, &blocks[b], f, dq, TRUE, check, NULL);
+    check_block (s, p, &blocks[b], f, dq, NULL, TRUE, check, NULL);
 }

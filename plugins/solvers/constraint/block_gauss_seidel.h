@@ -85,6 +85,9 @@ typedef struct BgsProblem {
    * problem whose rows had this problem's structure (operator_reuse.h); delta_free, the
    * guess, the limits and the sweep order (from this problem's frames) are new. */
   gboolean operator_kept;
+  /* The length of dq (the flat DOF space), for what a solve keeps for the next one on the
+   * same operator; 0: nothing kept. */
+  size_t nv;
 } BgsProblem;
 
 /* Below this many active rows an island is left to the sweeps alone. */
@@ -109,6 +112,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (BgsSolver, bgs_solver_free)
  * C H^T f added. */
 void bgs_solve (BgsSolver *solver, const BgsProblem *problem, double *f, double *dq,
                 BgsResult *result);
+
+/* The guess for a solve on the operator the last solve used (BgsProblem.operator_kept):
+ * `factor` times the forces that solve ended with, row by row (the rows are the same ones,
+ * in the same directions, whatever the contact model's new frames say). FALSE, f untouched,
+ * when nothing was kept for n_rows rows on that operator. */
+gboolean bgs_last_forces (const BgsSolver *solver, size_t n_rows, double factor, double *f);
 
 /* The residual after each sweep of the last solve: after sweep k, the largest residual of
  * the islands that ran a k-th sweep. */

@@ -507,8 +507,12 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   problem.operator_kept = kept;
   if (self->order_by_gravity)
     cwb_v3_copy (problem.order_direction, ctx->gravity);
+  problem.nv = ctx->nv;
   double *f = zeroed (self->f, m);
-  if (cache != NULL)
+  /* On the kept operator the last forces serve row by row; otherwise they are found by
+   * the contacts' identities and turned into the new frames (warm_start.h). */
+  if (cache != NULL && self->warm_start_factor > 0
+      && !(kept && bgs_last_forces (bgs, m, self->warm_start_factor, f)))
     warm_start_guess (cache, set, self->friction, self->warm_start_factor, f);
   BgsResult result;
   bgs_solve (bgs, &problem, f, dq, &result);

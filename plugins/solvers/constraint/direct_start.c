@@ -268,7 +268,7 @@ restore_entry (const BgsSolver *s, const BgsProblem *p, double *f, double *dq)
  * The island keeps the forces it has when the set is too small or a solve fails. */
 gboolean
 bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
-                  double *f, double *dq, double *values)
+                  const double *known, double *f, double *dq, double *values)
 {
   const double *diag = (const double *) s->diagonal->data;
   g_array_set_size (s->block_state, (guint) MAX (b1 - b0, 1));
@@ -281,13 +281,13 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
     {
       passes = COLD_START_PASSES;
       keep_entry (s, b0, b1, l0, l1, f);
-      entry_law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL);
+      entry_law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, known, NULL);
     }
   else
     {
       /* A warm start that already holds the laws well within the tolerance needs no direct
        * solve: the sweeps confirm it in one. */
-      if (bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, values)
+      if (bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, known, values)
           <= DIRECT_SKIP_SHARE * p->tolerance)
         return TRUE;
       warm_states (s, p, b0, b1, f, state);
@@ -336,7 +336,7 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
           continue;
         }
       /* A cold start is kept only where it is nearer the laws than no force at all. */
-      if (!(bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL) < entry_law))
+      if (!(bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL, NULL) < entry_law))
         restore_entry (s, p, f, dq);
       return FALSE;
     }
