@@ -1,6 +1,8 @@
 /* The warm-start cache (see the header): an open-addressing hash table from contact identity
- * to world-frame force, rebuilt at every store, so a step allocates nothing once the number
- * of contacts settles. */
+ * to world-frame force, rebuilt from the last store at the first look-up after it, so a step
+ * allocates nothing once the number of contacts settles, and a step that looks nothing up
+ * (a velocity pass on the operator kept, which takes the last forces row by row) builds no
+ * table. */
 #include "warm_start.h"
 
 #include "frame_rows.h"
@@ -18,10 +20,19 @@ typedef struct Anonymous {
   double force[3];   /* world frame, N */
 } Anonymous;
 
+/* A frame's force as the last store gave it, before the table is built from it. */
+typedef struct Stored {
+  guint64 id;        /* 0: none (the frame is kept by pair and origin where it has an area) */
+  gboolean has_area;
+  Anonymous kept;
+} Stored;
+
 struct WarmStart {
   GArray *slots;     /* Slot, a power of two in size, at most half full */
   size_t used;
   GArray *anonymous; /* Anonymous, sorted by pair */
+  GArray *stored;    /* Stored: the last store, while `built` is FALSE */
+  gboolean built;    /* slots and anonymous hold `stored` */
 };
 
 WarmStart *
@@ -30,6 +41,8 @@ warm_start_new (void)
   WarmStart *cache = g_new0 (WarmStart, 1);
   cache->slots = g_array_new (FALSE, TRUE, sizeof (Slot));
   cache->anonymous = g_array_new (FALSE, FALSE, sizeof (Anonymous));
+  cache->stored = g_array_new (FALSE, FALSE, sizeof (Stored));
+  cache->built = TRUE;
   return cache;
 }
 
@@ -40,11 +53,12 @@ warm_start_free (WarmStart *cache)
     return;
   g_array_unref (cache->slots);
   g_array_unref (cache->anonymous);
+  g_array_unref (cache->stored);
   g_free (cache);
 }
 
-void
-warm_start_forget (WarmStart *cache)
+static void
+empty_table (WarmStart *cache)
 {
   if (cache->slots->len > 0)
     memset (cache->slots->data, 0, (size_t) cache->slots->len * sizeof (Slot));
@@ -52,9 +66,20 @@ warm_start_forget (WarmStart *cache)
   g_array_set_size (cache->anonymous, 0);
 }
 
-size_t
-warm_start_size (const WarmStart *cache)
+void
+warm_start_forget (WarmStart *cache)
 {
+  empty_table (cache);
+  g_array_set_size (cache->stored, 0);
+  cache->built = TRUE;
+}
+
+static void build_table (WarmStart *cache);
+
+size_t
+warm_start_size (WarmStart *cache)
+{
+  build_table (cache);
   return cache->used + cache->anonymous->len;
 }
 
@@ -132,7 +157,7 @@ frame_rows (const CwbContactSet *set, const CwbContactFrame *frame, int rows[3])
 /* The force kept for frame k of `set`: by its identity, or by its pair for a model that gives
  * none; NULL when the last store kept none. */
 static const double *
-kept_force (const WarmStart *cache, const CwbContactSet *set, guint k)
+kept_force (WarmStart *cache, const CwbContactSet *set, guint k)
 {
   guint64 id = cwb_contact_set_id (set, k);
   if (id == 0)
@@ -142,7 +167,7 @@ kept_force (const WarmStart *cache, const CwbContactSet *set, guint k)
 }
 
 size_t
-warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionLaw law,
+warm_start_guess (WarmStart *cache, const CwbContactSet *set, CwbFrictionLaw law,
                   double factor, double *f)
 {
   if (warm_start_size (cache) == 0 || !(factor > 0))
@@ -174,7 +199,7 @@ warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionL
 }
 
 gboolean
-warm_start_kept (const WarmStart *cache, const CwbContactSet *set, guint frame)
+warm_start_kept (WarmStart *cache, const CwbContactSet *set, guint frame)
 {
   return warm_start_size (cache) > 0 && frame < set->frames->len
          && kept_force (cache, set, frame) != NULL;
@@ -189,42 +214,55 @@ reset_for (WarmStart *cache, size_t n)
     size *= 2;
   if (cache->slots->len != size)
     g_array_set_size (cache->slots, (guint) size);
-  warm_start_forget (cache);
+  empty_table (cache);
 }
 
 void
 warm_start_store (WarmStart *cache, const CwbContactSet *set, const double *f)
 {
-  reset_for (cache, set->frames->len);
+  g_array_set_size (cache->stored, 0);
+  cache->built = FALSE;
   for (guint k = 0; k < set->frames->len; k++)
     {
-      guint64 id = cwb_contact_set_id (set, k);
       const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, k);
       int rows[3];
       if (!frame_rows (set, frame, rows))
         continue;
-      double force[3] = { 0, 0, 0 };
+      Stored stored = { .id = cwb_contact_set_id (set, k), .has_area = frame->area > 0,
+                        .kept = { .pair = pair_of (frame) } };
+      double *force = stored.kept.force;
       cwb_v3_axpy (force, f[rows[0]], frame->normal);
       if (rows[1] >= 0)
         cwb_v3_axpy (force, f[rows[1]], frame->t1);
       if (rows[2] >= 0)
         cwb_v3_axpy (force, f[rows[2]], frame->t2);
-      if (id == 0)
+      cwb_v3_copy (stored.kept.origin, frame->origin);
+      g_array_append_val (cache->stored, stored);
+    }
+}
+
+/* Builds the table from the last store, once. */
+static void
+build_table (WarmStart *cache)
+{
+  if (cache->built)
+    return;
+  cache->built = TRUE;
+  reset_for (cache, cache->stored->len);
+  const Stored *stored = (const Stored *) cache->stored->data;
+  for (guint k = 0; k < cache->stored->len; k++)
+    {
+      if (stored[k].id == 0)
         {
-          if (frame->area > 0)
-            {
-              Anonymous kept = { .pair = pair_of (frame) };
-              cwb_v3_copy (kept.origin, frame->origin);
-              cwb_v3_copy (kept.force, force);
-              g_array_append_val (cache->anonymous, kept);
-            }
+          if (stored[k].has_area)
+            g_array_append_val (cache->anonymous, stored[k].kept);
           continue;
         }
-      Slot *slot = probe (cache, id);
-      if (slot->id == id)
+      Slot *slot = probe (cache, stored[k].id);
+      if (slot->id == stored[k].id)
         continue;   /* a model that repeated an identity: the first frame keeps it */
-      slot->id = id;
-      cwb_v3_copy (slot->force, force);
+      slot->id = stored[k].id;
+      cwb_v3_copy (slot->force, stored[k].kept.force);
       cache->used++;
     }
   /* Stable for equal pairs, so that the numbering stays deterministic (qsort is not). */

@@ -29,18 +29,18 @@ void warm_start_forget (WarmStart *cache);
 /* Sets f (one per row of `set`, zeroed by the caller) to the kept force of each frame of
  * `set` with an identity kept from the last store, times `factor`. Returns the frames
  * warm-started. */
-size_t warm_start_guess (const WarmStart *cache, const CwbContactSet *set, CwbFrictionLaw law,
+size_t warm_start_guess (WarmStart *cache, const CwbContactSet *set, CwbFrictionLaw law,
                          double factor, double *f);
 
 /* Whether frame `frame` of `set` is a contact the last store kept (by its identity, or by
  * its pair for a model that gives none): a contact that lasts, not one that just began. */
-gboolean warm_start_kept (const WarmStart *cache, const CwbContactSet *set, guint frame);
+gboolean warm_start_kept (WarmStart *cache, const CwbContactSet *set, guint frame);
 
 /* Keeps the forces f (one per row of `set`, a solve's result) of the frames of `set` that
- * have an identity, replacing what was kept. */
+ * have an identity, replacing what was kept (looked up from the next guess or query on). */
 void warm_start_store (WarmStart *cache, const CwbContactSet *set, const double *f);
 
 /* Contacts kept. */
-size_t warm_start_size (const WarmStart *cache);
+size_t warm_start_size (WarmStart *cache);
 
 G_END_DECLS
