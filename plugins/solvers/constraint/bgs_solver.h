@@ -81,7 +81,8 @@ struct BgsSolver {
   GArray *loose_rows;      /* int: rows outside any normal block, solved one by one */
   GArray *island_blocks;   /* guint: block indices grouped by island, each island's in its
                             * sweep order */
-  GArray *order_keys;      /* HeightKey: scratch of the sweep order's sort, twice the blocks */
+  GArray *order_keys;      /* HeightKey: scratch of the sweep order's sort, twice the blocks
+                            * (layered_order's, as guint) */
   GArray *island_loose;    /* guint: indices into loose_rows grouped by island */
   GArray *block_start;     /* size_t, n_islands + 1: each island's run of island_blocks */
   GArray *loose_start;     /* size_t, n_islands + 1: each island's run of island_loose */
@@ -97,6 +98,7 @@ struct BgsSolver {
   GArray *island_rows;     /* size_t: the rows of the island being started cold */
   GArray *entry_force;     /* double per island row: its force on entry */
   guint64 operator_id;     /* counts the operators built: names the one in use */
+  guint64 kept_solves;     /* solves on it since it was built (layered_order's turn) */
   GArray *end_values;      /* double per row: its value at the last measure of the laws */
   LastSolve last;          /* what the last solve left for the next one (last_solve.c) */
 };

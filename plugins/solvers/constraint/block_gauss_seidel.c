@@ -492,6 +492,78 @@ sort_by_height (BgsSolver *s, const BgsProblem *p, const Block *blocks, guint *i
     ib[k] = from[k].block;
 }
 
+/* How thick a layer is, in tolerances: the spread of a settled layer's contact heights
+ * (its load on compliant contacts, round-off: 1e-8 m on the flush pyramids, with a
+ * tolerance of 1e-7 m) and the motion a kept operator allows, well inside it. */
+#define LAYER_TOLERANCES 100
+
+/* The next draw of a xorshift64* generator (Vigna 2016): a layer's turn, deterministic. */
+static guint64
+layer_draw (guint64 *state)
+{
+  *state ^= *state >> 12;
+  *state ^= *state << 25;
+  *state ^= *state >> 27;
+  return *state * 0x2545F4914F6CDD1Dull;
+}
+
+/* A kept operator's island in the order its blocks are laid out (the height order of the
+ * step it was built in), each layer (a run of blocks level within LAYER_TOLERANCES
+ * tolerances along the order direction) walked from a block and in a direction drawn anew
+ * at each solve (`turn`: the solves since the build). FALSE where the heights of this
+ * problem's frames fall along the stored order by more than a layer: the island is then
+ * sorted afresh (sort_by_height, whose order is total).
+ *
+ * A settled stack's layer walked in one order step after step left the same error behind
+ * each time, and the gap under force grew to the tolerance. Sorted afresh from each step's
+ * heights, round-off shuffled each layer, which ended that, but a sweep then read a
+ * layer's data in no order of memory. Drawn this way, the order changes as the shuffle did
+ * and the data is read in sequence, forwards or backwards, with one jump a layer; walking
+ * each layer forwards and backwards in turn instead (a fixed two-step cycle) left some
+ * trajectories of the 20-row pyramid factoring for hundreds of steps
+ * (docs/plugins/constraint.md, "The operator kept from step to step"). */
+static gboolean
+layered_order (BgsSolver *s, const BgsProblem *p, const Block *blocks, guint *ib, size_t n,
+               guint64 turn)
+{
+  /* Heights are along the order direction as given (not a unit vector). */
+  double thickness = LAYER_TOLERANCES * p->tolerance * cwb_v3_norm (p->order_direction);
+  g_array_set_size (s->order_keys, (guint) MAX (n, 1));
+  guint *out = (guint *) (void *) s->order_keys->data;
+  size_t first = 0;
+  double layer = -INFINITY;
+  guint64 state = turn * 0x9E3779B97F4A7C15ull + 1;
+  for (size_t k = 0; k <= n; k++)
+    {
+      double height = INFINITY;
+      if (k < n)
+        {
+          const CwbContactFrame *frame = &p->frames[p->rows[blocks[ib[k]].normal].frame];
+          height = cwb_v3_dot (frame->origin, p->order_direction);
+          if (height < layer - thickness)
+            return FALSE;
+          if (height <= layer + thickness)
+            continue;
+        }
+      size_t len = k - first;
+      if (len > 0)
+        {
+          guint64 draw = layer_draw (&state);
+          size_t start = (size_t) ((draw >> 1) % len);
+          gboolean backwards = (draw >> 63) != 0;
+          for (size_t j = 0; j < len; j++)
+            {
+              size_t at = (start + j) % len;
+              out[first + j] = ib[first + (backwards ? len - 1 - at : at)];
+            }
+        }
+      first = k;
+      layer = height;
+    }
+  memcpy (ib, out, n * sizeof (guint));
+  return TRUE;
+}
+
 /* Orders the blocks and the loose rows by island (a counting sort that keeps their order
  * within an island). */
 static void
@@ -528,7 +600,9 @@ group_islands (BgsSolver *s, const BgsProblem *p)
   if (p->order_direction[0] == 0 && p->order_direction[1] == 0 && p->order_direction[2] == 0)
     return;
   for (size_t i = 0; i < n_islands; i++)
-    sort_by_height (s, p, blocks, ib + bs[i], bs[i + 1] - bs[i]);
+    if (!p->operator_kept
+        || !layered_order (s, p, blocks, ib + bs[i], bs[i + 1] - bs[i], s->kept_solves))
+      sort_by_height (s, p, blocks, ib + bs[i], bs[i + 1] - bs[i]);
 }
 
 /* Puts the blocks themselves in the sweep order of this problem (all islands together; the
@@ -764,7 +838,10 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
       order_blocks (s, p);
       relocate_rows (s, p);
       s->operator_id++;
+      s->kept_solves = 0;
     }
+  else
+    s->kept_solves++;
   group_islands (s, p);
   g_array_set_size (s->values, (guint) MAX (p->n_rows, 1));
   g_array_set_size (s->start_values, (guint) MAX (p->n_rows, 1));
