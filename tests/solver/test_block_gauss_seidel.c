@@ -1228,6 +1228,50 @@ test_direct_skipped_when_held (void)
   fixture_clear (&fx);
 }
 
+/* A speculative row (BgsProblem.speculative: max (rate, gap), a contact open at the start of
+ * the step) is no linear row: a warm island's direct start holds its force as it came and
+ * solves the others. The column of the cold-start test solved to 1e-12 m, then started again
+ * from 0.9 of its forces (so the direct solve runs) with no sweep after it: the contact
+ * flagged keeps its force to the bit, and moves when not flagged. */
+static void
+test_direct_holds_speculative_rows (void)
+{
+  enum { N = 12, ROWS = 3 * N, FLAGGED = 5 };
+  Fixture fx;
+  fixture_init_column (&fx, N);
+  add_column_frames (&fx, N, 1, 0.8, 0.8);
+  double delta[ROWS] = { 0 };
+  delta[0] = -0.04;
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  BgsProblem problem = fixture_problem (&fx, delta, TRUE);
+  problem.tolerance = 1e-12;
+  double f[ROWS] = { 0 }, dq[3 * N] = { 0 };
+  BgsResult result;
+  bgs_solve (solver, &problem, f, dq, &result);
+  g_assert_cmpuint (result.capped_islands, ==, 0);
+  g_assert_cmpfloat (f[3 * FLAGGED], >, 0);
+
+  problem.tolerance = 1e-9;
+  problem.stiffness = particle_stiffness;
+  problem.stiffness_data = &fx;
+  problem.max_iterations = 0;
+  guint8 flags[ROWS] = { 0 };
+  flags[3 * FLAGGED] = 1;
+  double started[2][ROWS];
+  for (int flagged = 0; flagged < 2; flagged++)
+    {
+      problem.speculative = flagged ? flags : NULL;
+      double dq_start[3 * N] = { 0 };
+      for (int i = 0; i < ROWS; i++)
+        started[flagged][i] = 0.9 * f[i];
+      bgs_solve (solver, &problem, started[flagged], dq_start, &result);
+    }
+  g_assert_cmpfloat (started[1][3 * FLAGGED], ==, 0.9 * f[3 * FLAGGED]);
+  g_assert_cmpfloat (fabs (started[0][3 * FLAGGED] - 0.9 * f[3 * FLAGGED]), >,
+                     1e-3 * f[3 * FLAGGED]);
+  fixture_clear (&fx);
+}
+
 /* A kept operator (BgsProblem.operator_kept: the columns and blocks of an earlier problem of
  * the same structure) whose frames' heights no longer rise along its stored order is swept in
  * the order of the new problem's heights, as a freshly built one is: a column of particles
@@ -1537,6 +1581,8 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/direct/matches-sweeps", test_direct_start_matches_sweeps);
   g_test_add_func ("/solver/bgs/direct/cold-start", test_cold_start);
   g_test_add_func ("/solver/bgs/direct/skipped-when-held", test_direct_skipped_when_held);
+  g_test_add_func ("/solver/bgs/direct/holds-speculative-rows",
+                   test_direct_holds_speculative_rows);
   g_test_add_func ("/solver/bgs/kept-operator-order", test_kept_operator_order);
   g_test_add_func ("/solver/bgs/kept-operator-continues", test_kept_operator_continues);
   g_test_add_func ("/solver/bgs/kept-operator-layers", test_kept_operator_layers);

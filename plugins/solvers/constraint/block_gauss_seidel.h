@@ -45,10 +45,9 @@ typedef struct BgsProblem {
   const double *delta_free;         /* row values before any contact force */
   gboolean rate_normals;            /* the normal rows' values are rates h H v (Allard 2010
                                      * eq. 17), held >= 0: their tolerances do not apply */
-  double touching_gap;              /* with rate_normals: a normal row open at the free
-                                     * configuration by more than this (m) is speculative,
-                                     * max (rate, gap) (constraint_solver.c); one open by
-                                     * less is a rate like a touching contact's */
+  const guint8 *speculative;        /* per row, may be NULL: 1 for a normal row whose value
+                                     * is max (rate, gap), a contact open at the start of the
+                                     * step (constraint_solver.c), not a linear row */
   BgsComplianceFunc compliance;
   void *compliance_data;
   gboolean friction;                /* FALSE: tangent rows stay at zero force */

@@ -114,6 +114,7 @@ typedef struct ConstraintSolver {
   double time_left;
   /* scratch, grown as needed, so a step allocates nothing once sizes settle */
   GArray *q_free, *v_free, *dq, *r, *f, *delta_free, *body_dq, *q_stabilized;
+  GArray *speculative;     /* guint8 per row of the solve under way (BgsProblem.speculative) */
   CwbContactSet snapshot;   /* the velocity pass's set, kept across stabilization */
   LinearCheck linear_check; /* the free configuration, for a check without a detection */
 } ConstraintSolver;
@@ -235,6 +236,7 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   self->r = new_doubles ();
   self->f = new_doubles ();
   self->delta_free = new_doubles ();
+  self->speculative = g_array_new (FALSE, FALSE, sizeof (guint8));
   self->body_dq = new_doubles ();
   self->q_stabilized = new_doubles ();
   init_set (&self->snapshot);
@@ -266,6 +268,7 @@ constraint_destroy (void *data)
   g_array_unref (self->r);
   g_array_unref (self->f);
   g_array_unref (self->delta_free);
+  g_array_unref (self->speculative);
   g_array_unref (self->body_dq);
   g_array_unref (self->q_stabilized);
   g_array_unref (self->snapshot.frames);
@@ -433,6 +436,9 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   const CwbDofRows *h = kept ? operator_reuse_h (&self->operator_reuse) : ctx->dof_rows (ctx);
   CwbConstraintRow *rows = (CwbConstraintRow *) set->rows->data;
   double *delta_free = zeroed (self->delta_free, m);
+  g_array_set_size (self->speculative, (guint) m);
+  guint8 *speculative = (guint8 *) self->speculative->data;
+  memset (speculative, 0, m);
   gboolean rates = v != NULL && self->velocity_level;
   double accepted = stabilization_accepted (self);
   double touching_gap = TOUCHING_SHARE_OF_TOLERANCE * self->step_tolerance;
@@ -476,6 +482,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
                   && (!volume_row || !warm_start_kept (cache, set, rows[i].frame)));
           if (open_at_start)
             delta_free[i] = MAX (delta_free[i], rows[i].violation);
+          speculative[i] = open_at_start;
         }
     }
   BgsProblem problem = {
@@ -487,7 +494,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .bodies = ctx->bodies,
     .delta_free = delta_free,
     .rate_normals = rates,
-    .touching_gap = touching_gap,
+    .speculative = speculative,
     .compliance = compliance_at,
     .compliance_data = compliance,
     .friction = v != NULL,

@@ -165,9 +165,8 @@ correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, g
 
 /* Each contact's part in the direct start of a warm island (from the forces it starts
  * with): contacts with force, sticking where their tangential force is inside the friction
- * set. A contact open at the free configuration by more than the touching gap holds
- * max (rate, gap) (a speculative row, constraint_solver.c): not a linear row, so it keeps
- * its force. */
+ * set. A speculative row (BgsProblem.speculative: max (rate, gap), a contact open at the
+ * start of the step) is not a linear row, so it keeps its force. */
 static void
 warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
              guint8 *state)
@@ -181,7 +180,7 @@ warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, cons
       double ft[2] = { 0, 0 };
       for (int a = 0; a < block->n_tangents; a++)
         ft[a] = f[block->tangent[a]];
-      if (!(f[n] > 0) || (p->rate_normals && p->rows[n].violation > p->touching_gap))
+      if (!(f[n] > 0) || (p->speculative != NULL && p->speculative[n]))
         state[k - b0] = BLOCK_FIXED;
       else if (block->n_tangents > 0 && p->friction
                && cwb_friction_gauge (p->friction_law, ft) < STICK_SHARE * block->mu * f[n])
