@@ -65,7 +65,6 @@ typedef struct LastSolve {
   GArray *hdq;             /* double per row: H_i dq at its end, where `measured` */
   gboolean measured;       /* every island's last sweep ended with a measure of the laws */
   int incremental;         /* solves since own_dq was summed afresh */
-  GArray *known;           /* double per row: the next guess's values (last_solve_apply) */
 } LastSolve;
 
 struct BgsSolver {
@@ -115,6 +114,32 @@ larger (double a, double b)
  * is the segment's, and compile to a few vector operations. */
 #define RIGID_DOFS 6
 
+/* sum a_d x_d over one body's nv DOFs. */
+static inline double
+segment_dot (const double *a, const double *x, size_t nv)
+{
+  double sum = 0;
+  if (nv == RIGID_DOFS)
+    for (size_t d = 0; d < RIGID_DOFS; d++)
+      sum += a[d] * x[d];
+  else
+    for (size_t d = 0; d < nv; d++)
+      sum += a[d] * x[d];
+  return sum;
+}
+
+/* out += s a over one body's nv DOFs. */
+static inline void
+segment_axpy (double *out, double s, const double *a, size_t nv)
+{
+  if (nv == RIGID_DOFS)
+    for (size_t d = 0; d < RIGID_DOFS; d++)
+      out[d] += s * a[d];
+  else
+    for (size_t d = 0; d < nv; d++)
+      out[d] += s * a[d];
+}
+
 /* The row's current value: delta_free_i + H_i dq; a dense row's as one contiguous product
  * per body, which the compiler vectorizes (the flat entries gather dq one DOF at a time). */
 static inline double
@@ -127,18 +152,8 @@ row_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq)
       const Segment *segs = (const Segment *) s->segments->data;
       const double *row_pool = (const double *) s->row_pool->data;
       for (size_t k = span->first_segment; k < span->end_segment; k++)
-        {
-          const double *h = row_pool + segs[k].row_offset;
-          const double *x = dq + segs[k].v_offset;
-          double sum = 0;
-          if (segs[k].nv == RIGID_DOFS)
-            for (size_t d = 0; d < RIGID_DOFS; d++)
-              sum += h[d] * x[d];
-          else
-            for (size_t d = 0; d < segs[k].nv; d++)
-              sum += h[d] * x[d];
-          value += sum;
-        }
+        value += segment_dot (row_pool + segs[k].row_offset, dq + segs[k].v_offset,
+                              segs[k].nv);
       return value;
     }
   const FlatEntry *flat = (const FlatEntry *) s->entries->data;
@@ -157,16 +172,7 @@ apply_force (const BgsSolver *s, const BgsProblem *p, size_t i, double df, doubl
   const RowSpan *span = &g_array_index (s->spans, RowSpan, i);
   const double *pool = (const double *) s->pool->data;
   for (size_t k = span->first_segment; k < span->end_segment; k++)
-    {
-      double *out = dq + segs[k].v_offset;
-      const double *column = pool + segs[k].offset;
-      if (segs[k].nv == RIGID_DOFS)
-        for (size_t d = 0; d < RIGID_DOFS; d++)
-          out[d] += df * column[d];
-      else
-        for (size_t d = 0; d < segs[k].nv; d++)
-          out[d] += df * column[d];
-    }
+    segment_axpy (dq + segs[k].v_offset, df, pool + segs[k].offset, segs[k].nv);
 }
 
 /* Sets f_i to `value`, moving dq with it; returns |df| W_ii, the displacement it caused. */
@@ -188,7 +194,8 @@ row_tolerance (const BgsProblem *p, size_t i)
 }
 
 /* How far the island's forces and motion are from the laws (block_gauss_seidel.c); the
- * rows' values read from dq, or taken from `known` where not NULL (last_solve_apply); with
+ * rows' values read from dq, or from `known` where not NULL (each row's H_i dq,
+ * last_solve_apply); with
  * `values`, every row's value is kept there too (as record_values keeps them). */
 double bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
                              size_t l0, size_t l1, const double *f, const double *dq,
@@ -211,8 +218,8 @@ void last_solve_clear (LastSolve *last);
 /* dq += C H^T f for the solve's guess f. On the operator the last solve used, from what it
  * left: its own displacement and the columns of the rows whose force differs from its. When
  * the guess is the last forces themselves on the same entry dq, and the last solve measured
- * its laws at its end, returns each row's value at the guess (delta_free_i + H_i dq, known
- * without reading the operator); NULL otherwise. */
+ * its laws at its end, returns each row's H_i dq at the guess (the last end's, known without
+ * reading the operator; its value is delta_free_i plus that, read_value); NULL otherwise. */
 const double *last_solve_apply (BgsSolver *s, const BgsProblem *p, const double *f, double *dq);
 
 /* Keeps what the solve ending with f and dq leaves; `end_values` (NULL: not measured) are

@@ -646,12 +646,13 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
     record_value (s, p, (size_t) loose[il[k]], dq, values, motion);
 }
 
-/* Row i's value: known[i] where the values are known (last_solve_apply), else read from dq. */
+/* Row i's value: delta_free_i + known[i] where its H_i dq is known (last_solve_apply), else
+ * read from dq. */
 static inline double
 read_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq,
             const double *known)
 {
-  return known != NULL ? known[i] : row_value (s, p, i, dq);
+  return known != NULL ? p->delta_free[i] + known[i] : row_value (s, p, i, dq);
 }
 
 /* Adds one contact frame's measure of the laws to `check` (bgs_check); the friction set's

@@ -495,6 +495,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .delta_free = delta_free,
     .rate_normals = rates,
     .speculative = speculative,
+    .nv = ctx->nv,
     .compliance = compliance_at,
     .compliance_data = compliance,
     .friction = v != NULL,
@@ -514,7 +515,6 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   problem.operator_kept = kept;
   if (self->order_by_gravity)
     cwb_v3_copy (problem.order_direction, ctx->gravity);
-  problem.nv = ctx->nv;
   double *f = zeroed (self->f, m);
   /* On the kept operator the last forces serve row by row; otherwise they are found by
    * the contacts' identities and turned into the new frames (warm_start.h). */

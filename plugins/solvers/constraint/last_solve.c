@@ -18,7 +18,6 @@ last_solve_init (LastSolve *last)
   last->entry_dq = g_array_new (FALSE, FALSE, sizeof (double));
   last->own_dq = g_array_new (FALSE, FALSE, sizeof (double));
   last->hdq = g_array_new (FALSE, FALSE, sizeof (double));
-  last->known = g_array_new (FALSE, FALSE, sizeof (double));
 }
 
 void
@@ -28,7 +27,6 @@ last_solve_clear (LastSolve *last)
   g_clear_pointer (&last->entry_dq, g_array_unref);
   g_clear_pointer (&last->own_dq, g_array_unref);
   g_clear_pointer (&last->hdq, g_array_unref);
-  g_clear_pointer (&last->known, g_array_unref);
 }
 
 /* Whether the last solve was made on this problem's operator, for rows and DOFs alike. */
@@ -84,14 +82,7 @@ last_solve_apply (BgsSolver *s, const BgsProblem *p, const double *f, double *dq
         apply_force (s, p, i, f[i] - last_f[i], dq);
         same = FALSE;
       }
-  if (!same)
-    return NULL;
-  g_array_set_size (last->known, (guint) p->n_rows);
-  double *known = (double *) last->known->data;
-  const double *hdq = (const double *) last->hdq->data;
-  for (size_t i = 0; i < p->n_rows; i++)
-    known[i] = p->delta_free[i] + hdq[i];
-  return known;
+  return same ? (const double *) last->hdq->data : NULL;
 }
 
 void
