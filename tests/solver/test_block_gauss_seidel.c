@@ -913,15 +913,19 @@ test_direct_least_change (void)
  * agree to BGS_FORCE_TOLERANCE of their size. */
 /* The rows' new forces against the dense reference: (W + eps I) df = -r with W = H C H^T
  * from the fixture, solved by LAPACK. */
+/* As check_direct_against_dense, with K's pattern made of `pattern` (n_pattern rows, a
+ * superset of the active rows; NULL: the active rows) under operator `operator_id`. */
 static void
-check_direct_against_dense (IslandDirect *solver, Fixture *fx, const size_t *rows, size_t n,
-                            const double *residual, const double *force, double eps)
+check_direct_with_pattern (IslandDirect *solver, Fixture *fx, const size_t *rows, size_t n,
+                           const double *residual, const double *force, double eps,
+                           const size_t *pattern, size_t n_pattern, guint64 operator_id)
 {
   BgsProblem problem = fixture_problem (fx, (const double[16]){ 0 }, FALSE);
   DirectProblem direct = {
     .n_active = n, .rows = rows, .residual = residual, .force = force, .epsilon = eps,
     .h = problem.h, .bodies = fx->bodies, .stiffness = particle_stiffness,
-    .stiffness_data = fx,
+    .stiffness_data = fx, .operator_id = operator_id, .n_pattern_rows = n_pattern,
+    .pattern_rows = pattern,
   };
   double solved[8];
   g_assert_cmpuint (n, <=, G_N_ELEMENTS (solved));
@@ -941,6 +945,13 @@ check_direct_against_dense (IslandDirect *solver, Fixture *fx, const size_t *row
                                   pivots, df, 1), ==, 0);
   for (size_t i = 0; i < n; i++)
     g_assert_cmpfloat (fabs (solved[i] - (force[i] + df[i])), <, 1e-9 * (1 + fabs (df[i])));
+}
+
+static void
+check_direct_against_dense (IslandDirect *solver, Fixture *fx, const size_t *rows, size_t n,
+                            const double *residual, const double *force, double eps)
+{
+  check_direct_with_pattern (solver, fx, rows, n, residual, force, eps, NULL, 0, 0);
 }
 
 /* Four particles of anisotropic compliance, rows along slanted directions between them and
@@ -979,6 +990,53 @@ test_direct_coupled_bodies (void)
   const size_t some[3] = { 1, 3, 4 };
   check_direct_against_dense (solver, &fx, some, 3, (const double[3]){ -0.01, 0.02, 0.005 },
                               (const double[3]){ 1, 1, 1 }, eps);
+  fixture_clear (&fx);
+}
+
+/* K's pattern made of the island's rows (DirectProblem.pattern_rows) while the active rows
+ * change under one operator: the analysis is made once and kept, whatever the order the
+ * pattern rows come in, and each solve still matches the dense one (the bodies and pairs
+ * with no active row are blocks of zeros and the bodies' own eps C^-1). Another operator
+ * numbers the bodies again, and another pattern is analysed anew. The coupled bodies' fixture; tolerance
+ * of the dense check as there. */
+static void
+test_direct_pattern_kept (void)
+{
+  const double compliance[4] = { 0.5, 0.2, 1.0, 0.3 };
+  Fixture fx;
+  fixture_init (&fx, 4, compliance);
+  const int pairs[6][2] = { { 0, -1 }, { 1, 0 }, { 2, 1 }, { 3, 2 }, { 0, 3 }, { 2, -1 } };
+  const double directions[6][3] = { { 0.3, 0.2, 1 }, { 1, 0.5, 0.2 }, { 0.2, 1, 0.4 },
+                                    { 0.5, 0.5, 1 }, { 1, -1, 0.3 }, { 0, 0.6, 0.8 } };
+  for (int k = 0; k < 6; k++)
+    {
+      double d[3];
+      cwb_v3_copy (d, directions[k]);
+      cwb_v3_normalize (d);
+      add_normal_frame (&fx, pairs[k][0], pairs[k][1], d);
+    }
+  g_autoptr (IslandDirect) solver = island_direct_new ();
+  const double eps = 1e-3;
+  const size_t island[6] = { 0, 1, 2, 3, 4, 5 }, shuffled[6] = { 4, 2, 0, 5, 3, 1 };
+  const double residual[6] = { -0.02, 0.01, -0.005, 0.003, -0.01, 0.002 };
+  const double force[6] = { 3, 1, 0, 2, 0.5, 1 };
+  check_direct_with_pattern (solver, &fx, island, 6, residual, force, eps, island, 6, 5);
+  g_assert_cmpuint (island_direct_analyses (solver), ==, 1);
+  /* Rows 1, 3, 4 couple particles 0-1, 2-3 and 0-3: pair 1-2 and the ground rows are not
+   * active, particle 2's rows are one. */
+  const size_t some[3] = { 1, 3, 4 }, one[1] = { 2 }, ground[2] = { 0, 5 };
+  check_direct_with_pattern (solver, &fx, some, 3, residual, force, eps, shuffled, 6, 5);
+  check_direct_with_pattern (solver, &fx, one, 1, residual, force, eps, island, 6, 5);
+  check_direct_with_pattern (solver, &fx, ground, 2, residual, force, eps, shuffled, 6, 5);
+  g_assert_cmpuint (island_direct_analyses (solver), ==, 1);
+  /* Another operator numbers the bodies anew: in the first order, the same pattern and
+   * analysis; in another (particle 3 first), a new pattern. Fewer pattern rows: another. */
+  check_direct_with_pattern (solver, &fx, some, 3, residual, force, eps, island, 6, 6);
+  g_assert_cmpuint (island_direct_analyses (solver), ==, 1);
+  check_direct_with_pattern (solver, &fx, some, 3, residual, force, eps, shuffled, 6, 7);
+  g_assert_cmpuint (island_direct_analyses (solver), ==, 2);
+  check_direct_with_pattern (solver, &fx, some, 3, residual, force, eps, some, 3, 7);
+  g_assert_cmpuint (island_direct_analyses (solver), ==, 3);
   fixture_clear (&fx);
 }
 
@@ -1586,6 +1644,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/stop/reads-laws", test_stop_reads_laws);
   g_test_add_func ("/solver/bgs/direct/least-change", test_direct_least_change);
   g_test_add_func ("/solver/bgs/direct/coupled-bodies", test_direct_coupled_bodies);
+  g_test_add_func ("/solver/bgs/direct/pattern-kept", test_direct_pattern_kept);
   g_test_add_func ("/solver/bgs/direct/factor-reused", test_direct_factor_reused);
   g_test_add_func ("/solver/bgs/direct/matches-sweeps", test_direct_start_matches_sweeps);
   g_test_add_func ("/solver/bgs/direct/cold-start", test_cold_start);

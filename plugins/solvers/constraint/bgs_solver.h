@@ -94,7 +94,7 @@ struct BgsSolver {
   GArray *active;          /* size_t: an island's active rows for the direct solve */
   GArray *active_residual, *active_force, *direct_force;   /* double per active row */
   GArray *block_state;     /* guint8 per block of the island: BLOCK_FIXED ... */
-  GArray *island_rows;     /* size_t: the rows of the island being started cold */
+  GArray *island_rows;     /* size_t: the rows of the island being started (direct_start.c) */
   GArray *entry_force;     /* double per island row: its force on entry */
   guint64 operator_id;     /* counts the operators built: names the one in use */
   guint64 kept_solves;     /* solves on it since it was built (layered_order's turn) */

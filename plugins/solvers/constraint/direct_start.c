@@ -214,17 +214,16 @@ cold_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, cons
   return TRUE;
 }
 
-/* Keeps the forces of the island's rows (its blocks' and loose rows) on entry, to go back
- * to them (restore_entry). */
+/* The island's rows (its blocks' and loose rows) into s->island_rows: K's pattern in the
+ * direct solve, and the rows whose forces on entry a cold start keeps (keep_entry). */
 static void
-keep_entry (BgsSolver *s, size_t b0, size_t b1, size_t l0, size_t l1, const double *f)
+collect_island_rows (BgsSolver *s, size_t b0, size_t b1, size_t l0, size_t l1)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const guint *ib = (const guint *) s->island_blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
   const guint *il = (const guint *) s->island_loose->data;
   g_array_set_size (s->island_rows, 0);
-  g_array_set_size (s->entry_force, 0);
   for (size_t k = b0; k < b1; k++)
     {
       const Block *block = &blocks[ib[k]];
@@ -241,6 +240,13 @@ keep_entry (BgsSolver *s, size_t b0, size_t b1, size_t l0, size_t l1, const doub
       size_t row = (size_t) loose[il[k]];
       g_array_append_val (s->island_rows, row);
     }
+}
+
+/* Keeps the forces of the island's rows on entry, to go back to them (restore_entry). */
+static void
+keep_entry (BgsSolver *s, const double *f)
+{
+  g_array_set_size (s->entry_force, 0);
   for (guint k = 0; k < s->island_rows->len; k++)
     g_array_append_val (s->entry_force, f[g_array_index (s->island_rows, size_t, k)]);
 }
@@ -279,7 +285,8 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
   if (cold)
     {
       passes = COLD_START_PASSES;
-      keep_entry (s, b0, b1, l0, l1, f);
+      collect_island_rows (s, b0, b1, l0, l1);
+      keep_entry (s, f);
       entry_law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, known, NULL);
     }
   else
@@ -290,6 +297,7 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
           <= DIRECT_SKIP_SHARE * p->tolerance)
         return TRUE;
       warm_states (s, p, b0, b1, f, state);
+      collect_island_rows (s, b0, b1, l0, l1);
     }
   for (int pass = 0; pass < passes; pass++)
     {
@@ -313,6 +321,8 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
         .stiffness = p->stiffness,
         .stiffness_data = p->stiffness_data,
         .operator_id = s->operator_id,
+        .n_pattern_rows = s->island_rows->len,
+        .pattern_rows = (const size_t *) s->island_rows->data,
       };
       g_array_set_size (s->direct_force, (guint) n_active);
       double *solved = (double *) s->direct_force->data;

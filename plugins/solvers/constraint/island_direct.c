@@ -43,6 +43,16 @@ struct IslandDirect {
   guint64 factored_operator;
   double factored_epsilon;
   GArray *factored_rows;   /* size_t */
+  /* The rows the numbering (local_of, bodies, dof_start) and the block pattern were found
+   * from, with their operator: kept from solve to solve while both stay. A kept operator's
+   * island lists its rows in another order at each solve (its layers are walked from a drawn
+   * block), so the set is compared: each of its rows carries the numbering's stamp. */
+  gboolean numbered;
+  guint64 numbered_operator;
+  size_t n_numbered_rows;
+  guint32 stamp;
+  GArray *row_stamp;       /* guint32 per row of H */
+  guint64 analyses;
 };
 
 IslandDirect *
@@ -65,6 +75,7 @@ island_direct_new (void)
   d->kept_block_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   d->kept_block_below = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   d->factored_rows = g_array_new (FALSE, FALSE, sizeof (size_t));
+  d->row_stamp = g_array_new (FALSE, TRUE, sizeof (guint32));
   return d;
 }
 
@@ -98,20 +109,21 @@ island_direct_free (IslandDirect *d)
   g_array_unref (d->kept_block_start);
   g_array_unref (d->kept_block_below);
   g_array_unref (d->factored_rows);
+  g_array_unref (d->row_stamp);
   g_free (d);
 }
 
-/* Numbers the bodies of the active rows; FALSE when one has no dense C^-1. */
+/* Numbers the bodies of the rows; FALSE when one has no dense C^-1. */
 static gboolean
-number_bodies (IslandDirect *d, const DirectProblem *p)
+number_bodies (IslandDirect *d, const DirectProblem *p, const size_t *rows, size_t n_rows)
 {
   g_array_set_size (d->bodies, 0);
   g_array_set_size (d->dof_start, 0);
   size_t zero = 0;
   g_array_append_val (d->dof_start, zero);
-  for (size_t k = 0; k < p->n_active; k++)
+  for (size_t k = 0; k < n_rows; k++)
     {
-      size_t i = p->rows[k];
+      size_t i = rows[k];
       for (size_t e = p->h->row_start[i]; e < p->h->row_start[i + 1]; e++)
         {
           uint32_t body = p->h->entries[e].body;
@@ -142,6 +154,8 @@ forget_bodies (IslandDirect *d)
 {
   for (guint k = 0; k < d->bodies->len; k++)
     g_array_index (d->local_of, uint32_t, g_array_index (d->bodies, uint32_t, k)) = NO_BODY;
+  g_array_set_size (d->bodies, 0);
+  d->numbered = FALSE;
 }
 
 /* A row's runs of entries, one per body (H's entries are sorted by body, then DOF); returns
@@ -176,20 +190,20 @@ compare_keys (const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* K's block pattern from the active rows: every body's diagonal block, and block (a, b)
- * for each two bodies a > b of a row; FALSE for a row on more than MAX_ROW_BODIES bodies. */
+/* K's block pattern from the rows: every body's diagonal block, and block (a, b) for each
+ * two bodies a > b of a row; FALSE for a row on more than MAX_ROW_BODIES bodies. */
 static gboolean
-find_blocks (IslandDirect *d, const DirectProblem *p)
+find_blocks (IslandDirect *d, const DirectProblem *p, const size_t *rows, size_t n_rows)
 {
   /* Room for a pair a row, grown where a row has more. */
-  g_array_set_size (d->pair_keys, (guint) p->n_active);
+  g_array_set_size (d->pair_keys, (guint) MAX (n_rows, 1));
   guint64 *keys = (guint64 *) d->pair_keys->data;
   size_t n_keys = 0;
   guint64 last = G_MAXUINT64;
-  for (size_t k = 0; k < p->n_active; k++)
+  for (size_t k = 0; k < n_rows; k++)
     {
       RowRun runs[MAX_ROW_BODIES];
-      size_t n = row_runs (d, p, p->rows[k], runs, MAX_ROW_BODIES);
+      size_t n = row_runs (d, p, rows[k], runs, MAX_ROW_BODIES);
       if (n > MAX_ROW_BODIES)
         return FALSE;
       for (size_t x = 0; x < n; x++)
@@ -296,6 +310,7 @@ prepare_matrix (IslandDirect *d, size_t n)
   ap[n] = (int) out;
   memset (d->matrix->x, 0, out * sizeof (double));
   d->factor = cholmod_analyze (d->matrix, &d->common);
+  d->analyses++;
   if (d->factor == NULL)
     {
       forget_pattern (d);
@@ -409,7 +424,7 @@ static gboolean
 assemble_and_factor (IslandDirect *d, const DirectProblem *p, size_t n)
 {
   d->factored = FALSE;
-  if (!find_blocks (d, p) || !prepare_matrix (d, n))
+  if (!prepare_matrix (d, n))
     return FALSE;
   for (size_t k = 0; k < p->n_active; k++)
     add_row (d, p, p->rows[k]);
@@ -425,16 +440,62 @@ assemble_and_factor (IslandDirect *d, const DirectProblem *p, size_t n)
   return TRUE;
 }
 
+/* Whether the rows are the set the numbering was made from, under the same operator. */
+static gboolean
+numbered_from (const IslandDirect *d, const DirectProblem *p, const size_t *rows, size_t n_rows)
+{
+  if (!d->numbered || p->operator_id == 0 || p->operator_id != d->numbered_operator
+      || n_rows != d->n_numbered_rows)
+    return FALSE;
+  const guint32 *stamp = (const guint32 *) d->row_stamp->data;
+  for (size_t k = 0; k < n_rows; k++)
+    if (rows[k] >= d->row_stamp->len || stamp[rows[k]] != d->stamp)
+      return FALSE;
+  return TRUE;
+}
+
+/* Numbers the bodies of the problem's pattern rows and finds K's blocks from them, unless the
+ * last solve's numbering holds (the same operator and set of pattern rows). FALSE when a body
+ * has no dense C^-1 or a row is on too many bodies. */
+static gboolean
+number_pattern (IslandDirect *d, const DirectProblem *p)
+{
+  const size_t *rows = p->pattern_rows != NULL ? p->pattern_rows : p->rows;
+  size_t n_rows = p->pattern_rows != NULL ? p->n_pattern_rows : p->n_active;
+  if (numbered_from (d, p, rows, n_rows))
+    return TRUE;
+  /* The factor, if any, is of another numbering's K. */
+  d->factored = FALSE;
+  forget_bodies (d);
+  if (!number_bodies (d, p, rows, n_rows) || !find_blocks (d, p, rows, n_rows))
+    {
+      forget_bodies (d);
+      return FALSE;
+    }
+  if (d->row_stamp->len < p->h->n_rows)
+    g_array_set_size (d->row_stamp, (guint) p->h->n_rows);
+  if (++d->stamp == 0)
+    {
+      /* The stamps wrapped: no row may keep an old one that now reads as current. */
+      memset (d->row_stamp->data, 0, d->row_stamp->len * sizeof (guint32));
+      d->stamp = 1;
+    }
+  guint32 *stamp = (guint32 *) d->row_stamp->data;
+  for (size_t k = 0; k < n_rows; k++)
+    stamp[rows[k]] = d->stamp;
+  d->numbered = TRUE;
+  d->numbered_operator = p->operator_id;
+  d->n_numbered_rows = n_rows;
+  return TRUE;
+}
+
 gboolean
 island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
 {
   if (p->n_active == 0 || !(p->epsilon > 0))
     return FALSE;
-  if (!number_bodies (d, p))
-    {
-      forget_bodies (d);
-      return FALSE;
-    }
+  if (!number_pattern (d, p))
+    return FALSE;
   size_t n = g_array_index (d->dof_start, size_t, d->dof_start->len - 1);
   g_array_set_size (d->rhs, (guint) MAX (n, 1));
   memset (d->rhs->data, 0, n * sizeof (double));
@@ -467,8 +528,16 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
         }
     }
   else
-    forget_pattern (d);
+    {
+      forget_pattern (d);
+      forget_bodies (d);
+    }
   cholmod_free_dense (&x, &d->common);
-  forget_bodies (d);
   return ok;
+}
+
+guint64
+island_direct_analyses (const IslandDirect *d)
+{
+  return d->analyses;
 }

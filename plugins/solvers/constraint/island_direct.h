@@ -44,6 +44,12 @@ typedef struct DirectProblem {
    * the same K and reuses its factorisation (a settled stack's active set stays while its
    * operator is kept). 0: always factored. */
   guint64 operator_id;
+  /* The rows whose bodies and body pairs make K's pattern: a superset of the active rows
+   * (the island's rows), so that the pattern, and CHOLMOD's analysis of it, stay while the
+   * operator does, whichever of them are active; NULL: the active rows. A pair of bodies
+   * with no active row is a block of zeros in K. */
+  size_t n_pattern_rows;
+  const size_t *pattern_rows;
 } DirectProblem;
 
 typedef struct IslandDirect IslandDirect;
@@ -57,6 +63,10 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (IslandDirect, island_direct_free)
  * (the sweeps then start from the forces they had). */
 gboolean island_direct_solve (IslandDirect *direct, const DirectProblem *problem,
                               double *force_out);
+
+/* How many symbolic analyses of K's pattern (CHOLMOD's ordering and elimination tree) the
+ * solver has made: one per new pattern, none while the pattern rows and operator stay. */
+guint64 island_direct_analyses (const IslandDirect *direct);
 
 
 G_END_DECLS
