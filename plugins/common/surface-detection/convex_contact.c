@@ -23,6 +23,7 @@
 #include <math.h>
 
 #include "convex_polytope.h"
+#include "manifold_cache.h"
 #include "sat_cache.h"
 #include "surface_topology.h"
 
@@ -59,6 +60,7 @@ struct ConvexDetector {
   GArray *clip_in, *clip_out;   /* ClipVertex */
   GArray *depths;       /* double: heights of the clipped points over the reference face */
   SatCache sat;         /* the pairs' decisions kept from the last run */
+  ManifoldCache manifolds;   /* the pairs' face manifolds kept from their clips */
   uint64_t run;
 };
 
@@ -88,6 +90,7 @@ convex_detector_new (void)
   d->clip_out = g_array_new (FALSE, FALSE, sizeof (ClipVertex));
   d->depths = g_array_new (FALSE, FALSE, sizeof (double));
   sat_cache_init (&d->sat);
+  manifold_cache_init (&d->manifolds);
   return d;
 }
 
@@ -105,6 +108,7 @@ convex_detector_free (ConvexDetector *d)
   g_array_unref (d->clip_out);
   g_array_unref (d->depths);
   sat_cache_clear (&d->sat);
+  manifold_cache_clear (&d->manifolds);
   topology_cache_clear (&d->topologies);
   g_free (d);
 }
@@ -689,11 +693,12 @@ static void
 collide (ConvexDetector *d, const CwbGeometry *geometries, uint32_t a, uint32_t b,
          double margin, GArray *contacts)
 {
-  const ConvexPolytope *pa = &g_array_index (d->polytopes, ConvexPolytope, a);
-  const ConvexPolytope *pb = &g_array_index (d->polytopes, ConvexPolytope, b);
+  const ConvexPolytope *polytopes = (const ConvexPolytope *) (const void *) d->polytopes->data;
+  const ConvexPolytope *pa = &polytopes[a], *pb = &polytopes[b];
   const CwbGeometry *ga = &geometries[a], *gb = &geometries[b];
   SatDecision decision;
-  if (!sat_cache_lookup (&d->sat, a, b, pa, pb, margin, &decision))
+  gboolean kept = sat_cache_lookup (&d->sat, a, b, pa, pb, margin, &decision);
+  if (!kept)
     {
       EdgeQuery edge;
       if (!full_test (pa, ga, pb, gb, margin, &decision, &edge))
@@ -703,10 +708,17 @@ collide (ConvexDetector *d, const CwbGeometry *geometries, uint32_t a, uint32_t 
         }
       sat_cache_store (&d->sat, a, b, margin, &decision);
     }
+  if (decision.outcome == SAT_SEPARATED
+      || (kept && manifold_cache_refresh (&d->manifolds, a, b, &decision, margin, geometries,
+                                          polytopes, contacts)))
+    return;
+  guint first = contacts->len;
   if (decision.outcome == SAT_FACE_B)
     face_contact (d, pb, gb, b, decision.face, pa, ga, a, margin, contacts);
-  else if (decision.outcome == SAT_FACE_A)
+  else
     face_contact (d, pa, ga, a, decision.face, pb, gb, b, margin, contacts);
+  manifold_cache_store (&d->manifolds, a, b, &decision, margin, geometries, polytopes,
+                        contacts, first);
 }
 
 static int
@@ -739,6 +751,7 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
   g_array_set_size (d->polytopes, (guint) n_geometries);
   g_array_set_size (d->order, 0);
   sat_cache_begin (&d->sat, n_geometries);
+  manifold_cache_begin (&d->manifolds);
   for (size_t g = 0; g < n_geometries; g++)
     {
       const CwbGeometry *geometry = &geometries[g];
@@ -790,6 +803,7 @@ convex_detector_run (ConvexDetector *d, const CwbGeometry *geometries, size_t n_
       collide (d, geometries, pair->a, pair->b, margin, contacts);
     }
   sat_cache_end (&d->sat);
+  manifold_cache_end (&d->manifolds);
 }
 
 void
@@ -802,4 +816,16 @@ guint
 convex_detector_kept (const ConvexDetector *d)
 {
   return d->sat.kept;
+}
+
+void
+convex_detector_set_persistence (ConvexDetector *d, gboolean keep_manifolds)
+{
+  d->manifolds.enabled = keep_manifolds;
+}
+
+guint
+convex_detector_refreshed (const ConvexDetector *d)
+{
+  return d->manifolds.kept;
 }

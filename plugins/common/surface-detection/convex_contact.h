@@ -53,4 +53,13 @@ void convex_detector_set_coherence (ConvexDetector *detector, gboolean keep_deci
 /* How many pairs the last run decided from the decisions it kept. */
 guint convex_detector_kept (const ConvexDetector *detector);
 
+/* Whether the detector keeps each pair's face manifold from its clip and refreshes it while
+ * the polytopes move by less than 1e-7 of their size since (manifold_cache.h; on by
+ * default, and only with coherence on): the kept points are rebuilt from their surfaces'
+ * vertices and their gaps measured afresh, within that motion of a fresh clip's points. */
+void convex_detector_set_persistence (ConvexDetector *detector, gboolean keep_manifolds);
+
+/* How many pairs the last run took from their kept manifolds. */
+guint convex_detector_refreshed (const ConvexDetector *detector);
+
 G_END_DECLS

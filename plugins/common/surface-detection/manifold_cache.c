@@ -1,0 +1,188 @@
+/* Face manifolds kept from their clip and refreshed while the polytopes barely move (see the
+ * header). */
+#include "manifold_cache.h"
+
+#include <math.h>
+
+/* A kept manifold's largest allowed motion of its two polytopes since its clip, over the
+ * smaller one's radius: the distance a kept point may be from a fresh clip's (the header).
+ * The constraint solver keeps its operator while contact points move by 1e-7 of the bodies'
+ * size; a kept manifold stays within the same. */
+#define MANIFOLD_MOTION 1e-7
+
+typedef struct KeptManifold {
+  uint32_t a, b;
+  double margin;
+  SatOutcome outcome;
+  uint32_t face;
+  guint first, count;          /* its contacts in the contacts array beside */
+  guint first_x;               /* the two polytopes' vertex positions at the clip, a's then
+                                * b's, in the positions array beside */
+} KeptManifold;
+
+void
+manifold_cache_init (ManifoldCache *cache)
+{
+  memset (cache, 0, sizeof *cache);
+  cache->enabled = TRUE;
+  cache->last = g_array_new (FALSE, FALSE, sizeof (KeptManifold));
+  cache->next = g_array_new (FALSE, FALSE, sizeof (KeptManifold));
+  cache->last_contacts = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
+  cache->next_contacts = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
+  cache->last_x = g_array_new (FALSE, FALSE, sizeof (double));
+  cache->next_x = g_array_new (FALSE, FALSE, sizeof (double));
+}
+
+void
+manifold_cache_clear (ManifoldCache *cache)
+{
+  g_clear_pointer (&cache->last, g_array_unref);
+  g_clear_pointer (&cache->next, g_array_unref);
+  g_clear_pointer (&cache->last_contacts, g_array_unref);
+  g_clear_pointer (&cache->next_contacts, g_array_unref);
+  g_clear_pointer (&cache->last_x, g_array_unref);
+  g_clear_pointer (&cache->next_x, g_array_unref);
+}
+
+void
+manifold_cache_begin (ManifoldCache *cache)
+{
+  g_array_set_size (cache->next, 0);
+  g_array_set_size (cache->next_contacts, 0);
+  g_array_set_size (cache->next_x, 0);
+  cache->cursor = 0;
+  cache->kept = 0;
+}
+
+/* Appends a manifold to the next detection's, its contacts and the vertex positions of its
+ * clip (n_x values) copied beside. */
+static void
+keep (ManifoldCache *cache, KeptManifold manifold, const ManifoldContact *contacts,
+      const double *x, guint n_x)
+{
+  manifold.first = cache->next_contacts->len;
+  g_array_append_vals (cache->next_contacts, contacts, manifold.count);
+  manifold.first_x = cache->next_x->len;
+  g_array_append_vals (cache->next_x, x, n_x);
+  g_array_append_val (cache->next, manifold);
+}
+
+/* Appends the polytope's vertex positions to `x`. */
+static void
+append_positions (GArray *x, const ConvexPolytope *p, const CwbGeometry *g)
+{
+  for (uint32_t k = 0; k < p->n_vertices; k++)
+    g_array_append_vals (x, &g->positions[3 * p->vertices[k]], 3);
+}
+
+/* The largest distance of the polytope's vertices from their positions `then`. */
+static double
+motion_since (const ConvexPolytope *p, const CwbGeometry *g, const double *then)
+{
+  double largest = 0;
+  for (uint32_t k = 0; k < p->n_vertices; k++)
+    {
+      double d[3];
+      cwb_v3_sub (d, &g->positions[3 * p->vertices[k]], &then[3 * k]);
+      largest = fmax (largest, cwb_v3_dot (d, d));
+    }
+  return sqrt (largest);
+}
+
+/* The point's position from its vertices' current positions. */
+static void
+rebuild (SurfacePoint *point, const CwbGeometry *geometries)
+{
+  const CwbGeometry *g = &geometries[point->geometry];
+  double x[3] = { 0, 0, 0 };
+  for (uint32_t k = 0; k < point->n; k++)
+    cwb_v3_axpy (x, point->weight[k], &g->positions[3 * point->vertex[k]]);
+  cwb_v3_copy (point->position, x);
+}
+
+gboolean
+manifold_cache_refresh (ManifoldCache *cache, uint32_t a, uint32_t b,
+                        const SatDecision *decision, double margin,
+                        const CwbGeometry *geometries, const ConvexPolytope *polytopes,
+                        GArray *contacts)
+{
+  if (!cache->enabled
+      || (decision->outcome != SAT_FACE_A && decision->outcome != SAT_FACE_B))
+    return FALSE;
+  const KeptManifold *last = (const KeptManifold *) (const void *) cache->last->data;
+  while (cache->cursor < cache->last->len
+         && (last[cache->cursor].a < a
+             || (last[cache->cursor].a == a && last[cache->cursor].b < b)))
+    cache->cursor++;
+  if (cache->cursor == cache->last->len || last[cache->cursor].a != a
+      || last[cache->cursor].b != b)
+    return FALSE;
+  const KeptManifold *kept = &last[cache->cursor];
+  const ConvexPolytope *pa = &polytopes[a], *pb = &polytopes[b];
+  if (kept->margin != margin || kept->outcome != decision->outcome
+      || kept->face != decision->face)
+    return FALSE;
+  /* The decision was kept, so neither structure was rebuilt since: the vertices are the
+   * ones whose positions the clip left. */
+  const double *x = &g_array_index (cache->last_x, double, kept->first_x);
+  guint n_x = 3 * (pa->n_vertices + pb->n_vertices);
+  double moved = motion_since (pa, &geometries[a], x)
+                 + motion_since (pb, &geometries[b], x + 3 * pa->n_vertices);
+  if (moved > MANIFOLD_MOTION * fmin (pa->radius, pb->radius))
+    return FALSE;
+  const ConvexPolytope *reference = &polytopes[decision->outcome == SAT_FACE_A ? a : b];
+  const double *normal = reference->faces[decision->face].normal;
+  const ManifoldContact *clipped = &g_array_index (cache->last_contacts, ManifoldContact,
+                                                   kept->first);
+  for (guint k = 0; k < kept->count; k++)
+    {
+      ManifoldContact c = clipped[k];
+      rebuild (&c.a, geometries);
+      rebuild (&c.b, geometries);
+      cwb_v3_copy (c.normal, normal);
+      double gap[3];
+      cwb_v3_sub (gap, c.a.position, c.b.position);
+      c.gap = cwb_v3_dot (c.normal, gap);
+      if (c.gap <= margin)
+        g_array_append_val (contacts, c);
+    }
+  keep (cache, *kept, clipped, x, n_x);
+  cache->kept++;
+  return TRUE;
+}
+
+void
+manifold_cache_store (ManifoldCache *cache, uint32_t a, uint32_t b,
+                      const SatDecision *decision, double margin,
+                      const CwbGeometry *geometries, const ConvexPolytope *polytopes,
+                      const GArray *contacts, guint first)
+{
+  if (!cache->enabled)
+    return;
+  KeptManifold manifold = {
+    .a = a, .b = b, .margin = margin, .outcome = decision->outcome, .face = decision->face,
+    .count = contacts->len - first,
+  };
+  manifold.first = cache->next_contacts->len;
+  if (manifold.count > 0)
+    g_array_append_vals (cache->next_contacts, &g_array_index (contacts, ManifoldContact, first),
+                         manifold.count);
+  manifold.first_x = cache->next_x->len;
+  append_positions (cache->next_x, &polytopes[a], &geometries[a]);
+  append_positions (cache->next_x, &polytopes[b], &geometries[b]);
+  g_array_append_val (cache->next, manifold);
+}
+
+void
+manifold_cache_end (ManifoldCache *cache)
+{
+  GArray *swap = cache->last;
+  cache->last = cache->next;
+  cache->next = swap;
+  swap = cache->last_contacts;
+  cache->last_contacts = cache->next_contacts;
+  cache->next_contacts = swap;
+  swap = cache->last_x;
+  cache->last_x = cache->next_x;
+  cache->next_x = swap;
+}
