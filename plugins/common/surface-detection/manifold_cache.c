@@ -15,9 +15,9 @@ typedef struct KeptManifold {
   double margin;
   SatOutcome outcome;
   uint32_t face;
-  guint first, count;          /* its contacts in the contacts array beside */
-  guint first_x;               /* the two polytopes' vertex positions at the clip, a's then
-                                * b's, in the positions array beside */
+  guint first, count;          /* its contacts in the contact pool */
+  guint first_x, n_x;          /* the two polytopes' vertex positions at the clip, a's then
+                                * b's, in the position pool */
 } KeptManifold;
 
 void
@@ -27,10 +27,8 @@ manifold_cache_init (ManifoldCache *cache)
   cache->enabled = TRUE;
   cache->last = g_array_new (FALSE, FALSE, sizeof (KeptManifold));
   cache->next = g_array_new (FALSE, FALSE, sizeof (KeptManifold));
-  cache->last_contacts = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
-  cache->next_contacts = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
-  cache->last_x = g_array_new (FALSE, FALSE, sizeof (double));
-  cache->next_x = g_array_new (FALSE, FALSE, sizeof (double));
+  cache->contacts = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
+  cache->x = g_array_new (FALSE, FALSE, sizeof (double));
 }
 
 void
@@ -38,33 +36,16 @@ manifold_cache_clear (ManifoldCache *cache)
 {
   g_clear_pointer (&cache->last, g_array_unref);
   g_clear_pointer (&cache->next, g_array_unref);
-  g_clear_pointer (&cache->last_contacts, g_array_unref);
-  g_clear_pointer (&cache->next_contacts, g_array_unref);
-  g_clear_pointer (&cache->last_x, g_array_unref);
-  g_clear_pointer (&cache->next_x, g_array_unref);
+  g_clear_pointer (&cache->contacts, g_array_unref);
+  g_clear_pointer (&cache->x, g_array_unref);
 }
 
 void
 manifold_cache_begin (ManifoldCache *cache)
 {
   g_array_set_size (cache->next, 0);
-  g_array_set_size (cache->next_contacts, 0);
-  g_array_set_size (cache->next_x, 0);
   cache->cursor = 0;
   cache->kept = 0;
-}
-
-/* Appends a manifold to the next detection's, its contacts and the vertex positions of its
- * clip (n_x values) copied beside. */
-static void
-keep (ManifoldCache *cache, KeptManifold manifold, const ManifoldContact *contacts,
-      const double *x, guint n_x)
-{
-  manifold.first = cache->next_contacts->len;
-  g_array_append_vals (cache->next_contacts, contacts, manifold.count);
-  manifold.first_x = cache->next_x->len;
-  g_array_append_vals (cache->next_x, x, n_x);
-  g_array_append_val (cache->next, manifold);
 }
 
 /* Appends the polytope's vertex positions to `x`. */
@@ -124,15 +105,14 @@ manifold_cache_refresh (ManifoldCache *cache, uint32_t a, uint32_t b,
     return FALSE;
   /* The decision was kept, so neither structure was rebuilt since: the vertices are the
    * ones whose positions the clip left. */
-  const double *x = &g_array_index (cache->last_x, double, kept->first_x);
-  guint n_x = 3 * (pa->n_vertices + pb->n_vertices);
+  const double *x = &g_array_index (cache->x, double, kept->first_x);
   double moved = motion_since (pa, &geometries[a], x)
                  + motion_since (pb, &geometries[b], x + 3 * pa->n_vertices);
   if (moved > MANIFOLD_MOTION * fmin (pa->radius, pb->radius))
     return FALSE;
   const ConvexPolytope *reference = &polytopes[decision->outcome == SAT_FACE_A ? a : b];
   const double *normal = reference->faces[decision->face].normal;
-  const ManifoldContact *clipped = &g_array_index (cache->last_contacts, ManifoldContact,
+  const ManifoldContact *clipped = &g_array_index (cache->contacts, ManifoldContact,
                                                    kept->first);
   for (guint k = 0; k < kept->count; k++)
     {
@@ -146,7 +126,8 @@ manifold_cache_refresh (ManifoldCache *cache, uint32_t a, uint32_t b,
       if (c.gap <= margin)
         g_array_append_val (contacts, c);
     }
-  keep (cache, *kept, clipped, x, n_x);
+  /* Kept on as it was clipped, where it lies in the pools. */
+  g_array_append_val (cache->next, *kept);
   cache->kept++;
   return TRUE;
 }
@@ -161,16 +142,38 @@ manifold_cache_store (ManifoldCache *cache, uint32_t a, uint32_t b,
     return;
   KeptManifold manifold = {
     .a = a, .b = b, .margin = margin, .outcome = decision->outcome, .face = decision->face,
-    .count = contacts->len - first,
+    .first = cache->contacts->len, .count = contacts->len - first,
+    .first_x = cache->x->len,
   };
-  manifold.first = cache->next_contacts->len;
   if (manifold.count > 0)
-    g_array_append_vals (cache->next_contacts, &g_array_index (contacts, ManifoldContact, first),
+    g_array_append_vals (cache->contacts, &g_array_index (contacts, ManifoldContact, first),
                          manifold.count);
-  manifold.first_x = cache->next_x->len;
-  append_positions (cache->next_x, &polytopes[a], &geometries[a]);
-  append_positions (cache->next_x, &polytopes[b], &geometries[b]);
+  append_positions (cache->x, &polytopes[a], &geometries[a]);
+  append_positions (cache->x, &polytopes[b], &geometries[b]);
+  manifold.n_x = cache->x->len - manifold.first_x;
   g_array_append_val (cache->next, manifold);
+}
+
+/* Copies the live manifolds' contacts and positions into fresh pools, in order. */
+static void
+compact (ManifoldCache *cache)
+{
+  GArray *contacts = g_array_sized_new (FALSE, FALSE, sizeof (ManifoldContact),
+                                        cache->live_contacts);
+  GArray *x = g_array_sized_new (FALSE, FALSE, sizeof (double), cache->live_x);
+  KeptManifold *kept = (KeptManifold *) (void *) cache->last->data;
+  for (guint k = 0; k < cache->last->len; k++)
+    {
+      g_array_append_vals (contacts, &g_array_index (cache->contacts, ManifoldContact,
+                                                     kept[k].first), kept[k].count);
+      g_array_append_vals (x, &g_array_index (cache->x, double, kept[k].first_x), kept[k].n_x);
+      kept[k].first = contacts->len - kept[k].count;
+      kept[k].first_x = x->len - kept[k].n_x;
+    }
+  g_array_unref (cache->contacts);
+  g_array_unref (cache->x);
+  cache->contacts = contacts;
+  cache->x = x;
 }
 
 void
@@ -179,10 +182,16 @@ manifold_cache_end (ManifoldCache *cache)
   GArray *swap = cache->last;
   cache->last = cache->next;
   cache->next = swap;
-  swap = cache->last_contacts;
-  cache->last_contacts = cache->next_contacts;
-  cache->next_contacts = swap;
-  swap = cache->last_x;
-  cache->last_x = cache->next_x;
-  cache->next_x = swap;
+  /* A clip appends to the pools and a refresh copies nothing: once the manifolds no longer
+   * kept are most of the pools, the live ones are copied out. */
+  const KeptManifold *kept = (const KeptManifold *) (const void *) cache->last->data;
+  cache->live_contacts = 0;
+  cache->live_x = 0;
+  for (guint k = 0; k < cache->last->len; k++)
+    {
+      cache->live_contacts += kept[k].count;
+      cache->live_x += kept[k].n_x;
+    }
+  if (cache->contacts->len > 2 * cache->live_contacts || cache->x->len > 2 * cache->live_x)
+    compact (cache);
 }

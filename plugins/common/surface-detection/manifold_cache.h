@@ -30,11 +30,13 @@ G_BEGIN_DECLS
 
 typedef struct ManifoldCache {
   gboolean enabled;
-  GArray *last, *next;                    /* KeptManifold, sorted by pair */
-  GArray *last_contacts, *next_contacts;  /* ManifoldContact, as clipped */
-  GArray *last_x, *next_x;                /* double: vertex positions at the clips */
+  GArray *last, *next;   /* KeptManifold, sorted by pair: the last detection's, this one's */
+  GArray *contacts;      /* ManifoldContact: the pool of the manifolds' clipped contacts */
+  GArray *x;             /* double: the pool of their polytopes' vertex positions at the
+                          * clips */
+  guint live_contacts, live_x;   /* how much of each pool the last detection's manifolds use */
   guint cursor;
-  guint kept;                             /* manifolds refreshed in this detection */
+  guint kept;            /* manifolds refreshed in this detection */
 } ManifoldCache;
 
 void manifold_cache_init (ManifoldCache *cache);
