@@ -955,19 +955,14 @@ check_direct_against_dense (IslandDirect *solver, Fixture *fx, const size_t *row
 }
 
 /* Four particles of anisotropic compliance, rows along slanted directions between them and
- * to the ground, so that K has full off-diagonal 3x3 blocks above and below the diagonal:
- * the direct solve matches the dense one; solved again with new values on the same rows
- * (the kept matrix and analysis) and on a subset of them (a new pattern). Tolerance: K's
- * condition is about max W_ii / eps = 1e3 here; 1e-9 relative leaves room above the
- * rounding of both solves. */
+ * to the ground, so that K has full off-diagonal 3x3 blocks above and below the diagonal. */
 static void
-test_direct_coupled_bodies (void)
+coupled_fixture_init (Fixture *fx)
 {
   const double compliance[4] = { 0.5, 0.2, 1.0, 0.3 };
-  Fixture fx;
-  fixture_init (&fx, 4, compliance);
+  fixture_init (fx, 4, compliance);
   const double scale[4][3] = { { 1, 2, 0.5 }, { 0.7, 1, 1.3 }, { 1, 1, 1 }, { 2, 0.4, 1 } };
-  memcpy (fx.axis_scale, scale, sizeof scale);
+  memcpy (fx->axis_scale, scale, sizeof scale);
   const int pairs[6][2] = { { 0, -1 }, { 1, 0 }, { 2, 1 }, { 3, 2 }, { 0, 3 }, { 2, -1 } };
   const double directions[6][3] = { { 0.3, 0.2, 1 }, { 1, 0.5, 0.2 }, { 0.2, 1, 0.4 },
                                     { 0.5, 0.5, 1 }, { 1, -1, 0.3 }, { 0, 0.6, 0.8 } };
@@ -976,8 +971,21 @@ test_direct_coupled_bodies (void)
       double d[3];
       cwb_v3_copy (d, directions[k]);
       cwb_v3_normalize (d);
-      add_normal_frame (&fx, pairs[k][0], pairs[k][1], d);
+      add_normal_frame (fx, pairs[k][0], pairs[k][1], d);
     }
+}
+
+/* Four particles of anisotropic compliance, rows along slanted directions between them and
+ * to the ground, so that K has full off-diagonal 3x3 blocks above and below the diagonal:
+ * the direct solve matches the dense one; solved again with new values on the same rows
+ * (the kept matrix and analysis) and on a subset of them (a new pattern). Tolerance: K's
+ * condition is about max W_ii / eps = 1e3 here; 1e-9 relative leaves room above the
+ * rounding of both solves. */
+static void
+test_direct_coupled_bodies (void)
+{
+  Fixture fx;
+  coupled_fixture_init (&fx);
   g_autoptr (IslandDirect) solver = island_direct_new ();
   const double eps = 1e-3;
   const size_t all[6] = { 0, 1, 2, 3, 4, 5 };
@@ -997,24 +1005,13 @@ test_direct_coupled_bodies (void)
  * change under one operator: the analysis is made once and kept, whatever the order the
  * pattern rows come in, and each solve still matches the dense one (the bodies and pairs
  * with no active row are blocks of zeros and the bodies' own eps C^-1). Another operator
- * numbers the bodies again, and another pattern is analysed anew. The coupled bodies' fixture; tolerance
- * of the dense check as there. */
+ * numbers the bodies again, and another pattern is analysed anew. The coupled bodies'
+ * fixture; tolerance of the dense check as there. */
 static void
 test_direct_pattern_kept (void)
 {
-  const double compliance[4] = { 0.5, 0.2, 1.0, 0.3 };
   Fixture fx;
-  fixture_init (&fx, 4, compliance);
-  const int pairs[6][2] = { { 0, -1 }, { 1, 0 }, { 2, 1 }, { 3, 2 }, { 0, 3 }, { 2, -1 } };
-  const double directions[6][3] = { { 0.3, 0.2, 1 }, { 1, 0.5, 0.2 }, { 0.2, 1, 0.4 },
-                                    { 0.5, 0.5, 1 }, { 1, -1, 0.3 }, { 0, 0.6, 0.8 } };
-  for (int k = 0; k < 6; k++)
-    {
-      double d[3];
-      cwb_v3_copy (d, directions[k]);
-      cwb_v3_normalize (d);
-      add_normal_frame (&fx, pairs[k][0], pairs[k][1], d);
-    }
+  coupled_fixture_init (&fx);
   g_autoptr (IslandDirect) solver = island_direct_new ();
   const double eps = 1e-3;
   const size_t island[6] = { 0, 1, 2, 3, 4, 5 }, shuffled[6] = { 4, 2, 0, 5, 3, 1 };
