@@ -12,9 +12,9 @@
  * the pair's separation over all axes, which the test finds among its axes (it is complete)
  * and which moves by no more than delta_a + delta_b. The decision is kept while every
  * comparison's slack at the time it was taken exceeds what its two sides can have moved
- * since; the contacts themselves (the clipping, the points, the gaps) are computed afresh at
- * every detection, so a kept decision gives the same contacts, bit for bit, as the full
- * test would.
+ * since. A kept decision alone gives the same contacts, bit for bit, as the full test would:
+ * the clipping, the points and the gaps are computed from it afresh, unless the pair's
+ * manifold itself is kept (manifold_cache.h), which is within a bounded motion of them.
  *
  * Motion is measured against a snapshot of each polytope's vertices, renewed when the
  * polytope moved by more than a small part of its size (a moving body's at every detection)
