@@ -100,11 +100,11 @@ manifold_cache_refresh (ManifoldCache *cache, uint32_t a, uint32_t b,
     return FALSE;
   const KeptManifold *kept = &last[cache->cursor];
   const ConvexPolytope *pa = &polytopes[a], *pb = &polytopes[b];
-  if (kept->margin != margin || kept->outcome != decision->outcome
-      || kept->face != decision->face)
-    return FALSE;
   /* The decision was kept, so neither structure was rebuilt since: the vertices are the
-   * ones whose positions the clip left. */
+   * ones whose positions the clip left (their count is checked all the same). */
+  if (kept->margin != margin || kept->outcome != decision->outcome
+      || kept->face != decision->face || kept->n_x != 3 * (pa->n_vertices + pb->n_vertices))
+    return FALSE;
   const double *x = &g_array_index (cache->x, double, kept->first_x);
   double moved = motion_since (pa, &geometries[a], x)
                  + motion_since (pb, &geometries[b], x + 3 * pa->n_vertices);
