@@ -355,3 +355,23 @@ convex_polytope_update (ConvexPolytope *p, const CwbGeometry *g, const Topology 
   p->classes_parallel = p->convex && update_edge_classes (p, g);
   return p->convex;
 }
+
+void
+convex_polytope_positions (const ConvexPolytope *p, const CwbGeometry *g, double *x)
+{
+  for (uint32_t k = 0; k < p->n_vertices; k++)
+    cwb_v3_copy (&x[3 * k], &g->positions[3 * p->vertices[k]]);
+}
+
+double
+convex_polytope_motion (const ConvexPolytope *p, const CwbGeometry *g, const double *then)
+{
+  double largest = 0;
+  for (uint32_t k = 0; k < p->n_vertices; k++)
+    {
+      double d[3];
+      cwb_v3_sub (d, &g->positions[3 * p->vertices[k]], &then[3 * k]);
+      largest = fmax (largest, cwb_v3_dot (d, d));
+    }
+  return sqrt (largest);
+}

@@ -74,4 +74,14 @@ void convex_polytope_clear (ConvexPolytope *polytope);
 gboolean convex_polytope_update (ConvexPolytope *polytope, const CwbGeometry *geometry,
                                  const Topology *topology);
 
+/* Writes the polytope's vertex positions into x (3 per vertex, in polytope->vertices'
+ * order): the positions its motion is later measured from. */
+void convex_polytope_positions (const ConvexPolytope *polytope, const CwbGeometry *geometry,
+                                double *x);
+
+/* The largest distance of the polytope's vertices from their positions `then` (as
+ * convex_polytope_positions wrote them). */
+double convex_polytope_motion (const ConvexPolytope *polytope, const CwbGeometry *geometry,
+                               const double *then);
+
 G_END_DECLS

@@ -52,22 +52,9 @@ manifold_cache_begin (ManifoldCache *cache)
 static void
 append_positions (GArray *x, const ConvexPolytope *p, const CwbGeometry *g)
 {
-  for (uint32_t k = 0; k < p->n_vertices; k++)
-    g_array_append_vals (x, &g->positions[3 * p->vertices[k]], 3);
-}
-
-/* The largest distance of the polytope's vertices from their positions `then`. */
-static double
-motion_since (const ConvexPolytope *p, const CwbGeometry *g, const double *then)
-{
-  double largest = 0;
-  for (uint32_t k = 0; k < p->n_vertices; k++)
-    {
-      double d[3];
-      cwb_v3_sub (d, &g->positions[3 * p->vertices[k]], &then[3 * k]);
-      largest = fmax (largest, cwb_v3_dot (d, d));
-    }
-  return sqrt (largest);
+  guint at = x->len;
+  g_array_set_size (x, at + 3 * p->n_vertices);
+  convex_polytope_positions (p, g, &g_array_index (x, double, at));
 }
 
 /* The point's position from its vertices' current positions. */
@@ -87,8 +74,8 @@ manifold_cache_refresh (ManifoldCache *cache, uint32_t a, uint32_t b,
                         const CwbGeometry *geometries, const ConvexPolytope *polytopes,
                         GArray *contacts)
 {
-  if (!cache->enabled
-      || (decision->outcome != SAT_FACE_A && decision->outcome != SAT_FACE_B))
+  /* Only face manifolds are stored, so a decision of another outcome finds none below. */
+  if (!cache->enabled)
     return FALSE;
   const KeptManifold *last = (const KeptManifold *) (const void *) cache->last->data;
   while (cache->cursor < cache->last->len
@@ -106,8 +93,8 @@ manifold_cache_refresh (ManifoldCache *cache, uint32_t a, uint32_t b,
       || kept->face != decision->face || kept->n_x != 3 * (pa->n_vertices + pb->n_vertices))
     return FALSE;
   const double *x = &g_array_index (cache->x, double, kept->first_x);
-  double moved = motion_since (pa, &geometries[a], x)
-                 + motion_since (pb, &geometries[b], x + 3 * pa->n_vertices);
+  double moved = convex_polytope_motion (pa, &geometries[a], x)
+                 + convex_polytope_motion (pb, &geometries[b], x + 3 * pa->n_vertices);
   if (moved > MANIFOLD_MOTION * fmin (pa->radius, pb->radius))
     return FALSE;
   const ConvexPolytope *reference = &polytopes[decision->outcome == SAT_FACE_A ? a : b];
@@ -154,13 +141,13 @@ manifold_cache_store (ManifoldCache *cache, uint32_t a, uint32_t b,
   g_array_append_val (cache->next, manifold);
 }
 
-/* Copies the live manifolds' contacts and positions into fresh pools, in order. */
+/* Copies the live manifolds' contacts and positions (live_contacts and live_x of them) into
+ * fresh pools, in order. */
 static void
-compact (ManifoldCache *cache)
+compact (ManifoldCache *cache, guint live_contacts, guint live_x)
 {
-  GArray *contacts = g_array_sized_new (FALSE, FALSE, sizeof (ManifoldContact),
-                                        cache->live_contacts);
-  GArray *x = g_array_sized_new (FALSE, FALSE, sizeof (double), cache->live_x);
+  GArray *contacts = g_array_sized_new (FALSE, FALSE, sizeof (ManifoldContact), live_contacts);
+  GArray *x = g_array_sized_new (FALSE, FALSE, sizeof (double), live_x);
   KeptManifold *kept = (KeptManifold *) (void *) cache->last->data;
   for (guint k = 0; k < cache->last->len; k++)
     {
@@ -185,13 +172,12 @@ manifold_cache_end (ManifoldCache *cache)
   /* A clip appends to the pools and a refresh copies nothing: once the manifolds no longer
    * kept are most of the pools, the live ones are copied out. */
   const KeptManifold *kept = (const KeptManifold *) (const void *) cache->last->data;
-  cache->live_contacts = 0;
-  cache->live_x = 0;
+  guint live_contacts = 0, live_x = 0;
   for (guint k = 0; k < cache->last->len; k++)
     {
-      cache->live_contacts += kept[k].count;
-      cache->live_x += kept[k].n_x;
+      live_contacts += kept[k].count;
+      live_x += kept[k].n_x;
     }
-  if (cache->contacts->len > 2 * cache->live_contacts || cache->x->len > 2 * cache->live_x)
-    compact (cache);
+  if (cache->contacts->len > 2 * live_contacts || cache->x->len > 2 * live_x)
+    compact (cache, live_contacts, live_x);
 }

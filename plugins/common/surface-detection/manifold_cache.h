@@ -34,7 +34,6 @@ typedef struct ManifoldCache {
   GArray *contacts;      /* ManifoldContact: the pool of the manifolds' clipped contacts */
   GArray *x;             /* double: the pool of their polytopes' vertex positions at the
                           * clips */
-  guint live_contacts, live_x;   /* how much of each pool the last detection's manifolds use */
   guint cursor;
   guint kept;            /* manifolds refreshed in this detection */
 } ManifoldCache;

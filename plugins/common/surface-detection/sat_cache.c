@@ -100,9 +100,7 @@ take_snapshot (SatCache *cache, PolytopeSnapshot *s, const ConvexPolytope *p,
       s->n = p->n_vertices;
       s->x = g_renew (double, s->x, 3 * s->n);
     }
-  double *x = s->x;
-  for (uint32_t k = 0; k < p->n_vertices; k++)
-    cwb_v3_copy (&x[3 * k], position (g, p->vertices[k]));
+  convex_polytope_positions (p, g, s->x);
   s->epoch = ++cache->epoch;
   s->thickness = thickness (p, g);
   s->motion = 0;
@@ -124,15 +122,7 @@ sat_cache_track (SatCache *cache, uint32_t g, const ConvexPolytope *p,
    * the old snapshot. */
   if (s->epoch != 0 && !p->rebuilt && s->n == p->n_vertices)
     {
-      const double *x = s->x;
-      double motion = 0;
-      for (uint32_t k = 0; k < p->n_vertices; k++)
-        {
-          double d[3];
-          cwb_v3_sub (d, position (geometry, p->vertices[k]), &x[3 * k]);
-          motion = fmax (motion, cwb_v3_dot (d, d));
-        }
-      s->motion = sqrt (motion);
+      s->motion = convex_polytope_motion (p, geometry, s->x);
       if (s->motion <= SNAPSHOT_MOTION * p->radius && s->thickness > 2 * s->motion)
         return;
     }
