@@ -1037,6 +1037,79 @@ test_direct_pattern_kept (void)
   fixture_clear (&fx);
 }
 
+/* A new active set on the factored operator modifies the kept factor (rank-one updates for
+ * the rows that join, downdates for those that leave) instead of factoring K again: each
+ * solve matches the dense one for its own rows, with the factor's epsilon while the
+ * problem's stays within a tenth of it (a settled stack's moves by hundredths of a percent);
+ * past that, or once the rows changed since the factorisation outnumber the active rows, K
+ * is factored afresh (the count of modifications stays). The coupled bodies' fixture;
+ * tolerance of the dense check as there (the updates are backward stable: the factor is
+ * exact to the rounding of K). */
+static void
+test_direct_factor_modified (void)
+{
+  Fixture fx;
+  coupled_fixture_init (&fx);
+  g_autoptr (IslandDirect) solver = island_direct_new ();
+  const double eps = 1e-3;
+  const size_t island[6] = { 0, 1, 2, 3, 4, 5 };
+  const double residual[6] = { -0.02, 0.01, -0.005, 0.003, -0.01, 0.002 };
+  const double other[6] = { 0.004, -0.03, 0.01, -0.002, 0.006, -0.01 };
+  const double force[6] = { 3, 1, 0, 2, 0.5, 1 };
+  check_direct_with_pattern (solver, &fx, island, 6, residual, force, eps, island, 6, 5);
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 0);
+  /* Row 5 leaves (a downdate), then comes back with row 0 gone (an update and a downdate),
+   * then all six with other residuals (an update). */
+  const size_t five[5] = { 0, 1, 2, 3, 4 }, last_five[5] = { 1, 2, 3, 4, 5 };
+  check_direct_with_pattern (solver, &fx, five, 5, residual, force, eps, island, 6, 5);
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 1);
+  check_direct_with_pattern (solver, &fx, last_five, 5, other, force, eps, island, 6, 5);
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 2);
+  /* 1 + 2 rows changed so far; one more (3 of 6) keeps within the turnover. */
+  check_direct_with_pattern (solver, &fx, island, 6, other, force, eps, island, 6, 5);
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 3);
+  /* The same rows in another order: the same K, its factor modified by nothing. */
+  const size_t reordered[6] = { 5, 4, 3, 2, 1, 0 };
+  check_direct_with_pattern (solver, &fx, reordered, 6, residual, force, eps, island, 6, 5);
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 3);
+  /* Three rows leave (4 + 3 changed since the factorisation, more than the 3 active rows):
+   * factored afresh. */
+  const size_t three[3] = { 1, 3, 4 }, two[2] = { 1, 3 };
+  check_direct_with_pattern (solver, &fx, three, 3, residual, force, eps, island, 6, 5);
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 3);
+  /* From it, one row leaves under an epsilon 5 % larger: modified, keeping the factor's
+   * epsilon; the forces are those of a fresh solver with the factor's epsilon (to the
+   * rounding), not of the problem's. */
+  BgsProblem problem = fixture_problem (&fx, (const double[16]){ 0 }, FALSE);
+  DirectProblem direct = {
+    .n_active = 2, .rows = two, .residual = other, .force = force, .epsilon = 1.05 * eps,
+    .h = problem.h, .bodies = fx.bodies, .stiffness = particle_stiffness,
+    .stiffness_data = &fx, .operator_id = 5, .n_pattern_rows = 6, .pattern_rows = island,
+  };
+  double modified[2], fresh[2], own[2];
+  g_assert_true (island_direct_solve (solver, &direct, modified));
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 4);
+  g_autoptr (IslandDirect) reference = island_direct_new ();
+  g_autoptr (IslandDirect) reference_own = island_direct_new ();
+  g_assert_true (island_direct_solve (reference_own, &direct, own));
+  direct.epsilon = eps;
+  g_assert_true (island_direct_solve (reference, &direct, fresh));
+  for (int k = 0; k < 2; k++)
+    {
+      double df = fresh[k] - force[k];
+      g_assert_cmpfloat (fabs (modified[k] - fresh[k]), <, 1e-9 * (1 + fabs (df)));
+      g_assert_cmpfloat (fabs (own[k] - fresh[k]), >, 1e-6 * fabs (df));
+    }
+  /* The row comes back: modified again (2 rows changed, within the 3 active). */
+  check_direct_with_pattern (solver, &fx, three, 3, other, force, eps, island, 6, 5);
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 5);
+  /* Twice the epsilon, or another operator: factored afresh, never modified. */
+  check_direct_with_pattern (solver, &fx, three, 3, other, force, 2 * eps, island, 6, 5);
+  check_direct_with_pattern (solver, &fx, two, 2, other, force, 2 * eps, island, 6, 6);
+  g_assert_cmpuint (island_direct_modifications (solver), ==, 5);
+  fixture_clear (&fx);
+}
+
 /* A solve on the operator, active rows and epsilon of the last factored solve reuses its
  * factorisation (DirectProblem.operator_id names the operator: same id, same H and C^-1).
  * Seen by changing the bodies' compliance between two solves under one id: the second
@@ -1091,7 +1164,8 @@ test_direct_factor_reused (void)
   direct.operator_id = 8;
   g_assert_true (island_direct_solve (solver, &direct, again));
   g_assert_cmpmem (again, sizeof again, reused, sizeof reused);
-  /* Other rows under the same id: factored again (a subset changes K). */
+  /* Other rows under the same id: a subset changes K (its factor downdated by the row that
+   * left, /solver/bgs/direct/factor-modified), which the dense solve confirms. */
   direct.n_active = 3;
   g_assert_true (island_direct_solve (solver, &direct, again));
   check_direct_against_dense (solver, &fx, rows, 3, second, force, 1e-3);
@@ -1643,6 +1717,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/direct/coupled-bodies", test_direct_coupled_bodies);
   g_test_add_func ("/solver/bgs/direct/pattern-kept", test_direct_pattern_kept);
   g_test_add_func ("/solver/bgs/direct/factor-reused", test_direct_factor_reused);
+  g_test_add_func ("/solver/bgs/direct/factor-modified", test_direct_factor_modified);
   g_test_add_func ("/solver/bgs/direct/matches-sweeps", test_direct_start_matches_sweeps);
   g_test_add_func ("/solver/bgs/direct/cold-start", test_cold_start);
   g_test_add_func ("/solver/bgs/direct/skipped-when-held", test_direct_skipped_when_held);

@@ -41,8 +41,10 @@ typedef struct DirectProblem {
   void *stiffness_data;
   /* Non-zero: names the operator (the rows' H and the bodies' C^-1) the problem was built
    * from; a solve whose operator, active rows and epsilon are the last factored solve's has
-   * the same K and reuses its factorisation (a settled stack's active set stays while its
-   * operator is kept). 0: always factored. */
+   * the same K and reuses its factorisation, and one on the same operator whose active rows
+   * differ by a few takes that factor modified by rank-one updates and downdates, with the
+   * factor's epsilon while the problem's is within a tenth of it (a settled stack's active
+   * set changes by tens of rows a step while its operator is kept). 0: always factored. */
   guint64 operator_id;
   /* The rows whose bodies and body pairs make K's pattern: a superset of the active rows
    * (the island's rows), so that the pattern, and CHOLMOD's analysis of it, stay while the
@@ -67,6 +69,10 @@ gboolean island_direct_solve (IslandDirect *direct, const DirectProblem *problem
 /* How many symbolic analyses of K's pattern (CHOLMOD's ordering and elimination tree) the
  * solver has made: one per new pattern, none while the pattern rows and operator stay. */
 guint64 island_direct_analyses (const IslandDirect *direct);
+
+/* How many solves took the kept factor modified to their active rows (rank updates and
+ * downdates) instead of factoring K again. */
+guint64 island_direct_modifications (const IslandDirect *direct);
 
 
 G_END_DECLS
