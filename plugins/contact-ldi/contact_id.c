@@ -7,7 +7,8 @@
  *       world origin on each axis (205 m with 5 cm cells);
  *   1x  a cell beyond that: a 63-bit hash of (a, b, x, y, z). Two such ids of one set
  *       coincide with probability about n^2 / 2^64 for n of them (1e-13 for a million).
- * A pair id is never 0 since body_a < body_b. */
+ * A pair id is never 0 since body_a < body_b. A part of a split patch (contact_id_part) takes
+ * the hashed form, its vertex in place of a cell far outside the packed range. */
 #include "contact_id.h"
 
 #include <cwb/contact.h>
@@ -39,4 +40,11 @@ contact_id (uint32_t body_a, uint32_t body_b, const int64_t *cell)
   for (int k = 0; k < 3; k++)
     h = cwb_contact_id_mix (h ^ (guint64) cell[k]);
   return TAG_HASH | (h >> 1);
+}
+
+guint64
+contact_id_part (uint32_t body_a, uint32_t body_b, uint32_t point)
+{
+  const int64_t cell[3] = { G_MININT64, G_MININT64, point };
+  return contact_id (body_a, body_b, cell);
 }

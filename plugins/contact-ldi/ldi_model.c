@@ -33,6 +33,7 @@
 #include "ldi_raster_cpu.h"
 #include "ldi_raster_gl.h"
 #include "pair_ldi.h"
+#include "patch_split.h"
 #include "volume_constraint.h"
 
 /* Volumes below this fraction of a voxel (pixel_size^3) are round-off, not geometry: a cell
@@ -71,6 +72,8 @@ typedef struct LdiModel {
   GArray *last_positions; /* double: every surface's positions at the last detection */
   GArray *moved;          /* gboolean per body: moved since the last detection */
   LdiGl *gl;              /* the OpenGL backend's context, opened on first use */
+  GArray *split_parts;     /* LdiVolume: scratch of patch_split */
+  GArray *split_gradients; /* CwbPointWeight: their entries */
 } LdiModel;
 
 static const CwbParamSpec ldi_params[] = {
@@ -152,6 +155,8 @@ ldi_model_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
   self->body_scale = g_array_new (FALSE, FALSE, sizeof (double));
   self->last_positions = g_array_new (FALSE, FALSE, sizeof (double));
   self->moved = g_array_new (FALSE, FALSE, sizeof (gboolean));
+  self->split_parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
+  self->split_gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   return self;
 }
 
@@ -166,6 +171,8 @@ ldi_model_destroy (void *data)
   g_array_unref (self->body_scale);
   g_array_unref (self->last_positions);
   g_array_unref (self->moved);
+  g_array_unref (self->split_parts);
+  g_array_unref (self->split_gradients);
   g_clear_pointer (&self->gl, ldi_gl_free);
   g_free (self);
 }
@@ -597,7 +604,7 @@ static void
 append_volume (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
                CwbInspection *inspection, const PairLdi *pair, double cell_size,
                const LdiVolume *volume, const CwbPointWeight *gradients,
-               const double *pair_normal, ModelTotals *totals)
+               const double *pair_normal, guint64 id, ModelTotals *totals)
 {
   const LdiModelParams *p = &self->params;
   double h = pair->pixel_size;
@@ -616,7 +623,7 @@ append_volume (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
   uint32_t frame = set->frames->len;
   if (!volume_constraint_append (set, volume, gradients, query->geometries, &constraint))
     return;
-  cwb_contact_set_add_id (set, volume_id (cell_size, pair->ldi, volume));
+  cwb_contact_set_add_id (set, id);
   totals->volume += volume->volume;
   totals->deepest = MAX (totals->deepest, -g_array_index (set->frames, CwbContactFrame, frame).gap);
   inspect_volume (inspection, pair->ldi, cell_size, volume, gradients, query->geometries, frame);
@@ -669,6 +676,35 @@ pair_volume (const LdiVolumeResult *result, uint32_t a, uint32_t b)
   return NULL;
 }
 
+/* A pair's whole volume kept as one contact (cells_apart), against a fixed body split at
+ * the moving body's vertices so that it holds a tilt (patch_split.h); as one volume where
+ * both bodies move or it does not split. */
+static void
+append_whole (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
+              CwbInspection *inspection, const PairLdi *pair, const LdiVolume *whole,
+              const CwbPointWeight *gradients, ModelTotals *totals)
+{
+  const gboolean *fixed = CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed)
+                          ? query->body_fixed : NULL;
+  guint n_parts = 0;
+  uint32_t vertex_of_part[PATCH_SPLIT_MAX_PARTS];
+  if (fixed != NULL && fixed[whole->body_a] != fixed[whole->body_b])
+    n_parts = patch_split (whole, gradients, query->geometries,
+                           fixed[whole->body_a] ? whole->body_b : whole->body_a,
+                           self->split_parts, self->split_gradients, vertex_of_part);
+  if (n_parts == 0)
+    {
+      append_volume (self, query, set, inspection, pair, 0, whole, gradients, NULL,
+                     volume_id (0, pair->ldi, whole), totals);
+      return;
+    }
+  for (guint k = 0; k < n_parts; k++)
+    append_volume (self, query, set, inspection, pair, 0,
+                   &g_array_index (self->split_parts, LdiVolume, k),
+                   (const CwbPointWeight *) (void *) self->split_gradients->data, NULL,
+                   contact_id_part (whole->body_a, whole->body_b, vertex_of_part[k]), totals);
+}
+
 /* A multi-volume pair's contacts, body pair by body pair: its cells where they stay apart
  * (cells_apart), else its whole volume as one contact. */
 static void
@@ -693,7 +729,7 @@ append_cells (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
       if (whole != NULL
           && !cells_apart (cells, first, end, pair->pixel_size, pair->grid, whole,
                            whole_gradients, query->geometries))
-        append_volume (self, query, set, inspection, pair, 0, whole, whole_gradients, NULL, totals);
+        append_whole (self, query, set, inspection, pair, whole, whole_gradients, totals);
       else
         {
           double pair_normal[3];
@@ -701,9 +737,12 @@ append_cells (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
                               && volume_constraint_normal (whole, whole_gradients,
                                                            query->geometries, pair_normal) > 0;
           for (guint v = first; v < end; v++)
-            append_volume (self, query, set, inspection, pair, pair->grid,
-                           &g_array_index (cells, LdiVolume, v), cell_gradients,
-                           oriented ? pair_normal : NULL, totals);
+            {
+              const LdiVolume *cell = &g_array_index (cells, LdiVolume, v);
+              append_volume (self, query, set, inspection, pair, pair->grid, cell,
+                             cell_gradients, oriented ? pair_normal : NULL,
+                             volume_id (pair->grid, pair->ldi, cell), totals);
+            }
         }
       first = end;
     }
@@ -734,10 +773,12 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
       finest_pixel = MIN (finest_pixel, pair->pixel_size);
       if (!p->multi_volume)
         for (guint v = 0; v < result->pairs->len; v++)
-          append_volume (self, query, set, inspection, pair, 0,
-                         &g_array_index (result->pairs, LdiVolume, v),
-                         (const CwbPointWeight *) (void *) result->pair_gradients->data, NULL,
-                         &totals);
+          {
+            const LdiVolume *volume = &g_array_index (result->pairs, LdiVolume, v);
+            append_volume (self, query, set, inspection, pair, 0, volume,
+                           (const CwbPointWeight *) (void *) result->pair_gradients->data,
+                           NULL, volume_id (0, pair->ldi, volume), &totals);
+          }
       else
         {
           finest_cell = MIN (finest_cell, pair->grid);
