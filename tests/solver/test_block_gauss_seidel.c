@@ -975,6 +975,11 @@ coupled_fixture_init (Fixture *fx)
     }
 }
 
+/* The coupled fixture's six rows: two sets of residuals and the forces they start from. */
+static const double coupled_residual[6] = { -0.02, 0.01, -0.005, 0.003, -0.01, 0.002 };
+static const double coupled_other_residual[6] = { 0.004, -0.03, 0.01, -0.002, 0.006, -0.01 };
+static const double coupled_force[6] = { 3, 1, 0, 2, 0.5, 1 };
+
 /* Four particles of anisotropic compliance, rows along slanted directions between them and
  * to the ground, so that K has full off-diagonal 3x3 blocks above and below the diagonal:
  * the direct solve matches the dense one; solved again with new values on the same rows
@@ -989,11 +994,8 @@ test_direct_coupled_bodies (void)
   g_autoptr (IslandDirect) solver = island_direct_new ();
   const double eps = 1e-3;
   const size_t all[6] = { 0, 1, 2, 3, 4, 5 };
-  check_direct_against_dense (solver, &fx, all, 6,
-                              (const double[6]){ -0.02, 0.01, -0.005, 0.003, -0.01, 0.002 },
-                              (const double[6]){ 3, 1, 0, 2, 0.5, 1 }, eps);
-  check_direct_against_dense (solver, &fx, all, 6,
-                              (const double[6]){ 0.004, -0.03, 0.01, -0.002, 0.006, -0.01 },
+  check_direct_against_dense (solver, &fx, all, 6, coupled_residual, coupled_force, eps);
+  check_direct_against_dense (solver, &fx, all, 6, coupled_other_residual,
                               (const double[6]){ 0, 2, 1, 0.3, 4, 0 }, eps);
   const size_t some[3] = { 1, 3, 4 };
   check_direct_against_dense (solver, &fx, some, 3, (const double[3]){ -0.01, 0.02, 0.005 },
@@ -1015,8 +1017,7 @@ test_direct_pattern_kept (void)
   g_autoptr (IslandDirect) solver = island_direct_new ();
   const double eps = 1e-3;
   const size_t island[6] = { 0, 1, 2, 3, 4, 5 }, shuffled[6] = { 4, 2, 0, 5, 3, 1 };
-  const double residual[6] = { -0.02, 0.01, -0.005, 0.003, -0.01, 0.002 };
-  const double force[6] = { 3, 1, 0, 2, 0.5, 1 };
+  const double *residual = coupled_residual, *force = coupled_force;
   check_direct_with_pattern (solver, &fx, island, 6, residual, force, eps, island, 6, 5);
   g_assert_cmpuint (island_direct_analyses (solver), ==, 1);
   /* Rows 1, 3, 4 couple particles 0-1, 2-3 and 0-3: pair 1-2 and the ground rows are not
@@ -1053,9 +1054,8 @@ test_direct_factor_modified (void)
   g_autoptr (IslandDirect) solver = island_direct_new ();
   const double eps = 1e-3;
   const size_t island[6] = { 0, 1, 2, 3, 4, 5 };
-  const double residual[6] = { -0.02, 0.01, -0.005, 0.003, -0.01, 0.002 };
-  const double other[6] = { 0.004, -0.03, 0.01, -0.002, 0.006, -0.01 };
-  const double force[6] = { 3, 1, 0, 2, 0.5, 1 };
+  const double *residual = coupled_residual, *other = coupled_other_residual;
+  const double *force = coupled_force;
   check_direct_with_pattern (solver, &fx, island, 6, residual, force, eps, island, 6, 5);
   g_assert_cmpuint (island_direct_modifications (solver), ==, 0);
   /* Row 5 leaves (a downdate), then comes back with row 0 gone (an update and a downdate),

@@ -712,8 +712,6 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
   add_rhs (d, p);
   cholmod_dense *x = NULL;
   gboolean ok = same_factor (d, p) || modify_factor (d, p) || assemble_and_factor (d, p, n);
-  /* A modified factor is of K with its own epsilon. */
-  double epsilon = ok ? d->factored_epsilon : p->epsilon;
   if (ok)
     {
       cholmod_dense b = {
@@ -728,6 +726,9 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
       const double *u = x->x;
       const size_t *dof_start = (const size_t *) d->dof_start->data;
       const CwbDofEntry *entries = p->h->entries;
+      /* The factor's K has its own epsilon: the problem's, or within a tenth of it where the
+       * factor was modified (modify_factor). */
+      double epsilon = d->factored_epsilon;
       for (size_t k = 0; k < p->n_active; k++)
         {
           size_t i = p->rows[k];
