@@ -684,8 +684,7 @@ append_whole (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
               CwbInspection *inspection, const PairLdi *pair, const LdiVolume *whole,
               const CwbPointWeight *gradients, ModelTotals *totals)
 {
-  const gboolean *fixed = CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed)
-                          ? query->body_fixed : NULL;
+  const gboolean *fixed = fixed_bodies (query);
   guint n_parts = 0;
   uint32_t vertex_of_part[PATCH_SPLIT_MAX_PARTS];
   if (fixed != NULL && fixed[whole->body_a] != fixed[whole->body_b])
