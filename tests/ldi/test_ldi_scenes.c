@@ -21,10 +21,11 @@
  * settled stack keeps only the solver's residual motion; 1e-5 J is 0.25 % of what the fall
  * brought in. */
 #define REST_ENERGY 1e-5
-/* Each contact may keep up to the stabilization target of intersection (half a pixel of
- * 3 mm, 1.5 mm) and the 32-sided tubes stand 0.12 mm inside the true tube on each side
- * (r (1 - cos(pi/32))): a torus may sit up to 1.74 mm lower per contact below it. */
-#define SINK_PER_CONTACT 1.74e-3
+/* Each contact may keep up to the stabilization target of intersection (half the scene's
+ * derived pixel of 2.3 mm, 1.15 mm) and the 32-sided tubes stand 0.12 mm inside the true
+ * tube on each side (r (1 - cos(pi/32))): a torus may sit up to 1.27 mm lower per contact
+ * below it. */
+#define SINK_PER_CONTACT 1.27e-3
 /* After the deep overlap's first step: the bodies had no velocity, gravity adds g h = 0.049
  * m/s, the velocity rows remove it, and what one volume per pair leaves free is rocking:
  * 1e-4 J is 1e-6 of the 290 J position rows give (and a body of 2 kg at 1e-2 m/s). */
