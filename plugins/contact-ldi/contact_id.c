@@ -8,7 +8,7 @@
  *   1x  a cell beyond that: a 63-bit hash of (a, b, x, y, z). Two such ids of one set
  *       coincide with probability about n^2 / 2^64 for n of them (1e-13 for a million).
  * A pair id is never 0 since body_a < body_b. A part of a split patch (contact_id_part) takes
- * the hashed form, its vertex in place of a cell far outside the packed range. */
+ * the hashed form, its body and vertex in place of a cell far outside the packed range. */
 #include "contact_id.h"
 
 #include <cwb/contact.h>
@@ -43,8 +43,8 @@ contact_id (uint32_t body_a, uint32_t body_b, const int64_t *cell)
 }
 
 guint64
-contact_id_part (uint32_t body_a, uint32_t body_b, uint32_t point)
+contact_id_part (uint32_t body_a, uint32_t body_b, uint32_t split_body, uint32_t point)
 {
-  const int64_t cell[3] = { G_MININT64, G_MININT64, point };
+  const int64_t cell[3] = { G_MININT64, split_body, point };
   return contact_id (body_a, body_b, cell);
 }

@@ -15,10 +15,11 @@ G_BEGIN_DECLS
  * CONTACT_ID_CELL_BITS signed bits, and hashed beyond (see contact_id.c). */
 guint64 contact_id (uint32_t body_a, uint32_t body_b, const int64_t *cell);
 
-/* The identity of the part at vertex `point` of the moving body of a pair's whole volume
- * split at its vertices (patch_split.h): a hashed id of the form above, which no cell's
- * packed id meets. */
-guint64 contact_id_part (uint32_t body_a, uint32_t body_b, uint32_t point);
+/* The identity of the part at vertex `point` of body `split_body` (a or b) of a pair's whole
+ * volume split at that body's vertices (patch_split.h): a hashed id of the form above, which
+ * no cell's packed id meets. */
+guint64 contact_id_part (uint32_t body_a, uint32_t body_b, uint32_t split_body,
+                         uint32_t point);
 
 #define CONTACT_ID_CELL_BODY_BITS 11
 #define CONTACT_ID_CELL_BITS 13

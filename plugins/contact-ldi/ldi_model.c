@@ -676,21 +676,17 @@ pair_volume (const LdiVolumeResult *result, uint32_t a, uint32_t b)
   return NULL;
 }
 
-/* A pair's whole volume kept as one contact (cells_apart), against a fixed body split at
- * the moving body's vertices so that it holds a tilt (patch_split.h); as one volume where
- * both bodies move or it does not split. */
+/* A pair's whole volume kept as one contact (cells_apart), split at one body's vertices so
+ * that it holds a tilt (patch_split.h); as one volume where it does not split. */
 static void
 append_whole (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
               CwbInspection *inspection, const PairLdi *pair, const LdiVolume *whole,
               const CwbPointWeight *gradients, ModelTotals *totals)
 {
   const gboolean *fixed = fixed_bodies (query);
-  guint n_parts = 0;
-  uint32_t vertex_of_part[PATCH_SPLIT_MAX_PARTS];
-  if (fixed != NULL && fixed[whole->body_a] != fixed[whole->body_b])
-    n_parts = patch_split (whole, gradients, query->geometries,
-                           fixed[whole->body_a] ? whole->body_b : whole->body_a,
-                           self->split_parts, self->split_gradients, vertex_of_part);
+  uint32_t split_body, vertex_of_part[PATCH_SPLIT_MAX_PARTS];
+  guint n_parts = patch_split (whole, gradients, query->geometries, fixed, self->split_parts,
+                               self->split_gradients, &split_body, vertex_of_part);
   if (n_parts == 0)
     {
       append_volume (self, query, set, inspection, pair, 0, whole, gradients, NULL,
@@ -701,7 +697,9 @@ append_whole (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
     append_volume (self, query, set, inspection, pair, 0,
                    &g_array_index (self->split_parts, LdiVolume, k),
                    (const CwbPointWeight *) (void *) self->split_gradients->data, NULL,
-                   contact_id_part (whole->body_a, whole->body_b, vertex_of_part[k]), totals);
+                   contact_id_part (whole->body_a, whole->body_b, split_body,
+                                    vertex_of_part[k]),
+                   totals);
 }
 
 /* A multi-volume pair's contacts, body pair by body pair: its cells where they stay apart

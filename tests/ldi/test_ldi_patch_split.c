@@ -1,11 +1,13 @@
-/* A small flat patch split at the moving body's vertices (plugins/contact-ldi/patch_split.c):
- * the parts' volumes and gradients add up to the whole's, each part holds its vertex's share
- * of the contact area at the whole's mean depth, a tilt deepens the parts on one side and
- * lightens the other, and a patch with one vertex, or more than PATCH_SPLIT_MAX_PARTS, is not
- * split. Synthetic gradients: a 4 cm square box base (body 1, moving) pressed 1 mm into a
- * ground (body 0, fixed), its four corners bounding unequal shares of the patch (a patch
- * off the base's centre), the ground's four far corners the rest of the gradient. Sums of a
- * handful of terms: 1e-15 relative to their size. */
+/* A small flat patch split at one body's vertices (plugins/contact-ldi/patch_split.c): the
+ * parts' volumes and gradients add up to the whole's, each part holds its vertex's share of
+ * the contact area at the whole's mean depth, a tilt deepens the parts on one side and
+ * lightens the other, each part's gradient is balanced on its own between two moving bodies
+ * (its forces and moments sum to zero: momentum is conserved), and a patch is not split where
+ * neither side has two to eight vertices near it, or where a moving other body's vertices do
+ * not span the tangent plane. Synthetic gradients: a 4 cm square box base (body 1) pressed
+ * 1 mm into a ground or a plate (body 0), its four corners bounding unequal shares of the
+ * patch. Sums of a handful of terms: 1e-15 relative to their size; the balances involve
+ * lever arms of 1 m and the shifted entries: 1e-12. */
 #include <math.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@
 #define AREA 0.0016
 #define DEPTH 1e-3
 #define ROUNDING 1e-15
+#define BALANCE 1e-12
 
 typedef struct Patch {
   double ground_positions[12], box_positions[3 * 9];
@@ -65,9 +68,11 @@ test_parts_add_up (void)
   patch_init (&p, 4, shares);
   g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
   g_autoptr (GArray) gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  uint32_t vertex[PATCH_SPLIT_MAX_PARTS];
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, 1, parts, gradients,
-                                 vertex), ==, 4);
+  uint32_t split, vertex[PATCH_SPLIT_MAX_PARTS];
+  const gboolean ground_fixed[2] = { TRUE, FALSE };
+  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, ground_fixed, parts,
+                                 gradients, &split, vertex), ==, 4);
+  g_assert_cmpuint (split, ==, 1);   /* the box's corners, not the ground's far ones */
   const CwbPointWeight *g = (const CwbPointWeight *) (void *) gradients->data;
   double volume = 0, ground_sum[4] = { 0 };
   for (guint k = 0; k < 4; k++)
@@ -77,7 +82,8 @@ test_parts_add_up (void)
       g_assert_cmpfloat (fabs (part->volume - AREA * DEPTH * shares[k]), <,
                          ROUNDING * AREA * DEPTH);
       volume += part->volume;
-      /* The ground's four entries scaled by the share, then the part's own vertex. */
+      /* The ground's four entries (scaled by the share and moved to the vertex), then the
+       * part's own vertex. */
       g_assert_cmpuint (part->n_gradients, ==, 5);
       guint own = 0;
       for (guint e = part->first_gradient; e < part->first_gradient + part->n_gradients; e++)
@@ -115,32 +121,100 @@ test_parts_add_up (void)
     }
 }
 
-/* One vertex with area, or more than the most parts: no split; eight, the most: split. The
- * body named as moving is the one whose vertices part (the ground's four, named instead). */
+/* A plate (body 0) moving too: its four corners at (+-0.1, +-0.1) weighted bilinearly so that
+ * they bound the patch at the box side's centre, which makes the whole gradient balanced
+ * (its entries sum to zero, and so do their moments: moving both bodies together changes no
+ * volume). Each part is then balanced on its own, its plate entries moved to its vertex. */
+static void
+test_parts_balanced (void)
+{
+  const double shares[4] = { 0.4, 0.3, 0.2, 0.1 };
+  Patch p;
+  patch_init (&p, 4, shares);
+  double centre[2] = { 0, 0 };
+  for (guint k = 0; k < 4; k++)
+    for (int c = 0; c < 2; c++)
+      centre[c] += shares[k] * p.box_positions[3 * k + c];
+  const double plate[12] = { -0.1, -0.1, 0, 0.1, -0.1, 0, 0.1, 0.1, 0, -0.1, 0.1, 0 };
+  memcpy (p.ground_positions, plate, sizeof plate);
+  double u = (centre[0] + 0.1) / 0.2, v = (centre[1] + 0.1) / 0.2;
+  const double bilinear[4] = { (1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v };
+  for (guint k = 0; k < 4; k++)
+    p.gradients[k].w[2] = AREA * bilinear[k];
+  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
+  g_autoptr (GArray) gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  uint32_t split, vertex[PATCH_SPLIT_MAX_PARTS];
+  const gboolean none_fixed[2] = { FALSE, FALSE };
+  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, none_fixed, parts,
+                                 gradients, &split, vertex), ==, 4);
+  const CwbPointWeight *g = (const CwbPointWeight *) (void *) gradients->data;
+  double sum_whole[4][3] = { { 0 } };
+  for (guint k = 0; k < 4; k++)
+    {
+      const LdiVolume *part = &g_array_index (parts, LdiVolume, k);
+      double force[3] = { 0, 0, 0 }, moment[3] = { 0, 0, 0 };
+      for (guint e = part->first_gradient; e < part->first_gradient + part->n_gradients; e++)
+        {
+          const double *x = &p.geometries[g[e].geometry].positions[3 * g[e].point];
+          double m[3];
+          cwb_v3_cross (m, x, g[e].w);
+          cwb_v3_add (force, force, g[e].w);
+          cwb_v3_add (moment, moment, m);
+          if (g[e].geometry == 0)
+            cwb_v3_add (sum_whole[g[e].point], sum_whole[g[e].point], g[e].w);
+        }
+      g_assert_cmpfloat (cwb_v3_norm (force), <, BALANCE * AREA);
+      g_assert_cmpfloat (cwb_v3_norm (moment), <, BALANCE * AREA);
+    }
+  /* The plate's entries over the parts add up to the whole's. */
+  for (guint j = 0; j < 4; j++)
+    {
+      double d[3];
+      cwb_v3_sub (d, sum_whole[j], p.gradients[j].w);
+      g_assert_cmpfloat (cwb_v3_norm (d), <, BALANCE * AREA);
+    }
+}
+
+/* No side with two to eight vertices near the patch (one box vertex, nine; the ground's are
+ * a metre away): no split; eight: split. A moving other body whose vertices do not span the
+ * tangent plane (two of them): no split, while against a fixed one its entries are only
+ * scaled. */
 static void
 test_not_split (void)
 {
   g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
   g_autoptr (GArray) gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  uint32_t vertex[PATCH_SPLIT_MAX_PARTS];
+  uint32_t split, vertex[PATCH_SPLIT_MAX_PARTS];
+  const gboolean ground_fixed[2] = { TRUE, FALSE }, none_fixed[2] = { FALSE, FALSE };
   Patch p;
   const double one[1] = { 1 };
   patch_init (&p, 1, one);
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, 1, parts, gradients,
-                                 vertex), ==, 0);
+  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, ground_fixed, parts,
+                                 gradients, &split, vertex), ==, 0);
   double many[9];
   for (int k = 0; k < 9; k++)
     many[k] = 1.0 / 9;
   patch_init (&p, 9, many);
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, 1, parts, gradients,
-                                 vertex), ==, 0);
+  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, ground_fixed, parts,
+                                 gradients, &split, vertex), ==, 0);
   g_assert_cmpuint (parts->len, ==, 0);
   const double eight[8] = { 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125 };
   patch_init (&p, 8, eight);
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, 1, parts, gradients,
-                                 vertex), ==, 8);
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, 0, parts, gradients,
-                                 vertex), ==, 4);
+  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, ground_fixed, parts,
+                                 gradients, &split, vertex), ==, 8);
+  /* The ground's entries on two of its corners only: a line. */
+  const double shares[4] = { 0.4, 0.3, 0.2, 0.1 };
+  patch_init (&p, 4, shares);
+  p.gradients[1] = p.gradients[0];
+  p.gradients[1].point = 2;
+  p.gradients[0].w[2] = p.gradients[1].w[2] = AREA / 2;
+  CwbPointWeight line[6] = { p.gradients[0], p.gradients[1], p.gradients[4], p.gradients[5],
+                             p.gradients[6], p.gradients[7] };
+  p.whole.n_gradients = 6;
+  g_assert_cmpuint (patch_split (&p.whole, line, p.geometries, none_fixed, parts, gradients,
+                                 &split, vertex), ==, 0);
+  g_assert_cmpuint (patch_split (&p.whole, line, p.geometries, ground_fixed, parts, gradients,
+                                 &split, vertex), ==, 4);
 }
 
 /* Each part has an identity of its own, which neither the pair's nor a cell's meets. */
@@ -149,16 +223,17 @@ test_part_ids (void)
 {
   guint64 pair = contact_id (3, 7, NULL);
   const int64_t cell[3] = { 0, 0, 0 };
-  guint64 ids[4] = { contact_id_part (3, 7, 0), contact_id_part (3, 7, 1),
-                     contact_id_part (3, 8, 0), contact_id (3, 7, cell) };
-  for (int i = 0; i < 4; i++)
+  guint64 ids[5] = { contact_id_part (3, 7, 7, 0), contact_id_part (3, 7, 7, 1),
+                     contact_id_part (3, 7, 3, 0), contact_id_part (3, 8, 8, 0),
+                     contact_id (3, 7, cell) };
+  for (int i = 0; i < 5; i++)
     {
       g_assert_cmpuint (ids[i], !=, 0);
       g_assert_cmpuint (ids[i], !=, pair);
-      for (int j = i + 1; j < 4; j++)
+      for (int j = i + 1; j < 5; j++)
         g_assert_cmpuint (ids[i], !=, ids[j]);
     }
-  g_assert_cmpuint (contact_id_part (3, 7, 1), ==, ids[1]);
+  g_assert_cmpuint (contact_id_part (3, 7, 7, 1), ==, ids[1]);
 }
 
 int
@@ -166,6 +241,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/ldi/patch-split/parts-add-up", test_parts_add_up);
+  g_test_add_func ("/ldi/patch-split/parts-balanced", test_parts_balanced);
   g_test_add_func ("/ldi/patch-split/not-split", test_not_split);
   g_test_add_func ("/ldi/patch-split/part-ids", test_part_ids);
   return g_test_run ();

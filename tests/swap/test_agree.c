@@ -78,8 +78,8 @@ static const ModelCase models[] = {
   /* The box's base on 5 cm cells of 6.2 mm pixels: the slide within 0.07 % of Coulomb's
    * (measured), where one volume per pair slid 4.5 to 15 % fast (issue 18). The ball's
    * facet (about 8 pixels) inside one default 8-pixel cell is one volume, split at the
-   * ball's vertices against the fixed ground so that it holds a tilt (docs/plugins/ldi.md,
-   * "A small flat patch against a fixed body"); as one volume the ball rocked at 1.6e-5 J. */
+   * ball's vertices so that it holds a tilt (docs/plugins/ldi.md, "A small flat patch:
+   * split at its vertices"); as one volume the ball rocked at 1.6e-5 J. */
   { "ldi", "model: ldi", "name: constraint", 1e-3, ldi_layer },
   /* The forces' friction sweeps: 3e-9 relative (measured). */
   { "penalty", "model: penalty", "name: predictor-corrector", 1e-6, penalty_layer },
