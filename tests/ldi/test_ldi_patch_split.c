@@ -60,25 +60,55 @@ patch_init (Patch *p, guint n_box, const double *shares)
                            .first_gradient = 0, .n_gradients = 4 + n_box };
 }
 
+/* What patch_split wrote: its parts, their gradient entries, the side split and each part's
+ * vertex. */
+typedef struct Split {
+  GArray *parts;       /* LdiVolume */
+  GArray *gradients;   /* CwbPointWeight */
+  uint32_t body, vertex[PATCH_SPLIT_MAX_PARTS];
+} Split;
+
+static void
+split_init (Split *s)
+{
+  s->parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
+  s->gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+}
+
+static void
+split_clear (Split *s)
+{
+  g_array_unref (s->parts);
+  g_array_unref (s->gradients);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (Split, split_clear)
+
+/* Splits p's whole volume with `gradients` (p's own where NULL); returns the parts. */
+static guint
+split_patch (Split *s, const Patch *p, const CwbPointWeight *gradients, const gboolean fixed[2])
+{
+  return patch_split (&p->whole, gradients != NULL ? gradients : p->gradients, p->geometries,
+                      fixed, s->parts, s->gradients, &s->body, s->vertex);
+}
+
 static void
 test_parts_add_up (void)
 {
   const double shares[4] = { 0.4, 0.3, 0.2, 0.1 };
   Patch p;
   patch_init (&p, 4, shares);
-  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
-  g_autoptr (GArray) gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  uint32_t split, vertex[PATCH_SPLIT_MAX_PARTS];
+  g_auto (Split) split;
+  split_init (&split);
   const gboolean ground_fixed[2] = { TRUE, FALSE };
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, ground_fixed, parts,
-                                 gradients, &split, vertex), ==, 4);
-  g_assert_cmpuint (split, ==, 1);   /* the box's corners, not the ground's far ones */
-  const CwbPointWeight *g = (const CwbPointWeight *) (void *) gradients->data;
+  g_assert_cmpuint (split_patch (&split, &p, NULL, ground_fixed), ==, 4);
+  g_assert_cmpuint (split.body, ==, 1);   /* the box's corners, not the ground's far ones */
+  const CwbPointWeight *g = (const CwbPointWeight *) (void *) split.gradients->data;
   double volume = 0, ground_sum[4] = { 0 };
   for (guint k = 0; k < 4; k++)
     {
-      const LdiVolume *part = &g_array_index (parts, LdiVolume, k);
-      g_assert_cmpuint (vertex[k], ==, k);
+      const LdiVolume *part = &g_array_index (split.parts, LdiVolume, k);
+      g_assert_cmpuint (split.vertex[k], ==, k);
       g_assert_cmpfloat (fabs (part->volume - AREA * DEPTH * shares[k]), <,
                          ROUNDING * AREA * DEPTH);
       volume += part->volume;
@@ -110,7 +140,7 @@ test_parts_add_up (void)
    * deepen, those on the +x side lighten. */
   for (guint k = 0; k < 4; k++)
     {
-      const LdiVolume *part = &g_array_index (parts, LdiVolume, k);
+      const LdiVolume *part = &g_array_index (split.parts, LdiVolume, k);
       double change = 0;
       for (guint e = part->first_gradient; e < part->first_gradient + part->n_gradients; e++)
         if (g[e].geometry == 1)
@@ -141,17 +171,15 @@ test_parts_balanced (void)
   const double bilinear[4] = { (1 - u) * (1 - v), u * (1 - v), u * v, (1 - u) * v };
   for (guint k = 0; k < 4; k++)
     p.gradients[k].w[2] = AREA * bilinear[k];
-  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
-  g_autoptr (GArray) gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  uint32_t split, vertex[PATCH_SPLIT_MAX_PARTS];
+  g_auto (Split) split;
+  split_init (&split);
   const gboolean none_fixed[2] = { FALSE, FALSE };
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, none_fixed, parts,
-                                 gradients, &split, vertex), ==, 4);
-  const CwbPointWeight *g = (const CwbPointWeight *) (void *) gradients->data;
+  g_assert_cmpuint (split_patch (&split, &p, NULL, none_fixed), ==, 4);
+  const CwbPointWeight *g = (const CwbPointWeight *) (void *) split.gradients->data;
   double sum_whole[4][3] = { { 0 } };
   for (guint k = 0; k < 4; k++)
     {
-      const LdiVolume *part = &g_array_index (parts, LdiVolume, k);
+      const LdiVolume *part = &g_array_index (split.parts, LdiVolume, k);
       double force[3] = { 0, 0, 0 }, moment[3] = { 0, 0, 0 };
       for (guint e = part->first_gradient; e < part->first_gradient + part->n_gradients; e++)
         {
@@ -182,26 +210,22 @@ test_parts_balanced (void)
 static void
 test_not_split (void)
 {
-  g_autoptr (GArray) parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
-  g_autoptr (GArray) gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  uint32_t split, vertex[PATCH_SPLIT_MAX_PARTS];
+  g_auto (Split) split;
+  split_init (&split);
   const gboolean ground_fixed[2] = { TRUE, FALSE }, none_fixed[2] = { FALSE, FALSE };
   Patch p;
   const double one[1] = { 1 };
   patch_init (&p, 1, one);
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, ground_fixed, parts,
-                                 gradients, &split, vertex), ==, 0);
+  g_assert_cmpuint (split_patch (&split, &p, NULL, ground_fixed), ==, 0);
   double many[9];
   for (int k = 0; k < 9; k++)
     many[k] = 1.0 / 9;
   patch_init (&p, 9, many);
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, ground_fixed, parts,
-                                 gradients, &split, vertex), ==, 0);
-  g_assert_cmpuint (parts->len, ==, 0);
+  g_assert_cmpuint (split_patch (&split, &p, NULL, ground_fixed), ==, 0);
+  g_assert_cmpuint (split.parts->len, ==, 0);
   const double eight[8] = { 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125, 0.125 };
   patch_init (&p, 8, eight);
-  g_assert_cmpuint (patch_split (&p.whole, p.gradients, p.geometries, ground_fixed, parts,
-                                 gradients, &split, vertex), ==, 8);
+  g_assert_cmpuint (split_patch (&split, &p, NULL, ground_fixed), ==, 8);
   /* The ground's entries on two of its corners only: a line. */
   const double shares[4] = { 0.4, 0.3, 0.2, 0.1 };
   patch_init (&p, 4, shares);
@@ -211,10 +235,8 @@ test_not_split (void)
   CwbPointWeight line[6] = { p.gradients[0], p.gradients[1], p.gradients[4], p.gradients[5],
                              p.gradients[6], p.gradients[7] };
   p.whole.n_gradients = 6;
-  g_assert_cmpuint (patch_split (&p.whole, line, p.geometries, none_fixed, parts, gradients,
-                                 &split, vertex), ==, 0);
-  g_assert_cmpuint (patch_split (&p.whole, line, p.geometries, ground_fixed, parts, gradients,
-                                 &split, vertex), ==, 4);
+  g_assert_cmpuint (split_patch (&split, &p, line, none_fixed), ==, 0);
+  g_assert_cmpuint (split_patch (&split, &p, line, ground_fixed), ==, 4);
 }
 
 /* Each part has an identity of its own, which neither the pair's nor a cell's meets. */
