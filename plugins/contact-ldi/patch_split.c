@@ -208,10 +208,12 @@ patch_split (const LdiVolume *whole, const CwbPointWeight *gradients,
             }
           else
             {
-              double d[3];
-              cwb_v3_sub (d, position (geometries, &entry), other.mean);
-              double alpha = shifted ? cwb_v3_dot (beta, d) : 0;
-              cwb_v3_axpy (entry.w, alpha, other.net);
+              if (shifted)
+                {
+                  double d[3];
+                  cwb_v3_sub (d, position (geometries, &entry), other.mean);
+                  cwb_v3_axpy (entry.w, cwb_v3_dot (beta, d), other.net);
+                }
               cwb_v3_scale (entry.w, entry.w, share);
             }
           g_array_append_val (part_gradients, entry);

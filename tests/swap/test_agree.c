@@ -178,26 +178,20 @@ static const char ball_yaml[] =
   "  - name: ball\n"
   "%s"
   "    shape: { type: sphere, radius: %g, resolution: 24 }\n"
-  "    pose: { position: [0.013, -0.007, %s], orientation: [%s, %s, %s, %s] }\n"
+  "%s"
   "    material: { density: 1000, friction: 0.8 }\n"
   "%s";
 
-/* The ball's scene under the contact section `contact`: resting on a facet of its mesh
- * (fixture_sphere_facet_down) `above` over the ground, with the body's `model` lines and
- * `model_params` line (both may be ""); the facet's distance from the centre into *facet. */
+/* The ball's scene under `m`: resting on a facet of its mesh (fixture_sphere_facet_down)
+ * `above` over the ground, with the body's `model` lines and `model_params` line (both may be
+ * ""); the facet's distance from the centre into *facet. */
 static char *
-ball_scene (const ModelCase *m, const char *contact, double radius, double above,
-            const char *model, const char *model_params, double *facet)
+ball_scene (const ModelCase *m, double radius, double above, const char *model,
+            const char *model_params, double *facet)
 {
-  double q[4];
-  fixture_sphere_facet_down (radius, 24, q, facet);
-  char t[5][G_ASCII_DTOSTR_BUF_SIZE];
-  return g_strdup_printf (ball_yaml, contact, m->solver, model, radius,
-                          g_ascii_dtostr (t[0], sizeof t[0], *facet + above),
-                          g_ascii_dtostr (t[1], sizeof t[1], q[0]),
-                          g_ascii_dtostr (t[2], sizeof t[2], q[1]),
-                          g_ascii_dtostr (t[3], sizeof t[3], q[2]),
-                          g_ascii_dtostr (t[4], sizeof t[4], q[3]), model_params);
+  g_autofree char *pose = fixture_sphere_facet_down_pose (radius, 24, 0.013, -0.007, 0, above,
+                                                          facet);
+  return g_strdup_printf (ball_yaml, m->contact, m->solver, model, radius, pose, model_params);
 }
 
 static void
@@ -206,7 +200,7 @@ test_ball (gconstpointer data)
   const ModelCase *m = data;
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   double facet;
-  g_autofree char *yaml = ball_scene (m, m->contact, 0.1, 0.001, "", "", &facet);
+  g_autofree char *yaml = ball_scene (m, 0.1, 0.001, "", "", &facet);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   fixture_step (world, 200);
   CwbBodySummary s;
@@ -233,7 +227,7 @@ fem_drop (const ModelCase *m)
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   double facet;
   g_autofree char *yaml = ball_scene (
-    m, m->contact, FEM_RADIUS, 0.0005, "    model: fem\n    mapping: barycentric\n",
+    m, FEM_RADIUS, 0.0005, "    model: fem\n    mapping: barycentric\n",
     "    model_params: { young_modulus: 5.0e4, poisson_ratio: 0.3, resolution: 6,\n"
     "                    rayleigh_stiffness: 0.005 }\n", &facet);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);

@@ -41,10 +41,10 @@ static const ImpactCase cases[] = {
   /* Within one pixel (the automatic 0.2 m / 32 = 6.2 mm), twice the target depth of half a
    * pixel that a flat patch's V / A may keep; the impact step ends 5e-7 m from the resting
    * height (it closes V / A; without that it stopped 8.7 mm up, at its start-of-step height)
-   * and the next step's rate row stops what is left of the fall. Cells of one pixel: the facet
-   * (about 8 pixels) inside one of the default 8-pixel cells is one volume, which holds no
-   * tilt, and the ball rocks on it at 1e-5 J (docs/plugins/ldi.md, "Not held at the
-   * defaults"). */
+   * and the next step's rate row stops what is left of the fall. Cells of one pixel, as set
+   * before a small flat patch was split at its vertices: the facet (about 8 pixels) inside
+   * one of the default 8-pixel cells was one volume, which held no tilt, and the ball rocked
+   * on it at 1e-5 J (docs/plugins/ldi.md, "A small flat patch: split at its vertices"). */
   { "ldi", "model: ldi, cell_size: 0.0062", "constraint", 0.0062, 1 },
   /* The spring's overshoot at impact, 2.3e-5 m measured (its equilibrium is 2.5e-6 m deep),
    * under 1e-4 m, 0.1 % of the radius; it gives back part of what it stored and settles
@@ -68,20 +68,14 @@ static const ImpactCase cases[] = {
 static char *
 scene_for (const ImpactCase *c)
 {
-  double q[4], facet;
-  fixture_sphere_facet_down (RADIUS, 24, q, &facet);
-  char t[5][G_ASCII_DTOSTR_BUF_SIZE];
+  double facet;
+  g_autofree char *pose = fixture_sphere_facet_down_pose (RADIUS, 24, 0, 0, 0, DROP, &facet);
   return g_strdup_printf (SCENE_HEAD
                           "  - name: ball\n"
                           "    shape: { type: sphere, radius: 0.1, resolution: 24 }\n"
-                          "    pose: { position: [0, 0, %s], orientation: [%s, %s, %s, %s] }\n"
+                          "%s"
                           "    material: { density: 1000, friction: 0.5 }\n",
-                          c->contact, c->solver,
-                          g_ascii_dtostr (t[0], sizeof t[0], facet + DROP),
-                          g_ascii_dtostr (t[1], sizeof t[1], q[0]),
-                          g_ascii_dtostr (t[2], sizeof t[2], q[1]),
-                          g_ascii_dtostr (t[3], sizeof t[3], q[2]),
-                          g_ascii_dtostr (t[4], sizeof t[4], q[3]));
+                          c->contact, c->solver, pose);
 }
 
 static void

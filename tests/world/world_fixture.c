@@ -278,6 +278,22 @@ fixture_sphere_facet_down (double radius, int resolution, double orientation[4],
   *facet_distance = cwb_v3_dot (normal, v[0]);
 }
 
+char *
+fixture_sphere_facet_down_pose (double radius, int resolution, double x, double y, double base,
+                                double above, double *facet_distance)
+{
+  double q[4];
+  fixture_sphere_facet_down (radius, resolution, q, facet_distance);
+  double position[3] = { x, y, base + *facet_distance + above };
+  char p[3][G_ASCII_DTOSTR_BUF_SIZE], o[4][G_ASCII_DTOSTR_BUF_SIZE];
+  for (int k = 0; k < 3; k++)
+    g_ascii_dtostr (p[k], sizeof p[k], position[k]);
+  for (int k = 0; k < 4; k++)
+    g_ascii_dtostr (o[k], sizeof o[k], q[k]);
+  return g_strdup_printf ("    pose: { position: [%s, %s, %s], orientation: [%s, %s, %s, %s] }\n",
+                          p[0], p[1], p[2], o[0], o[1], o[2], o[3]);
+}
+
 double
 fixture_derived (const GArray *derived, const char *name)
 {

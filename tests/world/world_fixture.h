@@ -107,6 +107,12 @@ char *fixture_pyramid_scene (int rows, double gap, double offset, double mu, dou
 void fixture_sphere_facet_down (double radius, int resolution, double orientation[4],
                                 double *facet_distance);
 
+/* A scene's `pose:` line (6 spaces of indent, its newline) for that sphere resting on the
+ * facet with its centre over (x, y), the facet `above` over the height `base`: the centre at
+ * base + facet + above. The facet's distance from the centre into *facet_distance. */
+char *fixture_sphere_facet_down_pose (double radius, int resolution, double x, double y,
+                                      double base, double above, double *facet_distance);
+
 /* The largest distance of a pyramid box (bodies 1 ..) from where it stands at rest: its
  * initial x and y, and the height of its row when the rows rest on each other (the gaps
  * closed). */
