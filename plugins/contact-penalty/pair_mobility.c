@@ -1,15 +1,16 @@
 /* The pairs' mobility W (see pair_mobility.h). */
 #include "pair_mobility.h"
 
-/* The most blocks W may store (72 bytes each: 300 MB). A deformable body's contacts all move
- * each other, so W grows with the square of the contacts per body: 40 FEM cows falling into
- * each other with a 4.5 cm max_depth made 72 730 contacts and asked for 34 GB, and the run
- * died. Beyond the budget each contact keeps its own block only, scaled by the contacts it
- * shares its bodies with (pair_mobility_build), and the model's sweeps treat the contacts as
- * independent: under-relaxed Jacobi rather than Gauss-Seidel across contacts, which needs
- * more sweeps and may stop at their cap short of the converged forces, but pushes no body
- * further than all its contacts together ask. */
-#define PAIR_MOBILITY_MAX_BLOCKS ((size_t) 1 << 22)
+/* The most blocks W may store by default (320 MB; the model's `mobility_memory`). A
+ * deformable body's contacts all move each other, so W grows with the square of the contacts
+ * per body: 40 FEM cows falling into each other with a 4.5 cm max_depth made 72 730 contacts
+ * and asked for 34 GB, and the run died. Beyond the budget each contact keeps its own block
+ * only, scaled by the contacts it shares its bodies with (pair_mobility_build), and W's
+ * products are made without W, from one point_response call with all the forces
+ * (pair_mobility_apply): the model's normal solve then takes accelerated Jacobi steps
+ * scaled by that diagonal (penalty_model.c, normal_accelerated) instead of Gauss-Seidel
+ * sweeps, more iterations for the same coupled forces. */
+#define PAIR_MOBILITY_MAX_BLOCKS ((size_t) (320e6 / PAIR_MOBILITY_BLOCK_BYTES))
 
 struct PairMobility {
   size_t n;
@@ -17,13 +18,15 @@ struct PairMobility {
   GArray *rows;           /* guint per entry: the contact j the entry moves */
   GArray *blocks;         /* double, 9 per entry: W_jk row-major */
   GArray *diagonal;       /* size_t per contact: its own entry */
-  size_t max_blocks;      /* PAIR_MOBILITY_MAX_BLOCKS, or a test's */
+  GArray *own_scale;      /* double per contact: its own block's scaling (1 while coupled) */
+  size_t max_blocks;      /* pair_mobility_set_max_blocks, PAIR_MOBILITY_MAX_BLOCKS until set */
   gboolean coupled;       /* FALSE: over max_blocks, the diagonal only */
   /* scratch */
   GArray *by_geometry_start, *by_geometry;   /* the contacts touching each movable geometry */
   GArray *stamp;          /* guint per contact, to list a contact once per column */
   GArray *at;             /* CwbPointWeight: up to 6 per contact of a column */
   GArray *dp;             /* double, 3 per entry of at */
+  GArray *product_forces; /* CwbPointWeight: every pair's force pattern, for a product */
 };
 
 PairMobility *
@@ -35,11 +38,13 @@ pair_mobility_new (void)
   w->rows = g_array_new (FALSE, FALSE, sizeof (guint));
   w->blocks = g_array_new (FALSE, FALSE, sizeof (double));
   w->diagonal = g_array_new (FALSE, FALSE, sizeof (size_t));
+  w->own_scale = g_array_new (FALSE, FALSE, sizeof (double));
   w->by_geometry_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   w->by_geometry = g_array_new (FALSE, FALSE, sizeof (guint));
   w->stamp = g_array_new (FALSE, TRUE, sizeof (guint));
   w->at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   w->dp = g_array_new (FALSE, FALSE, sizeof (double));
+  w->product_forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   return w;
 }
 
@@ -48,8 +53,9 @@ pair_mobility_free (PairMobility *w)
 {
   if (w == NULL)
     return;
-  GArray *arrays[] = { w->column_start, w->rows, w->blocks, w->diagonal, w->by_geometry_start,
-                       w->by_geometry, w->stamp, w->at, w->dp };
+  GArray *arrays[] = { w->column_start, w->rows, w->blocks, w->diagonal, w->own_scale,
+                       w->by_geometry_start, w->by_geometry, w->stamp, w->at, w->dp,
+                       w->product_forces };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_array_unref (arrays[k]);
   g_free (w);
@@ -123,6 +129,42 @@ list_column (PairMobility *w, const PenaltyPair *pairs, size_t k, guint stamp_no
         }
 }
 
+/* Each pair's points, i's vertices then T's, one pair after the other (what a column's
+ * measurement lists for its rows); returns how many. */
+static size_t
+list_points (PairMobility *w, const PenaltyPair *pairs, size_t first, size_t n_pairs,
+             const guint *rows)
+{
+  g_array_set_size (w->at, 6 * MAX (n_pairs, 1));
+  CwbPointWeight *at = (CwbPointWeight *) w->at->data;
+  size_t n_at = 0;
+  for (size_t e = 0; e < n_pairs; e++)
+    {
+      const PenaltyPair *p = &pairs[rows != NULL ? rows[first + e] : first + e];
+      for (uint32_t l = 0; l < p->n_points; l++)
+        at[n_at++] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->points[l] };
+      for (int l = 0; l < 3; l++)
+        at[n_at++] = (CwbPointWeight){ .geometry = p->surface_geometry,
+                                       .point = p->vertices[l] };
+    }
+  return n_at;
+}
+
+/* The pair's relative displacement from its points' displacements d (listed as list_points
+ * does): sum_l w_l d_l over i's vertices less sum_l h_l d_l over T's. Returns the points
+ * read. */
+static size_t
+relative_displacement (const PenaltyPair *p, const double *d, double rel[3])
+{
+  cwb_v3_scale (rel, d, p->weights[0]);
+  for (uint32_t l = 1; l < p->n_points; l++)
+    cwb_v3_axpy (rel, p->weights[l], &d[3 * l]);
+  d += 3 * p->n_points;
+  for (int l = 0; l < 3; l++)
+    cwb_v3_axpy (rel, -p->bary[l], &d[3 * l]);
+  return p->n_points + 3;
+}
+
 void
 pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const PenaltyPair *pairs,
                      size_t n, const gboolean *movable)
@@ -131,6 +173,7 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
   index_contacts (w, pairs, n, movable, query->n_geometries);
   g_array_set_size (w->column_start, n + 1);
   g_array_set_size (w->diagonal, n);
+  g_array_set_size (w->own_scale, n);
   g_array_set_size (w->rows, 0);
   g_array_set_size (w->stamp, MAX (n, 1));
   memset (w->stamp->data, 0, w->stamp->len * sizeof (guint));
@@ -158,19 +201,8 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
   for (size_t k = 0; k < n; k++)
     {
       size_t first = column_start[k], m = column_start[k + 1] - first;
-      /* Each row's points (i's vertices, then T's), listed one row after the other. */
-      g_array_set_size (w->at, 6 * m);
-      CwbPointWeight *at = (CwbPointWeight *) w->at->data;
-      size_t n_at = 0;
-      for (size_t e = 0; e < m; e++)
-        {
-          const PenaltyPair *p = &pairs[rows[first + e]];
-          for (uint32_t l = 0; l < p->n_points; l++)
-            at[n_at++] = (CwbPointWeight){ .geometry = p->point_geometry, .point = p->points[l] };
-          for (int l = 0; l < 3; l++)
-            at[n_at++] = (CwbPointWeight){ .geometry = p->surface_geometry,
-                                           .point = p->vertices[l] };
-        }
+      size_t n_at = list_points (w, pairs, first, m, rows);
+      const CwbPointWeight *at = (const CwbPointWeight *) w->at->data;
       g_array_set_size (w->dp, 3 * MAX (n_at, 1));
       double *dp = (double *) w->dp->data;
       for (int axis = 0; axis < 3; axis++)
@@ -183,16 +215,8 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
           const double *d = dp;
           for (size_t e = 0; e < m; e++)
             {
-              /* sum_l w_l dp_l over i's vertices less sum_l h_l dp_l over T's. */
-              const PenaltyPair *p = &pairs[rows[first + e]];
               double rel[3];
-              cwb_v3_scale (rel, d, p->weights[0]);
-              for (uint32_t l = 1; l < p->n_points; l++)
-                cwb_v3_axpy (rel, p->weights[l], &d[3 * l]);
-              d += 3 * p->n_points;
-              for (int l = 0; l < 3; l++)
-                cwb_v3_axpy (rel, -p->bary[l], &d[3 * l]);
-              d += 9;
+              d += 3 * relative_displacement (&pairs[rows[first + e]], d, rel);
               double *block = &blocks[9 * (first + e)];
               for (int r = 0; r < 3; r++)
                 block[3 * r + axis] = rel[r];
@@ -207,7 +231,10 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
           double shared = (double) contacts_sharing (w, &pairs[k]);
           for (int e = 0; e < 9; e++)
             blocks[9 * first + e] *= shared;
+          g_array_index (w->own_scale, double, k) = shared;
         }
+      else
+        g_array_index (w->own_scale, double, k) = 1;
     }
 }
 
@@ -233,11 +260,42 @@ pair_mobility_spread (const PairMobility *w, size_t k, const double f[3], double
 }
 
 void
-pair_mobility_apply (const PairMobility *w, const double *f, double *out)
+pair_mobility_apply (PairMobility *w, const CwbContactQuery *query, const PenaltyPair *pairs,
+                     const double *f, double *out)
 {
   memset (out, 0, 3 * w->n * sizeof (double));
+  if (w->coupled)
+    {
+      for (size_t k = 0; k < w->n; k++)
+        pair_mobility_spread (w, k, &f[3 * k], out);
+      return;
+    }
+  g_array_set_size (w->product_forces, 0);
   for (size_t k = 0; k < w->n; k++)
-    pair_mobility_spread (w, k, &f[3 * k], out);
+    {
+      if (f[3 * k] == 0 && f[3 * k + 1] == 0 && f[3 * k + 2] == 0)
+        continue;
+      CwbPointWeight pattern[PENALTY_PAIR_PATTERN_MAX];
+      g_array_append_vals (w->product_forces, pattern,
+                           (guint) penalty_pair_pattern (&pairs[k], &f[3 * k], pattern));
+    }
+  if (w->product_forces->len == 0)
+    return;
+  size_t n_at = list_points (w, pairs, 0, w->n, NULL);
+  g_array_set_size (w->dp, 3 * MAX (n_at, 1));
+  double *dp = (double *) w->dp->data;
+  query->point_response (query->host_data, (const CwbPointWeight *) w->product_forces->data,
+                         w->product_forces->len, (const CwbPointWeight *) w->at->data, n_at,
+                         dp);
+  const double *d = dp;
+  for (size_t k = 0; k < w->n; k++)
+    d += 3 * relative_displacement (&pairs[k], d, &out[3 * k]);
+}
+
+double
+pair_mobility_own_scale (const PairMobility *w, size_t k)
+{
+  return g_array_index (w->own_scale, double, k);
 }
 
 size_t
@@ -255,5 +313,5 @@ pair_mobility_coupled (const PairMobility *w)
 void
 pair_mobility_set_max_blocks (PairMobility *w, size_t max_blocks)
 {
-  w->max_blocks = max_blocks > 0 ? max_blocks : PAIR_MOBILITY_MAX_BLOCKS;
+  w->max_blocks = max_blocks;
 }

@@ -31,23 +31,35 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PairMobility, pair_mobility_free)
 void pair_mobility_build (PairMobility *w, const CwbContactQuery *query,
                           const PenaltyPair *pairs, size_t n, const gboolean *movable);
 
-/* W_kk, row-major (the pair's own mobility). */
+/* W_kk, row-major (the pair's own mobility), times pair_mobility_own_scale. */
 const double *pair_mobility_diagonal (const PairMobility *w, size_t k);
+
+/* What the stored W_kk was scaled by: 1 while coupled; past the budget, the contacts k shares
+ * its movable bodies with, itself included (as if each moved it as much as it does). */
+double pair_mobility_own_scale (const PairMobility *w, size_t k);
 
 /* acc[3 j .. 3 j + 2] += W_jk f for every contact j that k can move (k included). */
 void pair_mobility_spread (const PairMobility *w, size_t k, const double f[3], double *acc);
 
-/* out[3 j ..] = sum_k W_jk f[3 k ..] over all contacts (out is overwritten). */
-void pair_mobility_apply (const PairMobility *w, const double *f, double *out);
+/* out[3 j ..] = sum_k W_jk f[3 k ..] over all contacts (out is overwritten), with the same
+ * query and pairs as the last build. From the stored blocks while coupled; past the budget,
+ * where only the (scaled) diagonal is stored, from one point_response call with every
+ * contact's force at every contact's points: the true coupled product all the same. */
+void pair_mobility_apply (PairMobility *w, const CwbContactQuery *query,
+                          const PenaltyPair *pairs, const double *f, double *out);
 
 /* Stored blocks (coupled ordered pairs, the diagonal included), for statistics. */
 size_t pair_mobility_n_blocks (const PairMobility *w);
 
 /* FALSE when the last build stored the diagonal only: the contacts would have coupled in more
- * blocks than the memory budget (pair_mobility.c), so each moves itself alone. */
+ * blocks than the memory budget (pair_mobility.c): each keeps its own block, scaled, and
+ * products with W are made without it. */
 gboolean pair_mobility_coupled (const PairMobility *w);
 
-/* For tests: the memory budget in blocks (0 restores the default). */
+/* What one stored block takes: its 9 doubles and its row's index. */
+#define PAIR_MOBILITY_BLOCK_BYTES 76
+
+/* The memory budget in blocks (PAIR_MOBILITY_MAX_BLOCKS until set); 0: W is never stored. */
 void pair_mobility_set_max_blocks (PairMobility *w, size_t max_blocks);
 
 G_END_DECLS

@@ -81,9 +81,11 @@ typedef struct Contact {
   CwbContactState contact_state;
 } Contact;
 
-/* One contact's constants in the normal sweeps: w_k = n_k . W_kk n_k and its softness s_k. */
+/* One contact's constants in the normal sweeps: w_k = n_k . W_kk n_k, its softness s_k, and
+ * the mobility its steps are scaled by (w_k while W is stored, w_k times the contacts it
+ * shares its bodies with past W's budget). */
 typedef struct SweepTerms {
-  double w_nn, soft;
+  double w_nn, soft, step;
   double reach;   /* the most the normal forces may move the pair apart this step */
 } SweepTerms;
 
@@ -96,6 +98,7 @@ typedef struct Penalty {
   int normal_sweeps;
   double softness;
   double margin;
+  double mobility_memory;       /* MB */
   double depenetration_param;   /* the parameter: < 0 automatic */
   double depenetration;         /* what this step uses (m) */
   DetectionDepth depth;
@@ -144,6 +147,11 @@ static const CwbParamSpec penalty_params[] = {
     "together: an overlap deeper than that (found after a swap or an edit) closes by this "
     "much a step instead of throwing the bodies apart; < 0: automatic, g h^2 (what a step of "
     "gravity adds) or 0.05 % of the moving bodies' median size without gravity" },
+  { "mobility_memory", CWB_PARAM_DOUBLE, "MB", "320", 0, 1e6, NULL,
+    "Most memory the pairs' mobility W may take (its coupled blocks, 72 bytes each, grow with "
+    "the square of the contacts on a deformable body): past it the normal forces are solved "
+    "without W, by accelerated Jacobi iterations of one coupled response each, which need "
+    "more iterations for the same forces; 0: always without W" },
   { "margin", CWB_PARAM_DOUBLE, "m", "0", 0, 1, NULL,
     "Least reach outside a body: points outside closer than this are contacts too, pushed "
     "only when the other forces would move them in. Each step widens it to 1.5 times the "
@@ -163,6 +171,7 @@ read_params (Penalty *self, const CwbParamSet *params)
   self->softness = cwb_param_double (params, "softness", 0.01);
   detection_params_read (&self->detection, &self->depth, params);
   self->margin = cwb_param_double (params, "margin", 0);
+  self->mobility_memory = cwb_param_double (params, "mobility_memory", 320);
   self->depenetration_param = cwb_param_double (params, "max_depenetration", -1);
 }
 
@@ -443,6 +452,86 @@ deepest_penetration (const Penalty *self)
   return deepest;
 }
 
+/* The change of contact c's normal force, from f_n, that closes its own gap given rel, the
+ * relative displacement all normal forces cause at it (normal_sweeps). */
+static double
+normal_change (const Contact *c, double f_n, const SweepTerms *terms, const double rel[3])
+{
+  double w_nn = terms->w_nn, soft = terms->soft, step = terms->step;
+  if (!(w_nn > 0))
+    return 0;
+  double moved = cwb_v3_dot (c->normal, rel);
+  double open = c->gap + moved + soft * w_nn * f_n;
+  double next = MAX (0, f_n - open / (step + soft * w_nn));
+  /* A bounded response: the pair moves apart by its approach and the reach at most, so a
+   * deep overlap closes over several steps instead of throwing bodies apart. */
+  next = MAX (0, MIN (next, f_n + (terms->reach - moved) / step));
+  return next - f_n;
+}
+
+/* The normal solve past W's memory budget (pair_mobility.c), without W: projected gradient
+ * steps on the sweeps' problem, each contact's step scaled by its diagonal (which counts the
+ * contacts it shares its bodies with, so that no body is pushed further than all its
+ * contacts together ask), accelerated by Nesterov's momentum with a restart whenever the
+ * step goes uphill (O'Donoghue and Candes 2015): one coupled product of all the forces
+ * (point_response) per iteration. Its fixed point is the Gauss-Seidel sweeps' (the same law
+ * with the true W), and the warm start carries what a step leaves into the next. */
+static void
+normal_accelerated (Penalty *self, const CwbContactQuery *query, const SweepTerms *terms,
+                    double tolerance, double *rel)
+{
+  GArray *contacts = self->contacts;
+  guint n = contacts->len;
+  const PenaltyPair *pairs = (const PenaltyPair *) self->pairs->data;
+  double *vectors = (double *) self->normal_vectors->data;
+  /* f: the iterate (c->f_n); y: where the next step is taken from, rel_y = W y n. */
+  g_autofree double *y = g_new (double, MAX (n, 1));
+  g_autofree double *rel_y = g_memdup2 (rel, 3 * MAX (n, 1) * sizeof (double));
+  for (guint k = 0; k < n; k++)
+    y[k] = g_array_index (contacts, Contact, k).f_n;
+  g_autofree double *next = g_new (double, MAX (n, 1));
+  double theta = 1;
+  gboolean rel_is_f = TRUE;
+  for (int sweep = 0; sweep < self->normal_sweeps; sweep++)
+    {
+      /* A step from y against the law's opening there (the gradient, scaled). */
+      double largest = 0, along = 0;
+      for (guint k = 0; k < n; k++)
+        {
+          const Contact *c = &g_array_index (contacts, Contact, k);
+          double f = c->f_n;
+          next[k] = y[k] + normal_change (c, y[k], &terms[k], &rel_y[3 * k]);
+          largest = MAX (largest, fabs (next[k] - f) * terms[k].step);
+          along += (y[k] - next[k]) * (next[k] - f) * terms[k].step;
+        }
+      /* Momentum, restarted when the step from y goes against the motion it adds. */
+      double theta_next = along > 0 ? 1 : 0.5 * (1 + sqrt (1 + 4 * theta * theta));
+      double beta = along > 0 ? 0 : (theta - 1) / theta_next;
+      theta = theta_next;
+      gboolean done = largest <= tolerance;
+      for (guint k = 0; k < n; k++)
+        {
+          Contact *c = &g_array_index (contacts, Contact, k);
+          y[k] = MAX (0, next[k] + beta * (next[k] - c->f_n));
+          c->f_n = next[k];
+          cwb_v3_scale (&vectors[3 * k], c->normal, done ? c->f_n : y[k]);
+        }
+      pair_mobility_apply (self->mobility, query, pairs, vectors, done ? rel : rel_y);
+      rel_is_f = done;
+      if (done)
+        break;
+    }
+  if (!rel_is_f)
+    {
+      for (guint k = 0; k < n; k++)
+        {
+          Contact *c = &g_array_index (contacts, Contact, k);
+          cwb_v3_scale (&vectors[3 * k], c->normal, c->f_n);
+        }
+      pair_mobility_apply (self->mobility, query, pairs, vectors, rel);
+    }
+}
+
 /* Projected Gauss-Seidel on the normal forces, the coupled problem the per-contact formula
  * leaves out: with rel_k = sum_j W_kj f_n,j n_j the relative displacement all normal forces
  * cause at k over the step and other_k what the other forces (friction) cause, every
@@ -453,7 +542,7 @@ deepest_penetration (const Penalty *self)
  * adds: an overlap no motion can close (a box wider than the gap between fixed bars) then
  * has a finite solution. rel is kept equal to W times the normal forces. */
 static void
-normal_sweeps (Penalty *self, double *rel)
+normal_sweeps (Penalty *self, const CwbContactQuery *query, double *rel)
 {
   GArray *contacts = self->contacts;
   const gboolean *movable = (const gboolean *) self->movable->data;
@@ -468,10 +557,16 @@ normal_sweeps (Penalty *self, double *rel)
       const double *w_kk = pair_mobility_diagonal (self->mobility, k);
       for (int r = 0; r < 3; r++)
         w[r] = cwb_v3_dot (&w_kk[3 * r], c->normal);
-      terms[k].w_nn = cwb_v3_dot (c->normal, w);
+      terms[k].step = cwb_v3_dot (c->normal, w);
+      terms[k].w_nn = terms[k].step / pair_mobility_own_scale (self->mobility, k);
       terms[k].soft = movable[c->pair.point_geometry] && movable[c->pair.surface_geometry]
                         ? 0 : self->softness;
       terms[k].reach = c->approach + self->depenetration;
+    }
+  if (!pair_mobility_coupled (self->mobility))
+    {
+      normal_accelerated (self, query, terms, tolerance, rel);
+      return;
     }
   for (int sweep = 0; sweep < self->normal_sweeps; sweep++)
     {
@@ -479,23 +574,14 @@ normal_sweeps (Penalty *self, double *rel)
       for (guint k = 0; k < contacts->len; k++)
         {
           Contact *c = &g_array_index (contacts, Contact, k);
-          double w_nn = terms[k].w_nn, soft = terms[k].soft;
-          if (!(w_nn > 0))
-            continue;
-          double moved = cwb_v3_dot (c->normal, &rel[3 * k]);
-          double open = c->gap + moved + soft * w_nn * c->f_n;
-          double next = MAX (0, c->f_n - open / ((1 + soft) * w_nn));
-          /* A bounded response: the pair moves apart by its approach and the reach at most,
-           * so a deep overlap closes over several steps instead of throwing bodies apart. */
-          next = MAX (0, MIN (next, c->f_n + (terms[k].reach - moved) / w_nn));
-          double change = next - c->f_n;
+          double change = normal_change (c, c->f_n, &terms[k], &rel[3 * k]);
           if (change == 0)
             continue;
-          largest = MAX (largest, fabs (change) * w_nn);
+          largest = MAX (largest, fabs (change) * terms[k].w_nn);
           double delta[3];
           cwb_v3_scale (delta, c->normal, change);
           pair_mobility_spread (self->mobility, k, delta, rel);
-          c->f_n = next;
+          c->f_n += change;
         }
       if (largest <= tolerance)
         break;
@@ -526,8 +612,9 @@ normal_forces (Penalty *self, const CwbContactQuery *query, double *rel)
       c->f_n = f_n[k];
       cwb_v3_scale (&vectors[3 * k], c->normal, c->f_n);
     }
-  pair_mobility_apply (self->mobility, vectors, rel);
-  normal_sweeps (self, rel);
+  pair_mobility_apply (self->mobility, query, (const PenaltyPair *) self->pairs->data, vectors,
+                       rel);
+  normal_sweeps (self, query, rel);
 }
 
 /* The contact set's point forces: every contact's normal force in the pattern of eq. 6,
@@ -855,6 +942,8 @@ penalty_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
                           : detection_automatic_margin (query) / MARGIN_STEPS_OF_FALL;
   friction_memory_begin_step (self->memory);
   build_contacts (self, query);
+  pair_mobility_set_max_blocks (self->mobility,
+                                (size_t) (self->mobility_memory * 1e6 / PAIR_MOBILITY_BLOCK_BYTES));
   pair_mobility_build (self->mobility, query, (const PenaltyPair *) self->pairs->data,
                        self->pairs->len, (const gboolean *) self->movable->data);
   g_array_set_size (self->rel, 3 * MAX (self->contacts->len, 1));

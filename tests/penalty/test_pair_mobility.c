@@ -131,6 +131,20 @@ pairs_clear (Pairs *s)
   g_clear_pointer (&s->registry, cwb_registry_free);
 }
 
+/* `got` equals `expected` (not all zero) to RESPONSE_TOLERANCE of its largest entry, which
+ * is returned. */
+static double
+assert_same_response (const double *got, const double *expected, size_t n)
+{
+  double largest = 0;
+  for (size_t i = 0; i < n; i++)
+    largest = MAX (largest, fabs (expected[i]));
+  g_assert_cmpfloat (largest, >, 0);
+  for (size_t i = 0; i < n; i++)
+    g_assert_cmpfloat (fabs (got[i] - expected[i]), <, RESPONSE_TOLERANCE * largest);
+  return largest;
+}
+
 static void
 test_matches_point_response (void)
 {
@@ -146,7 +160,7 @@ test_matches_point_response (void)
   double f[3 * 8], wf[3 * 8];
   for (size_t i = 0; i < 3 * n; i++)
     f[i] = 1000 * sin (1.7 * (double) i + 0.3);
-  pair_mobility_apply (w, f, wf);
+  pair_mobility_apply (w, &query, pairs, f, wf);
 
   /* The batched query: all patterns at once, measured at every pair. */
   CwbPointWeight forces[6 * 8], at[6 * 8];
@@ -155,12 +169,7 @@ test_matches_point_response (void)
   double dp[18 * 8], batched[3 * 8];
   query.point_response (query.host_data, forces, 6 * n, at, 6 * n, dp);
   relative (pairs, n, dp, batched);
-  double largest = 0;
-  for (size_t i = 0; i < 3 * n; i++)
-    largest = MAX (largest, fabs (batched[i]));
-  g_assert_cmpfloat (largest, >, 0);
-  for (size_t i = 0; i < 3 * n; i++)
-    g_assert_cmpfloat (fabs (wf[i] - batched[i]), <, RESPONSE_TOLERANCE * largest);
+  double largest = assert_same_response (wf, batched, 3 * n);
 
   /* Per contact: column k spread equals the query of contact k's pattern alone. */
   for (size_t k = 0; k < n; k++)
@@ -187,7 +196,8 @@ test_matches_point_response (void)
 /* Over its memory budget W keeps each contact's own block only (the coupled W of 40 FEM cows
  * asked for 34 GB): with a budget below what the pairs couple in, every column spreads to
  * its own contact alone, with the coupled W's own block times the contacts it shares its
- * movable bodies with (itself included), to round-off. */
+ * movable bodies with (itself included), to round-off; its product with all the forces is
+ * still the coupled one, made without W. */
 static void
 test_over_budget (void)
 {
@@ -226,6 +236,12 @@ test_over_budget (void)
         if (j != k)
           g_assert_cmpfloat (cwb_v3_norm (&spread[3 * j]), ==, 0);
     }
+  double f[3 * 8], from_blocks[3 * 8], without[3 * 8];
+  for (size_t i = 0; i < 3 * n; i++)
+    f[i] = 1000 * cos (0.9 * (double) i + 0.2);
+  pair_mobility_apply (coupled, &s.query, pairs, f, from_blocks);
+  pair_mobility_apply (alone, &s.query, pairs, f, without);
+  assert_same_response (without, from_blocks, 3 * n);
   pairs_clear (&s);
 }
 

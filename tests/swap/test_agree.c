@@ -239,14 +239,7 @@ fem_drop (const ModelCase *m)
       CwbBodySummary s;
       cwb_world_body_summary (world, 1, &s);
       drop += (facet - s.centroid[2]) / 100;
-      size_t n = 0;
-      const CwbGeometry *geometries = cwb_world_geometries (world, &n);
-      double lowest = INFINITY;
-      for (size_t g = 0; g < n; g++)
-        if (geometries[g].body == 1)
-          for (size_t p = 0; p < geometries[g].n_points; p++)
-            lowest = MIN (lowest, geometries[g].positions[3 * p + 2]);
-      depth += -lowest / 100;
+      depth += -fixture_body_lowest_point (world, 1) / 100;
     }
   g_test_message ("| fem ball | %s | centre %.3g m below the rigid rest | %.2g m of it in the "
                   "ground | deformation %.3g m |", m->name, drop, depth, drop - depth);

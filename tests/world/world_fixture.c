@@ -164,6 +164,19 @@ fixture_box_lowest_corner (CwbWorld *world, size_t body, double side)
   return lowest;
 }
 
+double
+fixture_body_lowest_point (CwbWorld *world, size_t body)
+{
+  size_t n = 0;
+  const CwbGeometry *geometries = cwb_world_geometries (world, &n);
+  double lowest = INFINITY;
+  for (size_t g = 0; g < n; g++)
+    if (geometries[g].body == body)
+      for (size_t p = 0; p < geometries[g].n_points; p++)
+        lowest = MIN (lowest, geometries[g].positions[3 * p + 2]);
+  return lowest;
+}
+
 char *
 fixture_pyramid_scene (int rows, double gap, double offset, double mu, double dt,
                        const char *contact, const char *solver)

@@ -113,6 +113,9 @@ void fixture_sphere_facet_down (double radius, int resolution, double orientatio
 char *fixture_sphere_facet_down_pose (double radius, int resolution, double x, double y,
                                       double base, double above, double *facet_distance);
 
+/* The height of the lowest point of body `body`'s geometries (its surfaces as mapped now). */
+double fixture_body_lowest_point (CwbWorld *world, size_t body);
+
 /* The largest distance of a pyramid box (bodies 1 ..) from where it stands at rest: its
  * initial x and y, and the height of its row when the rows rest on each other (the gaps
  * closed). */
