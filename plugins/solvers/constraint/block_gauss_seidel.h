@@ -48,6 +48,9 @@ typedef struct BgsProblem {
   const guint8 *speculative;        /* per row, may be NULL: 1 for a normal row whose value
                                      * is max (rate, gap), a contact open at the start of the
                                      * step (constraint_solver.c), not a linear row */
+  const double *speculative_rate;   /* per row, may be NULL: a speculative row's pure rate
+                                     * h H v_free, which its value max (rate, gap) exceeds
+                                     * by its opening (direct_start.c, held_opening) */
   BgsComplianceFunc compliance;
   void *compliance_data;
   gboolean friction;                /* FALSE: tangent rows stay at zero force */

@@ -115,6 +115,7 @@ typedef struct ConstraintSolver {
   /* scratch, grown as needed, so a step allocates nothing once sizes settle */
   GArray *q_free, *v_free, *dq, *r, *f, *delta_free, *body_dq, *q_stabilized;
   GArray *speculative;     /* guint8 per row of the solve under way (BgsProblem.speculative) */
+  GArray *speculative_rate; /* double per row: BgsProblem.speculative_rate */
   CwbContactSet snapshot;   /* the velocity pass's set, kept across stabilization */
   LinearCheck linear_check; /* the free configuration, for a check without a detection */
 } ConstraintSolver;
@@ -237,6 +238,7 @@ constraint_create (const CwbSolverCreateInfo *info, const CwbHostServices *host,
   self->f = new_doubles ();
   self->delta_free = new_doubles ();
   self->speculative = g_array_new (FALSE, FALSE, sizeof (guint8));
+  self->speculative_rate = g_array_new (FALSE, FALSE, sizeof (double));
   self->body_dq = new_doubles ();
   self->q_stabilized = new_doubles ();
   init_set (&self->snapshot);
@@ -269,6 +271,7 @@ constraint_destroy (void *data)
   g_array_unref (self->f);
   g_array_unref (self->delta_free);
   g_array_unref (self->speculative);
+  g_array_unref (self->speculative_rate);
   g_array_unref (self->body_dq);
   g_array_unref (self->q_stabilized);
   g_array_unref (self->snapshot.frames);
@@ -439,6 +442,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   g_array_set_size (self->speculative, (guint) m);
   guint8 *speculative = (guint8 *) self->speculative->data;
   memset (speculative, 0, m);
+  double *speculative_rate = zeroed (self->speculative_rate, m);
   gboolean rates = v != NULL && self->velocity_level;
   double accepted = stabilization_accepted (self);
   double touching_gap = TOUCHING_SHARE_OF_TOLERANCE * self->step_tolerance;
@@ -480,6 +484,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
             = rows[i].violation > touching_gap
               || (rows[i].violation - delta_free[i] > accepted
                   && (!volume_row || !warm_start_kept (cache, set, rows[i].frame)));
+          speculative_rate[i] = delta_free[i];   /* the pure rate */
           if (open_at_start)
             delta_free[i] = MAX (delta_free[i], rows[i].violation);
           speculative[i] = open_at_start;
@@ -495,6 +500,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .delta_free = delta_free,
     .rate_normals = rates,
     .speculative = speculative,
+    .speculative_rate = speculative_rate,
     .nv = ctx->nv,
     .compliance = compliance_at,
     .compliance_data = compliance,

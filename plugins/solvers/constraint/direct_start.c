@@ -27,6 +27,26 @@
 /* A contact's part in the active set. */
 enum { BLOCK_FIXED, BLOCK_NORMAL, BLOCK_STICK };
 
+/* How far a normal row's value exceeds its pure rate: 0 for a linear row; for a speculative
+ * one (max (rate, gap)), its opening beyond the rate when that is within the tolerance, and
+ * -1 beyond it. The direct start holds such a row at its rate (the contact neither closes
+ * nor opens further, so its value after the solve is the opening, a law error within the
+ * tolerance) rather than leaving it out with its force held: the loaded contacts of a
+ * settled stack wander open and shut by a share of the tolerance from step to step, and left
+ * out they changed K's active set at every step. Closing the opening instead gives a face's
+ * redundant corners inconsistent targets, which K's near-rigid coupling turns into large
+ * forces (docs/plugins/constraint.md, "Loaded contacts held at their rate"). */
+static double
+held_opening (const BgsProblem *p, size_t n)
+{
+  if (p->speculative == NULL || !p->speculative[n])
+    return 0;
+  if (p->speculative_rate == NULL)
+    return -1;
+  double opening = p->delta_free[n] - p->speculative_rate[n];
+  return opening <= p->tolerance ? opening : -1;
+}
+
 static void
 add_active (BgsSolver *s, size_t row, double residual, double force)
 {
@@ -54,7 +74,8 @@ collect_active (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t 
         continue;
       const Block *block = &blocks[ib[k]];
       size_t n = (size_t) block->normal;
-      add_active (s, n, row_value (s, p, n, dq) + row_tolerance (p, n), f[n]);
+      double held = MAX (held_opening (p, n), 0);
+      add_active (s, n, row_value (s, p, n, dq) + row_tolerance (p, n) - held, f[n]);
       if (state[k - b0] == BLOCK_STICK)
         for (int a = 0; a < block->n_tangents; a++)
           add_active (s, (size_t) block->tangent[a], row_value (s, p, block->tangent[a], dq),
@@ -166,7 +187,8 @@ correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, g
 /* Each contact's part in the direct start of a warm island (from the forces it starts
  * with): contacts with force, sticking where their tangential force is inside the friction
  * set. A speculative row (BgsProblem.speculative: max (rate, gap), a contact open at the
- * start of the step) is not a linear row, so it keeps its force. */
+ * start of the step) is not a linear row: held at its rate when open by at most the
+ * tolerance beyond it (held_opening), else it keeps its force. */
 static void
 warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
              guint8 *state)
@@ -180,7 +202,7 @@ warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, cons
       double ft[2] = { 0, 0 };
       for (int a = 0; a < block->n_tangents; a++)
         ft[a] = f[block->tangent[a]];
-      if (!(f[n] > 0) || (p->speculative != NULL && p->speculative[n]))
+      if (!(f[n] > 0) || held_opening (p, n) < 0)
         state[k - b0] = BLOCK_FIXED;
       else if (block->n_tangents > 0 && p->friction
                && cwb_friction_gauge (p->friction_law, ft) < STICK_SHARE * block->mu * f[n])
