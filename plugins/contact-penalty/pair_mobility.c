@@ -1,16 +1,15 @@
 /* The pairs' mobility W (see pair_mobility.h). */
 #include "pair_mobility.h"
 
-/* The most blocks W may store by default (320 MB; the model's `mobility_memory`). A
- * deformable body's contacts all move each other, so W grows with the square of the contacts
- * per body: 40 FEM cows falling into each other with a 4.5 cm max_depth made 72 730 contacts
- * and asked for 34 GB, and the run died. Beyond the budget each contact keeps its own block
- * only, scaled by the contacts it shares its bodies with (pair_mobility_build), and W's
- * products are made without W, from one point_response call with all the forces
+/* W's memory budget (pair_mobility_set_max_blocks: the model's `mobility_memory`). A
+ * deformable body's contacts all move each other, so W grows with the square of the
+ * contacts per body: 40 FEM cows falling into each other with a 4.5 cm max_depth made 72 730
+ * contacts and asked for 34 GB, and the run died. Beyond the budget each contact keeps its
+ * own block only, scaled by the contacts it shares its bodies with (pair_mobility_build),
+ * and W's products are made without W, from one point_response call with all the forces
  * (pair_mobility_apply): the model's normal solve then takes accelerated Jacobi steps
  * scaled by that diagonal (penalty_model.c, normal_accelerated) instead of Gauss-Seidel
  * sweeps, more iterations for the same coupled forces. */
-#define PAIR_MOBILITY_MAX_BLOCKS ((size_t) (320e6 / PAIR_MOBILITY_BLOCK_BYTES))
 
 struct PairMobility {
   size_t n;
@@ -19,7 +18,7 @@ struct PairMobility {
   GArray *blocks;         /* double, 9 per entry: W_jk row-major */
   GArray *diagonal;       /* size_t per contact: its own entry */
   GArray *own_scale;      /* double per contact: its own block's scaling (1 while coupled) */
-  size_t max_blocks;      /* pair_mobility_set_max_blocks, PAIR_MOBILITY_MAX_BLOCKS until set */
+  size_t max_blocks;      /* pair_mobility_set_max_blocks; no budget until set */
   gboolean coupled;       /* FALSE: over max_blocks, the diagonal only */
   /* scratch */
   GArray *by_geometry_start, *by_geometry;   /* the contacts touching each movable geometry */
@@ -27,13 +26,14 @@ struct PairMobility {
   GArray *at;             /* CwbPointWeight: up to 6 per contact of a column */
   GArray *dp;             /* double, 3 per entry of at */
   GArray *product_forces; /* CwbPointWeight: every pair's force pattern, for a product */
+  GArray *product_points; /* CwbPointWeight: every pair's points, listed once past the budget */
 };
 
 PairMobility *
 pair_mobility_new (void)
 {
   PairMobility *w = g_new0 (PairMobility, 1);
-  w->max_blocks = PAIR_MOBILITY_MAX_BLOCKS;
+  w->max_blocks = SIZE_MAX;
   w->column_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   w->rows = g_array_new (FALSE, FALSE, sizeof (guint));
   w->blocks = g_array_new (FALSE, FALSE, sizeof (double));
@@ -45,6 +45,7 @@ pair_mobility_new (void)
   w->at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   w->dp = g_array_new (FALSE, FALSE, sizeof (double));
   w->product_forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  w->product_points = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   return w;
 }
 
@@ -55,7 +56,7 @@ pair_mobility_free (PairMobility *w)
     return;
   GArray *arrays[] = { w->column_start, w->rows, w->blocks, w->diagonal, w->own_scale,
                        w->by_geometry_start, w->by_geometry, w->stamp, w->at, w->dp,
-                       w->product_forces };
+                       w->product_forces, w->product_points };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_array_unref (arrays[k]);
   g_free (w);
@@ -130,13 +131,13 @@ list_column (PairMobility *w, const PenaltyPair *pairs, size_t k, guint stamp_no
 }
 
 /* Each pair's points, i's vertices then T's, one pair after the other (what a column's
- * measurement lists for its rows); returns how many. */
+ * measurement lists for its rows), into `list`; returns how many. */
 static size_t
-list_points (PairMobility *w, const PenaltyPair *pairs, size_t first, size_t n_pairs,
+list_points (GArray *list, const PenaltyPair *pairs, size_t first, size_t n_pairs,
              const guint *rows)
 {
-  g_array_set_size (w->at, 6 * MAX (n_pairs, 1));
-  CwbPointWeight *at = (CwbPointWeight *) w->at->data;
+  g_array_set_size (list, 6 * MAX (n_pairs, 1));
+  CwbPointWeight *at = (CwbPointWeight *) list->data;
   size_t n_at = 0;
   for (size_t e = 0; e < n_pairs; e++)
     {
@@ -201,7 +202,7 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
   for (size_t k = 0; k < n; k++)
     {
       size_t first = column_start[k], m = column_start[k + 1] - first;
-      size_t n_at = list_points (w, pairs, first, m, rows);
+      size_t n_at = list_points (w->at, pairs, first, m, rows);
       const CwbPointWeight *at = (const CwbPointWeight *) w->at->data;
       g_array_set_size (w->dp, 3 * MAX (n_at, 1));
       double *dp = (double *) w->dp->data;
@@ -236,6 +237,10 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
       else
         g_array_index (w->own_scale, double, k) = 1;
     }
+  /* Past the budget every product measures all the pairs' points (pair_mobility_apply). */
+  if (!w->coupled)
+    g_array_set_size (w->product_points, (guint) list_points (w->product_points, pairs, 0, n,
+                                                              NULL));
 }
 
 const double *
@@ -281,12 +286,12 @@ pair_mobility_apply (PairMobility *w, const CwbContactQuery *query, const Penalt
     }
   if (w->product_forces->len == 0)
     return;
-  size_t n_at = list_points (w, pairs, 0, w->n, NULL);
+  size_t n_at = w->product_points->len;
   g_array_set_size (w->dp, 3 * MAX (n_at, 1));
   double *dp = (double *) w->dp->data;
   query->point_response (query->host_data, (const CwbPointWeight *) w->product_forces->data,
-                         w->product_forces->len, (const CwbPointWeight *) w->at->data, n_at,
-                         dp);
+                         w->product_forces->len,
+                         (const CwbPointWeight *) w->product_points->data, n_at, dp);
   const double *d = dp;
   for (size_t k = 0; k < w->n; k++)
     d += 3 * relative_displacement (&pairs[k], d, &out[3 * k]);

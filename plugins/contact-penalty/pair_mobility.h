@@ -59,7 +59,7 @@ gboolean pair_mobility_coupled (const PairMobility *w);
 /* What one stored block takes: its 9 doubles and its row's index. */
 #define PAIR_MOBILITY_BLOCK_BYTES 76
 
-/* The memory budget in blocks (PAIR_MOBILITY_MAX_BLOCKS until set); 0: W is never stored. */
+/* The memory budget in blocks (none until set); 0: W is never stored. */
 void pair_mobility_set_max_blocks (PairMobility *w, size_t max_blocks);
 
 G_END_DECLS

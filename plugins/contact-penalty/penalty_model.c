@@ -98,7 +98,6 @@ typedef struct Penalty {
   int normal_sweeps;
   double softness;
   double margin;
-  double mobility_memory;       /* MB */
   double depenetration_param;   /* the parameter: < 0 automatic */
   double depenetration;         /* what this step uses (m) */
   DetectionDepth depth;
@@ -148,7 +147,7 @@ static const CwbParamSpec penalty_params[] = {
     "much a step instead of throwing the bodies apart; < 0: automatic, g h^2 (what a step of "
     "gravity adds) or 0.05 % of the moving bodies' median size without gravity" },
   { "mobility_memory", CWB_PARAM_DOUBLE, "MB", "320", 0, 1e6, NULL,
-    "Most memory the pairs' mobility W may take (its coupled blocks, 72 bytes each, grow with "
+    "Most memory the pairs' mobility W may take (its coupled blocks, 76 bytes each, grow with "
     "the square of the contacts on a deformable body): past it the normal forces are solved "
     "without W, by accelerated Jacobi iterations of one coupled response each, which need "
     "more iterations for the same forces; 0: always without W" },
@@ -171,7 +170,9 @@ read_params (Penalty *self, const CwbParamSet *params)
   self->softness = cwb_param_double (params, "softness", 0.01);
   detection_params_read (&self->detection, &self->depth, params);
   self->margin = cwb_param_double (params, "margin", 0);
-  self->mobility_memory = cwb_param_double (params, "mobility_memory", 320);
+  double mobility_mb = cwb_param_double (params, "mobility_memory", 320);
+  pair_mobility_set_max_blocks (self->mobility,
+                                (size_t) (mobility_mb * 1e6 / PAIR_MOBILITY_BLOCK_BYTES));
   self->depenetration_param = cwb_param_double (params, "max_depenetration", -1);
 }
 
@@ -181,12 +182,12 @@ penalty_create (const CwbContactModelCreateInfo *info, const CwbHostServices *ho
 {
   Penalty *self = g_new0 (Penalty, 1);
   detection_depth_init (&self->depth);
+  self->mobility = pair_mobility_new ();
   read_params (self, info->params);
   self->detector = surface_contacts_new ();
   self->manifold = g_array_new (FALSE, FALSE, sizeof (ManifoldContact));
   self->memory = friction_memory_new ();
   self->norm = penalty_normalisation_new ();
-  self->mobility = pair_mobility_new ();
   self->candidates = g_array_new (FALSE, FALSE, sizeof (ContactCandidate));
   self->contacts = g_array_new (FALSE, TRUE, sizeof (Contact));
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
@@ -491,7 +492,6 @@ normal_accelerated (Penalty *self, const CwbContactQuery *query, const SweepTerm
     y[k] = g_array_index (contacts, Contact, k).f_n;
   g_autofree double *next = g_new (double, MAX (n, 1));
   double theta = 1;
-  gboolean rel_is_f = TRUE;
   for (int sweep = 0; sweep < self->normal_sweeps; sweep++)
     {
       /* A step from y against the law's opening there (the gradient, scaled). */
@@ -508,28 +508,24 @@ normal_accelerated (Penalty *self, const CwbContactQuery *query, const SweepTerm
       double theta_next = along > 0 ? 1 : 0.5 * (1 + sqrt (1 + 4 * theta * theta));
       double beta = along > 0 ? 0 : (theta - 1) / theta_next;
       theta = theta_next;
-      gboolean done = largest <= tolerance;
       for (guint k = 0; k < n; k++)
         {
           Contact *c = &g_array_index (contacts, Contact, k);
           y[k] = MAX (0, next[k] + beta * (next[k] - c->f_n));
           c->f_n = next[k];
-          cwb_v3_scale (&vectors[3 * k], c->normal, done ? c->f_n : y[k]);
         }
-      pair_mobility_apply (self->mobility, query, pairs, vectors, done ? rel : rel_y);
-      rel_is_f = done;
-      if (done)
+      if (largest <= tolerance)
         break;
-    }
-  if (!rel_is_f)
-    {
       for (guint k = 0; k < n; k++)
-        {
-          Contact *c = &g_array_index (contacts, Contact, k);
-          cwb_v3_scale (&vectors[3 * k], c->normal, c->f_n);
-        }
-      pair_mobility_apply (self->mobility, query, pairs, vectors, rel);
+        cwb_v3_scale (&vectors[3 * k], g_array_index (contacts, Contact, k).normal, y[k]);
+      pair_mobility_apply (self->mobility, query, pairs, vectors, rel_y);
     }
+  for (guint k = 0; k < n; k++)
+    {
+      const Contact *c = &g_array_index (contacts, Contact, k);
+      cwb_v3_scale (&vectors[3 * k], c->normal, c->f_n);
+    }
+  pair_mobility_apply (self->mobility, query, pairs, vectors, rel);
 }
 
 /* Projected Gauss-Seidel on the normal forces, the coupled problem the per-contact formula
@@ -942,8 +938,6 @@ penalty_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
                           : detection_automatic_margin (query) / MARGIN_STEPS_OF_FALL;
   friction_memory_begin_step (self->memory);
   build_contacts (self, query);
-  pair_mobility_set_max_blocks (self->mobility,
-                                (size_t) (self->mobility_memory * 1e6 / PAIR_MOBILITY_BLOCK_BYTES));
   pair_mobility_build (self->mobility, query, (const PenaltyPair *) self->pairs->data,
                        self->pairs->len, (const gboolean *) self->movable->data);
   g_array_set_size (self->rel, 3 * MAX (self->contacts->len, 1));

@@ -1708,14 +1708,10 @@ test_kept_operator_continues (void)
   const double *known = last_solve_apply (keeping, &next, guess, dq);
   g_assert_nonnull (known);
   fixture_displacement (&fx, guess, own);
-  const size_t *start = (const size_t *) fx.row_start->data;
-  const CwbDofEntry *entries = (const CwbDofEntry *) fx.entries->data;
   double worst_value = 0, scale = 0;
   for (int i = 0; i < ROWS; i++)
     {
-      double value = delta[i];
-      for (size_t e = start[i]; e < start[i + 1]; e++)
-        value += entries[e].value * own[3 * entries[e].body + entries[e].dof];
+      double value = fixture_row_value (&fx, delta, own, (size_t) i);
       worst_value = MAX (worst_value, fabs (delta[i] + known[i] - value));
       scale = MAX (scale, fabs (delta[i]));
     }
