@@ -47,17 +47,29 @@ held_opening (const BgsProblem *p, size_t n)
   return opening <= p->tolerance ? opening : -1;
 }
 
+/* The active set being collected: its rows, residuals and forces, written into arrays sized
+ * for every row of the island (GArray appends, a call each, were a third of the pass). */
+typedef struct ActiveRows {
+  size_t *row;
+  double *residual, *force;
+  size_t n;
+  double diagonal_sum;     /* the sum of the rows' W_ii */
+} ActiveRows;
+
 static void
-add_active (BgsSolver *s, size_t row, double residual, double force)
+add_active (ActiveRows *active, size_t row, double residual, double force, double diagonal)
 {
-  g_array_append_val (s->active, row);
-  g_array_append_val (s->active_residual, residual);
-  g_array_append_val (s->active_force, force);
+  active->row[active->n] = row;
+  active->residual[active->n] = residual;
+  active->force[active->n] = force;
+  active->n++;
+  active->diagonal_sum += diagonal;
 }
 
 /* The active rows of the island's blocks in their states, and of its loose rows (bilateral
- * rows, normal rows with force), each block's normal row first and its tangent rows after. */
-static void
+ * rows, normal rows with force), each block's normal row first and its tangent rows after.
+ * Returns the sum of their W_ii (a block's from its own W, which holds them). */
+static double
 collect_active (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
                 const guint8 *state, const double *f, const double *dq)
 {
@@ -65,9 +77,14 @@ collect_active (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t 
   const int *loose = (const int *) s->loose_rows->data;
   const guint *ib = (const guint *) s->island_blocks->data;
   const guint *il = (const guint *) s->island_loose->data;
-  g_array_set_size (s->active, 0);
-  g_array_set_size (s->active_residual, 0);
-  g_array_set_size (s->active_force, 0);
+  const double *diag = (const double *) s->diagonal->data;
+  guint most = (guint) (3 * (b1 - b0) + (l1 - l0));
+  g_array_set_size (s->active, most);
+  g_array_set_size (s->active_residual, most);
+  g_array_set_size (s->active_force, most);
+  ActiveRows active = { .row = (size_t *) s->active->data,
+                        .residual = (double *) s->active_residual->data,
+                        .force = (double *) s->active_force->data };
   for (size_t k = b0; k < b1; k++)
     {
       if (state[k - b0] == BLOCK_FIXED)
@@ -75,50 +92,73 @@ collect_active (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t 
       const Block *block = &blocks[ib[k]];
       size_t n = (size_t) block->normal;
       double held = MAX (held_opening (p, n), 0);
-      add_active (s, n, row_value (s, p, n, dq) + row_tolerance (p, n) - held, f[n]);
+      add_active (&active, n, row_value (s, p, n, dq) + row_tolerance (p, n) - held, f[n],
+                  block->w[0]);
       if (state[k - b0] == BLOCK_STICK)
         for (int a = 0; a < block->n_tangents; a++)
-          add_active (s, (size_t) block->tangent[a], row_value (s, p, block->tangent[a], dq),
-                      f[block->tangent[a]]);
+          add_active (&active, (size_t) block->tangent[a],
+                      row_value (s, p, block->tangent[a], dq), f[block->tangent[a]],
+                      block->w[4 * (a + 1)]);
     }
   for (size_t k = l0; k < l1; k++)
     {
       size_t i = (size_t) loose[il[k]];
       if (p->rows[i].kind == CWB_ROW_BILATERAL)
-        add_active (s, i, row_value (s, p, i, dq), f[i]);
+        add_active (&active, i, row_value (s, p, i, dq), f[i], diag[i]);
       else if (p->rows[i].kind == CWB_ROW_NORMAL && f[i] > 0)
-        add_active (s, i, row_value (s, p, i, dq) + row_tolerance (p, i), f[i]);
+        add_active (&active, i, row_value (s, p, i, dq) + row_tolerance (p, i), f[i], diag[i]);
     }
+  g_array_set_size (s->active, (guint) active.n);
+  g_array_set_size (s->active_residual, (guint) active.n);
+  g_array_set_size (s->active_force, (guint) active.n);
+  return active.diagonal_sum;
 }
 
-/* Sets the active rows to the solved forces projected onto the laws: a normal force below
- * zero becomes zero, a tangential force outside the friction set is scaled onto it. The
- * normal forces go first, so that each contact's tangential forces are bounded by its own. */
+/* Sets the active rows (in collect_active's order) to the solved forces projected onto the
+ * laws: a normal force below zero becomes zero, a tangential force outside the friction set
+ * is scaled onto it. The normal forces go first, so that each contact's tangential forces
+ * are bounded by its own. It walks the island's blocks as collect_active did rather than
+ * looking each row up: the active rows are in the sweep's order, the contact model's rows
+ * and frames in their own, and the look-ups were most of this pass on the 40-row pyramid. */
 static void
-apply_solved (const BgsSolver *s, const BgsProblem *p, const double *solved, double *f,
-              double *dq)
+apply_solved (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
+              const guint8 *state, const double *solved, double *f, double *dq)
 {
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
   const size_t *rows = (const size_t *) s->active->data;
   size_t n_active = s->active->len;
-  for (size_t k = 0; k < n_active; k++)
-    if (p->rows[rows[k]].kind != CWB_ROW_TANGENT)
-      set_force (s, p, rows[k],
-                 p->rows[rows[k]].kind == CWB_ROW_NORMAL ? larger (0, solved[k]) : solved[k],
-                 f, dq);
-  for (size_t k = 1; k < n_active; k++)
+  size_t at = 0;
+  for (size_t k = b0; k < b1; k++)
     {
-      if (p->rows[rows[k]].kind != CWB_ROW_TANGENT || p->rows[rows[k - 1]].kind == CWB_ROW_TANGENT)
+      if (state[k - b0] == BLOCK_FIXED)
         continue;
-      size_t normal = rows[k - 1];
-      double ft[2] = { solved[k], 0 };
-      int n_tangents = 1;
-      if (k + 1 < n_active && p->rows[rows[k + 1]].kind == CWB_ROW_TANGENT)
-        ft[n_tangents++] = solved[k + 1];
-      double radius = p->frames[p->rows[normal].frame].mu * f[normal];
-      double gauge = cwb_friction_gauge (p->friction_law, ft);
-      double scale = gauge > radius ? (gauge > 0 ? radius / gauge : 0) : 1;
-      for (int a = 0; a < n_tangents; a++)
-        set_force (s, p, rows[k + (size_t) a], scale * ft[a], f, dq);
+      const Block *block = &blocks[ib[k]];
+      set_force (s, p, (size_t) block->normal, larger (0, solved[at]), f, dq);
+      at += 1 + (state[k - b0] == BLOCK_STICK ? (size_t) block->n_tangents : 0);
+    }
+  /* The loose rows, after the blocks': bilateral rows and normal rows without tangents. */
+  for (size_t k = at; k < n_active; k++)
+    set_force (s, p, rows[k],
+               p->rows[rows[k]].kind == CWB_ROW_NORMAL ? larger (0, solved[k]) : solved[k],
+               f, dq);
+  at = 0;
+  for (size_t k = b0; k < b1; k++)
+    {
+      if (state[k - b0] == BLOCK_FIXED)
+        continue;
+      const Block *block = &blocks[ib[k]];
+      int n_tangents = state[k - b0] == BLOCK_STICK ? block->n_tangents : 0;
+      if (n_tangents > 0)
+        {
+          double ft[2] = { solved[at + 1], n_tangents > 1 ? solved[at + 2] : 0 };
+          double radius = block->mu * f[block->normal];
+          double gauge = cwb_friction_gauge (p->friction_law, ft);
+          double scale = gauge > radius ? (gauge > 0 ? radius / gauge : 0) : 1;
+          for (int a = 0; a < n_tangents; a++)
+            set_force (s, p, (size_t) block->tangent[a], scale * ft[a], f, dq);
+        }
+      at += 1 + (size_t) n_tangents;
     }
 }
 
@@ -245,23 +285,19 @@ collect_island_rows (BgsSolver *s, size_t b0, size_t b1, size_t l0, size_t l1)
   const guint *ib = (const guint *) s->island_blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
   const guint *il = (const guint *) s->island_loose->data;
-  g_array_set_size (s->island_rows, 0);
+  g_array_set_size (s->island_rows, (guint) (3 * (b1 - b0) + (l1 - l0)));
+  size_t *rows = (size_t *) s->island_rows->data;
+  size_t n = 0;
   for (size_t k = b0; k < b1; k++)
     {
       const Block *block = &blocks[ib[k]];
-      size_t row = (size_t) block->normal;
-      g_array_append_val (s->island_rows, row);
+      rows[n++] = (size_t) block->normal;
       for (int a = 0; a < block->n_tangents; a++)
-        {
-          row = (size_t) block->tangent[a];
-          g_array_append_val (s->island_rows, row);
-        }
+        rows[n++] = (size_t) block->tangent[a];
     }
   for (size_t k = l0; k < l1; k++)
-    {
-      size_t row = (size_t) loose[il[k]];
-      g_array_append_val (s->island_rows, row);
-    }
+    rows[n++] = (size_t) loose[il[k]];
+  g_array_set_size (s->island_rows, (guint) n);
 }
 
 /* Keeps the forces of the island's rows on entry, to go back to them (restore_entry). */
@@ -297,7 +333,6 @@ gboolean
 bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
                   const double *known, double *f, double *dq, double *values)
 {
-  const double *diag = (const double *) s->diagonal->data;
   g_array_set_size (s->block_state, (guint) MAX (b1 - b0, 1));
   guint8 *state = (guint8 *) s->block_state->data;
   int passes = 1;
@@ -323,15 +358,12 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
     }
   for (int pass = 0; pass < passes; pass++)
     {
-      collect_active (s, p, b0, b1, l0, l1, state, f, dq);
+      double diagonal_sum = collect_active (s, p, b0, b1, l0, l1, state, f, dq);
       if (s->active->len < BGS_DIRECT_MIN_ROWS)
         break;
       size_t n_active = s->active->len;
       const size_t *rows = (const size_t *) s->active->data;
-      double mean_w = 0;
-      for (size_t k = 0; k < n_active; k++)
-        mean_w += diag[rows[k]];
-      mean_w /= (double) n_active;
+      double mean_w = diagonal_sum / (double) n_active;
       DirectProblem direct = {
         .n_active = n_active,
         .rows = rows,
@@ -350,7 +382,7 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
       double *solved = (double *) s->direct_force->data;
       if (!island_direct_solve (s->direct, &direct, solved))
         break;
-      apply_solved (s, p, solved, f, dq);
+      apply_solved (s, p, b0, b1, state, solved, f, dq);
       if (!cold)
         return FALSE;
       project_sliding (s, p, b0, b1, state, f, dq);

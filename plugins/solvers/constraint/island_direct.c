@@ -83,6 +83,13 @@ struct IslandDirect {
   size_t n_numbered_rows;
   guint32 stamp;
   GArray *row_stamp;       /* guint32 per row of H */
+  /* The numbered rows' entries of H in K's unknowns, each row's together and the rows in
+   * the order they were numbered from (the island's, which its active rows keep): the passes
+   * over the active rows (the right-hand side, their motion, the modifications' columns)
+   * read them in sequence instead of looking each entry's body up. */
+  GArray *row_first;       /* guint32 per row of H: its first entry in row_unknown */
+  GArray *row_unknown;     /* guint32 per entry: its unknown in K */
+  GArray *row_value;       /* double per entry, beside row_unknown */
   guint64 analyses;
 };
 
@@ -107,6 +114,9 @@ island_direct_new (void)
   d->kept_block_below = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   d->factored_rows = g_array_new (FALSE, FALSE, sizeof (size_t));
   d->row_stamp = g_array_new (FALSE, TRUE, sizeof (guint32));
+  d->row_first = g_array_new (FALSE, FALSE, sizeof (guint32));
+  d->row_unknown = g_array_new (FALSE, FALSE, sizeof (guint32));
+  d->row_value = g_array_new (FALSE, FALSE, sizeof (double));
   d->row_mark = g_array_new (FALSE, TRUE, sizeof (guint8));
   d->added = g_array_new (FALSE, FALSE, sizeof (size_t));
   d->removed = g_array_new (FALSE, FALSE, sizeof (size_t));
@@ -146,6 +156,9 @@ island_direct_free (IslandDirect *d)
   g_array_unref (d->kept_block_below);
   g_array_unref (d->factored_rows);
   g_array_unref (d->row_stamp);
+  g_array_unref (d->row_first);
+  g_array_unref (d->row_unknown);
+  g_array_unref (d->row_value);
   g_array_unref (d->row_mark);
   g_array_unref (d->added);
   g_array_unref (d->removed);
@@ -447,6 +460,17 @@ same_factor (const IslandDirect *d, const DirectProblem *p)
          && memcmp (p->rows, d->factored_rows->data, p->n_active * sizeof (size_t)) == 0;
 }
 
+/* The numbered row i's entries: their unknowns in K and values, `count` of them. */
+static size_t
+row_entries (const IslandDirect *d, const DirectProblem *p, size_t i, const guint32 **unknown,
+             const double **value)
+{
+  guint32 first = g_array_index (d->row_first, guint32, i);
+  *unknown = &g_array_index (d->row_unknown, guint32, first);
+  *value = &g_array_index (d->row_value, double, first);
+  return p->h->row_start[i + 1] - p->h->row_start[i];
+}
+
 /* The rows of the problem's active set that are not in the factored set (d->added) and
  * those of the factored set that are not in it (d->removed). */
 static void
@@ -473,16 +497,6 @@ find_changed_rows (IslandDirect *d, const DirectProblem *p)
     mark[p->rows[k]] = 0;
   for (size_t k = 0; k < n_factored; k++)
     mark[factored[k]] = 0;
-}
-
-/* A row's unknown in the factor's permuted order. */
-static int
-permuted_unknown (const IslandDirect *d, const CwbDofEntry *entry)
-{
-  size_t unknown = g_array_index (d->dof_start, size_t,
-                                  g_array_index (d->local_of, uint32_t, entry->body))
-                   + entry->dof;
-  return g_array_index (d->inverse, int, unknown);
 }
 
 /* Each permuted unknown's path cost, and its place for each unknown, from the factor just
@@ -515,8 +529,11 @@ modification_cost (const IslandDirect *d, const DirectProblem *p, const GArray *
     {
       size_t i = g_array_index (rows, size_t, k);
       int column = (int) d->factor->n;
-      for (size_t e = p->h->row_start[i]; e < p->h->row_start[i + 1]; e++)
-        column = MIN (column, permuted_unknown (d, &p->h->entries[e]));
+      const guint32 *unknown;
+      const double *value;
+      size_t count = row_entries (d, p, i, &unknown, &value);
+      for (size_t e = 0; e < count; e++)
+        column = MIN (column, g_array_index (d->inverse, int, unknown[e]));
       if (column < (int) d->factor->n)
         cost += path_cost[column];
     }
@@ -545,10 +562,13 @@ update_columns (IslandDirect *d, const DirectProblem *p, const GArray *rows)
       size_t i = g_array_index (rows, size_t, k);
       cp[k] = (int) out;
       size_t first = out;
-      for (size_t e = p->h->row_start[i]; e < p->h->row_start[i + 1]; e++)
+      const guint32 *unknown;
+      const double *value;
+      size_t count = row_entries (d, p, i, &unknown, &value);
+      for (size_t e = 0; e < count; e++)
         {
           /* Insertion into the sorted column: a row has a dozen entries. */
-          int at = permuted_unknown (d, &p->h->entries[e]);
+          int at = g_array_index (d->inverse, int, unknown[e]);
           size_t q = out++;
           for (; q > first && ci[q - 1] > at; q--)
             {
@@ -556,7 +576,7 @@ update_columns (IslandDirect *d, const DirectProblem *p, const GArray *rows)
               cx[q] = cx[q - 1];
             }
           ci[q] = at;
-          cx[q] = p->h->entries[e].value;
+          cx[q] = value[e];
         }
     }
   cp[rows->len] = (int) out;
@@ -617,14 +637,15 @@ modify_factor (IslandDirect *d, const DirectProblem *p)
 static void
 add_rhs (IslandDirect *d, const DirectProblem *p)
 {
-  const CwbDofEntry *entries = p->h->entries;
-  const size_t *dof_start = (const size_t *) d->dof_start->data;
-  const uint32_t *local_of = (const uint32_t *) d->local_of->data;
   double *rhs = (double *) d->rhs->data;
   for (size_t k = 0; k < p->n_active; k++)
-    for (size_t e = p->h->row_start[p->rows[k]]; e < p->h->row_start[p->rows[k] + 1]; e++)
-      rhs[dof_start[local_of[entries[e].body]] + entries[e].dof] -= entries[e].value
-                                                                      * p->residual[k];
+    {
+      const guint32 *unknown;
+      const double *value;
+      size_t count = row_entries (d, p, p->rows[k], &unknown, &value);
+      for (size_t e = 0; e < count; e++)
+        rhs[unknown[e]] -= value[e] * p->residual[k];
+    }
 }
 
 /* Assembles K and factors it; FALSE when CHOLMOD fails. */
@@ -664,6 +685,36 @@ numbered_from (const IslandDirect *d, const DirectProblem *p, const size_t *rows
   return TRUE;
 }
 
+/* The numbered rows' entries in K's unknowns (IslandDirect.row_first), in the rows' order. */
+static void
+list_row_entries (IslandDirect *d, const DirectProblem *p, const size_t *rows, size_t n_rows)
+{
+  if (d->row_first->len < p->h->n_rows)
+    g_array_set_size (d->row_first, (guint) p->h->n_rows);
+  size_t n_entries = 0;
+  for (size_t k = 0; k < n_rows; k++)
+    n_entries += p->h->row_start[rows[k] + 1] - p->h->row_start[rows[k]];
+  g_array_set_size (d->row_unknown, (guint) n_entries);
+  g_array_set_size (d->row_value, (guint) n_entries);
+  guint32 *first = (guint32 *) d->row_first->data;
+  guint32 *unknown = (guint32 *) d->row_unknown->data;
+  double *value = (double *) d->row_value->data;
+  const size_t *dof_start = (const size_t *) d->dof_start->data;
+  const uint32_t *local_of = (const uint32_t *) d->local_of->data;
+  guint32 out = 0;
+  for (size_t k = 0; k < n_rows; k++)
+    {
+      size_t i = rows[k];
+      first[i] = out;
+      for (size_t e = p->h->row_start[i]; e < p->h->row_start[i + 1]; e++, out++)
+        {
+          const CwbDofEntry *entry = &p->h->entries[e];
+          unknown[out] = (guint32) (dof_start[local_of[entry->body]] + entry->dof);
+          value[out] = entry->value;
+        }
+    }
+}
+
 /* Numbers the bodies of the problem's pattern rows and finds K's blocks from them, unless the
  * last solve's numbering holds (the same operator and set of pattern rows). FALSE when a body
  * has no dense C^-1 or a row is on too many bodies. */
@@ -693,6 +744,7 @@ number_pattern (IslandDirect *d, const DirectProblem *p)
   guint32 *stamp = (guint32 *) d->row_stamp->data;
   for (size_t k = 0; k < n_rows; k++)
     stamp[rows[k]] = d->stamp;
+  list_row_entries (d, p, rows, n_rows);
   d->numbered = TRUE;
   d->numbered_operator = p->operator_id;
   d->n_numbered_rows = n_rows;
@@ -724,19 +776,17 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
   if (ok)
     {
       const double *u = x->x;
-      const size_t *dof_start = (const size_t *) d->dof_start->data;
-      const CwbDofEntry *entries = p->h->entries;
       /* The factor's K has its own epsilon: the problem's, or within a tenth of it where the
        * factor was modified (modify_factor). */
       double epsilon = d->factored_epsilon;
       for (size_t k = 0; k < p->n_active; k++)
         {
-          size_t i = p->rows[k];
+          const guint32 *unknown;
+          const double *value;
+          size_t count = row_entries (d, p, p->rows[k], &unknown, &value);
           double moved = 0;
-          for (size_t e = p->h->row_start[i]; e < p->h->row_start[i + 1]; e++)
-            moved += entries[e].value
-                     * u[dof_start[g_array_index (d->local_of, uint32_t, entries[e].body)]
-                         + entries[e].dof];
+          for (size_t e = 0; e < count; e++)
+            moved += value[e] * u[unknown[e]];
           force_out[k] = p->force[k] - (p->residual[k] + moved) / epsilon;
         }
     }
