@@ -840,6 +840,20 @@ test_check_reports_violations (void)
   fixture_clear (&fx);
 }
 
+/* dq = C H^T f for the fixture's rows, summed here from H's entries. */
+static void
+fixture_displacement (Fixture *fx, const double *f, double *dq)
+{
+  memset (dq, 0, 3 * fx->n_bodies * sizeof (double));
+  const size_t *start = (const size_t *) fx->row_start->data;
+  const CwbDofEntry *entries = (const CwbDofEntry *) fx->entries->data;
+  for (size_t i = 0; i < fx->rows->len; i++)
+    for (size_t e = start[i]; e < start[i + 1]; e++)
+      dq[3 * entries[e].body + entries[e].dof]
+        += fx->compliance[entries[e].body] * fx->axis_scale[entries[e].body][entries[e].dof]
+           * entries[e].value * f[i];
+}
+
 /* ---- the direct start (island_direct.h) ------------------------------------------------ */
 
 /* C^-1 of a fixture particle, column-major: diag (1 / (c_k s_d)). */
@@ -927,9 +941,23 @@ check_direct_with_pattern (IslandDirect *solver, Fixture *fx, const size_t *rows
     .stiffness_data = fx, .operator_id = operator_id, .n_pattern_rows = n_pattern,
     .pattern_rows = pattern,
   };
-  double solved[8];
+  double solved[8], moved[3 * FIXTURE_MAX_BODIES] = { 0 };
+  direct.displacement = moved;
   g_assert_cmpuint (n, <=, G_N_ELEMENTS (solved));
   g_assert_true (island_direct_solve (solver, &direct, solved));
+  /* The displacement it adds is that of its change of force, C H_A^T df_A, to W_ii /
+   * epsilon times round-off (island_direct.h: they differ by C rho / epsilon, rho the
+   * solve's residual): 1e-10 of the largest move. */
+  size_t m_rows = fx->rows->len, nv = 3 * fx->n_bodies;
+  g_autofree double *df_all = g_new0 (double, m_rows);
+  for (size_t i = 0; i < n; i++)
+    df_all[rows[i]] = solved[i] - force[i];
+  double expected[3 * FIXTURE_MAX_BODIES], largest = 0;
+  fixture_displacement (fx, df_all, expected);
+  for (size_t d = 0; d < nv; d++)
+    largest = MAX (largest, fabs (expected[d]));
+  for (size_t d = 0; d < nv; d++)
+    g_assert_cmpfloat (fabs (moved[d] - expected[d]), <=, 1e-10 * largest);
   size_t m = fx->rows->len;
   g_autofree double *w = g_new (double, m * m);
   dense_w (fx, w);
@@ -1600,19 +1628,6 @@ test_kept_operator_layers (void)
   fixture_clear (&fx);
 }
 
-/* dq = C H^T f for the fixture's rows, summed here from H's entries. */
-static void
-fixture_displacement (Fixture *fx, const double *f, double *dq)
-{
-  memset (dq, 0, 3 * fx->n_bodies * sizeof (double));
-  const size_t *start = (const size_t *) fx->row_start->data;
-  const CwbDofEntry *entries = (const CwbDofEntry *) fx->entries->data;
-  for (size_t i = 0; i < fx->rows->len; i++)
-    for (size_t e = start[i]; e < start[i + 1]; e++)
-      dq[3 * entries[e].body + entries[e].dof]
-        += fx->compliance[entries[e].body] * fx->axis_scale[entries[e].body][entries[e].dof]
-           * entries[e].value * f[i];
-}
 
 /* A solve on a kept operator continues the last one (last_solve.c): its guess is the last
  * forces row by row (bgs_last_forces), its displacement the last one's plus the rows whose
@@ -1623,8 +1638,12 @@ fixture_displacement (Fixture *fx, const double *f, double *dq)
  * with a penalty displacement on entry in every third, and the direct start on: every step
  * gives the forces and the displacement of a solver that builds its operator and sums its
  * displacement afresh from the same guess, and the displacement is C H^T f plus the entry's.
- * Tolerance: 1e-12 relative, round-off of sums taken in another order (the carried
- * displacement adds the change to the last sum; 70 steps pass the refresh of every 64). */
+ * Tolerance: 1e-12 relative for the two solvers against each other, round-off of sums taken
+ * in another order (the carried displacement adds the change to the last sum; 70 steps pass
+ * the refresh of every 64). Against C H^T f, 1e-10: the direct start moves dq by its solve's
+ * own u, which differs from C H_A^T df_A by C rho / epsilon, rho = K u + H_A^T r its
+ * residual (island_direct.h), about the rounding unit times |K| |u|: W_ii / epsilon = 1e4
+ * times round-off, 2e-12 here, carried with the displacement up to its refresh. */
 static void
 test_kept_operator_continues (void)
 {
@@ -1693,7 +1712,7 @@ test_kept_operator_continues (void)
                   "%.3g from C H^T f", STEPS, worst_f, worst_dq, worst_own);
   g_assert_cmpfloat (worst_f, <=, 1e-12);
   g_assert_cmpfloat (worst_dq, <=, 1e-12);
-  g_assert_cmpfloat (worst_own, <=, 1e-12);
+  g_assert_cmpfloat (worst_own, <=, 1e-10);
 
   /* The values at the next guess, known without the operator: delta_free + H dq, H dq summed
    * here from the entries (to 1e-12 of the free motions, round-off). None when a force

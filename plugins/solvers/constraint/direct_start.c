@@ -114,12 +114,24 @@ collect_active (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t 
   return active.diagonal_sum;
 }
 
+/* Sets row i from its solved force to its projected one: the solve has moved dq by the
+ * solved forces already (DirectProblem.displacement), so only the projection's change is
+ * applied. */
+static void
+set_projected (const BgsSolver *s, const BgsProblem *p, size_t i, double solved,
+               double projected, double *f, double *dq)
+{
+  apply_force (s, p, i, projected - solved, dq);
+  f[i] = projected;
+}
+
 /* Sets the active rows (in collect_active's order) to the solved forces projected onto the
- * laws: a normal force below zero becomes zero, a tangential force outside the friction set
- * is scaled onto it. The normal forces go first, so that each contact's tangential forces
- * are bounded by its own. It walks the island's blocks as collect_active did rather than
- * looking each row up: the active rows are in the sweep's order, the contact model's rows
- * and frames in their own, and the look-ups were most of this pass on the 40-row pyramid. */
+ * laws, dq having moved with the solved ones: a normal force below zero becomes zero, a
+ * tangential force outside the friction set is scaled onto it. The normal forces go first,
+ * so that each contact's tangential forces are bounded by its own. It walks the island's
+ * blocks as collect_active did rather than looking each row up: the active rows are in the
+ * sweep's order, the contact model's rows and frames in their own, and the look-ups were
+ * most of this pass on the 40-row pyramid. */
 static void
 apply_solved (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
               const guint8 *state, const double *solved, double *f, double *dq)
@@ -134,14 +146,14 @@ apply_solved (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
       if (state[k - b0] == BLOCK_FIXED)
         continue;
       const Block *block = &blocks[ib[k]];
-      set_force (s, p, (size_t) block->normal, larger (0, solved[at]), f, dq);
+      set_projected (s, p, (size_t) block->normal, solved[at], larger (0, solved[at]), f, dq);
       at += 1 + (state[k - b0] == BLOCK_STICK ? (size_t) block->n_tangents : 0);
     }
   /* The loose rows, after the blocks': bilateral rows and normal rows without tangents. */
   for (size_t k = at; k < n_active; k++)
-    set_force (s, p, rows[k],
-               p->rows[rows[k]].kind == CWB_ROW_NORMAL ? larger (0, solved[k]) : solved[k],
-               f, dq);
+    set_projected (s, p, rows[k], solved[k],
+                   p->rows[rows[k]].kind == CWB_ROW_NORMAL ? larger (0, solved[k]) : solved[k],
+                   f, dq);
   at = 0;
   for (size_t k = b0; k < b1; k++)
     {
@@ -156,7 +168,7 @@ apply_solved (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
           double gauge = cwb_friction_gauge (p->friction_law, ft);
           double scale = gauge > radius ? (gauge > 0 ? radius / gauge : 0) : 1;
           for (int a = 0; a < n_tangents; a++)
-            set_force (s, p, (size_t) block->tangent[a], scale * ft[a], f, dq);
+            set_projected (s, p, (size_t) block->tangent[a], ft[a], scale * ft[a], f, dq);
         }
       at += 1 + (size_t) n_tangents;
     }
@@ -377,6 +389,7 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
         .operator_id = s->operator_id,
         .n_pattern_rows = s->island_rows->len,
         .pattern_rows = (const size_t *) s->island_rows->data,
+        .displacement = dq,
       };
       g_array_set_size (s->direct_force, (guint) n_active);
       double *solved = (double *) s->direct_force->data;

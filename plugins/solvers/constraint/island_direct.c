@@ -789,6 +789,17 @@ island_direct_solve (IslandDirect *d, const DirectProblem *p, double *force_out)
             moved += value[e] * u[unknown[e]];
           force_out[k] = p->force[k] - (p->residual[k] + moved) / epsilon;
         }
+      if (p->displacement != NULL)
+        {
+          const size_t *dof_start = (const size_t *) d->dof_start->data;
+          for (guint b = 0; b < d->bodies->len; b++)
+            {
+              double *to = p->displacement
+                           + p->bodies[g_array_index (d->bodies, uint32_t, b)].v_offset;
+              for (size_t k = dof_start[b]; k < dof_start[b + 1]; k++)
+                to[k - dof_start[b]] += u[k];
+            }
+        }
     }
   else
     {

@@ -52,6 +52,11 @@ typedef struct DirectProblem {
    * with no active row is a block of zeros in K. */
   size_t n_pattern_rows;
   const size_t *pattern_rows;
+  /* Where not NULL (the bodies' DOFs, each body's from its slot's v_offset): the solve adds
+   * the change of displacement its forces make, u = C H_A^T df_A, which it has already,
+   * so that the caller need not apply each row's change of force (df_A = -(r_A + H_A u) /
+   * epsilon makes C H_A^T df_A = u, the system's own equation). */
+  double *displacement;
 } DirectProblem;
 
 typedef struct IslandDirect IslandDirect;
