@@ -646,25 +646,33 @@ record_values (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, si
     record_value (s, p, (size_t) loose[il[k]], dq, values, motion);
 }
 
-/* Row i's value: delta_free_i + known[i] where its H_i dq is known (last_solve_apply), else
- * read from dq. */
+/* Where a measure of the laws reads the rows' values: from `current` where not NULL (the
+ * values a pass has just read from this dq), else delta_free_i + known[i] where each row's
+ * H_i dq is known (last_solve_apply), else from dq. */
+typedef struct ValueSource {
+  const double *current;
+  const double *known;
+} ValueSource;
+
 static inline double
 read_value (const BgsSolver *s, const BgsProblem *p, size_t i, const double *dq,
-            const double *known)
+            const ValueSource *source)
 {
-  return known != NULL ? p->delta_free[i] + known[i] : row_value (s, p, i, dq);
+  if (source->current != NULL)
+    return source->current[i];
+  return source->known != NULL ? p->delta_free[i] + source->known[i] : row_value (s, p, i, dq);
 }
 
 /* Adds one contact frame's measure of the laws to `check` (bgs_check); the friction set's
  * excess only with `excess` (the stop does not read it). With `values`, the frame's rows'
- * values are kept there; with `known`, they are read from there rather than from dq. */
+ * values are kept there; they are read as `source` says. */
 static void
 check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const double *f,
-             const double *dq, const double *known, gboolean excess, BgsCheck *check,
+             const double *dq, const ValueSource *source, gboolean excess, BgsCheck *check,
              double *values)
 {
   int n = block->normal;
-  double value_n = read_value (s, p, n, dq, known);
+  double value_n = read_value (s, p, n, dq, source);
   if (values != NULL)
     values[n] = value_n;
   double gap = value_n + row_tolerance (p, n);
@@ -686,7 +694,7 @@ check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const 
   double slip[2] = { 0, 0 };
   for (int a = 0; a < block->n_tangents; a++)
     {
-      slip[a] = read_value (s, p, (size_t) block->tangent[a], dq, known);
+      slip[a] = read_value (s, p, (size_t) block->tangent[a], dq, source);
       if (values != NULL)
         values[block->tangent[a]] = slip[a];
     }
@@ -702,10 +710,10 @@ check_block (const BgsSolver *s, const BgsProblem *p, const Block *block, const 
  * (bgs_check), and of its loose rows' own laws. 0 at a solution whatever the split of the
  * forces among redundant contacts. A force outside the friction set is not measured: the
  * disk and pyramid steps never leave one there. */
-double
-bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
-                      size_t l1, const double *f, const double *dq, const double *known,
-                      double *values)
+static double
+island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
+                  size_t l1, const double *f, const double *dq, const ValueSource *source,
+                  double *values)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
@@ -713,12 +721,12 @@ bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t
   const guint *il = (const guint *) s->island_loose->data;
   BgsCheck check = { 0 };
   for (size_t k = b0; k < b1; k++)
-    check_block (s, p, &blocks[ib[k]], f, dq, known, FALSE, &check, values);
+    check_block (s, p, &blocks[ib[k]], f, dq, source, FALSE, &check, values);
   double error = larger (larger (check.penetration, check.complementarity), check.slip_error);
   for (size_t k = l0; k < l1; k++)
     {
       size_t i = (size_t) loose[il[k]];
-      double value = read_value (s, p, i, dq, known);
+      double value = read_value (s, p, i, dq, source);
       if (values != NULL)
         values[i] = value;
       if (p->rows[i].kind == CWB_ROW_BILATERAL)
@@ -730,6 +738,15 @@ bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t
         }
     }
   return error;
+}
+
+double
+bgs_island_law_error (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0,
+                      size_t l1, const double *f, const double *dq, const double *known,
+                      double *values)
+{
+  ValueSource source = { .known = known };
+  return island_law_error (s, p, b0, b1, l0, l1, f, dq, &source, values);
 }
 
 /* At most this many sweeps between two measures of the laws once one was taken: the ratio
@@ -784,6 +801,10 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, const double *kn
   for (int it = 0; it < p->max_iterations; it++)
     {
       double change = 0, motion = 0;
+      /* The rows' values at this sweep's end where its motion pass read them (the first
+       * sweep's), which a measure of the laws right after it takes instead of reading them
+       * again. */
+      ValueSource source = { 0 };
       for (size_t k = b0; k < b1; k++)
         change = larger (change, solve_block (s, p, &blocks[ib[k]], f, dq, &motion));
       for (size_t k = l0; k < l1; k++)
@@ -797,7 +818,10 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, const double *kn
         {
           motion = 0;
           if (change > p->tolerance)
-            record_values (s, p, b0, b1, l0, l1, dq, start, &motion);
+            {
+              record_values (s, p, b0, b1, l0, l1, dq, start, &motion);
+              source.current = start;
+            }
         }
       change = fmin (change, motion);
       if ((guint) it >= s->history->len)
@@ -808,8 +832,8 @@ sweep_island (BgsSolver *s, const BgsProblem *p, size_t island, const double *kn
       if (change * ratio <= p->tolerance
           || (last_check >= 0 && it - last_check >= LAW_CHECK_EVERY))
         {
-          double law = bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, NULL,
-                                             (double *) s->end_values->data);
+          double law = island_law_error (s, p, b0, b1, l0, l1, f, dq, &source,
+                                         (double *) s->end_values->data);
           if (change > 0)
             ratio = fmax (1, law / change);
           last_check = it;
@@ -895,5 +919,5 @@ bgs_check (const BgsSolver *s, const BgsProblem *p, const double *f, const doubl
   memset (check, 0, sizeof *check);
   const Block *blocks = (const Block *) s->blocks->data;
   for (guint b = 0; b < s->blocks->len; b++)
-    check_block (s, p, &blocks[b], f, dq, NULL, TRUE, check, NULL);
+    check_block (s, p, &blocks[b], f, dq, &(ValueSource){ 0 }, TRUE, check, NULL);
 }
