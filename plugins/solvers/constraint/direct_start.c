@@ -48,7 +48,7 @@ held_opening (const BgsProblem *p, size_t n)
 }
 
 /* The active set being collected: its rows, residuals and forces, written into arrays sized
- * for every row of the island (GArray appends, a call each, were a third of the pass). */
+ * once for every row of the island rather than appended row by row. */
 typedef struct ActiveRows {
   size_t *row;
   double *residual, *force;
@@ -129,9 +129,9 @@ set_projected (const BgsSolver *s, const BgsProblem *p, size_t i, double solved,
  * laws, dq having moved with the solved ones: a normal force below zero becomes zero, a
  * tangential force outside the friction set is scaled onto it. The normal forces go first,
  * so that each contact's tangential forces are bounded by its own. It walks the island's
- * blocks as collect_active did rather than looking each row up: the active rows are in the
- * sweep's order, the contact model's rows and frames in their own, and the look-ups were
- * most of this pass on the 40-row pyramid. */
+ * blocks as collect_active did rather than looking each row's kind and friction up in the
+ * contact model's arrays, whose order is not the sweep's (docs/plugins/constraint.md, "The
+ * direct start's passes in sequence"). */
 static void
 apply_solved (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
               const guint8 *state, const double *solved, double *f, double *dq)
