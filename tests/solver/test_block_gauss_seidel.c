@@ -1035,8 +1035,10 @@ test_direct_coupled_bodies (void)
  * change under one operator: the analysis is made once and kept, whatever the order the
  * pattern rows come in, and each solve still matches the dense one (the bodies and pairs
  * with no active row are blocks of zeros and the bodies' own eps C^-1). Another operator
- * numbers the bodies again, and another pattern is analysed anew. The coupled bodies'
- * fixture; tolerance of the dense check as there. */
+ * numbers the bodies again, by their body numbers: the same bodies and pairs, in whatever
+ * order its rows come, keep the pattern and its analysis (a kept operator's island lists its
+ * rows in its sweep's order, which changes from step to step); another pattern is analysed
+ * anew. The coupled bodies' fixture; tolerance of the dense check as there. */
 static void
 test_direct_pattern_kept (void)
 {
@@ -1055,14 +1057,15 @@ test_direct_pattern_kept (void)
   check_direct_with_pattern (solver, &fx, one, 1, residual, force, eps, island, 6, 5);
   check_direct_with_pattern (solver, &fx, ground, 2, residual, force, eps, shuffled, 6, 5);
   g_assert_cmpuint (island_direct_analyses (solver), ==, 1);
-  /* Another operator numbers the bodies anew: in the first order, the same pattern and
-   * analysis; in another (particle 3 first), a new pattern. Fewer pattern rows: another. */
+  /* Another operator numbers the bodies anew, in the order of their numbers: in the first
+   * order of rows or in another (rows 4, 2 and 0 first), the same pattern and analysis. Fewer
+   * pattern rows (pair 1-2 gone): another. */
   check_direct_with_pattern (solver, &fx, some, 3, residual, force, eps, island, 6, 6);
   g_assert_cmpuint (island_direct_analyses (solver), ==, 1);
   check_direct_with_pattern (solver, &fx, some, 3, residual, force, eps, shuffled, 6, 7);
-  g_assert_cmpuint (island_direct_analyses (solver), ==, 2);
+  g_assert_cmpuint (island_direct_analyses (solver), ==, 1);
   check_direct_with_pattern (solver, &fx, some, 3, residual, force, eps, some, 3, 7);
-  g_assert_cmpuint (island_direct_analyses (solver), ==, 3);
+  g_assert_cmpuint (island_direct_analyses (solver), ==, 2);
   fixture_clear (&fx);
 }
 

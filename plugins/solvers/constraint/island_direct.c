@@ -167,14 +167,22 @@ island_direct_free (IslandDirect *d)
   g_free (d);
 }
 
-/* Numbers the bodies of the rows; FALSE when one has no dense C^-1. */
+static int
+compare_bodies (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+  return (x > y) - (x < y);
+}
+
+/* Numbers the bodies of the rows in the order of their body numbers (so that the same
+ * bodies and pairs make the same K pattern whatever order the rows come in: a kept
+ * operator's island lists them in its sweep's order, which changes from step to step, and
+ * a numbering by first appearance made each new operator's pattern look new to CHOLMOD's
+ * analysis); FALSE when one has no dense C^-1. */
 static gboolean
 number_bodies (IslandDirect *d, const DirectProblem *p, const size_t *rows, size_t n_rows)
 {
   g_array_set_size (d->bodies, 0);
-  g_array_set_size (d->dof_start, 0);
-  size_t zero = 0;
-  g_array_append_val (d->dof_start, zero);
   for (size_t k = 0; k < n_rows; k++)
     {
       size_t i = rows[k];
@@ -191,14 +199,23 @@ number_bodies (IslandDirect *d, const DirectProblem *p, const size_t *rows, size
           uint32_t *local = &g_array_index (d->local_of, uint32_t, body);
           if (*local != NO_BODY)
             continue;
+          /* Marked as found; numbered below. */
+          *local = 0;
+          g_array_append_val (d->bodies, body);
           if (p->stiffness (p->stiffness_data, body) == NULL)
             return FALSE;
-          *local = d->bodies->len;
-          g_array_append_val (d->bodies, body);
-          size_t next = g_array_index (d->dof_start, size_t, d->dof_start->len - 1)
-                        + p->bodies[body].nv;
-          g_array_append_val (d->dof_start, next);
         }
+    }
+  qsort (d->bodies->data, d->bodies->len, sizeof (uint32_t), compare_bodies);
+  g_array_set_size (d->dof_start, 0);
+  size_t next = 0;
+  g_array_append_val (d->dof_start, next);
+  for (guint b = 0; b < d->bodies->len; b++)
+    {
+      uint32_t body = g_array_index (d->bodies, uint32_t, b);
+      g_array_index (d->local_of, uint32_t, body) = b;
+      next += p->bodies[body].nv;
+      g_array_append_val (d->dof_start, next);
     }
   return TRUE;
 }
