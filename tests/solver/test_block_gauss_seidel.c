@@ -1631,7 +1631,6 @@ test_kept_operator_layers (void)
   fixture_clear (&fx);
 }
 
-
 /* A solve on a kept operator continues the last one (last_solve.c): its guess is the last
  * forces row by row (bgs_last_forces), its displacement the last one's plus the rows whose
  * force differs, and the rows' values at the guess, where nothing but delta_free changed,

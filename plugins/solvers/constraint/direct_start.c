@@ -27,6 +27,24 @@
 /* A contact's part in the active set. */
 enum { BLOCK_FIXED, BLOCK_NORMAL, BLOCK_STICK };
 
+/* The rows a block brings to the active set in its part: none held fixed, its normal row,
+ * or its normal and tangent rows when it sticks (collect_active's order). */
+static size_t
+active_rows_of (const Block *block, guint8 part)
+{
+  if (part == BLOCK_FIXED)
+    return 0;
+  return 1 + (part == BLOCK_STICK ? (size_t) block->n_tangents : 0);
+}
+
+/* The most rows an island's blocks b0 .. b1 and loose rows l0 .. l1 can hold: a block has a
+ * normal row and at most two tangent rows. */
+static guint
+island_row_bound (size_t b0, size_t b1, size_t l0, size_t l1)
+{
+  return (guint) (3 * (b1 - b0) + (l1 - l0));
+}
+
 /* How far a normal row's value exceeds its pure rate: 0 for a linear row; for a speculative
  * one (max (rate, gap)), its opening beyond the rate when that is within the tolerance, and
  * -1 beyond it. The direct start holds such a row at its rate (the contact neither closes
@@ -78,7 +96,7 @@ collect_active (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t 
   const guint *ib = (const guint *) s->island_blocks->data;
   const guint *il = (const guint *) s->island_loose->data;
   const double *diag = (const double *) s->diagonal->data;
-  guint most = (guint) (3 * (b1 - b0) + (l1 - l0));
+  guint most = island_row_bound (b0, b1, l0, l1);
   g_array_set_size (s->active, most);
   g_array_set_size (s->active_residual, most);
   g_array_set_size (s->active_force, most);
@@ -147,7 +165,7 @@ apply_solved (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
         continue;
       const Block *block = &blocks[ib[k]];
       set_projected (s, p, (size_t) block->normal, solved[at], larger (0, solved[at]), f, dq);
-      at += 1 + (state[k - b0] == BLOCK_STICK ? (size_t) block->n_tangents : 0);
+      at += active_rows_of (block, state[k - b0]);
     }
   /* The loose rows, after the blocks': bilateral rows and normal rows without tangents. */
   for (size_t k = at; k < n_active; k++)
@@ -157,20 +175,18 @@ apply_solved (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
   at = 0;
   for (size_t k = b0; k < b1; k++)
     {
-      if (state[k - b0] == BLOCK_FIXED)
-        continue;
       const Block *block = &blocks[ib[k]];
-      int n_tangents = state[k - b0] == BLOCK_STICK ? block->n_tangents : 0;
-      if (n_tangents > 0)
+      size_t n_rows = active_rows_of (block, state[k - b0]);
+      if (n_rows > 1)
         {
-          double ft[2] = { solved[at + 1], n_tangents > 1 ? solved[at + 2] : 0 };
+          double ft[2] = { solved[at + 1], n_rows > 2 ? solved[at + 2] : 0 };
           double radius = block->mu * f[block->normal];
           double gauge = cwb_friction_gauge (p->friction_law, ft);
           double scale = gauge > radius ? (gauge > 0 ? radius / gauge : 0) : 1;
-          for (int a = 0; a < n_tangents; a++)
+          for (size_t a = 0; a + 1 < n_rows; a++)
             set_projected (s, p, (size_t) block->tangent[a], ft[a], scale * ft[a], f, dq);
         }
-      at += 1 + (size_t) n_tangents;
+      at += n_rows;
     }
 }
 
@@ -224,7 +240,7 @@ correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, g
       if (*part == BLOCK_STICK)
         for (int a = 0; a < block->n_tangents; a++)
           ft[a] = solved[at + 1 + (size_t) a];
-      at += 1 + (*part == BLOCK_STICK ? (size_t) block->n_tangents : 0);
+      at += active_rows_of (block, *part);
       if (f_n < 0)
         *part = BLOCK_FIXED;
       else if (*part == BLOCK_STICK && cwb_friction_gauge (p->friction_law, ft) > block->mu * f_n)
@@ -297,7 +313,7 @@ collect_island_rows (BgsSolver *s, size_t b0, size_t b1, size_t l0, size_t l1)
   const guint *ib = (const guint *) s->island_blocks->data;
   const int *loose = (const int *) s->loose_rows->data;
   const guint *il = (const guint *) s->island_loose->data;
-  g_array_set_size (s->island_rows, (guint) (3 * (b1 - b0) + (l1 - l0)));
+  g_array_set_size (s->island_rows, island_row_bound (b0, b1, l0, l1));
   size_t *rows = (size_t *) s->island_rows->data;
   size_t n = 0;
   for (size_t k = b0; k < b1; k++)
