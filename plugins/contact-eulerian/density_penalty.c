@@ -1,0 +1,27 @@
+/* Faure 2007 eq. 2 and 3 at one grid point (see the header). */
+#include "density_penalty.h"
+
+void
+density_penalty_force (double kv, const DensitySample *a, const DensitySample *b,
+                       double force[3])
+{
+  double scale = 0.5 * kv * density_overlap (a, b);
+  for (int c = 0; c < 3; c++)
+    force[c] = scale * (a->gradient[c] - b->gradient[c]);
+}
+
+void
+density_penalty_stiffness (double kv, const DensitySample *a, const DensitySample *b,
+                           double k[9])
+{
+  double overlap = density_overlap (a, b);
+  double g[3];
+  for (int c = 0; c < 3; c++)
+    g[c] = a->gradient[c] - b->gradient[c];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      k[3 * r + c] = -0.25 * kv
+                     * (g[r] * g[c]
+                        + (overlap > 0 ? overlap * (a->hessian[3 * r + c] + b->hessian[3 * r + c])
+                                       : 0));
+}
