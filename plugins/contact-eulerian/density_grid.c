@@ -6,14 +6,45 @@
 /* The columns of the scan conversion stand this share of a step off the lattice (along x and
  * y, by different irrational multiples), so that no column runs exactly along a triangle's
  * edge or through a vertex: a face of a box whose edges lie on the lattice would otherwise
- * count one crossing twice or not at all. The columns only decide inside and outside beyond
- * half a step from the surface, where a shift this small changes nothing. */
+ * count one crossing twice or not at all. The columns decide on which side of the surface a
+ * point is; a shift this small can misplace only points within it of the surface, whose
+ * density is 1/2 either way to within it over the step. */
 #define COLUMN_SHIFT 1e-7
+/* Points closer to the surface than this share of a step take the closest triangle's normal
+ * as their direction and count as on the surface: the shifted columns can put such a point
+ * on either side (within COLUMN_SHIFT steps of a face, whatever its slope), and a side that
+ * disagreed with the direction from the closest point turned the density's gradient
+ * outward. */
+#define SURFACE_EPSILON (10 * COLUMN_SHIFT)
 
-/* Distances are taken up to this many steps from the surface: a point beyond it has no
- * point of the ramp (half a step thick on each side) among its central differences' reach
- * (one step). */
+/* Distances are taken up to this many steps from the surface: the transition (one step on
+ * each side) and half a step more, so that the grid points where a deep overlap starts
+ * find their closest triangle without a search of the whole surface. */
 #define SURFACE_REACH 1.5
+
+/* The density across the surface as a function of x = d / h (d the signed distance,
+ * negative inside): 1 for x <= -1, 0 for x >= 1, and between them 1 - S ((x + 1) / 2) with
+ * S (t) = 3 t^2 - 2 t^3, the cubic step whose slope vanishes at both ends; odd about the
+ * surface (rho - 1/2 changes sign with x), so a plane keeps its volume. Its first and second
+ * derivatives with respect to x into *slope and *curvature when not NULL. */
+static double
+profile (double x, double *slope, double *curvature)
+{
+  if (slope != NULL)
+    *slope = 0;
+  if (curvature != NULL)
+    *curvature = 0;
+  if (x <= -1)
+    return 1;
+  if (x >= 1)
+    return 0;
+  double t = 0.5 * (x + 1);
+  if (slope != NULL)
+    *slope = -3 * t * (1 - t);
+  if (curvature != NULL)
+    *curvature = -1.5 * (1 - 2 * t);
+  return 1 - t * t * (3 - 2 * t);
+}
 
 typedef struct Crossing {
   size_t column;
@@ -50,6 +81,10 @@ body_density_new (void)
   d->distance = g_array_new (FALSE, FALSE, sizeof (double));
   d->triangle = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   d->bary = g_array_new (FALSE, FALSE, sizeof (double));
+  d->direction = g_array_new (FALSE, FALSE, sizeof (double));
+  d->edge = g_array_new (FALSE, FALSE, sizeof (double));
+  d->on_face = g_array_new (FALSE, FALSE, sizeof (guint8));
+  d->inside = g_array_new (FALSE, FALSE, sizeof (guint8));
   d->crossings = g_array_new (FALSE, FALSE, sizeof (Crossing));
   return d;
 }
@@ -63,6 +98,10 @@ body_density_free (BodyDensity *d)
   g_array_unref (d->distance);
   g_array_unref (d->triangle);
   g_array_unref (d->bary);
+  g_array_unref (d->direction);
+  g_array_unref (d->edge);
+  g_array_unref (d->on_face);
+  g_array_unref (d->inside);
   g_array_unref (d->crossings);
   g_free (d);
 }
@@ -148,6 +187,9 @@ find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint3
   double *distance = (double *) d->distance->data;
   uint32_t *closest = (uint32_t *) d->triangle->data;
   double *bary = (double *) d->bary->data;
+  double *direction = (double *) d->direction->data;
+  double *along = (double *) d->edge->data;
+  guint8 *on_face = (guint8 *) d->on_face->data;
   for (size_t p = 0; p < grid_box_points (box); p++)
     {
       distance[p] = reach;
@@ -157,6 +199,13 @@ find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint3
     {
       const double *v[3] = { &x[3 * tri[3 * t]], &x[3 * tri[3 * t + 1]],
                              &x[3 * tri[3 * t + 2]] };
+      double e1[3], e2[3], normal[3];
+      cwb_v3_sub (e1, v[1], v[0]);
+      cwb_v3_sub (e2, v[2], v[0]);
+      cwb_v3_cross (normal, e1, e2);
+      double area = cwb_v3_norm (normal);
+      if (area > 0)
+        cwb_v3_scale (normal, normal, 1 / area);
       int first[3], last[3];
       gboolean inside = TRUE;
       for (int c = 0; c < 3 && inside; c++)
@@ -171,7 +220,7 @@ find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint3
             {
               double r[3], w[3], q[3] = { 0, 0, 0 }, dr[3];
               grid_box_point (box, i, j, k, r);
-              cwb_triangle_closest_point (r, v[0], v[1], v[2], w);
+              int feature = cwb_triangle_closest_point (r, v[0], v[1], v[2], w);
               for (int m = 0; m < 3; m++)
                 cwb_v3_axpy (q, w[m], v[m]);
               cwb_v3_sub (dr, r, q);
@@ -182,6 +231,22 @@ find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint3
                   distance[p] = dist;
                   closest[p] = (uint32_t) t;
                   cwb_v3_copy (&bary[3 * p], w);
+                  /* From the surface to the point; on the surface, the face's normal. */
+                  if (dist > SURFACE_EPSILON * box->step)
+                    cwb_v3_scale (&direction[3 * p], dr, 1 / dist);
+                  else
+                    cwb_v3_copy (&direction[3 * p], normal);
+                  on_face[p] = feature == CWB_TRIANGLE_FACE;
+                  cwb_v3_set (&along[3 * p], 0, 0, 0);
+                  if (feature >= CWB_TRIANGLE_EDGE && feature < CWB_TRIANGLE_VERTEX)
+                    {
+                      int e = feature - CWB_TRIANGLE_EDGE;
+                      double edge[3];
+                      cwb_v3_sub (edge, v[(e + 1) % 3], v[e]);
+                      double length = cwb_v3_norm (edge);
+                      if (length > 0)
+                        cwb_v3_scale (&along[3 * p], edge, 1 / length);
+                    }
                 }
             }
     }
@@ -197,13 +262,16 @@ body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *p
   g_array_set_size (d->distance, (guint) n);
   g_array_set_size (d->triangle, (guint) n);
   g_array_set_size (d->bary, (guint) (3 * n));
+  g_array_set_size (d->direction, (guint) (3 * n));
+  g_array_set_size (d->edge, (guint) (3 * n));
+  g_array_set_size (d->on_face, (guint) n);
+  g_array_set_size (d->inside, (guint) n);
   find_crossings (d, box, positions, triangles, n_triangles);
   find_distances (d, box, positions, triangles, n_triangles);
   double *rho = (double *) d->rho->data;
   const double *distance = (const double *) d->distance->data;
   const Crossing *crossing = (const Crossing *) d->crossings->data;
   size_t next = 0, n_crossings = d->crossings->len;
-  double half = 0.5 * box->step;
   for (int j = 0; j < box->n[1]; j++)
     for (int i = 0; i < box->n[0]; i++)
       {
@@ -218,89 +286,45 @@ body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *p
                    && crossing[next].z < z)
               winding += crossing[next++].winding;
             size_t p = grid_box_index (box, i, j, k);
-            double dist = distance[p];
-            if (winding > 0)
-              rho[p] = dist < half ? 0.5 + dist / box->step : 1;
-            else
-              rho[p] = dist < half ? 0.5 - dist / box->step : 0;
+            g_array_index (d->inside, guint8, p) = winding > 0;
+            double x = (winding > 0 ? -distance[p] : distance[p]) / box->step;
+            rho[p] = profile (x, NULL, NULL);
           }
       }
 }
 
-static double
-rho_at (const BodyDensity *d, int i, int j, int k)
-{
-  return g_array_index (d->rho, double, grid_box_index (&d->box, i, j, k));
-}
-
-/* The neighbours of index x along an axis of n points for a difference, and the spacing
- * (in steps) between them: central inside, one-sided on the faces, none for n = 1. */
-static int
-neighbours (int x, int n, int *below, int *above)
-{
-  *below = x > 0 ? x - 1 : x;
-  *above = x + 1 < n ? x + 1 : x;
-  return *above - *below;
-}
-
 void
-body_density_gradient (const BodyDensity *d, int i, int j, int k, double g[3])
+body_density_derivatives (const BodyDensity *d, int i, int j, int k, double g[3],
+                          double hess[9])
 {
-  int at[3] = { i, j, k };
-  for (int c = 0; c < 3; c++)
-    {
-      int lo, hi;
-      int span = neighbours (at[c], d->box.n[c], &lo, &hi);
-      if (span == 0)
-        {
-          g[c] = 0;
-          continue;
-        }
-      int a[3] = { i, j, k }, b[3] = { i, j, k };
-      a[c] = hi;
-      b[c] = lo;
-      g[c] = (rho_at (d, a[0], a[1], a[2]) - rho_at (d, b[0], b[1], b[2]))
-             / (span * d->box.step);
-    }
-}
 
-void
-body_density_hessian (const BodyDensity *d, int i, int j, int k, double hess[9])
-{
-  int at[3] = { i, j, k };
-  double h2 = d->box.step * d->box.step;
+  size_t p = grid_box_index (&d->box, i, j, k);
+  double h = d->box.step, dist = g_array_index (d->distance, double, p);
+  gboolean inside = g_array_index (d->inside, guint8, p);
+  double slope, curvature;
+  profile ((inside ? -dist : dist) / h, &slope, &curvature);
   memset (hess, 0, 9 * sizeof (double));
-  for (int c = 0; c < 3; c++)
-    if (at[c] == 0 || at[c] + 1 >= d->box.n[c])
-      return;
+  cwb_v3_set (g, 0, 0, 0);
+  if (slope == 0 && curvature == 0)
+    return;
+  /* With s = +-dist the signed distance (grad s = n outside, -n inside, n the unit
+   * direction from the closest point): grad rho = S' grad s / h, and its Hessian
+   * S'' grad s grad s^T / h^2 + S' Hess s / h, Hess s = +-P / dist with P the projection
+   * off n about a vertex (I - n n^T), off n and the edge's direction t about an edge
+   * (I - n n^T - t t^T), zero over a face's plane. */
+  const double *n = &g_array_index (d->direction, double, 3 * p);
+  /* On the surface itself n is the outward normal, grad s whichever side the scan
+   * conversion put the point on. */
+  double sign = inside && dist > SURFACE_EPSILON * h ? -1 : 1;
+  cwb_v3_scale (g, n, sign * slope / h);
+  gboolean curved = !g_array_index (d->on_face, guint8, p) && dist > SURFACE_EPSILON * h;
+  const double *t = &g_array_index (d->edge, double, 3 * p);
   for (int r = 0; r < 3; r++)
-    for (int c = r; c < 3; c++)
-      {
-        double value;
-        if (r == c)
-          {
-            int a[3] = { i, j, k }, b[3] = { i, j, k };
-            a[c]++;
-            b[c]--;
-            value = (rho_at (d, a[0], a[1], a[2]) - 2 * rho_at (d, i, j, k)
-                     + rho_at (d, b[0], b[1], b[2]))
-                    / h2;
-          }
-        else
-          {
-            double sum = 0;
-            for (int sr = -1; sr <= 1; sr += 2)
-              for (int sc = -1; sc <= 1; sc += 2)
-                {
-                  int a[3] = { i, j, k };
-                  a[r] += sr;
-                  a[c] += sc;
-                  sum += sr * sc * rho_at (d, a[0], a[1], a[2]);
-                }
-            value = sum / (4 * h2);
-          }
-        hess[3 * r + c] = hess[3 * c + r] = value;
-      }
+    for (int c = 0; c < 3; c++)
+      hess[3 * r + c] = curvature * n[r] * n[c] / (h * h)
+                        + (curved ? sign * slope * ((r == c) - n[r] * n[c] - t[r] * t[c])
+                                      / (dist * h)
+                                  : 0);
 }
 
 double

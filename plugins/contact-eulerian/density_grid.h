@@ -8,10 +8,14 @@
  * The grid is the lattice of points k h (k integer, h the step) shared by every body, so two
  * bodies sampled over the same box meet at the same points. A closed surface is sampled by
  * scan conversion (sec. 5.2): the crossings of each grid column with the triangles decide
- * inside and outside, and within half a step of the surface the density is the ramp
- * 1/2 - d / h of the signed distance d (negative inside), so that it varies continuously as
- * the body moves and reaches 0 and 1 one step apart: "a contact volume around the surface
- * with the thickness of one step of the density grid". */
+ * inside and outside, and within one step of the surface the density is a smooth step of
+ * the signed distance d (negative inside): 1/2 on the surface, 1 and 0 one step inside and
+ * outside, its slope vanishing at both ends (density_grid.c, `profile`). The paper's
+ * "contact volume around the surface with the thickness of one step of the density grid",
+ * here two steps thick so that the lattice samples the transition at two points or more
+ * along any direction, and smooth so that the densities' derivatives, taken of the step
+ * itself rather than by the paper's finite differences, are continuous in the bodies'
+ * positions (docs/plugins/eulerian.md, "Why a smooth step"). */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -51,14 +55,20 @@ grid_box_point (const GridBox *box, int i, int j, int k, double r[3])
 gboolean grid_box_cover (GridBox *box, double step, const double min[3], const double max[3],
                          int pad, size_t max_points);
 
-/* One body sampled over a box. Points farther than 3/2 steps from the surface have a zero
- * gradient (their central differences read no point of the ramp) and no surface point. */
+/* One body sampled over a box. Points farther than 3/2 steps from the surface have no
+ * closest triangle recorded (and, beyond one step, a constant density). */
 typedef struct BodyDensity {
   GridBox box;
   GArray *rho;        /* double per point */
   GArray *distance;   /* double per point: distance to the surface, up to 3/2 steps (capped) */
   GArray *triangle;   /* uint32_t per point: the closest triangle, G_MAXUINT32 beyond 3/2 steps */
   GArray *bary;       /* double, 3 per point: the closest point's barycentric coordinates */
+  GArray *direction;  /* double, 3 per point: unit, from the closest point to the point (on
+                       * the surface, the face's outward normal) */
+  GArray *edge;       /* double, 3 per point: unit, along the edge holding the closest point
+                       * (zero for a face or a vertex) */
+  GArray *on_face;    /* guint8 per point: the closest point is inside its triangle's face */
+  GArray *inside;     /* guint8 per point: inside the surface (the scan conversion) */
   GArray *crossings;  /* scratch: double, per column */
 } BodyDensity;
 
@@ -71,12 +81,11 @@ void body_density_sample_surface (BodyDensity *density, const GridBox *box,
                                   const double *positions, const uint32_t *triangles,
                                   size_t n_triangles);
 
-/* The central-difference gradient of rho at point (i, j, k) (one-sided on the box's faces). */
-void body_density_gradient (const BodyDensity *density, int i, int j, int k, double g[3]);
-
-/* The central-difference Hessian of rho at (i, j, k), row-major 3 x 3 (zero rows and
- * columns along an axis where the point is on the box's face). */
-void body_density_hessian (const BodyDensity *density, int i, int j, int k, double hess[9]);
+/* The gradient and Hessian (row-major) of the sampled density, as a function of space, at
+ * point (i, j, k): what a move of the body by delta changes the point's value by, to first
+ * order -grad rho . delta. Zero beyond one step from the surface. */
+void body_density_derivatives (const BodyDensity *d, int i, int j, int k, double g[3],
+                               double hess[9]);
 
 /* The integral of rho over space, sum rho h^3: the body's volume as the grid sees it. */
 double body_density_volume (const BodyDensity *density);

@@ -30,6 +30,7 @@
 
 #include "density_grid.h"
 #include "density_penalty.h"
+#include "pair_friction.h"
 
 /* Automatic step: this share of the smallest moving geometry's size (16 points across). */
 #define STEP_OF_SIZE (1.0 / 16)
@@ -42,12 +43,23 @@
  * displacement a newton makes at a vertex over one step (dt^2 / m for a particle). Explicit
  * integration of a spring is stable up to 4 on this scale; a smaller patch is softer. */
 #define STIFFNESS_SHARE 2.0
+/* Two densities' gradients closer than this to opposite are averaged into the contact's
+ * normal; farther, a face's is taken (contact_normal). */
+#define FACE_PREFERENCE_ANGLE (G_PI / 12)
+/* Post-stabilization passes the constraint response asks for (CwbContactSet). */
+#define EULERIAN_STABILIZATION_PASSES 3
+/* The friction spring over the normal one. */
+#define TANGENT_SHARE 0.25
 
 #define EULERIAN_ERROR (g_quark_from_static_string ("eulerian"))
 
 typedef struct PairContact {
   uint32_t a, b;        /* geometries */
-  double force[3];      /* the resultant on a */
+  double mu;            /* the pair's combined Coulomb coefficient */
+  double normal[3];     /* unit, along the resultant of the normal forces on a */
+  double normal_force;  /* their resultant's size */
+  double friction[3];   /* the friction force on a */
+  gboolean slips;
   double center[3];     /* where it acts: the points weighted by their force */
   double weight;
   double deepest;       /* the largest rho_bar */
@@ -55,16 +67,50 @@ typedef struct PairContact {
   double stiffness;     /* k of the pair, Pa */
 } PairContact;
 
+/* One grid point where a pair overlaps, between the normal forces and their emission. */
+typedef struct GridContact {
+  uint32_t point[2][4];
+  double weight[2][4];
+  double force[3];      /* on a: eq. 2 and the normal damping */
+  double k[9];          /* eq. 3 */
+  double velocity[3];   /* v_a - v_b at the point */
+  double spring;        /* k V / 4 |g|^2: the point's stiffness along g */
+} GridContact;
+
+/* One grid point's contact as a constraint (sec. 4.3), for the constraint solver. */
+typedef struct RowContact {
+  uint32_t a, b;          /* geometries */
+  uint32_t point[2][4];
+  double weight[2][4];
+  double origin[3];
+  double normal[3];       /* unit, (grad rho_a - grad rho_b) / |...|: from b towards a */
+  double gap;             /* -2 rho_bar / |grad rho_a - grad rho_b| */
+  double volume;          /* rho_bar V */
+  double mu;
+  guint64 id;
+} RowContact;
+
+typedef enum Response {
+  RESPONSE_AUTOMATIC = 0,
+  RESPONSE_PENALTY = 1,
+  RESPONSE_CONSTRAINT = 2,
+} Response;
+
 typedef struct Eulerian {
   double step_param;        /* 0: automatic */
   double stiffness_param;   /* 0: automatic */
   double damping_param;     /* < 0: automatic (the time step) */
   gboolean stiffness_blocks;
+  Response response;
+  gboolean rows;            /* this detection's response: constraint rows, not forces */
+  GArray *row_contacts;     /* RowContact */
   double step;              /* this detection's */
   BodyDensity *density[2];
   GArray *mobility;         /* double per geometry: displacement per newton over a step at
                              * its first vertex; < 0 not yet measured, 0 fixed */
   GArray *pairs;            /* PairContact */
+  GArray *grid;             /* GridContact: one pair's overlapping points, scratch */
+  PairFriction *friction;
   GArray *forces;           /* CwbPointWeight */
   GArray *stiffness;        /* CwbPointStiffness */
   GArray *voxels;           /* CwbInspectVoxel, the overlap points */
@@ -83,6 +129,12 @@ static const CwbParamSpec eulerian_params[] = {
     "beta of the damping force beta dF/dd v_rel (the penalty's stiffness along the density "
     "gradient times the bodies' relative velocity): a stiffness-proportional damping. "
     "Negative: automatic, the time step" },
+  { "response", CWB_PARAM_ENUM, "", "automatic", 0, 0, "automatic|penalty|constraint",
+    "How contact is answered: `penalty`, forces from the energy 1/2 k V rho_bar^2 "
+    "(Faure 2007 sec. 4.2); `constraint`, one unilateral constraint per overlapping grid "
+    "point along the densities' averaged gradient, with Coulomb friction, for the constraint "
+    "solver (sec. 4.3); `automatic`, constraints where the solver solves them, forces "
+    "otherwise" },
   { "stiffness_blocks", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
     "Hand the forces' stiffness (Faure 2007 eq. 3) to the solver for implicit integration" },
 };
@@ -94,6 +146,7 @@ read_params (Eulerian *self, const CwbParamSet *params)
   self->stiffness_param = cwb_param_double (params, "stiffness", 0);
   self->damping_param = cwb_param_double (params, "damping", -1);
   self->stiffness_blocks = cwb_param_bool (params, "stiffness_blocks", TRUE);
+  self->response = (Response) cwb_param_int (params, "response", RESPONSE_AUTOMATIC);
 }
 
 static void *
@@ -108,6 +161,9 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->density[1] = body_density_new ();
   self->mobility = g_array_new (FALSE, FALSE, sizeof (double));
   self->pairs = g_array_new (FALSE, FALSE, sizeof (PairContact));
+  self->grid = g_array_new (FALSE, FALSE, sizeof (GridContact));
+  self->row_contacts = g_array_new (FALSE, FALSE, sizeof (RowContact));
+  self->friction = pair_friction_new ();
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->stiffness = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness));
   self->voxels = g_array_new (FALSE, FALSE, sizeof (CwbInspectVoxel));
@@ -123,6 +179,9 @@ eulerian_destroy (void *data)
   body_density_free (self->density[1]);
   g_array_unref (self->mobility);
   g_array_unref (self->pairs);
+  g_array_unref (self->grid);
+  g_array_unref (self->row_contacts);
+  pair_friction_free (self->friction);
   g_array_unref (self->forces);
   g_array_unref (self->stiffness);
   g_array_unref (self->voxels);
@@ -131,9 +190,11 @@ eulerian_destroy (void *data)
 }
 
 static void
-eulerian_params_changed (void *self, const CwbParamSet *params)
+eulerian_params_changed (void *data, const CwbParamSet *params)
 {
+  Eulerian *self = data;
   read_params (self, params);
+  self->step = 0;
 }
 
 /* Closed triangle surfaces only: a density needs an inside. */
@@ -157,6 +218,7 @@ eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
   g_array_set_size (self->mobility, (guint) query->n_geometries);
   for (size_t k = 0; k < query->n_geometries; k++)
     g_array_index (self->mobility, double, k) = -1;
+  self->step = 0;
   return TRUE;
 }
 
@@ -379,8 +441,7 @@ sample_at (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
 {
   size_t p = grid_box_index (&d->box, i, j, k);
   sample->rho = g_array_index (d->rho, double, p);
-  body_density_gradient (d, i, j, k, sample->gradient);
-  body_density_hessian (d, i, j, k, sample->hessian);
+  body_density_derivatives (d, i, j, k, sample->gradient, sample->hessian);
   uint32_t triangle = g_array_index (d->triangle, uint32_t, p);
   double bary[3], r[3];
   grid_box_point (&d->box, i, j, k, r);
@@ -441,6 +502,112 @@ add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const uint32_t 
           }
 }
 
+
+/* The pair's friction (pair_friction.h) from its grid points: normal along the resultant of
+ * their forces, the relative velocity their load-weighted mean, the tangential spring as
+ * stiff as the points' springs along their gradients together, and its dashpot beta times
+ * that; then each point takes a share of it in proportion to its normal force. */
+static void
+add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pair,
+                   double beta)
+{
+  GridContact *grid = (GridContact *) self->grid->data;
+  guint n = self->grid->len;
+  double resultant[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 }, load = 0, spring = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      double w = cwb_v3_norm (grid[k].force);
+      cwb_v3_add (resultant, resultant, grid[k].force);
+      cwb_v3_axpy (velocity, w, grid[k].velocity);
+      load += w;
+      spring += grid[k].spring;
+    }
+  double normal_force = cwb_v3_norm (resultant);
+  if (!(normal_force > 0) || !(load > 0))
+    return;
+  cwb_v3_scale (pair->normal, resultant, 1 / normal_force);
+  cwb_v3_scale (velocity, velocity, 1 / load);
+  pair->normal_force = normal_force;
+  if (!(pair->mu > 0) || query->pass != CWB_CONTACT_PASS_VELOCITY)
+    return;
+  guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
+  pair->slips = pair_friction_force (self->friction, id, pair->normal, normal_force, pair->mu,
+                                     velocity, TANGENT_SHARE * spring, beta * TANGENT_SHARE * spring, query->h,
+                                     pair->friction);
+  for (guint k = 0; k < n; k++)
+    cwb_v3_axpy (grid[k].force, cwb_v3_norm (grid[k].force) / load, pair->friction);
+}
+
+/* The contact's normal at a grid point, from b towards a: sec. 4.3's averaged gradient
+ * g = grad rho_a - grad rho_b, unless the two gradients are far from opposite (by more than
+ * FACE_PREFERENCE_ANGLE) and only one body's closest surface point is on a face: then that
+ * face's gradient. Where a box's edge rests on a face, the edge's densities (rounded by the
+ * distance) point half sideways; averaged in, they turned the normals of the points beside
+ * the edge by up to 45 degrees, and in a step whose free motion sank the box by g h^2 those
+ * points held it against sliding down a slope steeper than its friction angle (a box stuck
+ * at 1.3 atan (mu)). A face under an edge or a corner is what the contact's normal is, as
+ * feature-based detection has it. FALSE where no normal can be taken. */
+static gboolean
+contact_normal (const DensitySample sample[2], const gboolean on_face[2], double normal[3])
+{
+  const double *ga = sample[0].gradient, *gb = sample[1].gradient;
+  double na = cwb_v3_norm (ga), nb = cwb_v3_norm (gb);
+  gboolean opposite = !(na > 0 && nb > 0)
+                      || -cwb_v3_dot (ga, gb) >= cos (FACE_PREFERENCE_ANGLE) * na * nb;
+  if (!opposite && on_face[0] != on_face[1])
+    {
+      if (on_face[0])
+        cwb_v3_scale (normal, ga, 1 / na);
+      else
+        cwb_v3_scale (normal, gb, -1 / nb);
+      return TRUE;
+    }
+  double g[3];
+  cwb_v3_sub (g, ga, gb);
+  double length = cwb_v3_norm (g);
+  if (!(length > 0))
+    return FALSE;
+  cwb_v3_scale (normal, g, 1 / length);
+  return TRUE;
+}
+
+/* Sec. 4.3: where rho_a + rho_b <= 1 is violated, moving the two bodies apart along
+ * n = g / |g| (g = grad rho_a - grad rho_b) by s, half each way, changes rho_bar by
+ * -|g| s / 2, so the point is clear when the bodies' relative displacement along n reaches
+ * 2 rho_bar / |g|: a contact of normal n and gap -2 rho_bar / |g| between the point as it
+ * moves with a and as it moves with b (the same kinematic coefficients as the forces'). The
+ * constraint solver's multiplier is then the paper's pair of opposite displacements with
+ * m_a a_a + m_b a_b = 0, in the bodies' own compliance, and Coulomb friction acts in the
+ * point's tangent plane. Its identity is the pair's and the grid point's: the lattice does
+ * not move, so a point in contact keeps it from step to step and the solver warm-starts it. */
+static void
+add_row_contact (Eulerian *self, const PairContact *pair, const GridContact *contact,
+                 const double r[3], const DensitySample sample[2], const gboolean on_face[2],
+                 double overlap, double volume)
+{
+  RowContact row = { .a = pair->a, .b = pair->b, .volume = overlap * volume, .mu = pair->mu };
+  memcpy (row.point, contact->point, sizeof row.point);
+  memcpy (row.weight, contact->weight, sizeof row.weight);
+  cwb_v3_copy (row.origin, r);
+  if (!contact_normal (sample, on_face, row.normal))
+    return;
+  /* Moving the bodies apart along n by s, half each way, changes rho_bar by
+   * -(grad rho_a - grad rho_b) . n s / 2. */
+  double rate = 0.5 * (cwb_v3_dot (sample[0].gradient, row.normal)
+                       - cwb_v3_dot (sample[1].gradient, row.normal));
+  if (!(rate > 0))
+    return;
+  row.gap = -overlap / rate;
+  /* The lattice index of the point, whatever box it was found in. */
+  gint64 x = (gint64) llround (r[0] / self->step), y = (gint64) llround (r[1] / self->step),
+         z = (gint64) llround (r[2] / self->step);
+  guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
+  id = cwb_contact_id_mix (id ^ (guint64) x);
+  id = cwb_contact_id_mix (id ^ (guint64) y);
+  row.id = cwb_contact_id_mix (id ^ (guint64) z);
+  g_array_append_val (self->row_contacts, row);
+}
+
 /* One pair: its box, both densities, the forces at every overlapping point. FALSE (with a
  * message) when the box would be too large. */
 static gboolean
@@ -476,7 +643,12 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
   double volume = box.step * box.step * box.step;
   double kv = stiffness * volume;
   double beta = self->damping_param >= 0 ? self->damping_param : query->h;
-  PairContact pair = { .a = a, .b = b, .stiffness = stiffness };
+  PairContact pair = {
+    .a = a, .b = b, .stiffness = stiffness,
+    .mu = cwb_friction_combine (g[0]->body < query->n_bodies ? query->friction[g[0]->body] : 0,
+                                g[1]->body < query->n_bodies ? query->friction[g[1]->body] : 0),
+  };
+  g_array_set_size (self->grid, 0);
   for (int k = 0; k < box.n[2]; k++)
     for (int j = 0; j < box.n[1]; j++)
       for (int i = 0; i < box.n[0]; i++)
@@ -487,10 +659,10 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           if (!(rho_a + rho_b > 1))
             continue;
           DensitySample sample[2];
-          uint32_t point[2][4];
-          double weight[2][4];
+          GridContact contact = { 0 };
           for (int s = 0; s < 2; s++)
-            sample_at (self->density[s], g[s], i, j, k, &sample[s], point[s], weight[s]);
+            sample_at (self->density[s], g[s], i, j, k, &sample[s], contact.point[s],
+                       contact.weight[s]);
           double overlap = density_overlap (&sample[0], &sample[1]);
           double r[3];
           grid_box_point (&box, i, j, k, r);
@@ -502,43 +674,55 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
             .value = overlap,
           };
           g_array_append_val (self->voxels, voxel);
-          double force[3], k3[9], va[3], vb[3], rel[3], damping[3];
-          density_penalty_force (kv, &sample[0], &sample[1], force);
-          density_penalty_stiffness (kv, &sample[0], &sample[1], k3);
-          if (cwb_v3_dot (force, force) == 0)
-            continue;
-          /* Damping: beta times the magnitude of eq. 3's first term, k V / 4 |g|^2, on the
-           * whole relative velocity: the lattice turns the densities' gradients a little
-           * off the normal (density_grid.h), and a damping along them alone leaves the
-           * sideways motion that turn makes undamped on a frictionless contact. */
-          point_velocity (g[0], point[0], weight[0], va);
-          point_velocity (g[1], point[1], weight[1], vb);
-          cwb_v3_sub (rel, va, vb);
           double gradient[3];
           cwb_v3_sub (gradient, sample[0].gradient, sample[1].gradient);
-          cwb_v3_scale (damping, rel, -0.25 * kv * beta * cwb_v3_dot (gradient, gradient));
-          cwb_v3_add (force, force, damping);
-          add_point_forces (self, geometry, (const uint32_t (*)[4]) point,
-                            (const double (*)[4]) weight, force);
-          if (self->stiffness_blocks)
-            add_point_stiffness (self, geometry, (const uint32_t (*)[4]) point,
-                                 (const double (*)[4]) weight, k3);
+          double slope = cwb_v3_norm (gradient);
+          if (!(slope > 0))
+            continue;
           CwbInspectVector arrow = {
-            .kind = CWB_VECTOR_DENSITY_GRADIENT, .geometry = a, .point = point[0][0],
+            .kind = CWB_VECTOR_DENSITY_GRADIENT, .geometry = a, .point = contact.point[0][0],
             .origin = { r[0], r[1], r[2] },
           };
           cwb_v3_scale (arrow.vector, gradient, box.step);
           g_array_append_val (self->vectors, arrow);
-          double magnitude = cwb_v3_norm (force);
-          cwb_v3_add (pair.force, pair.force, force);
+          if (self->rows)
+            {
+              gboolean on_face[2] = {
+                g_array_index (self->density[0]->on_face, guint8, p),
+                g_array_index (self->density[1]->on_face, guint8, p),
+              };
+              add_row_contact (self, &pair, &contact, r, sample, on_face, overlap, volume);
+              continue;
+            }
+          density_penalty_force (kv, &sample[0], &sample[1], contact.force);
+          density_penalty_stiffness (kv, &sample[0], &sample[1], contact.k);
+          /* Damping along the gradient: beta times eq. 3's first term on the relative
+           * velocity, a stiffness-proportional damping of the normal motion (the tangential
+           * one is the friction's). */
+          double va[3], vb[3];
+          point_velocity (g[0], contact.point[0], contact.weight[0], va);
+          point_velocity (g[1], contact.point[1], contact.weight[1], vb);
+          cwb_v3_sub (contact.velocity, va, vb);
+          contact.spring = 0.25 * kv * cwb_v3_dot (gradient, gradient);
+          cwb_v3_axpy (contact.force, -0.25 * kv * beta * cwb_v3_dot (gradient, contact.velocity),
+                       gradient);
+          g_array_append_val (self->grid, contact);
+          double magnitude = cwb_v3_norm (contact.force);
           cwb_v3_axpy (pair.center, magnitude, r);
           pair.weight += magnitude;
         }
-  if (pair.weight > 0)
+  if (self->rows || !(pair.weight > 0))
+    return TRUE;
+  cwb_v3_scale (pair.center, pair.center, 1 / pair.weight);
+  add_pair_friction (self, query, &pair, beta);
+  for (guint k = 0; k < self->grid->len; k++)
     {
-      cwb_v3_scale (pair.center, pair.center, 1 / pair.weight);
-      g_array_append_val (self->pairs, pair);
+      const GridContact *contact = &g_array_index (self->grid, GridContact, k);
+      add_point_forces (self, geometry, contact->point, contact->weight, contact->force);
+      if (self->stiffness_blocks)
+        add_point_stiffness (self, geometry, contact->point, contact->weight, contact->k);
     }
+  g_array_append_val (self->pairs, pair);
   return TRUE;
 }
 
@@ -546,7 +730,15 @@ static gboolean
 eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
 {
   Eulerian *self = data;
-  self->step = resolve_step (self, query);
+  /* The automatic step is taken once per attachment (and parameter change): derived at
+   * every detection, it followed the bounding boxes of turning bodies, and a lattice that
+   * moves from step to step changes every density under bodies at rest. */
+  if (!(self->step > 0))
+    self->step = resolve_step (self, query);
+  uint32_t solves = CWB_STRUCT_HAS (query, CwbContactQuery, solves) ? query->solves : 0;
+  self->rows = self->response == RESPONSE_CONSTRAINT
+               || (self->response == RESPONSE_AUTOMATIC && (solves & CWB_CONTACT_OUTPUT_ROWS));
+  g_array_set_size (self->row_contacts, 0);
   g_array_set_size (self->pairs, 0);
   g_array_set_size (self->forces, 0);
   g_array_set_size (self->stiffness, 0);
@@ -559,6 +751,9 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
         g_array_index (self->mobility, double, k) = -1;
     }
   measure_mobility (self, query);
+  gboolean velocity_pass = query->pass == CWB_CONTACT_PASS_VELOCITY;
+  if (velocity_pass)
+    pair_friction_begin (self->friction);
   for (uint32_t a = 0; a < query->n_geometries; a++)
     for (uint32_t b = a + 1; b < query->n_geometries; b++)
       {
@@ -566,9 +761,76 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
         if (ga->body == gb->body || (geometry_fixed (query, ga) && geometry_fixed (query, gb)))
           continue;
         if (!detect_pair (self, query, a, b, error))
-          return FALSE;
+          {
+            if (velocity_pass)
+              pair_friction_end (self->friction);
+            return FALSE;
+          }
       }
+  if (velocity_pass)
+    pair_friction_end (self->friction);
   return TRUE;
+}
+
+/* One row along `direction` on the contact's eight points: +w direction on a's, -w on b's. */
+static void
+add_row (CwbContactSet *set, const RowContact *c, CwbRowKind kind, uint32_t frame,
+         const double direction[3])
+{
+  CwbConstraintRow row = {
+    .kind = kind, .frame = frame, .first_weight = set->weights->len,
+    .violation = kind == CWB_ROW_NORMAL ? c->gap : 0,
+  };
+  for (int s = 0; s < 2; s++)
+    for (int m = 0; m < 4; m++)
+      {
+        if (c->weight[s][m] == 0)
+          continue;
+        CwbPointWeight w = { .geometry = s == 0 ? c->a : c->b, .point = c->point[s][m] };
+        cwb_v3_scale (w.w, direction, (s == 0 ? 1 : -1) * c->weight[s][m]);
+        g_array_append_val (set->weights, w);
+      }
+  row.n_weights = set->weights->len - row.first_weight;
+  g_array_append_val (set->rows, row);
+}
+
+/* The constraint response: a frame per overlapping grid point, its normal row and, in the
+ * velocity pass where the pair has friction, its two tangent rows. */
+static void
+write_rows (const Eulerian *self, const CwbContactQuery *query, CwbContactSet *set)
+{
+  double volume = 0, deepest = 0;
+  for (guint k = 0; k < self->row_contacts->len; k++)
+    {
+      const RowContact *c = &g_array_index (self->row_contacts, RowContact, k);
+      const CwbGeometry *ga = &query->geometries[c->a], *gb = &query->geometries[c->b];
+      gboolean friction = c->mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY;
+      CwbContactFrame frame = {
+        .mu = c->mu, .body_a = ga->body, .body_b = gb->body, .first_row = set->rows->len,
+        .n_rows = friction ? 3 : 1, .gap = c->gap, .volume = c->volume,
+      };
+      cwb_v3_copy (frame.origin, c->origin);
+      cwb_v3_copy (frame.normal, c->normal);
+      cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
+      uint32_t index = set->frames->len;
+      g_array_append_val (set->frames, frame);
+      cwb_contact_set_add_id (set, c->id);
+      add_row (set, c, CWB_ROW_NORMAL, index, frame.normal);
+      if (friction)
+        {
+          add_row (set, c, CWB_ROW_TANGENT, index, frame.t1);
+          add_row (set, c, CWB_ROW_TANGENT, index, frame.t2);
+        }
+      volume += c->volume;
+      deepest = MAX (deepest, -c->gap);
+    }
+  set->intersection_volume = volume;
+  set->max_penetration = deepest;
+  /* The gap is linear in the bodies' positions only where the densities' gradients do not
+   * change across the move (a ramp over a flat face); over the smooth step and curved
+   * surfaces a stabilization pass leaves part of a deep overlap, which the next takes. */
+  if (CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes))
+    set->stabilization_passes = EULERIAN_STABILIZATION_PASSES;
 }
 
 /* One frame per pair: the resultant, along its own direction, at the points' force-weighted
@@ -580,28 +842,34 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
 {
   (void) error;
   Eulerian *self = data;
+  if (self->rows)
+    {
+      write_rows (self, query, set);
+      g_array_append_vals (inspection->voxels, self->voxels->data, self->voxels->len);
+      g_array_append_vals (inspection->vectors, self->vectors->data, self->vectors->len);
+      if (!(self->step_param > 0))
+        cwb_inspection_add_derived (inspection, "cell_size", self->step);
+      return TRUE;
+    }
   double total_volume = 0, deepest = 0, smallest_stiffness = INFINITY;
   for (guint k = 0; k < self->pairs->len; k++)
     {
       const PairContact *pair = &g_array_index (self->pairs, PairContact, k);
       const CwbGeometry *ga = &query->geometries[pair->a], *gb = &query->geometries[pair->b];
       CwbContactFrame frame = {
-        .mu = cwb_friction_combine (ga->body < query->n_bodies ? query->friction[ga->body] : 0,
-                                    gb->body < query->n_bodies ? query->friction[gb->body] : 0),
+        .mu = pair->mu,
         .body_a = ga->body,
         .body_b = gb->body,
         .gap = -pair->deepest * self->step,
         .volume = pair->volume,
-        .state = CWB_CONTACT_STICK,
+        .state = pair->slips ? CWB_CONTACT_SLIP : CWB_CONTACT_STICK,
       };
       cwb_v3_copy (frame.origin, pair->center);
-      double magnitude = cwb_v3_norm (pair->force);
-      if (magnitude > 0)
-        cwb_v3_scale (frame.normal, pair->force, 1 / magnitude);
-      else
-        cwb_v3_set (frame.normal, 0, 0, 1);
+      cwb_v3_copy (frame.normal, pair->normal);
       cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
-      frame.force[0] = magnitude;
+      frame.force[0] = pair->normal_force;
+      frame.force[1] = cwb_v3_dot (pair->friction, frame.t1);
+      frame.force[2] = cwb_v3_dot (pair->friction, frame.t2);
       g_array_append_val (set->frames, frame);
       cwb_contact_set_add_id (set, cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b));
       total_volume += pair->volume;
@@ -622,12 +890,35 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   return TRUE;
 }
 
-/* Penalty forces with their stiffness: any solver that integrates forces. */
-static uint32_t
-eulerian_outputs (void *self)
+/* The memory between steps is the pairs' friction springs. */
+static GBytes *
+eulerian_save_state (void *data)
 {
-  (void) self;
-  return CWB_CONTACT_OUTPUT_FORCES;
+  return pair_friction_save (((Eulerian *) data)->friction);
+}
+
+static gboolean
+eulerian_restore_state (void *data, GBytes *state, GError **error)
+{
+  return pair_friction_restore (((Eulerian *) data)->friction, state, error);
+}
+
+/* Forces (any solver that integrates forces) or rows (the constraint solver); left
+ * automatic, the model follows the solver and declares nothing. */
+static uint32_t
+eulerian_outputs (void *data)
+{
+  const Eulerian *self = data;
+  switch (self->response)
+    {
+    case RESPONSE_PENALTY:
+      return CWB_CONTACT_OUTPUT_FORCES;
+    case RESPONSE_CONSTRAINT:
+      return CWB_CONTACT_OUTPUT_ROWS;
+    case RESPONSE_AUTOMATIC:
+    default:
+      return 0;
+    }
 }
 
 static const CwbContactModelVTable eulerian_vtable = {
@@ -638,6 +929,8 @@ static const CwbContactModelVTable eulerian_vtable = {
   .detect = eulerian_detect,
   .model = eulerian_model,
   .params_changed = eulerian_params_changed,
+  .save_state = eulerian_save_state,
+  .restore_state = eulerian_restore_state,
   .outputs = eulerian_outputs,
 };
 

@@ -1,8 +1,9 @@
 /* The Eulerian layer's densities (plugins/contact-eulerian/density_grid.c) against closed
  * forms: a sampled body integrates to its volume, its gradient's magnitude to its surface's
  * area (the coarea formula: the integral of |grad rho| over space is the mean area of the
- * level sets of rho, the surface's own for a ramp one step thick), and the density moves
- * continuously with the body. */
+ * level sets of rho, the surface's own for a transition a step either side), the gradient
+ * and Hessian are those of the sampled values under a move of the body (finite
+ * differences), and the density moves continuously with the body. */
 #include <math.h>
 
 #include "density_grid.h"
@@ -157,15 +158,16 @@ sample (BodyDensity *d, const Mesh *m, double step)
   body_density_sample_surface (d, &box, x, (const uint32_t *) m->tri->data, m->tri->len / 3);
 }
 
-/* |sum rho h^3 - V| / V at three steps. The ramp is symmetric about the surface, so a plane
+/* |sum rho h^3 - V| / V at three steps. The transition is odd about the surface, so a plane
  * loses on the outside what it gains inside: what is left comes from edges and corners
- * (where the ramps of two faces overlap: O(h^2) per unit length of edge) and from the
+ * (outside a convex edge the distance's level sets are rounded, inside they are mitred, so
+ * the outer half of the transition holds more: O(h^2) per unit length of edge) and from the
  * surface's curvature (the band is thicker outside a convex surface than inside: O(h^2 / R)
- * per unit area), so the error falls as h^2. Measured: 0.06 h^2 per metre of edge (the
- * turned box), 0.12 (the tetrahedron's sharper edges), 0.04 h^2 per unit of area / R (the
- * sphere). Bound taken: h^2 / 4 (edges + area / R), and a fall by at least 3 from each
- * halving of h (4 for an exact h^2; the lattice's aliasing makes it irregular: 3.4 to 5.1
- * measured). */
+ * per unit area), so the error falls as h^2. Measured: 0.17 h^2 per metre of edge (the
+ * turned box), 0.21 to 0.31 (the tetrahedron's sharper edges), 0.18 to 0.20 h^2 per unit of
+ * area / R (the sphere). Bound taken: 0.4 h^2 (edges + area / R), and a fall by at least 3
+ * from each halving of h (4 for an exact h^2; the lattice's aliasing makes it irregular:
+ * 3.7 to 5.8 measured). */
 static void
 check_volume (const Mesh *m, double size, double edge_length, double curvature_area,
               const char *name)
@@ -179,7 +181,7 @@ check_volume (const Mesh *m, double size, double edge_length, double curvature_a
       double h = size / (8 << level);
       sample (d, m, h);
       double error = fabs (body_density_volume (d) - volume) / volume;
-      double bound = 0.25 * h * h * (edge_length + curvature_area) / volume;
+      double bound = 0.4 * h * h * (edge_length + curvature_area) / volume;
       g_test_message ("%s, h = %g: volume %.6g against %.6g, relative error %.2e (bound %.2e)",
                       name, h, body_density_volume (d), volume, error, bound);
       g_assert_cmpfloat (error, <=, bound);
@@ -206,16 +208,15 @@ test_volumes (void)
 }
 
 /* Coarea: the integral of |grad rho| over space is the integral over t in (0, 1) of the area
- * of the level set rho = t; for a ramp across the surface those are the surface's offsets by
- * up to half a step, of the surface's area to O(h / R). The central differences read the
- * ramp over two steps, not one, and so see half its slope at each of twice the points. The
- * gradient's inward radial part (the flux of the normal through the band) integrates to the
- * area: measured to 0.09 and 0.04 % at h = R / 16 and R / 32; bound h / (4 R) (1.6 and
- * 0.8 %). Where the ramp is clamped (0 outside, 1 inside) within one of a point's
- * differences, that axis sees less of the slope, which turns the gradient towards the
- * lattice's axes by a share that does not shrink with h: its magnitude integrates to 2.0 %
- * more than the area at both steps, its radial part is 98.0 % of it. Bounds: 3 % (the
- * measured 2.0 % and the mesh's facets). */
+ * of the level set rho = t; for a transition across the surface those are the surface's
+ * offsets by up to a step, of the surface's area to O(h / R) with the inner and outer
+ * offsets' changes cancelling to first order. The derivatives are the transition's own, so
+ * the gradient is along the normal (the direction from the closest point) wherever the
+ * closest point is on a face. Measured at h = R / 16 and R / 32 on a 48-ring sphere: the
+ * magnitude's integral within 0.05 and 0.08 % of the area, its inward radial part 99.98 and
+ * 99.97 % of it. Bounds: 0.5 % (the lattice's sampling of a transition two steps thick) and
+ * 99.9 % (the facets' edges, where the direction turns from one face's normal to the
+ * next). */
 static void
 check_gradient_area (double h_of_radius)
 {
@@ -230,8 +231,8 @@ check_gradient_area (double h_of_radius)
     for (int j = 0; j < d->box.n[1]; j++)
       for (int i = 0; i < d->box.n[0]; i++)
         {
-          double g[3], r[3], radial[3];
-          body_density_gradient (d, i, j, k, g);
+          double g[3], hess[9], r[3], radial[3];
+          body_density_derivatives (d, i, j, k, g, hess);
           double norm = cwb_v3_norm (g);
           if (norm == 0)
             continue;
@@ -242,10 +243,9 @@ check_gradient_area (double h_of_radius)
         }
   g_test_message ("h = R x %g: integral of |grad rho| %.5g, of its inward radial part %.5g, "
                   "area %.5g", h_of_radius, sum, aligned, area);
-  g_assert_cmpfloat (fabs (aligned - area) / area, <, h_of_radius / 4);
-  /* The gradient points into the body, along the normal to within the clamping's turn. */
-  g_assert_cmpfloat (fabs (sum - area) / area, <, 0.03);
-  g_assert_cmpfloat (aligned / sum, >, 0.97);
+  g_assert_cmpfloat (fabs (sum - area) / area, <, 0.005);
+  /* The gradient points into the body, along the normal. */
+  g_assert_cmpfloat (aligned / sum, >, 0.999);
   mesh_clear (&ball);
 }
 
@@ -257,8 +257,8 @@ test_gradient_area (void)
 }
 
 /* The density is a continuous function of the body's position: a move by delta changes no
- * point's density by more than delta / h (the ramp's slope), where scan conversion alone
- * would flip whole points between 0 and 1. */
+ * point's density by more than 3/4 delta / h (the transition's steepest slope, at the
+ * surface), where scan conversion alone would flip whole points between 0 and 1. */
 static void
 test_continuity (void)
 {
@@ -285,9 +285,80 @@ test_continuity (void)
                                   - g_array_index (before->rho, double, p)));
   g_test_message ("largest change %.3g for a move of %.3g (h %.3g)", largest, delta, h);
   /* 1e-12: the round-off of distances of order 1 m. */
-  g_assert_cmpfloat (largest, <=, delta / h + 1e-12);
+  g_assert_cmpfloat (largest, <=, 0.75 * delta / h + 1e-12);
   g_assert_cmpfloat (largest, >, 0);
   mesh_clear (&m);
+}
+
+/* The derivatives against central differences of the sampled values under a move of the
+ * body by +-e along each axis: a move by delta changes rho at a fixed point by
+ * -grad rho . delta and grad rho by -Hess delta. e = 1e-6 h: truncation (e / h)^2 relative,
+ * round-off 1e-16 / (e / h) ~ 1e-10 relative, both far below the 1e-5 of the largest value
+ * allowed. Points whose closest feature changes within the move (the medial surface of a
+ * corner, inside) have no derivative there; none is met at this e on these meshes
+ * (checked: every point is compared). */
+static void
+check_derivatives (Mesh *m, double h)
+{
+  double e = 1e-6 * h;
+  g_autoptr (BodyDensity) d = body_density_new ();
+  g_autoptr (BodyDensity) plus = body_density_new ();
+  g_autoptr (BodyDensity) minus = body_density_new ();
+  sample (d, m, h);
+  GridBox box = d->box;
+  const uint32_t *tri = (const uint32_t *) m->tri->data;
+  double *x = (double *) m->x->data;
+  size_t n_points = grid_box_points (&box), compared = 0;
+  double largest_g = 0, largest_h = 0, worst_g = 0, worst_h = 0;
+  for (int c = 0; c < 3; c++)
+    {
+      for (guint k = 0; k < m->x->len / 3; k++)
+        x[3 * k + c] += e;
+      body_density_sample_surface (plus, &box, x, tri, m->tri->len / 3);
+      for (guint k = 0; k < m->x->len / 3; k++)
+        x[3 * k + c] -= 2 * e;
+      body_density_sample_surface (minus, &box, x, tri, m->tri->len / 3);
+      for (guint k = 0; k < m->x->len / 3; k++)
+        x[3 * k + c] += e;
+      for (int kk = 0; kk < box.n[2]; kk++)
+        for (int j = 0; j < box.n[1]; j++)
+          for (int i = 0; i < box.n[0]; i++)
+            {
+              size_t p = grid_box_index (&box, i, j, kk);
+              double g[3], hess[9], gp[3], hp[9], gm[3], hm[9];
+              body_density_derivatives (d, i, j, kk, g, hess);
+              body_density_derivatives (plus, i, j, kk, gp, hp);
+              body_density_derivatives (minus, i, j, kk, gm, hm);
+              double fd = (g_array_index (plus->rho, double, p)
+                           - g_array_index (minus->rho, double, p)) / (2 * e);
+              largest_g = MAX (largest_g, fabs (g[c]));
+              worst_g = MAX (worst_g, fabs (fd + g[c]));
+              for (int r = 0; r < 3; r++)
+                {
+                  double fdh = (gp[r] - gm[r]) / (2 * e);
+                  largest_h = MAX (largest_h, fabs (hess[3 * r + c]));
+                  worst_h = MAX (worst_h, fabs (fdh + hess[3 * r + c]));
+                }
+              compared++;
+            }
+    }
+  g_test_message ("h %g: %zu comparisons over %zu points; largest |grad| %.3g, worst "
+                  "difference %.3g; largest |Hess| %.3g, worst difference %.3g",
+                  h, compared, n_points, largest_g, worst_g, largest_h, worst_h);
+  g_assert_cmpfloat (worst_g, <=, 1e-5 * largest_g);
+  g_assert_cmpfloat (worst_h, <=, 1e-5 * largest_h);
+}
+
+static void
+test_derivatives (void)
+{
+  double c[3] = { 0.0123, -0.0371, 0.0211 }, e[3] = { 0.5, 0.3, 0.2 };
+  Mesh box = box_mesh (c, e, 0.3);
+  check_derivatives (&box, 0.1);
+  mesh_clear (&box);
+  Mesh ball = sphere_mesh (c, 0.5, 16);
+  check_derivatives (&ball, 0.1);
+  mesh_clear (&ball);
 }
 
 int
@@ -297,5 +368,6 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/density/volumes", test_volumes);
   g_test_add_func ("/eulerian/density/gradient-area", test_gradient_area);
   g_test_add_func ("/eulerian/density/continuity", test_continuity);
+  g_test_add_func ("/eulerian/density/derivatives", test_derivatives);
   return g_test_run ();
 }

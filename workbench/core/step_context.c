@@ -88,6 +88,7 @@ cwb_world_contact_query (CwbWorld *world, CwbContactPass pass)
     .point_response = cwb_world_point_response,
     .body_fixed = world->body_fixed,
     .gravity = { world->gravity[0], world->gravity[1], world->gravity[2] },
+    .solves = cwb_world_solver_solves (world),
   };
 }
 

@@ -332,6 +332,12 @@ solver_solves (const CwbPluginDesc *desc)
   return CWB_STRUCT_HAS (vt, CwbSolverVTable, solves) ? vt->solves : 0;
 }
 
+uint32_t
+cwb_world_solver_solves (const CwbWorld *world)
+{
+  return world->solver.desc != NULL ? solver_solves (world->solver.desc) : 0;
+}
+
 static void
 append_outputs (GString *out, uint32_t bits)
 {

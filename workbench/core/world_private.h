@@ -144,6 +144,10 @@ void cwb_world_init_step_context (CwbWorld *world);
 /* The contact model's view of the world at the last mapping. */
 CwbContactQuery cwb_world_contact_query (CwbWorld *world, CwbContactPass pass);
 
+/* What the world's solver solves (CwbContactOutput bits), 0 without a solver or when it does
+ * not say. */
+uint32_t cwb_world_solver_solves (const CwbWorld *world);
+
 /* point_response.c: CwbContactQuery.point_response (host_data is the world). */
 void cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t n_forces,
                                const CwbPointWeight *at, size_t n_at, double *displacements);

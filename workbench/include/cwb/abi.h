@@ -33,8 +33,9 @@ G_BEGIN_DECLS
  * 1.10: CwbContactSet.stabilization_passes.
  * 1.11: CwbContactSet.reach.
  * 1.12: CwbBodyModelVTable.inspect_elements (CwbElementInspection).
- * 1.13: CwbSolverVTable.stages (CwbSolverStage), CwbStepContext.stage_done. */
-#define CWB_ABI_MINOR 13
+ * 1.13: CwbSolverVTable.stages (CwbSolverStage), CwbStepContext.stage_done.
+ * 1.14: CwbContactQuery.solves. */
+#define CWB_ABI_MINOR 14
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -53,6 +53,11 @@ typedef struct CwbContactQuery {
   /* ABI 1.6 (check struct_size): the world's gravity (m/s^2), from which models derive the
    * distances a step's free motion covers (g h^2) when a parameter is left automatic. */
   double gravity[3];
+
+  /* ABI 1.14 (check struct_size): what the world's solver solves (CwbContactOutput bits; 0
+   * when it does not say or no solver is attached), for a model that can return either
+   * constraint rows or penalty forces and follows the solver when left to choose. */
+  uint32_t solves;
 } CwbContactQuery;
 
 

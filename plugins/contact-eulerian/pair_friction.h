@@ -1,0 +1,42 @@
+/* Coulomb friction between two bodies in contact through the Eulerian grid. Faure 2007's
+ * penalty is frictionless ("a force orthogonal to the repulsion direction can be applied to
+ * model friction", sec. 4.2); this adds it per pair of bodies, as a tangential spring and
+ * dashpot bounded by Coulomb's cone (a Cundall-Strack contact, as discrete-element codes
+ * use):
+ *   u  <- u projected on the tangent plane (length kept) + h v_t,
+ *   F_t = -k_t u - c_t v_t, and where |F_t| > mu F_n: F_t scaled onto the cone and u set so
+ *         that the spring and dashpot give it (the spring slips),
+ * with u the pair's relative tangential displacement while it sticks, v_t the relative
+ * tangential velocity at the contact (the load-weighted mean of the grid points'), n and
+ * F_n the pair's normal and normal force. The spring is what makes static friction: a
+ * tangential load below mu F_n is held by a displacement of F / k_t, not by a creep at the
+ * speed a dashpot alone would allow. The memory (u per pair, by its identity) lasts while
+ * the pair is in contact. */
+#pragma once
+
+#include <cwb/cwb.h>
+
+G_BEGIN_DECLS
+
+typedef struct PairFriction PairFriction;
+
+PairFriction *pair_friction_new (void);
+void pair_friction_free (PairFriction *friction);
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (PairFriction, pair_friction_free)
+
+/* A detection's pairs replace the last one's: pairs not met again are forgotten at the end. */
+void pair_friction_begin (PairFriction *friction);
+void pair_friction_end (PairFriction *friction);
+
+/* One pair's friction force on body a (F_t, opposite on b); TRUE when it slips (on the
+ * cone). `normal` unit from b towards a, `normal_force` >= 0, `velocity` v_a - v_b at the
+ * contact, `stiffness` k_t (N/m), `damping` c_t (N s/m), `h` the step. */
+gboolean pair_friction_force (PairFriction *friction, guint64 id, const double normal[3],
+                              double normal_force, double mu, const double velocity[3],
+                              double stiffness, double damping, double h, double force[3]);
+
+/* The memory as bytes for the host's history (the model's save_state), and back. */
+GBytes *pair_friction_save (const PairFriction *friction);
+gboolean pair_friction_restore (PairFriction *friction, GBytes *bytes, GError **error);
+
+G_END_DECLS
