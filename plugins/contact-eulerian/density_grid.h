@@ -1,9 +1,8 @@
 /* The Eulerian layer over one box of the regular grid (Faure 2007 sec. 4.1): each body's
  * spatial density rho (the share of space its matter fills: 1 inside, 0 outside, 1/2 on the
- * surface) sampled at the grid's points, its gradient by central differences, and, for each
- * point near a body's surface, the kinematic coefficients dr/dq of sec. 5.2: the point moves
- * with the closest point of the body's surface, whose velocity is the barycentric
- * interpolation of its triangle's vertices.
+ * surface) sampled at the grid's points, its gradient and Hessian, and, for each point near
+ * a body's surface, the closest point of that surface (grid_point.h maps the point to the
+ * body from it).
  *
  * The grid is the lattice of points k h (k integer, h the step) shared by every body, so two
  * bodies sampled over the same box meet at the same points. A closed surface is sampled by

@@ -2,34 +2,33 @@
  * common regular grid of points, each body sampled there as a spatial density, and contact
  * is wherever two densities sum to more than one (sec. 4.1). Nothing in it names a pair of
  * body kinds: it reads geometries (closed triangle surfaces, whatever body model and mapping
- * made them) and returns forces on their points.
+ * made them) and answers with constraint rows or with forces on their points.
  *
  * One detection, for each two geometries of different bodies, not both fixed, whose boxes
  * overlap:
- *   1. the grid box over the overlap of their bounding boxes (widened by two steps), the
- *      only place where both can be present: densities are computed nowhere else (the
- *      hierarchy of sec. 6 reduced to its root, the bodies' boxes, and one fine level);
- *   2. both densities sampled over it (density_grid.h: scan conversion, a ramp of one step
- *      across the surface) with their central-difference gradients;
- *   3. at each point where rho_bar = rho_a + rho_b - 1 > 0, the penalty force of eq. 2,
- *      +F on body a and -F on body b (Newton's third law at every point), with a damping
- *      force proportional to eq. 3's first term (below), each mapped to its body through
- *      the kinematic coefficients dr/dq of sec. 5.2: the point moves with the closest point
- *      of the body's surface, so its force goes to that triangle's vertices by their
- *      barycentric weights (Q = dr/dq^T f, sec. 5.1);
- *   4. the forces' stiffness (eq. 3, appendix B's middle term) between those vertices, for
- *      solvers that integrate contact implicitly.
+ *   1. the grid box over the overlap of their bounding boxes (widened by a step and two
+ *      points), the only place where both can be present: densities are computed nowhere
+ *      else (the hierarchy of sec. 6 reduced to its root, the bodies' boxes, and one fine
+ *      level);
+ *   2. both densities sampled over it (density_grid.h: scan conversion, a smooth step across
+ *      the surface, its exact derivatives);
+ *   3. at each point where rho_bar = rho_a + rho_b - 1 > 0, how it moves with each body
+ *      (grid_point.h, the kinematic coefficients dr/dq of sec. 5.1), then
+ *   4. the response, by `response`: constraints (sec. 4.3, cell_constraints.h) for the
+ *      constraint solver, or the penalty of eq. 2 (+F on a, -F on b at every point), its
+ *      stiffness (eq. 3) and a damping along the gradient, with Coulomb friction per pair
+ *      (pair_friction.h), for solvers of forces; `automatic` follows the solver.
  *
- * The model is frictionless, as the paper's penalty is ("a force orthogonal to the repulsion
- * direction can be applied to model friction"); the frames carry the pair's combined mu for
- * display only. Automatic parameters are derived from the scene: the step from the smallest
- * moving body's size, the stiffness of a pair from its more mobile body's response over a
- * step (measured through the host's point_response) so that the explicit corrector stays
- * stable, and the damping time from the step (docs/plugins/eulerian.md). */
+ * Automatic parameters are derived from the scene: the step from the smallest moving body's
+ * size (once), the stiffness of a pair from its more mobile body's response over a step
+ * (measured through the host's point_response) so that an explicit corrector stays stable,
+ * and the damping time from the step (docs/plugins/eulerian.md). */
 #include <cwb/cwb.h>
 
 #include "density_grid.h"
 #include "density_penalty.h"
+#include "cell_constraints.h"
+#include "grid_point.h"
 #include "pair_friction.h"
 
 /* Automatic step: this share of the smallest moving geometry's size (16 points across). */
@@ -43,11 +42,6 @@
  * displacement a newton makes at a vertex over one step (dt^2 / m for a particle). Explicit
  * integration of a spring is stable up to 4 on this scale; a smaller patch is softer. */
 #define STIFFNESS_SHARE 2.0
-/* Two densities' gradients closer than this to opposite are averaged into the contact's
- * normal; farther, a face's is taken (contact_normal). */
-#define FACE_PREFERENCE_ANGLE (G_PI / 12)
-/* Post-stabilization passes the constraint response asks for (CwbContactSet). */
-#define EULERIAN_STABILIZATION_PASSES 3
 /* The friction spring over the normal one. */
 #define TANGENT_SHARE 0.25
 
@@ -62,33 +56,19 @@ typedef struct PairContact {
   gboolean slips;
   double center[3];     /* where it acts: the points weighted by their force */
   double weight;
-  double deepest;       /* the largest rho_bar */
+  double deepest;       /* the largest depth 2 rho_bar / |g| of its points (m) */
   double volume;        /* sum rho_bar V */
   double stiffness;     /* k of the pair, Pa */
 } PairContact;
 
 /* One grid point where a pair overlaps, between the normal forces and their emission. */
 typedef struct GridContact {
-  uint32_t point[2][4];
-  double weight[2][4];
+  GridPoint moves[2];   /* how the point moves with a and with b */
   double force[3];      /* on a: eq. 2 and the normal damping */
   double k[9];          /* eq. 3 */
   double velocity[3];   /* v_a - v_b at the point */
   double spring;        /* k V / 4 |g|^2: the point's stiffness along g */
 } GridContact;
-
-/* One grid point's contact as a constraint (sec. 4.3), for the constraint solver. */
-typedef struct RowContact {
-  uint32_t a, b;          /* geometries */
-  uint32_t point[2][4];
-  double weight[2][4];
-  double origin[3];
-  double normal[3];       /* unit, (grad rho_a - grad rho_b) / |...|: from b towards a */
-  double gap;             /* -2 rho_bar / |grad rho_a - grad rho_b| */
-  double volume;          /* rho_bar V */
-  double mu;
-  guint64 id;
-} RowContact;
 
 typedef enum Response {
   RESPONSE_AUTOMATIC = 0,
@@ -103,7 +83,8 @@ typedef struct Eulerian {
   gboolean stiffness_blocks;
   Response response;
   gboolean rows;            /* this detection's response: constraint rows, not forces */
-  GArray *row_contacts;     /* RowContact */
+  int cell_points;          /* constraint_cell */
+  CellConstraints *constraints;
   double step;              /* this detection's */
   BodyDensity *density[2];
   GArray *mobility;         /* double per geometry: displacement per newton over a step at
@@ -135,6 +116,9 @@ static const CwbParamSpec eulerian_params[] = {
     "point along the densities' averaged gradient, with Coulomb friction, for the constraint "
     "solver (sec. 4.3); `automatic`, constraints where the solver solves them, forces "
     "otherwise" },
+  { "constraint_cell", CWB_PARAM_INT, "", "4", 1, 64, NULL,
+    "Constraint response: the grid points are grouped into cells of this many points a side "
+    "and each pair keeps one constraint per cell, its deepest point's (1: every point)" },
   { "stiffness_blocks", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
     "Hand the forces' stiffness (Faure 2007 eq. 3) to the solver for implicit integration" },
 };
@@ -147,6 +131,7 @@ read_params (Eulerian *self, const CwbParamSet *params)
   self->damping_param = cwb_param_double (params, "damping", -1);
   self->stiffness_blocks = cwb_param_bool (params, "stiffness_blocks", TRUE);
   self->response = (Response) cwb_param_int (params, "response", RESPONSE_AUTOMATIC);
+  self->cell_points = (int) cwb_param_int (params, "constraint_cell", 4);
 }
 
 static void *
@@ -162,7 +147,7 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->mobility = g_array_new (FALSE, FALSE, sizeof (double));
   self->pairs = g_array_new (FALSE, FALSE, sizeof (PairContact));
   self->grid = g_array_new (FALSE, FALSE, sizeof (GridContact));
-  self->row_contacts = g_array_new (FALSE, FALSE, sizeof (RowContact));
+  self->constraints = cell_constraints_new ();
   self->friction = pair_friction_new ();
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->stiffness = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness));
@@ -180,7 +165,7 @@ eulerian_destroy (void *data)
   g_array_unref (self->mobility);
   g_array_unref (self->pairs);
   g_array_unref (self->grid);
-  g_array_unref (self->row_contacts);
+  cell_constraints_free (self->constraints);
   pair_friction_free (self->friction);
   g_array_unref (self->forces);
   g_array_unref (self->stiffness);
@@ -318,159 +303,29 @@ pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, 
   return STIFFNESS_SHARE * self->step / (size * size * mobility[m]);
 }
 
-/* The velocity a geometry carries a grid point at: its points' velocities by the weights. */
-static void
-point_velocity (const CwbGeometry *g, const uint32_t point[4], const double w[4], double v[3])
-{
-  cwb_v3_set (v, 0, 0, 0);
-  if (g->velocities == NULL)
-    return;
-  for (int m = 0; m < 4; m++)
-    cwb_v3_axpy (v, w[m], &g->velocities[3 * point[m]]);
-}
-
-/* The closest point of a geometry's surface to r by a search of every triangle: for a point
- * deeper in the body than the sampled distances reach (a deep overlap). */
-static void
-closest_surface_point (const CwbGeometry *g, const double r[3], uint32_t *triangle,
-                       double bary[3])
-{
-  double best = INFINITY;
-  for (size_t t = 0; t < g->n_triangles; t++)
-    {
-      const double *v[3];
-      for (int m = 0; m < 3; m++)
-        v[m] = &g->positions[3 * g->triangles[3 * t + m]];
-      double w[3], q[3] = { 0, 0, 0 }, d[3];
-      cwb_triangle_closest_point (r, v[0], v[1], v[2], w);
-      for (int m = 0; m < 3; m++)
-        cwb_v3_axpy (q, w[m], v[m]);
-      cwb_v3_sub (d, r, q);
-      double dist = cwb_v3_dot (d, d);
-      if (dist < best)
-        {
-          best = dist;
-          *triangle = (uint32_t) t;
-          cwb_v3_copy (bary, w);
-        }
-    }
-}
-
-/* The vertex of the geometry farthest from triangle t's plane on its inner side: with the
- * triangle, the tetrahedron a grid point's affine coordinates are taken in. */
-static uint32_t
-apex_of (const CwbGeometry *g, uint32_t t)
-{
-  const uint32_t *v = &g->triangles[3 * t];
-  double ab[3], ac[3], n[3];
-  cwb_v3_sub (ab, &g->positions[3 * v[1]], &g->positions[3 * v[0]]);
-  cwb_v3_sub (ac, &g->positions[3 * v[2]], &g->positions[3 * v[0]]);
-  cwb_v3_cross (n, ab, ac);
-  uint32_t apex = v[0];
-  double deepest = 0;
-  for (size_t k = 0; k < g->n_points; k++)
-    {
-      double d[3];
-      cwb_v3_sub (d, &g->positions[3 * k], &g->positions[3 * v[0]]);
-      double depth = -cwb_v3_dot (d, n);
-      if (depth > deepest)
-        {
-          deepest = depth;
-          apex = (uint32_t) k;
-        }
-    }
-  return apex;
-}
-
-static double
-det3 (const double m[9])
-{
-  return m[0] * (m[4] * m[8] - m[5] * m[7]) - m[1] * (m[3] * m[8] - m[5] * m[6])
-         + m[2] * (m[3] * m[7] - m[4] * m[6]);
-}
-
-/* The point r as an affine combination of the closest triangle's vertices and the apex:
- * r = sum w_m x_m, sum w_m = 1. Moving with those four points as an affine map moves r
- * exactly as a rigid body carries it (sec. 5.3: v + w x (r - o)), and as the linear
- * interpolation of a deformable body's surface motion; the closest point of the surface
- * alone (sec. 5.2's interpolation) would carry it at the surface, which changes the force's
- * lever arm and lets the averaged forces pump energy into a resting ball's rolling. FALSE
- * for a flat geometry (no apex off the plane): then the closest point's weights. */
-static gboolean
-affine_weights (const CwbGeometry *g, uint32_t t, uint32_t apex, const double r[3],
-                double w[4])
-{
-  const uint32_t *v = &g->triangles[3 * t];
-  const double *a = &g->positions[3 * v[0]];
-  double m[9], rhs[3], e[3][3];
-  for (int c = 0; c < 3; c++)
-    {
-      e[0][c] = g->positions[3 * v[1] + c] - a[c];
-      e[1][c] = g->positions[3 * v[2] + c] - a[c];
-      e[2][c] = g->positions[3 * apex + c] - a[c];
-      rhs[c] = r[c] - a[c];
-    }
-  for (int row = 0; row < 3; row++)
-    for (int col = 0; col < 3; col++)
-      m[3 * row + col] = e[col][row];
-  double det = det3 (m);
-  double scale = cwb_v3_norm (e[0]) * cwb_v3_norm (e[1]) * cwb_v3_norm (e[2]);
-  if (!(fabs (det) > 1e-9 * scale))
-    return FALSE;
-  /* Cramer's rule. */
-  double x[3];
-  for (int col = 0; col < 3; col++)
-    {
-      double mc[9];
-      memcpy (mc, m, sizeof mc);
-      for (int row = 0; row < 3; row++)
-        mc[3 * row + col] = rhs[row];
-      x[col] = det3 (mc) / det;
-    }
-  w[0] = 1 - x[0] - x[1] - x[2];
-  w[1] = x[0];
-  w[2] = x[1];
-  w[3] = x[2];
-  return TRUE;
-}
-
-/* The point's sample of one body, with the points its force goes to and their weights. */
+/* The point's sample of one body, with how the point moves with it. */
 static void
 sample_at (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
-           DensitySample *sample, uint32_t point[4], double weight[4])
+           DensitySample *sample, GridPoint *moves)
 {
   size_t p = grid_box_index (&d->box, i, j, k);
   sample->rho = g_array_index (d->rho, double, p);
   body_density_derivatives (d, i, j, k, sample->gradient, sample->hessian);
-  uint32_t triangle = g_array_index (d->triangle, uint32_t, p);
-  double bary[3], r[3];
-  grid_box_point (&d->box, i, j, k, r);
-  if (triangle != G_MAXUINT32)
-    cwb_v3_copy (bary, &g_array_index (d->bary, double, 3 * p));
-  else
-    closest_surface_point (g, r, &triangle, bary);
-  for (int m = 0; m < 3; m++)
-    point[m] = g->triangles[3 * triangle + m];
-  point[3] = apex_of (g, triangle);
-  if (!affine_weights (g, triangle, point[3], r, weight))
-    {
-      cwb_v3_copy (weight, bary);
-      weight[3] = 0;
-    }
+  grid_point_map (d, g, i, j, k, moves);
 }
 
 /* The point forces of one grid point: w_m F on a's points, -w_m F on b's. */
 static void
-add_point_forces (Eulerian *self, const uint32_t geometry[2], const uint32_t point[2][4],
-                  const double weight[2][4], const double force[3])
+add_point_forces (Eulerian *self, const uint32_t geometry[2], const GridPoint moves[2],
+                  const double force[3])
 {
   for (int s = 0; s < 2; s++)
     for (int m = 0; m < 4; m++)
       {
-        if (weight[s][m] == 0)
+        if (moves[s].weight[m] == 0)
           continue;
-        CwbPointWeight f = { .geometry = geometry[s], .point = point[s][m] };
-        cwb_v3_scale (f.w, force, (s == 0 ? 1 : -1) * weight[s][m]);
+        CwbPointWeight f = { .geometry = geometry[s], .point = moves[s].point[m] };
+        cwb_v3_scale (f.w, force, (s == 0 ? 1 : -1) * moves[s].weight[m]);
         g_array_append_val (self->forces, f);
       }
 }
@@ -479,22 +334,22 @@ add_point_forces (Eulerian *self, const uint32_t geometry[2], const uint32_t poi
  * -w_x F, and a's point y moving by dp moves the grid point with body a by w_y dp (b's by
  * -w_y dp in the relative displacement), so block (x, y) is s_x s_y w_x w_y dF/dd. */
 static void
-add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const uint32_t point[2][4],
-                     const double weight[2][4], const double k[9])
+add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const GridPoint moves[2],
+                     const double k[9])
 {
   for (int sx = 0; sx < 2; sx++)
     for (int mx = 0; mx < 4; mx++)
       for (int sy = 0; sy < 2; sy++)
         for (int my = 0; my < 4; my++)
           {
-            double scale = (sx == sy ? 1 : -1) * weight[sx][mx] * weight[sy][my];
+            double scale = (sx == sy ? 1 : -1) * moves[sx].weight[mx] * moves[sy].weight[my];
             if (scale == 0)
               continue;
             CwbPointStiffness block = {
               .geometry_a = geometry[sx],
-              .point_a = point[sx][mx],
+              .point_a = moves[sx].point[mx],
               .geometry_b = geometry[sy],
-              .point_b = point[sy][my],
+              .point_b = moves[sy].point[my],
             };
             for (int e = 0; e < 9; e++)
               block.k[e] = scale * k[e];
@@ -538,76 +393,6 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
     cwb_v3_axpy (grid[k].force, cwb_v3_norm (grid[k].force) / load, pair->friction);
 }
 
-/* The contact's normal at a grid point, from b towards a: sec. 4.3's averaged gradient
- * g = grad rho_a - grad rho_b, unless the two gradients are far from opposite (by more than
- * FACE_PREFERENCE_ANGLE) and only one body's closest surface point is on a face: then that
- * face's gradient. Where a box's edge rests on a face, the edge's densities (rounded by the
- * distance) point half sideways; averaged in, they turned the normals of the points beside
- * the edge by up to 45 degrees, and in a step whose free motion sank the box by g h^2 those
- * points held it against sliding down a slope steeper than its friction angle (a box stuck
- * at 1.3 atan (mu)). A face under an edge or a corner is what the contact's normal is, as
- * feature-based detection has it. FALSE where no normal can be taken. */
-static gboolean
-contact_normal (const DensitySample sample[2], const gboolean on_face[2], double normal[3])
-{
-  const double *ga = sample[0].gradient, *gb = sample[1].gradient;
-  double na = cwb_v3_norm (ga), nb = cwb_v3_norm (gb);
-  gboolean opposite = !(na > 0 && nb > 0)
-                      || -cwb_v3_dot (ga, gb) >= cos (FACE_PREFERENCE_ANGLE) * na * nb;
-  if (!opposite && on_face[0] != on_face[1])
-    {
-      if (on_face[0])
-        cwb_v3_scale (normal, ga, 1 / na);
-      else
-        cwb_v3_scale (normal, gb, -1 / nb);
-      return TRUE;
-    }
-  double g[3];
-  cwb_v3_sub (g, ga, gb);
-  double length = cwb_v3_norm (g);
-  if (!(length > 0))
-    return FALSE;
-  cwb_v3_scale (normal, g, 1 / length);
-  return TRUE;
-}
-
-/* Sec. 4.3: where rho_a + rho_b <= 1 is violated, moving the two bodies apart along
- * n = g / |g| (g = grad rho_a - grad rho_b) by s, half each way, changes rho_bar by
- * -|g| s / 2, so the point is clear when the bodies' relative displacement along n reaches
- * 2 rho_bar / |g|: a contact of normal n and gap -2 rho_bar / |g| between the point as it
- * moves with a and as it moves with b (the same kinematic coefficients as the forces'). The
- * constraint solver's multiplier is then the paper's pair of opposite displacements with
- * m_a a_a + m_b a_b = 0, in the bodies' own compliance, and Coulomb friction acts in the
- * point's tangent plane. Its identity is the pair's and the grid point's: the lattice does
- * not move, so a point in contact keeps it from step to step and the solver warm-starts it. */
-static void
-add_row_contact (Eulerian *self, const PairContact *pair, const GridContact *contact,
-                 const double r[3], const DensitySample sample[2], const gboolean on_face[2],
-                 double overlap, double volume)
-{
-  RowContact row = { .a = pair->a, .b = pair->b, .volume = overlap * volume, .mu = pair->mu };
-  memcpy (row.point, contact->point, sizeof row.point);
-  memcpy (row.weight, contact->weight, sizeof row.weight);
-  cwb_v3_copy (row.origin, r);
-  if (!contact_normal (sample, on_face, row.normal))
-    return;
-  /* Moving the bodies apart along n by s, half each way, changes rho_bar by
-   * -(grad rho_a - grad rho_b) . n s / 2. */
-  double rate = 0.5 * (cwb_v3_dot (sample[0].gradient, row.normal)
-                       - cwb_v3_dot (sample[1].gradient, row.normal));
-  if (!(rate > 0))
-    return;
-  row.gap = -overlap / rate;
-  /* The lattice index of the point, whatever box it was found in. */
-  gint64 x = (gint64) llround (r[0] / self->step), y = (gint64) llround (r[1] / self->step),
-         z = (gint64) llround (r[2] / self->step);
-  guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
-  id = cwb_contact_id_mix (id ^ (guint64) x);
-  id = cwb_contact_id_mix (id ^ (guint64) y);
-  row.id = cwb_contact_id_mix (id ^ (guint64) z);
-  g_array_append_val (self->row_contacts, row);
-}
-
 /* One pair: its box, both densities, the forces at every overlapping point. FALSE (with a
  * message) when the box would be too large. */
 static gboolean
@@ -649,6 +434,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
                                 g[1]->body < query->n_bodies ? query->friction[g[1]->body] : 0),
   };
   g_array_set_size (self->grid, 0);
+  cell_constraints_begin_pair (self->constraints);
   for (int k = 0; k < box.n[2]; k++)
     for (int j = 0; j < box.n[1]; j++)
       for (int i = 0; i < box.n[0]; i++)
@@ -661,13 +447,12 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           DensitySample sample[2];
           GridContact contact = { 0 };
           for (int s = 0; s < 2; s++)
-            sample_at (self->density[s], g[s], i, j, k, &sample[s], contact.point[s],
-                       contact.weight[s]);
+            sample_at (self->density[s], g[s], i, j, k, &sample[s], &contact.moves[s]);
           double overlap = density_overlap (&sample[0], &sample[1]);
           double r[3];
           grid_box_point (&box, i, j, k, r);
           pair.volume += overlap * volume;
-          pair.deepest = MAX (pair.deepest, overlap);
+
           CwbInspectVoxel voxel = {
             .kind = CWB_VOXEL_INTERSECTION, .body_a = g[0]->body, .body_b = g[1]->body,
             .center = { r[0], r[1], r[2] }, .size = { box.step, box.step, box.step },
@@ -679,8 +464,11 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           double slope = cwb_v3_norm (gradient);
           if (!(slope > 0))
             continue;
+          /* How far the bodies would have to part along g to clear the point (as the
+           * constraint's gap, add_row_contact): what the report calls its depth. */
+          pair.deepest = MAX (pair.deepest, MIN (2 * overlap / slope, 2 * self->step));
           CwbInspectVector arrow = {
-            .kind = CWB_VECTOR_DENSITY_GRADIENT, .geometry = a, .point = contact.point[0][0],
+            .kind = CWB_VECTOR_DENSITY_GRADIENT, .geometry = a, .point = contact.moves[0].point[0],
             .origin = { r[0], r[1], r[2] },
           };
           cwb_v3_scale (arrow.vector, gradient, box.step);
@@ -691,7 +479,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
                 g_array_index (self->density[0]->on_face, guint8, p),
                 g_array_index (self->density[1]->on_face, guint8, p),
               };
-              add_row_contact (self, &pair, &contact, r, sample, on_face, overlap, volume);
+              cell_constraints_add (self->constraints, a, b, pair.mu, contact.moves, r, sample,
+                                    on_face, overlap, volume);
               continue;
             }
           density_penalty_force (kv, &sample[0], &sample[1], contact.force);
@@ -700,8 +489,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
            * velocity, a stiffness-proportional damping of the normal motion (the tangential
            * one is the friction's). */
           double va[3], vb[3];
-          point_velocity (g[0], contact.point[0], contact.weight[0], va);
-          point_velocity (g[1], contact.point[1], contact.weight[1], vb);
+          grid_point_velocity (g[0], &contact.moves[0], va);
+          grid_point_velocity (g[1], &contact.moves[1], vb);
           cwb_v3_sub (contact.velocity, va, vb);
           contact.spring = 0.25 * kv * cwb_v3_dot (gradient, gradient);
           cwb_v3_axpy (contact.force, -0.25 * kv * beta * cwb_v3_dot (gradient, contact.velocity),
@@ -718,9 +507,9 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
   for (guint k = 0; k < self->grid->len; k++)
     {
       const GridContact *contact = &g_array_index (self->grid, GridContact, k);
-      add_point_forces (self, geometry, contact->point, contact->weight, contact->force);
+      add_point_forces (self, geometry, contact->moves, contact->force);
       if (self->stiffness_blocks)
-        add_point_stiffness (self, geometry, contact->point, contact->weight, contact->k);
+        add_point_stiffness (self, geometry, contact->moves, contact->k);
     }
   g_array_append_val (self->pairs, pair);
   return TRUE;
@@ -738,7 +527,7 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
   uint32_t solves = CWB_STRUCT_HAS (query, CwbContactQuery, solves) ? query->solves : 0;
   self->rows = self->response == RESPONSE_CONSTRAINT
                || (self->response == RESPONSE_AUTOMATIC && (solves & CWB_CONTACT_OUTPUT_ROWS));
-  g_array_set_size (self->row_contacts, 0);
+  cell_constraints_begin (self->constraints, self->step, self->cell_points);
   g_array_set_size (self->pairs, 0);
   g_array_set_size (self->forces, 0);
   g_array_set_size (self->stiffness, 0);
@@ -772,70 +561,9 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
   return TRUE;
 }
 
-/* One row along `direction` on the contact's eight points: +w direction on a's, -w on b's. */
-static void
-add_row (CwbContactSet *set, const RowContact *c, CwbRowKind kind, uint32_t frame,
-         const double direction[3])
-{
-  CwbConstraintRow row = {
-    .kind = kind, .frame = frame, .first_weight = set->weights->len,
-    .violation = kind == CWB_ROW_NORMAL ? c->gap : 0,
-  };
-  for (int s = 0; s < 2; s++)
-    for (int m = 0; m < 4; m++)
-      {
-        if (c->weight[s][m] == 0)
-          continue;
-        CwbPointWeight w = { .geometry = s == 0 ? c->a : c->b, .point = c->point[s][m] };
-        cwb_v3_scale (w.w, direction, (s == 0 ? 1 : -1) * c->weight[s][m]);
-        g_array_append_val (set->weights, w);
-      }
-  row.n_weights = set->weights->len - row.first_weight;
-  g_array_append_val (set->rows, row);
-}
-
-/* The constraint response: a frame per overlapping grid point, its normal row and, in the
- * velocity pass where the pair has friction, its two tangent rows. */
-static void
-write_rows (const Eulerian *self, const CwbContactQuery *query, CwbContactSet *set)
-{
-  double volume = 0, deepest = 0;
-  for (guint k = 0; k < self->row_contacts->len; k++)
-    {
-      const RowContact *c = &g_array_index (self->row_contacts, RowContact, k);
-      const CwbGeometry *ga = &query->geometries[c->a], *gb = &query->geometries[c->b];
-      gboolean friction = c->mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY;
-      CwbContactFrame frame = {
-        .mu = c->mu, .body_a = ga->body, .body_b = gb->body, .first_row = set->rows->len,
-        .n_rows = friction ? 3 : 1, .gap = c->gap, .volume = c->volume,
-      };
-      cwb_v3_copy (frame.origin, c->origin);
-      cwb_v3_copy (frame.normal, c->normal);
-      cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
-      uint32_t index = set->frames->len;
-      g_array_append_val (set->frames, frame);
-      cwb_contact_set_add_id (set, c->id);
-      add_row (set, c, CWB_ROW_NORMAL, index, frame.normal);
-      if (friction)
-        {
-          add_row (set, c, CWB_ROW_TANGENT, index, frame.t1);
-          add_row (set, c, CWB_ROW_TANGENT, index, frame.t2);
-        }
-      volume += c->volume;
-      deepest = MAX (deepest, -c->gap);
-    }
-  set->intersection_volume = volume;
-  set->max_penetration = deepest;
-  /* The gap is linear in the bodies' positions only where the densities' gradients do not
-   * change across the move (a ramp over a flat face); over the smooth step and curved
-   * surfaces a stabilization pass leaves part of a deep overlap, which the next takes. */
-  if (CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes))
-    set->stabilization_passes = EULERIAN_STABILIZATION_PASSES;
-}
-
 /* One frame per pair: the resultant, along its own direction, at the points' force-weighted
- * centre; its gap is minus the largest rho_bar times the step (how far the densities'
- * ramps overlap at the deepest point), its volume sum rho_bar V. */
+ * centre; its gap is minus the deepest of its points' depths (2 rho_bar / |g|, how far the
+ * bodies would have to part along g to clear the point), its volume sum rho_bar V. */
 static gboolean
 eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
                 CwbInspection *inspection, GError **error)
@@ -844,7 +572,7 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   Eulerian *self = data;
   if (self->rows)
     {
-      write_rows (self, query, set);
+      cell_constraints_write (self->constraints, query, set);
       g_array_append_vals (inspection->voxels, self->voxels->data, self->voxels->len);
       g_array_append_vals (inspection->vectors, self->vectors->data, self->vectors->len);
       if (!(self->step_param > 0))
@@ -860,7 +588,7 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
         .mu = pair->mu,
         .body_a = ga->body,
         .body_b = gb->body,
-        .gap = -pair->deepest * self->step,
+        .gap = -pair->deepest,
         .volume = pair->volume,
         .state = pair->slips ? CWB_CONTACT_SLIP : CWB_CONTACT_STICK,
       };
@@ -873,7 +601,7 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
       g_array_append_val (set->frames, frame);
       cwb_contact_set_add_id (set, cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b));
       total_volume += pair->volume;
-      deepest = MAX (deepest, pair->deepest * self->step);
+      deepest = MAX (deepest, pair->deepest);
       smallest_stiffness = MIN (smallest_stiffness, pair->stiffness);
     }
   g_array_append_vals (set->forces, self->forces->data, self->forces->len);

@@ -130,7 +130,7 @@ test_box_lands (void)
 /* Sliding: the closed form within 1 %. The contact normals are the slab's wherever the box's
  * edges meet it (contact_normal), but the grid points under the box's bottom face take the
  * faces' averaged gradients, which the lattice's sampling of the two smooth steps tilts by
- * a little: measured 0.39 % slower than Coulomb's. */
+ * a little: measured 0.63 % slower than Coulomb's. */
 #define SLIDE_RELATIVE_TOLERANCE 0.01
 
 static void

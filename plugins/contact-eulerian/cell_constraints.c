@@ -1,0 +1,302 @@
+/* The constraint response by cells (see the header). */
+#include "cell_constraints.h"
+
+#include <math.h>
+
+/* Two densities' gradients closer than this to opposite are averaged into the contact's
+ * normal; farther, a face's is taken (contact_normal). */
+#define FACE_PREFERENCE_ANGLE (G_PI / 12)
+/* A grid point's densities must change along its contact normal by at least this share of
+ * the steeper of its two gradients for a constraint (cell_constraints_add). */
+#define MIN_RATE_SHARE 0.1
+/* Post-stabilization passes the constraint response asks for (CwbContactSet). */
+#define STABILIZATION_PASSES 3
+
+/* One cell's constraint: the mean, weighted by each grid point's overlap rho_bar, of its
+ * points' constraints, accumulated point by point. */
+typedef struct RowContact {
+  uint32_t a, b;          /* geometries */
+  guint64 id;
+  double mu;
+  double weight;          /* sum of the points' rho_bar */
+  double origin[3];       /* sum of rho_bar r */
+  double normal[3];       /* sum of rho_bar n (n unit, from b towards a) */
+  double gap;             /* sum of rho_bar times the point's gap */
+  double volume;          /* sum of rho_bar V */
+  guint first_entry;      /* its CellEntry list, + 1 (0: none) */
+  guint last_entry;
+} RowContact;
+
+/* One geometry point's share of a cell's constraint: rho_bar w on it (w its affine weight,
+ * with the sign of its body: + for a, - for b) and rho_bar w n, linked cell by cell. */
+typedef struct CellEntry {
+  uint32_t geometry, point;
+  double share;
+  double along[3];
+  guint next;             /* the cell's next entry, + 1 (0: the last) */
+} CellEntry;
+
+struct CellConstraints {
+  double step;
+  int cell_points;
+  GArray *contacts;      /* RowContact */
+  GArray *entries;       /* CellEntry */
+  GHashTable *cells;     /* a pair's cell identity -> its contact + 1 */
+};
+
+CellConstraints *
+cell_constraints_new (void)
+{
+  CellConstraints *c = g_new0 (CellConstraints, 1);
+  c->contacts = g_array_new (FALSE, FALSE, sizeof (RowContact));
+  c->entries = g_array_new (FALSE, FALSE, sizeof (CellEntry));
+  c->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  return c;
+}
+
+void
+cell_constraints_free (CellConstraints *c)
+{
+  if (c == NULL)
+    return;
+  g_array_unref (c->contacts);
+  g_array_unref (c->entries);
+  g_hash_table_unref (c->cells);
+  g_free (c);
+}
+
+void
+cell_constraints_begin (CellConstraints *c, double step, int cell_points)
+{
+  c->step = step;
+  c->cell_points = MAX (cell_points, 1);
+  g_array_set_size (c->contacts, 0);
+  g_array_set_size (c->entries, 0);
+  g_hash_table_remove_all (c->cells);
+}
+
+void
+cell_constraints_begin_pair (CellConstraints *c)
+{
+  g_hash_table_remove_all (c->cells);
+}
+
+/* The contact's normal at a grid point, from b towards a: sec. 4.3's averaged gradient
+ * g = grad rho_a - grad rho_b, unless the two gradients are far from opposite (by more than
+ * FACE_PREFERENCE_ANGLE) and only one body's closest surface point is on a face: then that
+ * face's gradient. Where a box's edge rests on a face, the edge's densities (rounded by the
+ * distance) point half sideways; averaged in, they turned the normals of the points beside
+ * the edge by up to 45 degrees, and in a step whose free motion sank the box by g h^2 those
+ * points held it against sliding down a slope steeper than its friction angle (a box stuck
+ * at 1.3 atan (mu)). A face under an edge or a corner is what the contact's normal is, as
+ * feature-based detection has it. FALSE where no normal can be taken. */
+static gboolean
+contact_normal (const DensitySample sample[2], const gboolean on_face[2], double normal[3])
+{
+  const double *ga = sample[0].gradient, *gb = sample[1].gradient;
+  double na = cwb_v3_norm (ga), nb = cwb_v3_norm (gb);
+  gboolean opposite = !(na > 0 && nb > 0)
+                      || -cwb_v3_dot (ga, gb) >= cos (FACE_PREFERENCE_ANGLE) * na * nb;
+  if (!opposite && on_face[0] != on_face[1])
+    {
+      if (on_face[0])
+        cwb_v3_scale (normal, ga, 1 / na);
+      else
+        cwb_v3_scale (normal, gb, -1 / nb);
+      return TRUE;
+    }
+  double g[3];
+  cwb_v3_sub (g, ga, gb);
+  double length = cwb_v3_norm (g);
+  if (!(length > 0))
+    return FALSE;
+  cwb_v3_scale (normal, g, 1 / length);
+  return TRUE;
+}
+
+void
+cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
+                      const GridPoint moves[2], const double r[3],
+                      const DensitySample sample[2], const gboolean on_face[2], double overlap,
+                      double volume)
+{
+  double normal[3];
+  if (!contact_normal (sample, on_face, normal))
+    return;
+  /* Moving the bodies apart along n by s, half each way, changes rho_bar by
+   * -(grad rho_a - grad rho_b) . n s / 2. */
+  double rate = 0.5 * (cwb_v3_dot (sample[0].gradient, normal)
+                       - cwb_v3_dot (sample[1].gradient, normal));
+  /* A normal along which the densities barely change (the gradients nearly parallel, or at
+   * the ends of both transitions) measures no depth: such a point is left out rather than
+   * given a gap of metres. What it could hold is at most the two transitions' span. */
+  double strongest = MAX (cwb_v3_norm (sample[0].gradient), cwb_v3_norm (sample[1].gradient));
+  if (!(rate > MIN_RATE_SHARE * strongest))
+    return;
+  /* The row asks to clear at most the two transitions' span a step: deeper, the densities'
+   * gradients no longer measure the depth (sec. 4.3: "resolving a deeper intersection would
+   * require several iterations"). */
+  double gap = MAX (-overlap / rate, -2 * self->step);
+  /* The cell of the lattice holding the point (constraint_cell points a side): the pair
+   * keeps one constraint per cell, the mean of its points' weighted by their overlap (a
+   * point entering or leaving the contact does so with no weight, so the constraint moves
+   * continuously), and the cell names it, so that it keeps its identity (and the solver its
+   * warm start) while the cell stays in contact. */
+  gint64 cell[3];
+  for (int c = 0; c < 3; c++)
+    {
+      gint64 index = (gint64) llround (r[c] / self->step);
+      cell[c] = index >= 0 ? index / self->cell_points
+                           : -((-index + self->cell_points - 1) / self->cell_points);
+    }
+  guint64 id = cwb_contact_id_mix (((guint64) a << 32) | b);
+  for (int c = 0; c < 3; c++)
+    id = cwb_contact_id_mix (id ^ (guint64) cell[c]);
+  guint at = GPOINTER_TO_UINT (g_hash_table_lookup (self->cells, &id));
+  if (at == 0)
+    {
+      RowContact fresh = { .a = a, .b = b, .id = id, .mu = mu };
+      g_array_append_val (self->contacts, fresh);
+      at = self->contacts->len;
+      guint64 *key = g_new (guint64, 1);
+      *key = id;
+      g_hash_table_insert (self->cells, key, GUINT_TO_POINTER (at));
+    }
+  RowContact *row = &g_array_index (self->contacts, RowContact, at - 1);
+  row->weight += overlap;
+  cwb_v3_axpy (row->origin, overlap, r);
+  cwb_v3_axpy (row->normal, overlap, normal);
+  row->gap += overlap * gap;
+  row->volume += overlap * volume;
+  for (int side = 0; side < 2; side++)
+    for (int m = 0; m < 4; m++)
+      {
+        double w = (side == 0 ? 1 : -1) * moves[side].weight[m];
+        if (w == 0)
+          continue;
+        CellEntry entry = {
+          .geometry = side == 0 ? a : b, .point = moves[side].point[m],
+          .share = overlap * w,
+        };
+        cwb_v3_scale (entry.along, normal, overlap * w);
+        g_array_append_val (self->entries, entry);
+        guint index = self->entries->len;
+        if (row->last_entry > 0)
+          g_array_index (self->entries, CellEntry, row->last_entry - 1).next = index;
+        else
+          row->first_entry = index;
+        row->last_entry = index;
+      }
+}
+
+static int
+compare_entries (const void *x, const void *y)
+{
+  const CellEntry *a = x, *b = y;
+  if (a->geometry != b->geometry)
+    return a->geometry < b->geometry ? -1 : 1;
+  return (a->point > b->point) - (a->point < b->point);
+}
+
+/* A cell's entries with each geometry point once (shares and vectors summed), divided by
+ * the cell's weight, into `merged`. */
+static void
+merge_entries (const CellConstraints *self, const RowContact *c, GArray *merged)
+{
+  g_array_set_size (merged, 0);
+  for (guint k = c->first_entry; k > 0;)
+    {
+      const CellEntry *entry = &g_array_index (self->entries, CellEntry, k - 1);
+      g_array_append_val (merged, *entry);
+      k = entry->next;
+    }
+  qsort (merged->data, merged->len, sizeof (CellEntry), compare_entries);
+  CellEntry *e = (CellEntry *) merged->data;
+  guint out = 0;
+  for (guint k = 0; k < merged->len; k++)
+    {
+      if (out > 0 && e[out - 1].geometry == e[k].geometry && e[out - 1].point == e[k].point)
+        {
+          e[out - 1].share += e[k].share;
+          cwb_v3_add (e[out - 1].along, e[out - 1].along, e[k].along);
+          continue;
+        }
+      e[out++] = e[k];
+    }
+  g_array_set_size (merged, out);
+  for (guint k = 0; k < out; k++)
+    {
+      e[k].share /= c->weight;
+      cwb_v3_scale (e[k].along, e[k].along, 1 / c->weight);
+    }
+}
+
+/* One row of a cell: the normal row's weights are the points' mean w n (the Jacobian of
+ * the mean gap), a tangent row's the mean w along the cell's tangent. */
+static void
+add_row (CwbContactSet *set, const GArray *merged, CwbRowKind kind, uint32_t frame,
+         double gap, const double *tangent)
+{
+  CwbConstraintRow row = {
+    .kind = kind, .frame = frame, .first_weight = set->weights->len,
+    .violation = kind == CWB_ROW_NORMAL ? gap : 0,
+  };
+  for (guint k = 0; k < merged->len; k++)
+    {
+      const CellEntry *e = &g_array_index (merged, CellEntry, k);
+      CwbPointWeight w = { .geometry = e->geometry, .point = e->point };
+      if (tangent != NULL)
+        cwb_v3_scale (w.w, tangent, e->share);
+      else
+        cwb_v3_copy (w.w, e->along);
+      g_array_append_val (set->weights, w);
+    }
+  row.n_weights = set->weights->len - row.first_weight;
+  g_array_append_val (set->rows, row);
+}
+
+/* The constraint response: a frame per cell in contact, its normal row and, in the velocity
+ * pass where the pair has friction, its two tangent rows. */
+void
+cell_constraints_write (const CellConstraints *self, const CwbContactQuery *query,
+                        CwbContactSet *set)
+{
+  double volume = 0, deepest = 0;
+  g_autoptr (GArray) merged = g_array_new (FALSE, FALSE, sizeof (CellEntry));
+  for (guint k = 0; k < self->contacts->len; k++)
+    {
+      const RowContact *c = &g_array_index (self->contacts, RowContact, k);
+      double length = cwb_v3_norm (c->normal);
+      if (!(c->weight > 0) || !(length > 0))
+        continue;
+      const CwbGeometry *ga = &query->geometries[c->a], *gb = &query->geometries[c->b];
+      gboolean friction = c->mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY;
+      CwbContactFrame frame = {
+        .mu = c->mu, .body_a = ga->body, .body_b = gb->body, .first_row = set->rows->len,
+        .n_rows = friction ? 3 : 1, .gap = c->gap / c->weight, .volume = c->volume,
+      };
+      cwb_v3_scale (frame.origin, c->origin, 1 / c->weight);
+      cwb_v3_scale (frame.normal, c->normal, 1 / length);
+      cwb_v3_tangents (frame.normal, frame.t1, frame.t2);
+      merge_entries (self, c, merged);
+      uint32_t index = set->frames->len;
+      g_array_append_val (set->frames, frame);
+      cwb_contact_set_add_id (set, c->id);
+      add_row (set, merged, CWB_ROW_NORMAL, index, frame.gap, NULL);
+      if (friction)
+        {
+          add_row (set, merged, CWB_ROW_TANGENT, index, 0, frame.t1);
+          add_row (set, merged, CWB_ROW_TANGENT, index, 0, frame.t2);
+        }
+      volume += c->volume;
+      deepest = MAX (deepest, -frame.gap);
+    }
+  set->intersection_volume = volume;
+  set->max_penetration = deepest;
+  /* The gap is linear in the bodies' positions only where the densities' gradients do not
+   * change across the move (a ramp over a flat face); over the smooth step and curved
+   * surfaces a stabilization pass leaves part of a deep overlap, which the next takes. */
+  if (CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes))
+    set->stabilization_passes = STABILIZATION_PASSES;
+}
+
