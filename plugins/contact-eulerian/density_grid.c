@@ -86,6 +86,8 @@ body_density_new (void)
   d->on_face = g_array_new (FALSE, FALSE, sizeof (guint8));
   d->inside = g_array_new (FALSE, FALSE, sizeof (guint8));
   d->crossings = g_array_new (FALSE, FALSE, sizeof (Crossing));
+  d->sorted = g_array_new (FALSE, FALSE, sizeof (Crossing));
+  d->column_start = g_array_new (FALSE, FALSE, sizeof (guint));
   return d;
 }
 
@@ -103,16 +105,47 @@ body_density_free (BodyDensity *d)
   g_array_unref (d->on_face);
   g_array_unref (d->inside);
   g_array_unref (d->crossings);
+  g_array_unref (d->sorted);
+  g_array_unref (d->column_start);
   g_free (d);
 }
 
-static int
-compare_crossings (const void *a, const void *b)
+/* The crossings in column order (a counting sort over the box's columns), each column's by
+ * height (an insertion sort: a column crosses a closed surface a few times). */
+static void
+sort_crossings (BodyDensity *d, const GridBox *box)
 {
-  const Crossing *x = a, *y = b;
-  if (x->column != y->column)
-    return x->column < y->column ? -1 : 1;
-  return (x->z > y->z) - (x->z < y->z);
+  size_t n_columns = (size_t) box->n[0] * (size_t) box->n[1];
+  g_array_set_size (d->column_start, (guint) (n_columns + 1));
+  guint *start = (guint *) d->column_start->data;
+  memset (start, 0, (n_columns + 1) * sizeof (guint));
+  const Crossing *in = (const Crossing *) d->crossings->data;
+  guint n = d->crossings->len;
+  for (guint k = 0; k < n; k++)
+    start[in[k].column + 1]++;
+  for (size_t c = 0; c < n_columns; c++)
+    start[c + 1] += start[c];
+  g_array_set_size (d->sorted, n);
+  Crossing *out = (Crossing *) d->sorted->data;
+  for (guint k = 0; k < n; k++)
+    out[start[in[k].column]++] = in[k];
+  /* start[c] is now the end of column c, the start of column c + 1. */
+  guint first = 0;
+  for (size_t c = 0; c < n_columns; c++)
+    {
+      for (guint k = first + 1; k < start[c]; k++)
+        {
+          Crossing x = out[k];
+          guint m = k;
+          for (; m > first && out[m - 1].z > x.z; m--)
+            out[m] = out[m - 1];
+          out[m] = x;
+        }
+      first = start[c];
+    }
+  GArray *swap = d->crossings;
+  d->crossings = d->sorted;
+  d->sorted = swap;
 }
 
 /* The lattice indices of the box within [lo, hi] along axis c, clamped to the box: FALSE
@@ -132,8 +165,8 @@ index_range (const GridBox *box, int c, double lo, double hi, double shift, int 
   return TRUE;
 }
 
-/* Every crossing of the box's (shifted) columns with the triangles, sorted by column then
- * height. */
+/* Every crossing of the box's (shifted) columns with the triangles, in column order, each
+ * column's by height. */
 static void
 find_crossings (BodyDensity *d, const GridBox *box, const double *x, const uint32_t *tri,
                 size_t n_triangles)
@@ -174,7 +207,7 @@ find_crossings (BodyDensity *d, const GridBox *box, const double *x, const uint3
             g_array_append_val (d->crossings, crossing);
           }
     }
-  qsort (d->crossings->data, d->crossings->len, sizeof (Crossing), compare_crossings);
+  sort_crossings (d, box);
 }
 
 /* Each point's distance to the surface (up to SURFACE_REACH steps), closest triangle and the
@@ -218,8 +251,13 @@ find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint3
         for (int j = first[1]; j <= last[1]; j++)
           for (int i = first[0]; i <= last[0]; i++)
             {
-              double r[3], w[3], q[3] = { 0, 0, 0 }, dr[3];
+              double r[3], w[3], q[3] = { 0, 0, 0 }, dr[3], off[3];
               grid_box_point (box, i, j, k, r);
+              /* The distance to the triangle's plane bounds the distance to the triangle
+               * from below: a point that far is no closer than the reach. */
+              cwb_v3_sub (off, r, v[0]);
+              if (area > 0 && fabs (cwb_v3_dot (off, normal)) >= reach)
+                continue;
               int feature = cwb_triangle_closest_point (r, v[0], v[1], v[2], w);
               for (int m = 0; m < 3; m++)
                 cwb_v3_axpy (q, w[m], v[m]);

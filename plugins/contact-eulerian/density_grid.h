@@ -68,7 +68,9 @@ typedef struct BodyDensity {
                        * (zero for a face or a vertex) */
   GArray *on_face;    /* guint8 per point: the closest point is inside its triangle's face */
   GArray *inside;     /* guint8 per point: inside the surface (the scan conversion) */
-  GArray *crossings;  /* scratch: double, per column */
+  GArray *crossings;  /* scratch: the scan conversion's crossings */
+  GArray *sorted;     /* scratch: the same, sorted */
+  GArray *column_start; /* scratch: guint per column + 1 */
 } BodyDensity;
 
 BodyDensity *body_density_new (void);
