@@ -85,6 +85,7 @@ body_density_new (void)
   d->edge = g_array_new (FALSE, FALSE, sizeof (double));
   d->on_face = g_array_new (FALSE, FALSE, sizeof (guint8));
   d->inside = g_array_new (FALSE, FALSE, sizeof (guint8));
+  d->apex = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   d->crossings = g_array_new (FALSE, FALSE, sizeof (Crossing));
   d->sorted = g_array_new (FALSE, FALSE, sizeof (Crossing));
   d->column_start = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -104,6 +105,7 @@ body_density_free (BodyDensity *d)
   g_array_unref (d->edge);
   g_array_unref (d->on_face);
   g_array_unref (d->inside);
+  g_array_unref (d->apex);
   g_array_unref (d->crossings);
   g_array_unref (d->sorted);
   g_array_unref (d->column_start);
@@ -304,6 +306,8 @@ body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *p
   g_array_set_size (d->edge, (guint) (3 * n));
   g_array_set_size (d->on_face, (guint) n);
   g_array_set_size (d->inside, (guint) n);
+  g_array_set_size (d->apex, (guint) n_triangles);
+  memset (d->apex->data, 0xff, n_triangles * sizeof (uint32_t));
   find_crossings (d, box, positions, triangles, n_triangles);
   find_distances (d, box, positions, triangles, n_triangles);
   double *rho = (double *) d->rho->data;

@@ -68,6 +68,8 @@ typedef struct BodyDensity {
                        * (zero for a face or a vertex) */
   GArray *on_face;    /* guint8 per point: the closest point is inside its triangle's face */
   GArray *inside;     /* guint8 per point: inside the surface (the scan conversion) */
+  GArray *apex;       /* uint32_t per triangle: its inner apex (grid_point.h), found on first
+                       * use after each sampling; G_MAXUINT32 until then */
   GArray *crossings;  /* scratch: the scan conversion's crossings */
   GArray *sorted;     /* scratch: the same, sorted */
   GArray *column_start; /* scratch: guint per column + 1 */

@@ -182,6 +182,15 @@ eulerian_params_changed (void *data, const CwbParamSet *params)
   self->step = 0;
 }
 
+/* Forgets every geometry's mobility (measure_mobility measures it again when needed). */
+static void
+forget_mobility (Eulerian *self, size_t n_geometries)
+{
+  g_array_set_size (self->mobility, (guint) n_geometries);
+  for (size_t k = 0; k < n_geometries; k++)
+    g_array_index (self->mobility, double, k) = -1;
+}
+
 /* Closed triangle surfaces only: a density needs an inside. */
 static gboolean
 eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
@@ -200,31 +209,9 @@ eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
                                                    : "its geometry is volume particles");
       return FALSE;
     }
-  g_array_set_size (self->mobility, (guint) query->n_geometries);
-  for (size_t k = 0; k < query->n_geometries; k++)
-    g_array_index (self->mobility, double, k) = -1;
+  forget_mobility (self, query->n_geometries);
   self->step = 0;
   return TRUE;
-}
-
-static gboolean
-geometry_fixed (const CwbContactQuery *query, const CwbGeometry *g)
-{
-  return CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed) && query->body_fixed != NULL
-         && g->body < query->n_bodies && query->body_fixed[g->body];
-}
-
-static void
-bounds (const CwbGeometry *g, double lo[3], double hi[3])
-{
-  for (int c = 0; c < 3; c++)
-    lo[c] = hi[c] = g->n_points > 0 ? g->positions[c] : 0;
-  for (size_t i = 1; i < g->n_points; i++)
-    for (int c = 0; c < 3; c++)
-      {
-        lo[c] = MIN (lo[c], g->positions[3 * i + c]);
-        hi[c] = MAX (hi[c], g->positions[3 * i + c]);
-      }
 }
 
 /* The step this detection uses: the parameter, or STEP_OF_SIZE of the smallest moving
@@ -241,7 +228,7 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
       if (!(size > 0) || !isfinite (size))
         continue;
       smallest_any = MIN (smallest_any, size);
-      if (!geometry_fixed (query, &query->geometries[k]))
+      if (!cwb_contact_query_geometry_fixed (query, &query->geometries[k]))
         smallest = MIN (smallest, size);
     }
   double size = isfinite (smallest) ? smallest : smallest_any;
@@ -269,7 +256,7 @@ measure_mobility (Eulerian *self, const CwbContactQuery *query)
       const CwbGeometry *g = &query->geometries[k];
       if (mobility[k] >= 0)
         continue;
-      if (geometry_fixed (query, g) || g->n_points == 0)
+      if (cwb_contact_query_geometry_fixed (query, g) || g->n_points == 0)
         mobility[k] = 0;
       else if (!response)
         mobility[k] = query->h * query->h;
@@ -305,7 +292,7 @@ pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, 
 
 /* The point's sample of one body, with how the point moves with it. */
 static void
-sample_at (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
+sample_at (BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
            DensitySample *sample, GridPoint *moves)
 {
   size_t p = grid_box_index (&d->box, i, j, k);
@@ -386,8 +373,9 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   if (!(pair->mu > 0) || query->pass != CWB_CONTACT_PASS_VELOCITY)
     return;
   guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
+  double tangent_spring = TANGENT_SHARE * spring;
   pair->slips = pair_friction_force (self->friction, id, pair->normal, normal_force, pair->mu,
-                                     velocity, TANGENT_SHARE * spring, beta * TANGENT_SHARE * spring, query->h,
+                                     velocity, tangent_spring, beta * tangent_spring, query->h,
                                      pair->friction);
   for (guint k = 0; k < n; k++)
     cwb_v3_axpy (grid[k].force, cwb_v3_norm (grid[k].force) / load, pair->friction);
@@ -402,8 +390,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
   const uint32_t geometry[2] = { a, b };
   const CwbGeometry *g[2] = { &query->geometries[a], &query->geometries[b] };
   double lo[2][3], hi[2][3], min[3], max[3];
-  bounds (g[0], lo[0], hi[0]);
-  bounds (g[1], lo[1], hi[1]);
+  cwb_geometry_bounds (g[0], lo[0], hi[0]);
+  cwb_geometry_bounds (g[1], lo[1], hi[1]);
   double reach = self->step;
   for (int c = 0; c < 3; c++)
     {
@@ -424,7 +412,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
   for (int s = 0; s < 2; s++)
     body_density_sample_surface (self->density[s], &box, g[s]->positions, g[s]->triangles,
                                  g[s]->n_triangles);
-  double stiffness = pair_stiffness (self, query, a, b);
+  double stiffness = self->rows ? 0 : pair_stiffness (self, query, a, b);
   double volume = box.step * box.step * box.step;
   double kv = stiffness * volume;
   double beta = self->damping_param >= 0 ? self->damping_param : query->h;
@@ -452,7 +440,6 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           double r[3];
           grid_box_point (&box, i, j, k, r);
           pair.volume += overlap * volume;
-
           CwbInspectVoxel voxel = {
             .kind = CWB_VOXEL_INTERSECTION, .body_a = g[0]->body, .body_b = g[1]->body,
             .center = { r[0], r[1], r[2] }, .size = { box.step, box.step, box.step },
@@ -464,8 +451,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           double slope = cwb_v3_norm (gradient);
           if (!(slope > 0))
             continue;
-          /* How far the bodies would have to part along g to clear the point (as the
-           * constraint's gap, add_row_contact): what the report calls its depth. */
+          /* How far the bodies would have to part along g to clear the point (as a
+           * constraint's gap, cell_constraints.h): what the report calls its depth. */
           pair.deepest = MAX (pair.deepest, MIN (2 * overlap / slope, 2 * self->step));
           CwbInspectVector arrow = {
             .kind = CWB_VECTOR_DENSITY_GRADIENT, .geometry = a, .point = contact.moves[0].point[0],
@@ -533,13 +520,14 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
   g_array_set_size (self->stiffness, 0);
   g_array_set_size (self->voxels, 0);
   g_array_set_size (self->vectors, 0);
-  if (self->mobility->len != query->n_geometries)
+  /* The mobilities size the penalty's stiffness; constraints need none (and measuring one
+   * costs a deformable body a factorisation). */
+  if (!self->rows)
     {
-      g_array_set_size (self->mobility, (guint) query->n_geometries);
-      for (size_t k = 0; k < query->n_geometries; k++)
-        g_array_index (self->mobility, double, k) = -1;
+      if (self->mobility->len != query->n_geometries)
+        forget_mobility (self, query->n_geometries);
+      measure_mobility (self, query);
     }
-  measure_mobility (self, query);
   gboolean velocity_pass = query->pass == CWB_CONTACT_PASS_VELOCITY;
   if (velocity_pass)
     pair_friction_begin (self->friction);
@@ -547,7 +535,7 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
     for (uint32_t b = a + 1; b < query->n_geometries; b++)
       {
         const CwbGeometry *ga = &query->geometries[a], *gb = &query->geometries[b];
-        if (ga->body == gb->body || (geometry_fixed (query, ga) && geometry_fixed (query, gb)))
+        if (ga->body == gb->body || (cwb_contact_query_geometry_fixed (query, ga) && cwb_contact_query_geometry_fixed (query, gb)))
           continue;
         if (!detect_pair (self, query, a, b, error))
           {
@@ -570,13 +558,13 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
 {
   (void) error;
   Eulerian *self = data;
+  g_array_append_vals (inspection->voxels, self->voxels->data, self->voxels->len);
+  g_array_append_vals (inspection->vectors, self->vectors->data, self->vectors->len);
+  if (!(self->step_param > 0))
+    cwb_inspection_add_derived (inspection, "cell_size", self->step);
   if (self->rows)
     {
       cell_constraints_write (self->constraints, query, set);
-      g_array_append_vals (inspection->voxels, self->voxels->data, self->voxels->len);
-      g_array_append_vals (inspection->vectors, self->vectors->data, self->vectors->len);
-      if (!(self->step_param > 0))
-        cwb_inspection_add_derived (inspection, "cell_size", self->step);
       return TRUE;
     }
   double total_volume = 0, deepest = 0, smallest_stiffness = INFINITY;
@@ -609,10 +597,6 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
     g_array_append_vals (set->stiffness, self->stiffness->data, self->stiffness->len);
   set->intersection_volume = total_volume;
   set->max_penetration = deepest;
-  g_array_append_vals (inspection->voxels, self->voxels->data, self->voxels->len);
-  g_array_append_vals (inspection->vectors, self->vectors->data, self->vectors->len);
-  if (!(self->step_param > 0))
-    cwb_inspection_add_derived (inspection, "cell_size", self->step);
   if (!(self->stiffness_param > 0) && isfinite (smallest_stiffness))
     cwb_inspection_add_derived (inspection, "stiffness", smallest_stiffness);
   return TRUE;
@@ -670,7 +654,7 @@ static const CwbPluginDesc eulerian_desc = {
   .name = "eulerian",
   .version = "0.1.0",
   .summary = "Eulerian density-grid contact: bodies sampled as densities in a common grid, "
-             "penalty forces where they overlap (Faure 2007)",
+             "constraints or penalty forces where they overlap (Faure 2007)",
   .params = eulerian_params,
   .n_params = G_N_ELEMENTS (eulerian_params),
   .vtable = &eulerian_vtable,

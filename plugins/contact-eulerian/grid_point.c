@@ -120,7 +120,7 @@ affine_weights (const CwbGeometry *g, uint32_t t, uint32_t apex, const double r[
 }
 
 void
-grid_point_map (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k, GridPoint *m)
+grid_point_map (BodyDensity *d, const CwbGeometry *g, int i, int j, int k, GridPoint *m)
 {
   size_t p = grid_box_index (&d->box, i, j, k);
   uint32_t triangle = g_array_index (d->triangle, uint32_t, p);
@@ -132,7 +132,10 @@ grid_point_map (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
     closest_surface_point (g, r, &triangle, bary);
   for (int v = 0; v < 3; v++)
     m->point[v] = g->triangles[3 * triangle + v];
-  m->point[3] = apex_of (g, triangle);
+  uint32_t *apex = &g_array_index (d->apex, uint32_t, triangle);
+  if (*apex == G_MAXUINT32)
+    *apex = apex_of (g, triangle);
+  m->point[3] = *apex;
   if (!affine_weights (g, triangle, m->point[3], r, m->weight))
     {
       cwb_v3_copy (m->weight, bary);

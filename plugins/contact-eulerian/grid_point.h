@@ -19,8 +19,8 @@ typedef struct GridPoint {
 } GridPoint;
 
 /* Point (i, j, k) of the density's box as it moves with geometry g, the geometry the density
- * was sampled from. */
-void grid_point_map (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
+ * was sampled from (each triangle's apex is kept in the density, found once a sampling). */
+void grid_point_map (BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
                      GridPoint *m);
 
 /* The velocity g carries the grid point at (zero without velocities). */

@@ -939,13 +939,6 @@ detection_params_read (DetectionParams *params, DetectionDepth *depth, const Cwb
   params->cell_size = cwb_param_double (set, "cell_size", 0);
 }
 
-static gboolean
-geometry_fixed (const CwbContactQuery *query, const CwbGeometry *geometry)
-{
-  return CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed) && query->body_fixed != NULL
-         && geometry->body < query->n_bodies && query->body_fixed[geometry->body];
-}
-
 /* The median size (cwb_geometry_size) of the moving surfaces; 0 without any. */
 static double
 median_moving_size (const CwbContactQuery *query)
@@ -956,7 +949,7 @@ median_moving_size (const CwbContactQuery *query)
     {
       const CwbGeometry *geometry = &query->geometries[k];
       if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->n_points == 0
-          || geometry_fixed (query, geometry))
+          || cwb_contact_query_geometry_fixed (query, geometry))
         continue;
       double size = cwb_geometry_size (geometry);
       if (isfinite (size))
@@ -992,7 +985,7 @@ detection_motion (const CwbContactQuery *query, DetectionVelocities *motion)
       const CwbGeometry *geometry = &query->geometries[k];
       DetectionVelocities *box = &motion[k];
       memset (box, 0, sizeof *box);
-      box->fixed = geometry_fixed (query, geometry);
+      box->fixed = cwb_contact_query_geometry_fixed (query, geometry);
       if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->velocities == NULL
           || geometry->n_points == 0 || box->fixed)
         continue;

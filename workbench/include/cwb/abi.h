@@ -34,7 +34,7 @@ G_BEGIN_DECLS
  * 1.11: CwbContactSet.reach.
  * 1.12: CwbBodyModelVTable.inspect_elements (CwbElementInspection).
  * 1.13: CwbSolverVTable.stages (CwbSolverStage), CwbStepContext.stage_done.
- * 1.14: CwbContactQuery.solves. */
+ * 1.14: CwbContactQuery.solves; cwb_contact_query_geometry_fixed, cwb_geometry_bounds. */
 #define CWB_ABI_MINOR 14
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"

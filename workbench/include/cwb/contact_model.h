@@ -60,6 +60,15 @@ typedef struct CwbContactQuery {
   uint32_t solves;
 } CwbContactQuery;
 
+/* Whether a geometry's body never moves (the query's body_fixed, ABI 1.4; FALSE from an
+ * older host). */
+static inline gboolean
+cwb_contact_query_geometry_fixed (const CwbContactQuery *query, const CwbGeometry *geometry)
+{
+  return CWB_STRUCT_HAS (query, CwbContactQuery, body_fixed) && query->body_fixed != NULL
+         && geometry->body < query->n_bodies && query->body_fixed[geometry->body];
+}
+
 
 typedef struct CwbContactModelVTable {
   size_t struct_size;

@@ -56,6 +56,25 @@ typedef struct CwbPointWeight {
   double w[3];
 } CwbPointWeight;
 
+/* The box of a geometry's points at their current positions, into lo and hi (zeros without
+ * points). */
+static inline void
+cwb_geometry_bounds (const CwbGeometry *geometry, double lo[3], double hi[3])
+{
+  for (int c = 0; c < 3; c++)
+    lo[c] = hi[c] = geometry->n_points > 0 && geometry->positions != NULL
+                      ? geometry->positions[c] : 0;
+  if (geometry->positions == NULL)
+    return;
+  for (size_t i = 1; i < geometry->n_points; i++)
+    for (int c = 0; c < 3; c++)
+      {
+        double x = geometry->positions[3 * i + c];
+        lo[c] = x < lo[c] ? x : lo[c];
+        hi[c] = x > hi[c] ? x : hi[c];
+      }
+}
+
 /* A geometry's size: the largest extent of the box of its points at their current positions
  * (0 without points; not finite if a position is not). What automatic parameters scale with
  * (a contact margin, a solver tolerance without gravity). */
@@ -65,15 +84,7 @@ cwb_geometry_size (const CwbGeometry *geometry)
   if (geometry->n_points == 0 || geometry->positions == NULL)
     return 0;
   double lo[3], hi[3];
-  for (int c = 0; c < 3; c++)
-    lo[c] = hi[c] = geometry->positions[c];
-  for (size_t i = 1; i < geometry->n_points; i++)
-    for (int c = 0; c < 3; c++)
-      {
-        double x = geometry->positions[3 * i + c];
-        lo[c] = x < lo[c] ? x : lo[c];
-        hi[c] = x > hi[c] ? x : hi[c];
-      }
+  cwb_geometry_bounds (geometry, lo, hi);
   double size = hi[0] - lo[0];
   for (int c = 1; c < 3; c++)
     size = hi[c] - lo[c] > size ? hi[c] - lo[c] : size;
