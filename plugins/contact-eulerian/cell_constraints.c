@@ -169,7 +169,7 @@ cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
   row->gap += overlap * gap;
   row->volume += overlap * volume;
   for (int side = 0; side < 2; side++)
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < GRID_POINT_TERMS; m++)
       {
         double w = (side == 0 ? 1 : -1) * moves[side].weight[m];
         if (w == 0)

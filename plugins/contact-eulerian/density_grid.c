@@ -89,6 +89,9 @@ body_density_new (void)
   d->crossings = g_array_new (FALSE, FALSE, sizeof (Crossing));
   d->sorted = g_array_new (FALSE, FALSE, sizeof (Crossing));
   d->column_start = g_array_new (FALSE, FALSE, sizeof (guint));
+  d->particle_norm = g_array_new (FALSE, FALSE, sizeof (double));
+  d->bucket_start = g_array_new (FALSE, FALSE, sizeof (guint));
+  d->bucket_members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   return d;
 }
 
@@ -109,6 +112,9 @@ body_density_free (BodyDensity *d)
   g_array_unref (d->crossings);
   g_array_unref (d->sorted);
   g_array_unref (d->column_start);
+  g_array_unref (d->particle_norm);
+  g_array_unref (d->bucket_start);
+  g_array_unref (d->bucket_members);
   g_free (d);
 }
 
@@ -297,6 +303,7 @@ body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *p
                              const uint32_t *triangles, size_t n_triangles)
 {
   d->box = *box;
+  d->from_particles = FALSE;
   size_t n = grid_box_points (box);
   g_array_set_size (d->rho, (guint) n);
   g_array_set_size (d->distance, (guint) n);

@@ -73,6 +73,14 @@ typedef struct BodyDensity {
   GArray *crossings;  /* scratch: the scan conversion's crossings */
   GArray *sorted;     /* scratch: the same, sorted */
   GArray *column_start; /* scratch: guint per column + 1 */
+  /* Volume particles (particle_density.h) instead of a surface: */
+  gboolean from_particles;
+  double reach;           /* the particles' largest kernel half-width (m) */
+  GArray *particle_norm;  /* double per particle: its kernel's sum over the whole lattice */
+  GArray *bucket_start;   /* guint per bucket + 1: the particles near the box, bucketed */
+  GArray *bucket_members; /* uint32_t: particle indices, bucket by bucket */
+  double bucket_origin[3];
+  int bucket_n[3];
 } BodyDensity;
 
 BodyDensity *body_density_new (void);

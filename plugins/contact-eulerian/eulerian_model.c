@@ -1,8 +1,9 @@
 /* The Eulerian contact model `eulerian` (Faure, Allard and Nesme 2007): bodies meet in a
  * common regular grid of points, each body sampled there as a spatial density, and contact
  * is wherever two densities sum to more than one (sec. 4.1). Nothing in it names a pair of
- * body kinds: it reads geometries (closed triangle surfaces, whatever body model and mapping
- * made them) and answers with constraint rows or with forces on their points.
+ * body kinds: it reads geometries (closed triangle surfaces and volume particles, whatever
+ * body model and mapping made them) and answers with constraint rows or with forces on their
+ * points.
  *
  * One detection, for each two geometries of different bodies, not both fixed, whose boxes
  * overlap:
@@ -10,8 +11,9 @@
  *      points), the only place where both can be present: densities are computed nowhere
  *      else (the hierarchy of sec. 6 reduced to its root, the bodies' boxes, and one fine
  *      level);
- *   2. both densities sampled over it (density_grid.h: scan conversion, a smooth step across
- *      the surface, its exact derivatives);
+ *   2. both densities sampled over it: a surface by scan conversion, a smooth step across
+ *      it and its exact derivatives (density_grid.h); particles by eq. 4-6, their volumes
+ *      spread over the points around them, with finite differences (particle_density.h);
  *   3. at each point where rho_bar = rho_a + rho_b - 1 > 0, how it moves with each body
  *      (grid_point.h, the kinematic coefficients dr/dq of sec. 5.1), then
  *   4. the response, by `response`: constraints (sec. 4.3, cell_constraints.h) for the
@@ -30,6 +32,7 @@
 #include "cell_constraints.h"
 #include "grid_point.h"
 #include "pair_friction.h"
+#include "particle_density.h"
 
 /* Automatic step: this share of the smallest moving geometry's size (16 points across). */
 #define STEP_OF_SIZE (1.0 / 16)
@@ -191,7 +194,8 @@ forget_mobility (Eulerian *self, size_t n_geometries)
     g_array_index (self->mobility, double, k) = -1;
 }
 
-/* Closed triangle surfaces only: a density needs an inside. */
+/* Closed triangle surfaces (a density needs an inside) and volume particles with their
+ * radii and masses. */
 static gboolean
 eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
 {
@@ -201,12 +205,15 @@ eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
       const CwbGeometry *g = &query->geometries[k];
       if (g->kind == CWB_GEOMETRY_SURFACE && g->closed)
         continue;
+      if (g->kind == CWB_GEOMETRY_PARTICLES && g->radii != NULL && g->masses != NULL)
+        continue;
       g_set_error (error, EULERIAN_ERROR, 0,
                    "eulerian: body %u: %s; the Eulerian model samples closed triangle "
-                   "surfaces into densities (volume particles are not sampled yet)",
+                   "surfaces and volume particles into densities",
                    g->body,
-                   g->kind == CWB_GEOMETRY_SURFACE ? "its surface is not closed"
-                                                   : "its geometry is volume particles");
+                   g->kind == CWB_GEOMETRY_SURFACE     ? "its surface is not closed"
+                   : g->kind == CWB_GEOMETRY_PARTICLES ? "its particles have no radii or masses"
+                                                       : "its geometry is of an unknown kind");
       return FALSE;
     }
   forget_mobility (self, query->n_geometries);
@@ -297,6 +304,12 @@ sample_at (BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
 {
   size_t p = grid_box_index (&d->box, i, j, k);
   sample->rho = g_array_index (d->rho, double, p);
+  if (d->from_particles)
+    {
+      particle_density_derivatives (d, i, j, k, sample->gradient, sample->hessian);
+      particle_grid_point_map (d, g, i, j, k, moves);
+      return;
+    }
   body_density_derivatives (d, i, j, k, sample->gradient, sample->hessian);
   grid_point_map (d, g, i, j, k, moves);
 }
@@ -307,7 +320,7 @@ add_point_forces (Eulerian *self, const uint32_t geometry[2], const GridPoint mo
                   const double force[3])
 {
   for (int s = 0; s < 2; s++)
-    for (int m = 0; m < 4; m++)
+    for (int m = 0; m < GRID_POINT_TERMS; m++)
       {
         if (moves[s].weight[m] == 0)
           continue;
@@ -325,9 +338,9 @@ add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const GridPoint
                      const double k[9])
 {
   for (int sx = 0; sx < 2; sx++)
-    for (int mx = 0; mx < 4; mx++)
+    for (int mx = 0; mx < GRID_POINT_TERMS; mx++)
       for (int sy = 0; sy < 2; sy++)
-        for (int my = 0; my < 4; my++)
+        for (int my = 0; my < GRID_POINT_TERMS; my++)
           {
             double scale = (sx == sy ? 1 : -1) * moves[sx].weight[mx] * moves[sy].weight[my];
             if (scale == 0)
@@ -390,8 +403,19 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
   const uint32_t geometry[2] = { a, b };
   const CwbGeometry *g[2] = { &query->geometries[a], &query->geometries[b] };
   double lo[2][3], hi[2][3], min[3], max[3];
-  cwb_geometry_bounds (g[0], lo[0], hi[0]);
-  cwb_geometry_bounds (g[1], lo[1], hi[1]);
+  for (int s = 0; s < 2; s++)
+    {
+      /* Where the density reaches: the surface's box, or the particles' centres' widened by
+       * their kernels. */
+      cwb_geometry_bounds (g[s], lo[s], hi[s]);
+      double widen = g[s]->kind == CWB_GEOMETRY_PARTICLES
+                       ? particle_density_reach (g[s], self->step) : 0;
+      for (int c = 0; c < 3; c++)
+        {
+          lo[s][c] -= widen;
+          hi[s][c] += widen;
+        }
+    }
   double reach = self->step;
   for (int c = 0; c < 3; c++)
     {
@@ -410,8 +434,11 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
       return FALSE;
     }
   for (int s = 0; s < 2; s++)
-    body_density_sample_surface (self->density[s], &box, g[s]->positions, g[s]->triangles,
-                                 g[s]->n_triangles);
+    if (g[s]->kind == CWB_GEOMETRY_PARTICLES)
+      body_density_sample_particles (self->density[s], &box, g[s]);
+    else
+      body_density_sample_surface (self->density[s], &box, g[s]->positions, g[s]->triangles,
+                                   g[s]->n_triangles);
   double stiffness = self->rows ? 0 : pair_stiffness (self, query, a, b);
   double volume = box.step * box.step * box.step;
   double kv = stiffness * volume;

@@ -10,8 +10,9 @@ grid_point_velocity (const CwbGeometry *g, const GridPoint *m, double v[3])
   cwb_v3_set (v, 0, 0, 0);
   if (g->velocities == NULL)
     return;
-  for (int k = 0; k < 4; k++)
-    cwb_v3_axpy (v, m->weight[k], &g->velocities[3 * m->point[k]]);
+  for (int k = 0; k < GRID_POINT_TERMS; k++)
+    if (m->weight[k] != 0)
+      cwb_v3_axpy (v, m->weight[k], &g->velocities[3 * m->point[k]]);
 }
 
 /* The closest point of a geometry's surface to r by a search of every triangle: for a point
@@ -122,6 +123,7 @@ affine_weights (const CwbGeometry *g, uint32_t t, uint32_t apex, const double r[
 void
 grid_point_map (BodyDensity *d, const CwbGeometry *g, int i, int j, int k, GridPoint *m)
 {
+  *m = (GridPoint) { 0 };
   size_t p = grid_box_index (&d->box, i, j, k);
   uint32_t triangle = g_array_index (d->triangle, uint32_t, p);
   double bary[3], r[3];

@@ -13,9 +13,14 @@
 
 G_BEGIN_DECLS
 
+/* At most this many points carry a grid point: a surface's four, or the heaviest of the
+ * volume particles around it (particle_density.h), eight of them for particles on a lattice
+ * no finer than the grid. */
+#define GRID_POINT_TERMS 8
+
 typedef struct GridPoint {
-  uint32_t point[4];   /* the geometry's points */
-  double weight[4];    /* their affine weights, summing to 1 */
+  uint32_t point[GRID_POINT_TERMS];   /* the geometry's points */
+  double weight[GRID_POINT_TERMS];    /* their affine weights, summing to 1 (0: unused) */
 } GridPoint;
 
 /* Point (i, j, k) of the density's box as it moves with geometry g, the geometry the density

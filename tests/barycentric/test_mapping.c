@@ -10,6 +10,7 @@
 
 #include "../rigid/test_plugin.h"
 #include "embedded_shape.h"
+#include "volume_particles.h"
 
 /* The mapped coordinates are sums of four weight-node products: a few ulps of the largest
  * magnitude involved (`scale` below), 64 leaving a margin. A wrong weight or node would be
@@ -27,6 +28,8 @@ typedef struct Fixture {
   void *map;
   size_t n_points, nq;
   double *q;   /* a deformed state: the rest nodes moved at random */
+  VolumeParticles particles;   /* `sample: volume`: the lattice the mapping embeds */
+  const double *reference;     /* the mapped points at rest: vertices or particles */
 } Fixture;
 
 static const CwbMappingVTable *
@@ -43,6 +46,24 @@ map_create (const CwbMappingVTable *vt, const char *name, const CwbBodyInfo *bod
   CwbMappingCreateInfo mi = { .struct_size = sizeof mi, .name = name, .body = body };
   return vt->create (&mi, test_host (), error);
 }
+
+/* The same with `sample: volume` at a spacing of `spacing`. */
+static void *
+map_create_volume (const char *name, const CwbBodyInfo *body, double spacing, GError **error)
+{
+  const CwbPluginDesc *desc = test_plugin_load ("CWB_BARYCENTRIC_MAPPING_PLUGIN",
+                                                CWB_PLUGIN_MAPPING, "barycentric");
+  TestParams params;
+  test_params_init (&params, desc);
+  test_params_set_enum (&params, "sample", "volume");
+  test_params_set_double (&params, "particle_spacing", spacing);
+  CwbMappingCreateInfo mi = { .struct_size = sizeof mi, .name = name, .body = body,
+                              .params = &params.set };
+  return ((const CwbMappingVTable *) desc->vtable)->create (&mi, test_host (), error);
+}
+
+/* The particles' spacing in the `volume` fixture: about 500 in the ball of radius 0.5. */
+#define VOLUME_SPACING 0.1
 
 /* A random vector of n entries in [-1, 1] times `amplitude`. */
 static double *
@@ -72,7 +93,10 @@ fixture_setup (Fixture *fx, gconstpointer data)
   CwbShapeDesc sphere = embedded_sphere (0.5, 32);
   fx->shape = embedded_shape_new (&sphere, 5);
   g_autoptr (GError) error = NULL;
-  fx->map = map_create (fx->vt, "ball", &fx->shape->info, &error);
+  gboolean volume = g_strcmp0 (data, "volume") == 0;
+  fx->shape->info.mass = 2.5;   /* what the particles share */
+  fx->map = volume ? map_create_volume ("ball", &fx->shape->info, VOLUME_SPACING, &error)
+                   : map_create (fx->vt, "ball", &fx->shape->info, &error);
   g_assert_no_error (error);
   g_assert_nonnull (fx->map);
   fx->nq = fx->shape->info.nq;
@@ -80,12 +104,33 @@ fixture_setup (Fixture *fx, gconstpointer data)
   CwbGeometryLayout layout;
   fx->vt->get_layout (fx->map, &layout);
   const CwbSurfaceMesh *s = &fx->shape->surface;
-  g_assert_cmpint (layout.kind, ==, CWB_GEOMETRY_SURFACE);
-  g_assert_true (layout.closed);
-  g_assert_cmpuint (layout.n_points, ==, s->n_vertices);
-  g_assert_cmpuint (layout.n_triangles, ==, s->n_triangles);
-  g_assert_cmpmem (layout.triangles, layout.n_triangles * 3 * sizeof (uint32_t), s->triangles,
-                   s->n_triangles * 3 * sizeof (uint32_t));
+  if (volume)
+    {
+      /* The lattice the mapping sampled, each particle with its share of the mass. */
+      g_assert_true (volume_particles_sample (s, VOLUME_SPACING, "ball", &fx->particles, NULL));
+      g_assert_cmpint (layout.kind, ==, CWB_GEOMETRY_PARTICLES);
+      g_assert_cmpuint (layout.n_points, ==, fx->particles.n);
+      g_assert_cmpuint (layout.n_points, >, 400);
+      double mass = 0;
+      for (size_t k = 0; k < layout.n_points; k++)
+        {
+          mass += layout.masses[k];
+          g_assert_cmpfloat (layout.radii[k], ==, fx->particles.radius);
+        }
+      g_assert_cmpfloat_with_epsilon (mass, fx->shape->info.mass,
+                                      ROUNDOFF_ULPS * DBL_EPSILON * fx->shape->info.mass);
+      fx->reference = fx->particles.positions;
+    }
+  else
+    {
+      g_assert_cmpint (layout.kind, ==, CWB_GEOMETRY_SURFACE);
+      g_assert_true (layout.closed);
+      g_assert_cmpuint (layout.n_points, ==, s->n_vertices);
+      g_assert_cmpuint (layout.n_triangles, ==, s->n_triangles);
+      g_assert_cmpmem (layout.triangles, layout.n_triangles * 3 * sizeof (uint32_t),
+                       s->triangles, s->n_triangles * 3 * sizeof (uint32_t));
+      fx->reference = s->vertices;
+    }
   fx->n_points = layout.n_points;
 
   g_autoptr (GRand) rand = g_rand_new_with_seed (17);
@@ -100,10 +145,12 @@ fixture_teardown (Fixture *fx, gconstpointer data)
   fx->vt->destroy (fx->map);
   embedded_shape_free (fx->shape);
   g_free (fx->q);
+  volume_particles_clear (&fx->particles);
 }
 
 /* q = A X + b and v = A' X + b' for random A, b, A', b': positions A p + b and velocities
- * A' p + b' for every vertex p of the reference surface. Exact in exact arithmetic since
+ * A' p + b' for every vertex p of the reference surface (every particle of the volume).
+ * Exact in exact arithmetic since
  * the weights sum to 1 and reproduce p from the rest nodes X. */
 static void
 test_affine (Fixture *fx, gconstpointer data)
@@ -111,7 +158,7 @@ test_affine (Fixture *fx, gconstpointer data)
   g_autoptr (GRand) rand = g_rand_new_with_seed (5);
   size_t n_nodes = fx->shape->info.n_nodes;
   const double *rest = fx->shape->info.rest_nodes;
-  const double *vertices = fx->shape->surface.vertices;
+  const double *vertices = fx->reference;
   for (int trial = 0; trial < 4; trial++)
     {
       g_autofree double *a = random_vector (rand, 9, 2), *b = random_vector (rand, 3, 5);
@@ -402,6 +449,13 @@ main (int argc, char **argv)
   ADD ("jt-adjoint", test_jt_adjoint);
   ADD ("j-points", test_j_points);
   ADD ("velocities", test_velocities);
+#define ADD_VOLUME(path, fn) g_test_add ("/barycentric/mapping/volume/" path, Fixture, \
+                                         "volume", fixture_setup, fn, fixture_teardown)
+  ADD_VOLUME ("affine", test_affine);
+  ADD_VOLUME ("j-finite-differences", test_j_finite_differences);
+  ADD_VOLUME ("jt-adjoint", test_jt_adjoint);
+  ADD_VOLUME ("j-points", test_j_points);
+  ADD_VOLUME ("velocities", test_velocities);
   g_test_add_func ("/barycentric/mapping/sphere-rest-shape", test_sphere_rest_shape);
   g_test_add_func ("/barycentric/mapping/torus-rest-shape", test_torus_rest_shape);
   g_test_add_func ("/barycentric/mapping/rigid-refused", test_rigid_refused);

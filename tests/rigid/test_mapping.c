@@ -177,6 +177,77 @@ test_velocities (Fixture *fx, gconstpointer data)
     g_assert_cmpfloat_with_epsilon (pdot[i], jv[i], ROUNDOFF_TOLERANCE);
 }
 
+/* `sample: volume`: the box of 0.6 x 1.0 x 1.8 m filled by a lattice of 0.2 m, 3 x 5 x 9
+ * particles whose spheres hold the box's volume and whose masses the body's, centred on the
+ * centre of mass, inside the moved box, carried with the body's velocity field. */
+static void
+test_volume_particles (void)
+{
+  const CwbBodyModelVTable *body_vt = test_rigid_body_vtable (NULL);
+  const CwbPluginDesc *map_desc = test_plugin_load ("CWB_RIGID_MAPPING_PLUGIN",
+                                                    CWB_PLUGIN_MAPPING, "rigid");
+  const CwbMappingVTable *map_vt = map_desc->vtable;
+  TestShape *shape = test_shape_box (0.6, 1.0, 1.8);
+  CwbBodyCreateInfo info = test_body_info ("grains", shape, 700, FALSE, NULL);
+  double theta[3] = { -0.5, 0.8, 1.3 }, q[7], v[6];
+  cwb_quat_from_rotvec (info.orientation, theta);
+  cwb_v3_set (info.position, 4.0, -3.0, 7.0);
+  cwb_v3_set (info.linear_velocity, 0.5, 1.5, -0.7);
+  cwb_v3_set (info.angular_velocity, 2.0, -1.0, 0.3);
+  g_autoptr (GError) error = NULL;
+  void *body = body_vt->create (&info, test_host (), &error);
+  g_assert_no_error (error);
+  body_vt->init_state (body, q, v);
+  CwbBodyInfo bi;
+  body_vt->get_info (body, &bi);
+  TestParams params;
+  test_params_init (&params, map_desc);
+  test_params_set_enum (&params, "sample", "volume");
+  test_params_set_double (&params, "particle_spacing", 0.2);
+  CwbMappingCreateInfo mi = { .struct_size = sizeof mi, .name = "grains", .body = &bi,
+                              .params = &params.set };
+  void *map = map_vt->create (&mi, test_host (), &error);
+  g_assert_no_error (error);
+  CwbGeometryLayout layout;
+  map_vt->get_layout (map, &layout);
+  g_assert_cmpint (layout.kind, ==, CWB_GEOMETRY_PARTICLES);
+  g_assert_cmpuint (layout.n_points, ==, 135);
+  g_assert_cmpuint (layout.n_triangles, ==, 0);
+  size_t n = layout.n_points;
+  double volume = 0, mass = 0;
+  for (size_t k = 0; k < n; k++)
+    {
+      volume += 4.0 / 3.0 * G_PI * pow (layout.radii[k], 3);
+      mass += layout.masses[k];
+    }
+  g_assert_cmpfloat_with_epsilon (volume, 0.6 * 1.0 * 1.8, ROUNDOFF_TOLERANCE);
+  g_assert_cmpfloat_with_epsilon (mass, bi.mass, ROUNDOFF_TOLERANCE * bi.mass);
+  g_autofree double *p = g_new (double, 3 * n), *pdot = g_new (double, 3 * n);
+  map_vt->apply (map, q, v, p, pdot);
+  double mean[3] = { 0, 0, 0 }, rot[9];
+  cwb_quat_to_m3 (rot, q + 3);
+  for (size_t k = 0; k < n; k++)
+    {
+      cwb_v3_axpy (mean, 1.0 / (double) n, &p[3 * k]);
+      double arm[3], local[3], expected[3];
+      cwb_v3_sub (arm, &p[3 * k], q);
+      cwb_m3t_mul_v3 (local, rot, arm);
+      /* Cell centres of the box: half a spacing in from its faces. */
+      const double half[3] = { 0.3, 0.5, 0.9 };
+      for (int a = 0; a < 3; a++)
+        g_assert_cmpfloat (fabs (local[a]), <=, half[a] - 0.1 + ROUNDOFF_TOLERANCE);
+      cwb_v3_cross (expected, v + 3, arm);
+      cwb_v3_add (expected, expected, v);
+      for (int a = 0; a < 3; a++)
+        g_assert_cmpfloat_with_epsilon (pdot[3 * k + a], expected[a], ROUNDOFF_TOLERANCE);
+    }
+  for (int a = 0; a < 3; a++)
+    g_assert_cmpfloat_with_epsilon (mean[a], q[a], ROUNDOFF_TOLERANCE);
+  map_vt->destroy (map);
+  body_vt->destroy (body);
+  test_shape_free (shape);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -188,5 +259,6 @@ main (int argc, char **argv)
   ADD ("jt-adjoint", test_jt_adjoint);
   ADD ("geometric-stiffness", test_geometric_stiffness);
   ADD ("velocities", test_velocities);
+  g_test_add_func ("/rigid/mapping/volume-particles", test_volume_particles);
   return g_test_run ();
 }

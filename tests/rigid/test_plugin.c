@@ -26,6 +26,18 @@ test_plugin_load (const char *env_var, CwbPluginKind kind, const char *name)
   return desc;
 }
 
+/* The index of `word` among an ENUM parameter's choices. */
+static gint64
+enum_index (const CwbParamSpec *spec, const char *word)
+{
+  g_auto (GStrv) choices = g_strsplit (spec->choices, "|", -1);
+  for (gint64 k = 0; choices[k] != NULL; k++)
+    if (strcmp (choices[k], word) == 0)
+      return k;
+  g_error ("parameter %s: no choice %s", spec->name, word);
+  return -1;
+}
+
 void
 test_params_init (TestParams *params, const CwbPluginDesc *desc)
 {
@@ -46,6 +58,10 @@ test_params_init (TestParams *params, const CwbPluginDesc *desc)
           break;
         case CWB_PARAM_INT:
           value->i = g_ascii_strtoll (spec->default_value, NULL, 10);
+          break;
+        case CWB_PARAM_ENUM:
+          value->i = enum_index (spec, spec->default_value);
+          value->s = spec->default_value;
           break;
         default:
           g_error ("parameter %s: type %d not needed by these tests", spec->name, spec->type);
@@ -75,6 +91,17 @@ test_params_set_double (TestParams *params, const char *name, double value)
   CwbParamValue *v = params_lookup (params, name);
   g_assert_cmpint (v->type, ==, CWB_PARAM_DOUBLE);
   v->d = value;
+}
+
+void
+test_params_set_enum (TestParams *params, const char *name, const char *word)
+{
+  CwbParamValue *v = params_lookup (params, name);
+  g_assert_cmpint (v->type, ==, CWB_PARAM_ENUM);
+  for (size_t k = 0; k < params->set.n; k++)
+    if (&params->values[k] == v)
+      v->i = enum_index (&params->set.specs[k], word);
+  v->s = word;
 }
 
 void

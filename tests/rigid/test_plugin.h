@@ -25,6 +25,8 @@ typedef struct TestParams {
 void test_params_init (TestParams *params, const CwbPluginDesc *desc);
 void test_params_set_double (TestParams *params, const char *name, double value);
 void test_params_set_bool (TestParams *params, const char *name, gboolean value);
+/* An ENUM parameter by its word. */
+void test_params_set_enum (TestParams *params, const char *name, const char *word);
 
 /* Host services with no callbacks: the plugins tested need none. */
 const CwbHostServices *test_host (void);

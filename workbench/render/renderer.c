@@ -186,34 +186,77 @@ cwb_render_body_color (size_t body, gboolean fixed, float rgba[4])
 }
 
 static void
+append_triangle (CwbRenderer *r, const double *p[3], const float rgba[4])
+{
+  double e1[3], e2[3], normal[3];
+  cwb_v3_sub (e1, p[1], p[0]);
+  cwb_v3_sub (e2, p[2], p[0]);
+  cwb_v3_cross (normal, e1, e2);
+  cwb_v3_normalize (normal);
+  for (int k = 0; k < 3; k++)
+    {
+      MeshVertex v;
+      for (int i = 0; i < 3; i++)
+        {
+          v.position[i] = (float) p[k][i];
+          v.normal[i] = (float) normal[i];
+        }
+      memcpy (v.color, rgba, 4 * sizeof (float));
+      g_array_append_val (r->mesh, v);
+    }
+}
+
+/* Volume particles (Faure 2007 sec. 5.4) as octahedra of their radii: eight faces each, so
+ * that a body of thousands stays cheap to draw while showing the lattice it is made of. */
+static void
+append_particles (CwbRenderer *r, const CwbSnapshotBody *g, const float rgba[4])
+{
+  static const double axes[6][3] = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 },
+                                     { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } };
+  const double *radii = g_bytes_get_data (g->radii, NULL);
+  for (size_t k = 0; k < g->n_points; k++)
+    {
+      double corner[6][3];
+      for (int a = 0; a < 6; a++)
+        {
+          cwb_v3_copy (corner[a], &g->positions[3 * k]);
+          cwb_v3_axpy (corner[a], radii[k], axes[a]);
+        }
+      /* Faces (x, y, z) for each choice of signs, counter-clockwise seen from outside. */
+      for (int face = 0; face < 8; face++)
+        {
+          int sx = face & 1, sy = (face >> 1) & 1, sz = (face >> 2) & 1;
+          const double *p[3] = { corner[sx], corner[2 + sy], corner[4 + sz] };
+          if ((sx + sy + sz) % 2 == 1)
+            {
+              const double *t = p[1];
+              p[1] = p[2];
+              p[2] = t;
+            }
+          append_triangle (r, p, rgba);
+        }
+    }
+}
+
+static void
 append_body (CwbRenderer *r, const CwbSnapshot *snapshot, size_t b, float opacity)
 {
   const CwbSnapshotBody *g = &snapshot->bodies[b];
-  const uint32_t *triangles = g_bytes_get_data (g->triangles, NULL);
   float rgba[4];
   cwb_render_body_color (b, g->fixed, rgba);
   rgba[3] = opacity;
+  if (g->kind == CWB_GEOMETRY_PARTICLES)
+    {
+      append_particles (r, g, rgba);
+      return;
+    }
+  const uint32_t *triangles = g_bytes_get_data (g->triangles, NULL);
   for (size_t t = 0; t < g->n_triangles; t++)
     {
       const double *p[3];
       for (int k = 0; k < 3; k++)
         p[k] = &g->positions[3 * triangles[3 * t + k]];
-      double e1[3], e2[3], normal[3];
-      cwb_v3_sub (e1, p[1], p[0]);
-      cwb_v3_sub (e2, p[2], p[0]);
-      cwb_v3_cross (normal, e1, e2);
-      cwb_v3_normalize (normal);
-      for (int k = 0; k < 3; k++)
-        {
-          MeshVertex v;
-          for (int i = 0; i < 3; i++)
-            {
-              v.position[i] = (float) p[k][i];
-              v.normal[i] = (float) normal[i];
-            }
-          memcpy (v.color, rgba, sizeof rgba);
-          g_array_append_val (r->mesh, v);
-        }
+      append_triangle (r, p, rgba);
     }
 }
 
@@ -236,7 +279,9 @@ build_meshes (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbOverlayOptio
     {
       const CwbSnapshotBody *g = &snapshot->bodies[b];
       double opacity = cwb_render_body_opacity (options, g->name);
-      if (g->kind != CWB_GEOMETRY_SURFACE || g->triangles == NULL || opacity <= 0)
+      gboolean drawn = (g->kind == CWB_GEOMETRY_SURFACE && g->triangles != NULL)
+                       || (g->kind == CWB_GEOMETRY_PARTICLES && g->radii != NULL);
+      if (!drawn || opacity <= 0)
         continue;
       if (opacity >= 1)
         {

@@ -15,11 +15,17 @@
  * J does not depend on q, so the map is linear, J^T f does not change with q and the
  * geometric stiffness d(J^T f)/dq of Faure 2007 sec. 5 is zero: the vtable leaves it NULL.
  * Because the weights sum to 1 and reproduce the rest positions, an affine motion of the
- * nodes, q = A X + b, moves every vertex to A p + b exactly (up to rounding). */
+ * nodes, q = A X + b, moves every vertex to A p + b exactly (up to rounding).
+ *
+ * With `sample: volume` the embedded points are the particles of the volume layer (Faure
+ * 2007 sec. 5.4, volume_particles.h: the lattice points inside the reference surface, each
+ * with its share of the body's mass), so the body meets the Eulerian model through its
+ * deforming volume. */
 #include <cwb/mapping.h>
 #include <cwb/vecmath.h>
 
 #include "tet_embedding.h"
+#include "volume_particles.h"
 
 /* Errors a user can cause: mapping a body that has no tetrahedra to embed in. */
 #define BARYCENTRIC_MAPPING_ERROR (barycentric_mapping_error_quark ())
@@ -33,6 +39,8 @@ typedef struct BarycentricMapping {
   uint32_t *triangles;        /* 3 * n_triangles, the reference surface's */
   size_t n_triangles;
   gboolean closed;
+  double *radii;              /* particles: n_points each */
+  double *masses;
 } BarycentricMapping;
 
 static void
@@ -40,6 +48,8 @@ barycentric_mapping_free (BarycentricMapping *map)
 {
   g_free (map->points);
   g_free (map->triangles);
+  g_free (map->radii);
+  g_free (map->masses);
   g_free (map);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BarycentricMapping, barycentric_mapping_free)
@@ -79,13 +89,23 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
     }
 
   g_autoptr (BarycentricMapping) map = g_new0 (BarycentricMapping, 1);
-  map->n_points = surface->n_vertices;
+  VolumeParticles particles = { 0 };
+  gboolean volume = volume_particles_wanted (info->params);
+  if (volume
+      && !volume_particles_sample (surface, cwb_param_double (info->params, "particle_spacing",
+                                                              0),
+                                   name, &particles, error))
+    return NULL;
+  const double *embedded = volume ? particles.positions : surface->vertices;
+  map->n_points = volume ? particles.n : surface->n_vertices;
   map->points = g_new (TetEmbeddedPoint, MAX (map->n_points, 1));
   TetEmbeddingStats stats;
   g_autoptr (GError) embed_error = NULL;
-  if (!tet_embedding_build (body->rest_nodes, body->n_nodes, body->tetrahedra,
-                            body->n_tetrahedra, surface->vertices, surface->n_vertices,
-                            map->points, NULL, &stats, &embed_error))
+  gboolean embedded_ok = tet_embedding_build (body->rest_nodes, body->n_nodes, body->tetrahedra,
+                                              body->n_tetrahedra, embedded, map->n_points,
+                                              map->points, NULL, &stats, &embed_error);
+  volume_particles_clear (&particles);
+  if (!embedded_ok)
     {
       g_set_error (error, BARYCENTRIC_MAPPING_ERROR, BARYCENTRIC_MAPPING_ERROR_BODY,
                    "body '%s': cannot embed surface %s in its tetrahedra: %s", name,
@@ -93,14 +113,26 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
                    embed_error->message);
       return NULL;
     }
-  g_debug ("body '%s': %zu surface vertices embedded in %zu tetrahedra (%zu flat ones "
-           "skipped), %zu outside every tetrahedron", name, map->n_points,
-           body->n_tetrahedra, stats.n_flat, stats.n_outside);
+  const char *what = volume ? "volume particles" : "surface vertices";
+  g_debug ("body '%s': %zu %s embedded in %zu tetrahedra (%zu flat ones skipped), %zu "
+           "outside every tetrahedron", name, map->n_points, what, body->n_tetrahedra,
+           stats.n_flat, stats.n_outside);
   if (stats.n_outside > 0)
-    g_message ("body '%s': %zu of %zu surface vertices lie outside every tetrahedron and "
-               "follow the nearest one by extrapolation; the farthest, vertex %zu, is %g m "
-               "from it", name, stats.n_outside, map->n_points, stats.farthest,
+    g_message ("body '%s': %zu of %zu %s lie outside every tetrahedron and follow the "
+               "nearest one by extrapolation; the farthest, point %zu, is %g m from it", name,
+               stats.n_outside, map->n_points, what, stats.farthest,
                stats.max_outside_distance);
+  if (volume)
+    {
+      map->radii = g_new (double, map->n_points);
+      map->masses = g_new (double, map->n_points);
+      for (size_t k = 0; k < map->n_points; k++)
+        {
+          map->radii[k] = particles.radius;
+          map->masses[k] = body->mass / (double) map->n_points;
+        }
+      return g_steal_pointer (&map);
+    }
 
   map->n_triangles = surface->n_triangles;
   map->triangles = g_memdup2 (surface->triangles, 3 * surface->n_triangles * sizeof (uint32_t));
@@ -120,11 +152,13 @@ mapping_get_layout (void *self, CwbGeometryLayout *layout)
   BarycentricMapping *map = self;
   *layout = (CwbGeometryLayout) {
     .struct_size = sizeof (CwbGeometryLayout),
-    .kind = CWB_GEOMETRY_SURFACE,
+    .kind = map->radii != NULL ? CWB_GEOMETRY_PARTICLES : CWB_GEOMETRY_SURFACE,
     .n_points = map->n_points,
     .triangles = map->triangles,
     .n_triangles = map->n_triangles,
     .closed = map->closed,
+    .radii = map->radii,
+    .masses = map->masses,
   };
 }
 
@@ -186,6 +220,8 @@ mapping_apply_jt (void *self, const double *q, const CwbPointWeight *f, size_t n
     }
 }
 
+static const CwbParamSpec mapping_params[] = { VOLUME_PARTICLES_PARAMS };
+
 static const CwbMappingVTable mapping_vtable = {
   .struct_size = sizeof (CwbMappingVTable),
   .create = mapping_create,
@@ -206,10 +242,10 @@ static const CwbPluginDesc mapping_desc = {
   .kind = CWB_PLUGIN_MAPPING,
   .name = "barycentric",
   .version = "1.0.0",
-  .summary = "Barycentric mapping: a detailed surface embedded in a deformable body's "
-             "tetrahedra",
-  .params = NULL,
-  .n_params = 0,
+  .summary = "Barycentric mapping: a detailed surface, or particles filling it, embedded in "
+             "a deformable body's tetrahedra",
+  .params = mapping_params,
+  .n_params = G_N_ELEMENTS (mapping_params),
   .vtable = &mapping_vtable,
 };
 

@@ -17,9 +17,14 @@
  * (vector triple product (u x v) x w = v (u . w) - u (v . w)), i.e.
  *   K_geo = [[0, 0], [0, sum_k (a_k f_k^T - (a_k . f_k) I3)]]
  * which is not symmetric in general: it is the derivative of a torque of fixed world forces
- * under a world-frame rotation increment (Faure 2007 sec. 5's d(J^T f)/dq term). */
+ * under a world-frame rotation increment (Faure 2007 sec. 5's d(J^T f)/dq term).
+ *
+ * With `sample: volume` the points are the particles of the volume layer (Faure 2007 sec.
+ * 5.4, volume_particles.h) instead of the surface's vertices, carried the same way. */
 #include <cwb/mapping.h>
 #include <cwb/vecmath.h>
+
+#include "volume_particles.h"
 
 /* Errors a user can cause: mapping a body that is not rigid. */
 #define RIGID_MAPPING_ERROR (rigid_mapping_error_quark ())
@@ -33,6 +38,8 @@ typedef struct RigidMapping {
   uint32_t *triangles;    /* 3 * n_triangles */
   size_t n_triangles;
   gboolean closed;
+  double *radii;          /* particles: n_points each */
+  double *masses;
 } RigidMapping;
 
 static void
@@ -40,6 +47,8 @@ rigid_mapping_free (RigidMapping *map)
 {
   g_free (map->r0);
   g_free (map->triangles);
+  g_free (map->radii);
+  g_free (map->masses);
   g_free (map);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (RigidMapping, rigid_mapping_free)
@@ -60,6 +69,24 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
     }
 
   g_autoptr (RigidMapping) map = g_new0 (RigidMapping, 1);
+  if (volume_particles_wanted (info->params))
+    {
+      VolumeParticles particles;
+      if (!volume_particles_sample (surface, cwb_param_double (info->params,
+                                                               "particle_spacing", 0),
+                                    info->name, &particles, error))
+        return NULL;
+      map->n_points = particles.n;
+      map->r0 = g_steal_pointer (&particles.positions);
+      map->radii = g_new (double, map->n_points);
+      map->masses = g_new (double, map->n_points);
+      for (size_t k = 0; k < map->n_points; k++)
+        {
+          map->radii[k] = particles.radius;
+          map->masses[k] = info->body->mass / (double) map->n_points;
+        }
+      return g_steal_pointer (&map);
+    }
   map->n_points = surface->n_vertices;
   map->r0 = g_memdup2 (surface->vertices, 3 * surface->n_vertices * sizeof (double));
   map->n_triangles = surface->n_triangles;
@@ -80,11 +107,13 @@ mapping_get_layout (void *self, CwbGeometryLayout *layout)
   RigidMapping *map = self;
   *layout = (CwbGeometryLayout) {
     .struct_size = sizeof (CwbGeometryLayout),
-    .kind = CWB_GEOMETRY_SURFACE,
+    .kind = map->radii != NULL ? CWB_GEOMETRY_PARTICLES : CWB_GEOMETRY_SURFACE,
     .n_points = map->n_points,
     .triangles = map->triangles,
     .n_triangles = map->n_triangles,
     .closed = map->closed,
+    .radii = map->radii,
+    .masses = map->masses,
   };
 }
 
@@ -188,6 +217,8 @@ mapping_geometric_stiffness_apply (void *self, const double *q, const CwbPointWe
     }
 }
 
+static const CwbParamSpec mapping_params[] = { VOLUME_PARTICLES_PARAMS };
+
 static const CwbMappingVTable mapping_vtable = {
   .struct_size = sizeof (CwbMappingVTable),
   .create = mapping_create,
@@ -207,9 +238,10 @@ static const CwbPluginDesc mapping_desc = {
   .kind = CWB_PLUGIN_MAPPING,
   .name = "rigid",
   .version = "1.0.0",
-  .summary = "Rigid mapping: the body's reference surface moved by its frame",
-  .params = NULL,
-  .n_params = 0,
+  .summary = "Rigid mapping: the body's reference surface, or particles filling it, moved "
+             "by its frame",
+  .params = mapping_params,
+  .n_params = G_N_ELEMENTS (mapping_params),
   .vtable = &mapping_vtable,
 };
 
