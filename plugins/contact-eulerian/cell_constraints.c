@@ -9,26 +9,33 @@
 /* A grid point's densities must change along its contact normal by at least this share of
  * the steeper of its two gradients for a constraint (cell_constraints_add). */
 #define MIN_RATE_SHARE 0.1
+/* Marks the hash key of a cell's contact of points apart. */
+#define MARGIN_KEY G_GUINT64_CONSTANT (0x5bd1e9955bd1e995)
 /* Post-stabilization passes the constraint response asks for (CwbContactSet). */
 #define STABILIZATION_PASSES 3
 
-/* One cell's constraint: the mean, weighted by each grid point's overlap rho_bar, of its
- * points' constraints, accumulated point by point. */
+/* One cell's constraint: the mean, weighted by each grid point's weight (its overlap
+ * rho_bar plus the margin's worth of density, cell_constraints_add), of its points'
+ * constraints, accumulated point by point. */
 typedef struct RowContact {
   uint32_t a, b;          /* geometries */
   guint64 id;
+  gboolean margin;        /* of the cell's points apart, within the margin */
+  guint sibling;          /* the same cell's other contact (points overlapping, or within
+                           * the margin), + 1 (0: none) */
   double mu;
-  double weight;          /* sum of the points' rho_bar */
-  double origin[3];       /* sum of rho_bar r */
-  double normal[3];       /* sum of rho_bar n (n unit, from b towards a) */
-  double gap;             /* sum of rho_bar times the point's gap */
+  double weight;          /* sum of the points' weights */
+  double origin[3];       /* sum of weight r */
+  double normal[3];       /* sum of weight n (n unit, from b towards a) */
+  double gap;             /* sum of weight times the point's gap */
+  double closest;         /* the smallest of its points' gaps */
   double volume;          /* sum of rho_bar V */
   guint first_entry;      /* its CellEntry list, + 1 (0: none) */
   guint last_entry;
 } RowContact;
 
-/* One geometry point's share of a cell's constraint: rho_bar w on it (w its affine weight,
- * with the sign of its body: + for a, - for b) and rho_bar w n, linked cell by cell. */
+/* One geometry point's share of a cell's constraint: weight w on it (w its affine weight,
+ * with the sign of its body: + for a, - for b) and weight w n, linked cell by cell. */
 typedef struct CellEntry {
   uint32_t geometry, point;
   double share;
@@ -117,8 +124,8 @@ contact_normal (const DensitySample sample[2], const gboolean on_face[2], double
 void
 cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
                       const GridPoint moves[2], const double r[3],
-                      const DensitySample sample[2], const gboolean on_face[2], double overlap,
-                      double volume)
+                      const DensitySample sample[2], const gboolean on_face[2], double excess,
+                      double margin, double volume)
 {
   double normal[3];
   if (!contact_normal (sample, on_face, normal))
@@ -133,10 +140,25 @@ cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
   double strongest = MAX (cwb_v3_norm (sample[0].gradient), cwb_v3_norm (sample[1].gradient));
   if (!(rate > MIN_RATE_SHARE * strongest))
     return;
-  /* The row asks to clear at most the two transitions' span a step: deeper, the densities'
-   * gradients no longer measure the depth (sec. 4.3: "resolving a deeper intersection would
-   * require several iterations"). */
-  double gap = MAX (-overlap / rate, -2 * self->step);
+  /* The gap: each density read back as the signed distance to its body's surface that the
+   * profile gives it (density_distance), summed: for two faces s apart (overlapping: -s)
+   * the sum is s at every point between them, whatever their transitions' shapes, where
+   * -excess / rate, the first order, took the profiles' flattening near their ends for
+   * room and let a body resting on another fall through the margin in one step of two.
+   * It asks to clear at most the two transitions' span a step: deeper, the densities no
+   * longer measure the depth (sec. 4.3: "resolving a deeper intersection would require
+   * several iterations"). */
+  double h = self->step;
+  double gap = MAX (h * (density_distance (sample[0].rho) + density_distance (sample[1].rho)),
+                    -2 * h);
+  gboolean apart = !(excess > 0);
+  if (apart && !(gap < margin))
+    return;
+  /* The point's weight in its cell: its overlap rho_bar, or for a point apart how far it is
+   * into the margin's band (in steps), 0 at the band's edge, so that a point enters and
+   * leaves the cell's mean continuously. */
+  double overlap = apart ? 0 : excess;
+  double weight = apart ? (margin - gap) / h : excess;
   /* The cell of the lattice holding the point (constraint_cell points a side): the pair
    * keeps one constraint per cell, the mean of its points' weighted by their overlap (a
    * point entering or leaving the contact does so with no weight, so the constraint moves
@@ -152,21 +174,32 @@ cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
   guint64 id = cwb_contact_id_mix (((guint64) a << 32) | b);
   for (int c = 0; c < 3; c++)
     id = cwb_contact_id_mix (id ^ (guint64) cell[c]);
-  guint at = GPOINTER_TO_UINT (g_hash_table_lookup (self->cells, &id));
+  /* A cell keeps its overlapping points and its points apart in two contacts of the same
+   * identity; the second counts only where the first has none (cell_constraints_write):
+   * mixed in, the points apart pulled a resting contact's normal and gap towards the rim of
+   * the region, and a ball kept rolling. */
+  guint64 key_of[2] = { id, id ^ MARGIN_KEY };
+  guint at = GPOINTER_TO_UINT (g_hash_table_lookup (self->cells, &key_of[apart]));
   if (at == 0)
     {
-      RowContact fresh = { .a = a, .b = b, .id = id, .mu = mu };
+      RowContact fresh = { .a = a, .b = b, .id = id, .mu = mu, .margin = apart,
+                           .closest = INFINITY };
+      guint sibling = GPOINTER_TO_UINT (g_hash_table_lookup (self->cells, &key_of[!apart]));
+      fresh.sibling = sibling;
       g_array_append_val (self->contacts, fresh);
       at = self->contacts->len;
+      if (sibling > 0)
+        g_array_index (self->contacts, RowContact, sibling - 1).sibling = at;
       guint64 *key = g_new (guint64, 1);
-      *key = id;
+      *key = key_of[apart];
       g_hash_table_insert (self->cells, key, GUINT_TO_POINTER (at));
     }
   RowContact *row = &g_array_index (self->contacts, RowContact, at - 1);
-  row->weight += overlap;
-  cwb_v3_axpy (row->origin, overlap, r);
-  cwb_v3_axpy (row->normal, overlap, normal);
-  row->gap += overlap * gap;
+  row->weight += weight;
+  cwb_v3_axpy (row->origin, weight, r);
+  cwb_v3_axpy (row->normal, weight, normal);
+  row->gap += weight * gap;
+  row->closest = MIN (row->closest, gap);
   row->volume += overlap * volume;
   for (int side = 0; side < 2; side++)
     for (int m = 0; m < GRID_POINT_TERMS; m++)
@@ -176,9 +209,9 @@ cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
           continue;
         CellEntry entry = {
           .geometry = side == 0 ? a : b, .point = moves[side].point[m],
-          .share = overlap * w,
+          .share = weight * w,
         };
-        cwb_v3_scale (entry.along, normal, overlap * w);
+        cwb_v3_scale (entry.along, normal, weight * w);
         g_array_append_val (self->entries, entry);
         guint index = self->entries->len;
         if (row->last_entry > 0)
@@ -269,11 +302,19 @@ cell_constraints_write (const CellConstraints *self, const CwbContactQuery *quer
       double length = cwb_v3_norm (c->normal);
       if (!(c->weight > 0) || !(length > 0))
         continue;
+      if (c->margin && c->sibling > 0
+          && g_array_index (self->contacts, RowContact, c->sibling - 1).weight > 0)
+        continue;
       const CwbGeometry *ga = &query->geometries[c->a], *gb = &query->geometries[c->b];
       gboolean friction = c->mu > 0 && query->pass == CWB_CONTACT_PASS_VELOCITY;
       CwbContactFrame frame = {
         .mu = c->mu, .body_a = ga->body, .body_b = gb->body, .first_row = set->rows->len,
-        .n_rows = friction ? 3 : 1, .gap = c->gap / c->weight, .volume = c->volume,
+        .n_rows = friction ? 3 : 1, .volume = c->volume,
+        /* Overlapping points: their mean gap, weighted by their overlaps. Points apart: the
+         * closest one's, the gap the bodies have before they touch (their mean read a
+         * cell touching at one point as open by half the margin, and a body resting on
+         * another dropped through it every other step). */
+        .gap = c->margin ? c->closest : c->gap / c->weight,
       };
       cwb_v3_scale (frame.origin, c->origin, 1 / c->weight);
       cwb_v3_scale (frame.normal, c->normal, 1 / length);

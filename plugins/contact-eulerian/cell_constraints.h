@@ -6,11 +6,17 @@
  * then the paper's pair of opposite displacements with m_a a_a + m_b a_b = 0, taken in the
  * bodies' own compliance, and Coulomb friction acts in the tangent plane.
  *
+ * Grid points where the bodies are apart by less than a margin make contacts too, with a
+ * positive gap (1 - rho_a - rho_b over the same rate): two bodies resting on each other fall
+ * together in a step's free motion, which opens no overlap between them, and without the
+ * margin their contact would be missing from every other step's solve.
+ *
  * The grid points are grouped into cells of the lattice (`constraint_cell` points a side) and
  * each pair of bodies keeps one contact per cell: the mean of its points' constraints
- * weighted by their overlap rho_bar (a point enters and leaves the contact with no weight, so
- * the contact moves continuously), named by the pair and the cell, so that it keeps its
- * identity, and the solver its warm start, while the cell stays in contact. */
+ * weighted by how far each is into the margin's band (its overlap rho_bar plus the margin
+ * times its rate: a point enters and leaves the contact with no weight, so the contact moves
+ * continuously), named by the pair and the cell, so that it keeps its identity, and the
+ * solver its warm start, while the cell stays in contact. */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -32,13 +38,15 @@ void cell_constraints_begin (CellConstraints *constraints, double step, int cell
 /* A pair's start: its cells are its own. */
 void cell_constraints_begin_pair (CellConstraints *constraints);
 
-/* One grid point of the pair (a, b) in contact at r, with both densities' samples, whether
- * each body's closest surface point is on a face, its overlap rho_bar and the volume a point
- * stands for. Points whose densities give no depth along the normal are left out. */
+/* One grid point of the pair (a, b) at r, with both densities' samples, whether each
+ * body's closest surface point is on a face, its excess rho_a + rho_b - 1 (the overlap
+ * rho_bar where positive), the margin (m) within which a point apart makes a contact with a
+ * positive gap, and the volume a point stands for. Points whose densities give no depth
+ * along the normal, and points apart by the margin or more, are left out. */
 void cell_constraints_add (CellConstraints *constraints, uint32_t a, uint32_t b, double mu,
                            const GridPoint moves[2], const double r[3],
                            const DensitySample sample[2], const gboolean on_face[2],
-                           double overlap, double volume);
+                           double excess, double margin, double volume);
 
 /* The detection's contacts into the set: a frame per cell, its normal row and, in the
  * velocity pass where the pair has friction, two tangent rows; the report's volume and

@@ -22,13 +22,8 @@
  * find their closest triangle without a search of the whole surface. */
 #define SURFACE_REACH 1.5
 
-/* The density across the surface as a function of x = d / h (d the signed distance,
- * negative inside): 1 for x <= -1, 0 for x >= 1, and between them 1 - S ((x + 1) / 2) with
- * S (t) = 3 t^2 - 2 t^3, the cubic step whose slope vanishes at both ends; odd about the
- * surface (rho - 1/2 changes sign with x), so a plane keeps its volume. Its first and second
- * derivatives with respect to x into *slope and *curvature when not NULL. */
-static double
-profile (double x, double *slope, double *curvature)
+double
+density_profile (double x, double *slope, double *curvature)
 {
   if (slope != NULL)
     *slope = 0;
@@ -44,6 +39,17 @@ profile (double x, double *slope, double *curvature)
   if (curvature != NULL)
     *curvature = -1.5 * (1 - 2 * t);
   return 1 - t * t * (3 - 2 * t);
+}
+
+double
+density_distance (double rho)
+{
+  if (rho >= 1)
+    return -1;
+  if (rho <= 0)
+    return 1;
+  double t = 0.5 - sin (asin (2 * rho - 1) / 3);
+  return 2 * t - 1;
 }
 
 typedef struct Crossing {
@@ -337,7 +343,7 @@ body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *p
             size_t p = grid_box_index (box, i, j, k);
             g_array_index (d->inside, guint8, p) = winding > 0;
             double x = (winding > 0 ? -distance[p] : distance[p]) / box->step;
-            rho[p] = profile (x, NULL, NULL);
+            rho[p] = density_profile (x, NULL, NULL);
           }
       }
 }
@@ -351,7 +357,7 @@ body_density_derivatives (const BodyDensity *d, int i, int j, int k, double g[3]
   double h = d->box.step, dist = g_array_index (d->distance, double, p);
   gboolean inside = g_array_index (d->inside, guint8, p);
   double slope, curvature;
-  profile ((inside ? -dist : dist) / h, &slope, &curvature);
+  density_profile ((inside ? -dist : dist) / h, &slope, &curvature);
   memset (hess, 0, 9 * sizeof (double));
   cwb_v3_set (g, 0, 0, 0);
   if (slope == 0 && curvature == 0)

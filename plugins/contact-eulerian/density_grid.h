@@ -9,7 +9,7 @@
  * scan conversion (sec. 5.2): the crossings of each grid column with the triangles decide
  * inside and outside, and within one step of the surface the density is a smooth step of
  * the signed distance d (negative inside): 1/2 on the surface, 1 and 0 one step inside and
- * outside, its slope vanishing at both ends (density_grid.c, `profile`). The paper's
+ * outside, its slope vanishing at both ends (`density_profile` below). The paper's
  * "contact volume around the surface with the thickness of one step of the density grid",
  * here two steps thick so that the lattice samples the transition at two points or more
  * along any direction, and smooth so that the densities' derivatives, taken of the step
@@ -20,6 +20,19 @@
 #include <cwb/cwb.h>
 
 G_BEGIN_DECLS
+
+/* The density across a surface as a function of x = d / h (d the signed distance, negative
+ * inside): 1 for x <= -1, 0 for x >= 1, and between them 1 - S ((x + 1) / 2) with
+ * S (t) = 3 t^2 - 2 t^3, the cubic step whose slope vanishes at both ends; odd about the
+ * surface (rho - 1/2 changes sign with x), so a plane keeps its volume. Its first and second
+ * derivatives with respect to x into *slope and *curvature when not NULL. */
+double density_profile (double x, double *slope, double *curvature);
+
+/* The profile's inverse: the signed distance to the surface, in steps, at which it gives
+ * the density rho (-1 for rho >= 1, +1 for rho <= 0: beyond the transition the density
+ * tells no more). With S (t) = 3 t^2 - 2 t^3 = 1 - rho, t = 1/2 - sin (asin (1 - 2 S) / 3),
+ * the trigonometric root of the cubic that lies in [0, 1]. */
+double density_distance (double rho);
 
 /* A box of grid points: lattice indices lo .. lo + n - 1 along each axis. */
 typedef struct GridBox {
@@ -75,7 +88,7 @@ typedef struct BodyDensity {
   GArray *column_start; /* scratch: guint per column + 1 */
   /* Volume particles (particle_density.h) instead of a surface: */
   gboolean from_particles;
-  double reach;           /* the particles' largest kernel half-width (m) */
+  double reach;           /* the particles' kernel half-width (m) */
   GArray *particle_norm;  /* double per particle: its kernel's sum over the whole lattice */
   GArray *bucket_start;   /* guint per bucket + 1: the particles near the box, bucketed */
   GArray *bucket_members; /* uint32_t: particle indices, bucket by bucket */

@@ -13,7 +13,7 @@
  *      level);
  *   2. both densities sampled over it: a surface by scan conversion, a smooth step across
  *      it and its exact derivatives (density_grid.h); particles by eq. 4-6, their volumes
- *      spread over the points around them, with finite differences (particle_density.h);
+ *      spread over the points around them as smoothed cubes (particle_density.h);
  *   3. at each point where rho_bar = rho_a + rho_b - 1 > 0, how it moves with each body
  *      (grid_point.h, the kinematic coefficients dr/dq of sec. 5.1), then
  *   4. the response, by `response`: constraints (sec. 4.3, cell_constraints.h) for the
@@ -34,6 +34,8 @@
 #include "pair_friction.h"
 #include "particle_density.h"
 
+#include "collision_detection.h"
+
 /* Automatic step: this share of the smallest moving geometry's size (16 points across). */
 #define STEP_OF_SIZE (1.0 / 16)
 /* A pair's grid box holds at most this many points; a pair past it is refused with a
@@ -45,6 +47,10 @@
  * displacement a newton makes at a vertex over one step (dt^2 / m for a particle). Explicit
  * integration of a spring is stable up to 4 on this scale; a smaller patch is softer. */
 #define STIFFNESS_SHARE 2.0
+/* The automatic margin of the constraint response at most this share of the grid step: the
+ * densities measure a gap only where both bodies' transitions reach, up to two steps apart
+ * for surfaces, and a narrower band keeps the measure where both gradients are steep. */
+#define MARGIN_OF_STEP 0.5
 /* The friction spring over the normal one. */
 #define TANGENT_SHARE 0.25
 
@@ -81,6 +87,8 @@ typedef enum Response {
 
 typedef struct Eulerian {
   double step_param;        /* 0: automatic */
+  double margin_param;      /* < 0: automatic */
+  double margin;            /* this detection's */
   double stiffness_param;   /* 0: automatic */
   double damping_param;     /* < 0: automatic (the time step) */
   gboolean stiffness_blocks;
@@ -104,7 +112,8 @@ typedef struct Eulerian {
 static const CwbParamSpec eulerian_params[] = {
   { "cell_size", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,
     "The grid step h: bodies are sampled as densities at the points k h. 0: automatic, "
-    "1/16 of the smallest moving body's size (the report shows the value used)" },
+    "1/16 of the smallest moving body's size, and no finer than the largest moving volume "
+    "particle (the report shows the value used)" },
   { "stiffness", CWB_PARAM_DOUBLE, "Pa", "0", 0, 1e15, NULL,
     "k of the penalty energy 1/2 k V rho_bar^2 (Faure 2007 sec. 4.2). 0: automatic, per "
     "pair, from its more mobile body's response over a step, as stiff as an explicit step "
@@ -119,6 +128,12 @@ static const CwbParamSpec eulerian_params[] = {
     "point along the densities' averaged gradient, with Coulomb friction, for the constraint "
     "solver (sec. 4.3); `automatic`, constraints where the solver solves them, forces "
     "otherwise" },
+  { "margin", CWB_PARAM_DOUBLE, "m", "-1", -1, 1, NULL,
+    "Constraint response: grid points where the bodies are apart by less than this, along "
+    "the densities' normal, make contacts too, with a positive gap, so that bodies resting "
+    "on each other and falling together in a step's free motion keep their contact. "
+    "Negative: automatic, a few steps' fall under gravity (4 |g| dt^2), at most half a grid "
+    "step" },
   { "constraint_cell", CWB_PARAM_INT, "", "4", 1, 64, NULL,
     "Constraint response: the grid points are grouped into cells of this many points a side "
     "and each pair keeps one constraint per cell, its deepest point's (1: every point)" },
@@ -130,6 +145,7 @@ static void
 read_params (Eulerian *self, const CwbParamSet *params)
 {
   self->step_param = cwb_param_double (params, "cell_size", 0);
+  self->margin_param = cwb_param_double (params, "margin", -1);
   self->stiffness_param = cwb_param_double (params, "stiffness", 0);
   self->damping_param = cwb_param_double (params, "damping", -1);
   self->stiffness_blocks = cwb_param_bool (params, "stiffness_blocks", TRUE);
@@ -222,24 +238,33 @@ eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
 }
 
 /* The step this detection uses: the parameter, or STEP_OF_SIZE of the smallest moving
- * geometry (of any geometry when none moves). */
+ * geometry (of any geometry when none moves), and at least the side of the largest moving
+ * particle's cube (particle_density.h): a step finer than the particles would smooth their
+ * cubes' faces over less than a particle, and a lattice of particles turned against the grid
+ * (a body that rotated) would show its cells as ripples of the density, dips and crests of
+ * up to half the density between particles; smoothed over a particle's side they fall
+ * to a few percent. */
 static double
 resolve_step (const Eulerian *self, const CwbContactQuery *query)
 {
   if (self->step_param > 0)
     return self->step_param;
-  double smallest = INFINITY, smallest_any = INFINITY;
+  double smallest = INFINITY, smallest_any = INFINITY, particle = 0;
   for (size_t k = 0; k < query->n_geometries; k++)
     {
-      double size = cwb_geometry_size (&query->geometries[k]);
+      const CwbGeometry *g = &query->geometries[k];
+      double size = cwb_geometry_size (g);
       if (!(size > 0) || !isfinite (size))
         continue;
       smallest_any = MIN (smallest_any, size);
-      if (!cwb_contact_query_geometry_fixed (query, &query->geometries[k]))
-        smallest = MIN (smallest, size);
+      if (cwb_contact_query_geometry_fixed (query, g))
+        continue;
+      smallest = MIN (smallest, size);
+      if (g->kind == CWB_GEOMETRY_PARTICLES)
+        particle = MAX (particle, particle_density_reach (g, 0) * 2);
     }
   double size = isfinite (smallest) ? smallest : smallest_any;
-  return isfinite (size) ? STEP_OF_SIZE * size : 1;
+  return isfinite (size) ? MAX (STEP_OF_SIZE * size, particle) : 1;
 }
 
 /* Every geometry's mobility: the displacement of its first vertex over one step per newton
@@ -306,8 +331,7 @@ sample_at (BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
   sample->rho = g_array_index (d->rho, double, p);
   if (d->from_particles)
     {
-      particle_density_derivatives (d, i, j, k, sample->gradient, sample->hessian);
-      particle_grid_point_map (d, g, i, j, k, moves);
+      particle_density_sample (d, g, i, j, k, sample, moves);
       return;
     }
   body_density_derivatives (d, i, j, k, sample->gradient, sample->hessian);
@@ -457,7 +481,14 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           size_t p = grid_box_index (&box, i, j, k);
           double rho_a = g_array_index (self->density[0]->rho, double, p);
           double rho_b = g_array_index (self->density[1]->rho, double, p);
-          if (!(rho_a + rho_b > 1))
+          /* rho_a + rho_b - 1: the overlap where positive; within the margin (rows only)
+           * a point of both transitions whose gap, -excess over the densities' rate along
+           * the normal, can be under the margin: each density's slope is at most 2 / h
+           * (1.5 / (2 h) for a surface's step, 1 / h a particle tent's per axis). */
+          double excess = rho_a + rho_b - 1;
+          gboolean near = self->margin > 0 && rho_a > 0 && rho_b > 0
+                          && excess > -2 * self->margin / box.step;
+          if (!(excess > 0) && !near)
             continue;
           DensitySample sample[2];
           GridContact contact = { 0 };
@@ -466,6 +497,17 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           double overlap = density_overlap (&sample[0], &sample[1]);
           double r[3];
           grid_box_point (&box, i, j, k, r);
+          if (self->rows)
+            {
+              gboolean on_face[2] = {
+                g_array_index (self->density[0]->on_face, guint8, p),
+                g_array_index (self->density[1]->on_face, guint8, p),
+              };
+              cell_constraints_add (self->constraints, a, b, pair.mu, contact.moves, r, sample,
+                                    on_face, excess, self->margin, volume);
+            }
+          if (!(overlap > 0))
+            continue;
           pair.volume += overlap * volume;
           CwbInspectVoxel voxel = {
             .kind = CWB_VOXEL_INTERSECTION, .body_a = g[0]->body, .body_b = g[1]->body,
@@ -488,15 +530,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           cwb_v3_scale (arrow.vector, gradient, box.step);
           g_array_append_val (self->vectors, arrow);
           if (self->rows)
-            {
-              gboolean on_face[2] = {
-                g_array_index (self->density[0]->on_face, guint8, p),
-                g_array_index (self->density[1]->on_face, guint8, p),
-              };
-              cell_constraints_add (self->constraints, a, b, pair.mu, contact.moves, r, sample,
-                                    on_face, overlap, volume);
-              continue;
-            }
+            continue;
           density_penalty_force (kv, &sample[0], &sample[1], contact.force);
           density_penalty_stiffness (kv, &sample[0], &sample[1], contact.k);
           /* Damping along the gradient: beta times eq. 3's first term on the relative
@@ -541,6 +575,10 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
   uint32_t solves = CWB_STRUCT_HAS (query, CwbContactQuery, solves) ? query->solves : 0;
   self->rows = self->response == RESPONSE_CONSTRAINT
                || (self->response == RESPONSE_AUTOMATIC && (solves & CWB_CONTACT_OUTPUT_ROWS));
+  self->margin = !self->rows            ? 0
+                 : self->margin_param >= 0 ? self->margin_param
+                                          : MIN (MARGIN_OF_STEP * self->step,
+                                                 detection_automatic_margin (query));
   cell_constraints_begin (self->constraints, self->step, self->cell_points);
   g_array_set_size (self->pairs, 0);
   g_array_set_size (self->forces, 0);
@@ -589,6 +627,8 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   g_array_append_vals (inspection->vectors, self->vectors->data, self->vectors->len);
   if (!(self->step_param > 0))
     cwb_inspection_add_derived (inspection, "cell_size", self->step);
+  if (self->rows && self->margin_param < 0)
+    cwb_inspection_add_derived (inspection, "margin", self->margin);
   if (self->rows)
     {
       cell_constraints_write (self->constraints, query, set);

@@ -3,38 +3,38 @@
 
 #include <math.h>
 
-/* A particle's kernel half-width: a cell, or its own size when larger. */
+/* The half-side of particle p's cube. */
 static double
-kernel_half_width (double radius, double step)
+half_side (const CwbGeometry *g, size_t p)
 {
-  double size = cbrt (4.0 / 3.0 * G_PI) * radius;
-  return MAX (step, size);
+  return 0.5 * cbrt (4.0 / 3.0 * G_PI) * g->radii[p];
 }
 
 double
 particle_density_reach (const CwbGeometry *g, double step)
 {
-  double reach = step;
-  for (size_t i = 0; g->radii != NULL && i < g->n_points; i++)
-    reach = MAX (reach, kernel_half_width (g->radii[i], step));
-  return reach;
+  double reach = 0;
+  for (size_t p = 0; g->radii != NULL && p < g->n_points; p++)
+    reach = MAX (reach, half_side (g, p));
+  return reach + step;
 }
 
-/* The tent's lattice indices along one axis, [*first, *first + count), and its values. */
-static int
-axis_tent (double q, double s, double step, int *first, double *values, int capacity)
+/* phi (u) = C (u + a) - C (u - a) and its first two derivatives, with C (v) =
+ * 1 - density_profile (v / h): C' (v) = -slope (v / h) / h, C'' (v) = -curvature / h^2. */
+static double
+axis_factor (double u, double a, double h, double *first, double *second)
 {
-  int k0 = (int) ceil ((q - s) / step), k1 = (int) floor ((q + s) / step);
-  int count = 0;
-  for (int k = k0; k <= k1 && count < capacity; k++)
-    values[count++] = MAX (0, 1 - fabs (k * step - q) / s);
-  *first = k0;
-  return count;
+  double s_plus, c_plus, s_minus, c_minus;
+  double p_plus = density_profile ((u + a) / h, &s_plus, &c_plus);
+  double p_minus = density_profile ((u - a) / h, &s_minus, &c_minus);
+  *first = (s_minus - s_plus) / h;
+  *second = (c_minus - c_plus) / (h * h);
+  return p_minus - p_plus;
 }
 
-/* Buckets of side `reach` over the box widened by one bucket: every particle whose kernel
- * can touch a point of the box, so that a point finds its particles in the 27 buckets
- * around its own. */
+/* Buckets of side `reach` over the box widened by one bucket: every particle whose cube can
+ * touch a point of the box, so that a point finds its particles in the 27 buckets around its
+ * own. */
 static void
 bucket_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g)
 {
@@ -82,125 +82,82 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
   d->box = *box;
   d->from_particles = TRUE;
   size_t n = grid_box_points (box);
-  double step = box->step, cell = step * step * step;
+  double h = box->step;
   g_array_set_size (d->rho, (guint) n);
   g_array_set_size (d->on_face, (guint) n);
   memset (d->rho->data, 0, n * sizeof (double));
   memset (d->on_face->data, 0, n);
-  g_array_set_size (d->particle_norm, (guint) g->n_points);
-  double *rho = (double *) d->rho->data, *norm = (double *) d->particle_norm->data;
-  d->reach = particle_density_reach (g, step);
-  int capacity = (int) ceil (2 * d->reach / step) + 2;
-  g_autofree double *tent = g_new (double, 3 * capacity);
+  double *rho = (double *) d->rho->data;
+  d->reach = particle_density_reach (g, h);
+  int capacity = (int) ceil (2 * d->reach / h) + 2;
+  g_autofree double *factor = g_new (double, 3 * capacity);
   for (size_t p = 0; p < g->n_points; p++)
     {
       const double *q = &g->positions[3 * p];
-      double s = kernel_half_width (g->radii[p], step);
-      double volume = 4.0 / 3.0 * G_PI * g->radii[p] * g->radii[p] * g->radii[p];
+      double a = half_side (g, p);
       int first[3], count[3];
-      norm[p] = 1;
       for (int c = 0; c < 3; c++)
         {
-          count[c] = axis_tent (q[c], s, step, &first[c], &tent[c * capacity], capacity);
-          double sum = 0;
+          int k0 = (int) ceil ((q[c] - a - h) / h), k1 = (int) floor ((q[c] + a + h) / h);
+          first[c] = MAX (k0, box->lo[c]);
+          count[c] = MIN (k1, box->lo[c] + box->n[c] - 1) - first[c] + 1;
+          count[c] = MIN (count[c], capacity);
           for (int m = 0; m < count[c]; m++)
-            sum += tent[c * capacity + m];
-          norm[p] *= sum;
-        }
-      if (!(norm[p] > 0))
-        continue;
-      double share = volume / (cell * norm[p]);
-      for (int mk = 0; mk < count[2]; mk++)
-        {
-          int k = first[2] + mk - box->lo[2];
-          if (k < 0 || k >= box->n[2])
-            continue;
-          for (int mj = 0; mj < count[1]; mj++)
             {
-              int j = first[1] + mj - box->lo[1];
-              if (j < 0 || j >= box->n[1])
-                continue;
-              double wjk = tent[2 * capacity + mk] * tent[capacity + mj] * share;
-              for (int mi = 0; mi < count[0]; mi++)
-                {
-                  int i = first[0] + mi - box->lo[0];
-                  if (i >= 0 && i < box->n[0])
-                    rho[grid_box_index (box, i, j, k)] += tent[mi] * wjk;
-                }
+              double first_derivative, second_derivative;
+              factor[c * capacity + m] = axis_factor ((first[c] + m) * h - q[c], a, h,
+                                                      &first_derivative, &second_derivative);
             }
         }
+      for (int mk = 0; mk < count[2]; mk++)
+        for (int mj = 0; mj < count[1]; mj++)
+          {
+            double fjk = factor[2 * capacity + mk] * factor[capacity + mj];
+            if (fjk == 0)
+              continue;
+            int k = first[2] + mk - box->lo[2], j = first[1] + mj - box->lo[1];
+            for (int mi = 0; mi < count[0]; mi++)
+              rho[grid_box_index (box, first[0] + mi - box->lo[0], j, k)] += factor[mi] * fjk;
+          }
     }
   for (size_t p = 0; p < n; p++)
     rho[p] = MIN (rho[p], 1);
   bucket_particles (d, box, g);
 }
 
-/* The sampled density at (i, j, k), 0 outside the box. */
-static double
-rho_at (const BodyDensity *d, int i, int j, int k)
+/* Keeps the heaviest GRID_POINT_TERMS of the weights offered: replaces the lightest kept. */
+static void
+keep_heaviest (GridPoint *m, int *kept, uint32_t point, double weight)
 {
-  const GridBox *b = &d->box;
-  if (i < 0 || j < 0 || k < 0 || i >= b->n[0] || j >= b->n[1] || k >= b->n[2])
-    return 0;
-  return g_array_index (d->rho, double, grid_box_index (b, i, j, k));
-}
-
-void
-particle_density_derivatives (const BodyDensity *d, int i, int j, int k, double g[3],
-                              double hess[9])
-{
-  const int at[3] = { i, j, k };
-  double h = d->box.step, center = rho_at (d, i, j, k);
-  for (int a = 0; a < 3; a++)
+  int slot = *kept;
+  if (*kept == GRID_POINT_TERMS)
     {
-      int lo[3] = { i, j, k }, hi[3] = { i, j, k };
-      lo[a] = MAX (at[a] - 1, 0);
-      hi[a] = MIN (at[a] + 1, d->box.n[a] - 1);
-      g[a] = hi[a] > lo[a] ? (rho_at (d, hi[0], hi[1], hi[2]) - rho_at (d, lo[0], lo[1], lo[2]))
-                               / ((hi[a] - lo[a]) * h)
-                           : 0;
-      for (int b = a; b < 3; b++)
-        {
-          double value;
-          if (b == a)
-            {
-              int m[3] = { i, j, k }, p[3] = { i, j, k };
-              m[a]--;
-              p[a]++;
-              value = (rho_at (d, p[0], p[1], p[2]) - 2 * center + rho_at (d, m[0], m[1], m[2]))
-                      / (h * h);
-            }
-          else
-            {
-              double sum = 0;
-              for (int sa = -1; sa <= 1; sa += 2)
-                for (int sb = -1; sb <= 1; sb += 2)
-                  {
-                    int x[3] = { i, j, k };
-                    x[a] += sa;
-                    x[b] += sb;
-                    sum += sa * sb * rho_at (d, x[0], x[1], x[2]);
-                  }
-              value = sum / (4 * h * h);
-            }
-          hess[3 * a + b] = hess[3 * b + a] = value;
-        }
+      slot = 0;
+      for (int x = 1; x < GRID_POINT_TERMS; x++)
+        if (m->weight[x] < m->weight[slot])
+          slot = x;
+      if (m->weight[slot] >= weight)
+        return;
     }
+  else
+    (*kept)++;
+  m->point[slot] = point;
+  m->weight[slot] = weight;
 }
 
 void
-particle_grid_point_map (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
-                         GridPoint *m)
+particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
+                         DensitySample *sample, GridPoint *m)
 {
   *m = (GridPoint) { 0 };
-  double r[3], step = d->box.step;
+  *sample = (DensitySample) { 0 };
+  double r[3], h = d->box.step, sum = 0;
   grid_box_point (&d->box, i, j, k, r);
   int b[3];
   for (int c = 0; c < 3; c++)
     b[c] = (int) floor ((r[c] - d->bucket_origin[c]) / d->reach);
   const guint *start = (const guint *) d->bucket_start->data;
   const uint32_t *members = (const uint32_t *) d->bucket_members->data;
-  const double *norm = (const double *) d->particle_norm->data;
   int kept = 0;
   for (int bz = MAX (b[2] - 1, 0); bz <= MIN (b[2] + 1, d->bucket_n[2] - 1); bz++)
     for (int by = MAX (b[1] - 1, 0); by <= MIN (b[1] + 1, d->bucket_n[1] - 1); by++)
@@ -211,32 +168,42 @@ particle_grid_point_map (const BodyDensity *d, const CwbGeometry *g, int i, int 
           for (guint e = start[bucket]; e < start[bucket + 1]; e++)
             {
               uint32_t p = members[e];
-              double s = kernel_half_width (g->radii[p], step), t = 1;
-              for (int c = 0; c < 3 && t > 0; c++)
-                t *= MAX (0, 1 - fabs (r[c] - g->positions[3 * p + c]) / s);
-              if (!(t > 0) || !(norm[p] > 0))
-                continue;
-              double w = t / norm[p] * g->masses[p];
-              /* Keep the heaviest: replace the lightest kept term when full. */
-              int slot = kept;
-              if (kept == GRID_POINT_TERMS)
+              double a = half_side (g, p), f[3], f1[3], f2[3];
+              gboolean reached = TRUE;
+              for (int c = 0; c < 3 && reached; c++)
                 {
-                  slot = 0;
-                  for (int x = 1; x < GRID_POINT_TERMS; x++)
-                    if (m->weight[x] < m->weight[slot])
-                      slot = x;
-                  if (m->weight[slot] >= w)
-                    continue;
+                  f[c] = axis_factor (r[c] - g->positions[3 * p + c], a, h, &f1[c], &f2[c]);
+                  reached = f[c] > 0;
                 }
-              else
-                kept++;
-              m->point[slot] = p;
-              m->weight[slot] = w;
+              if (!reached)
+                continue;
+              double value = f[0] * f[1] * f[2];
+              sum += value;
+              /* grad = (f1 f f, f f1 f, f f f1); Hessian: f2 on the diagonal, f1 f1 f off. */
+              for (int x = 0; x < 3; x++)
+                {
+                  int y = (x + 1) % 3, z = (x + 2) % 3;
+                  sample->gradient[x] += f1[x] * f[y] * f[z];
+                  sample->hessian[4 * x] += f2[x] * f[y] * f[z];
+                  double cross = f1[x] * f1[y] * f[z];
+                  sample->hessian[3 * x + y] += cross;
+                  sample->hessian[3 * y + x] += cross;
+                }
+              /* Eq. 6: w_ij m_i with w_ij = rho_i (r_j) h^3 / V_i. */
+              double volume = 8 * a * a * a;
+              keep_heaviest (m, &kept, p, value * h * h * h / volume * g->masses[p]);
             }
         }
+  sample->rho = MIN (sum, 1);
+  if (sum > 1)
+    {
+      /* Clamped: the density does not change with a small move. */
+      memset (sample->gradient, 0, sizeof sample->gradient);
+      memset (sample->hessian, 0, sizeof sample->hessian);
+    }
   double total = 0;
   for (int x = 0; x < kept; x++)
     total += m->weight[x];
-  for (int x = 0; x < kept; x++)
+  for (int x = 0; x < kept && total > 0; x++)
     m->weight[x] /= total;
 }

@@ -1,42 +1,48 @@
 /* Volume particles in the Eulerian layer (Faure 2007 sec. 5.4, eq. 4-6): each particle of a
- * CWB_GEOMETRY_PARTICLES geometry (centre q_i, radius r_i, mass m_i) spreads its volume
- * V_i = 4/3 pi r_i^3 over the grid points around it with weights w_ij summing to 1 over j,
- * and the body's density at point j is the volume it receives over the point's cell,
- *     rho_j = min (1, sum_i w_ij V_i / h^3),
- * clamped at 1 (a share of space, which the kernels' rounding can push a few percent past 1
- * inside). The weights are a tent of half-width s_i = max (h, V_i^(1/3)) along each axis,
- * w_ij = prod_c max (0, 1 - |r_jc - q_ic| / s_i) / N_i, N_i its sum over the lattice: for
- * s_i = h the barycentric coordinates of the cell holding the particle (eq. 4), wider for a
- * particle larger than a cell ("distributed over more than one cell").
+ * CWB_GEOMETRY_PARTICLES geometry (centre q_i, radius r_i, mass m_i) stands for a cube of
+ * its volume V_i = 4/3 pi r_i^3, side d_i = V_i^(1/3), about its centre, and spreads over
+ * the grid points around it as that cube's density with its faces smoothed exactly as a
+ * surface's are (density_profile over one step h either side):
+ *     rho_i (r) = prod_c phi_i (r_c - q_ic),   phi_i (u) = C (u + d_i / 2) - C (u - d_i / 2),
+ * C (v) = 1 - density_profile (v / h), the smooth step's rise from 0 at -h to 1 at +h: the
+ * cube's box convolved with the step's smoothing. The body's density is their sum, clamped
+ * at 1: rho_j = min (1, sum_i rho_i (r_j)). Three properties follow, which the tests check:
+ *   - cubes that tile space sum to 1 exactly, wherever the grid's points fall (the sum
+ *     telescopes along each axis), so a body filled by a lattice of whole cells is exactly 1
+ *     inside: no ripple and nothing clamped;
+ *   - across a face of such a body the density is the surface's own profile, so a particle
+ *     body and a surface meet as two surfaces do (their transitions odd about the same
+ *     point: rho_a + rho_b = 1 where the faces touch);
+ *   - each particle's share spreads its volume: sum_j rho_i (r_j) h^3 = V_i up to the grid's
+ *     sampling of a smooth function (eq. 4's m_j = sum_i w_ij m_i with w_ij = rho_i (r_j)
+ *     h^3 / V_i).
+ * ("The density associated with a volume particle is its volume divided by the volume of the
+ * Eulerian cell", distributed over more than one cell where the particle is larger.)
  *
  * The point moves with the particles by eq. 5 and 6: m_j = sum_i w_ij m_i, and
- * dr_j / dq_i = w_ij m_i / m_j. The density's gradient and Hessian are finite differences of
- * the sampled values, the paper's own way ("the other operators can be deduced using finite
- * differences in the regular grid"). */
+ * dr_j / dq_i = w_ij m_i / m_j. The density's gradient and Hessian are those of the sum of
+ * the smoothed cubes, exact (zero where the sum is clamped). */
 #pragma once
 
 #include <cwb/cwb.h>
 
 #include "density_grid.h"
+#include "density_penalty.h"
 #include "grid_point.h"
 
 G_BEGIN_DECLS
 
-/* The largest kernel half-width of the geometry's particles at grid step h: how far beyond
- * their centres the density reaches. */
+/* How far beyond their centres the geometry's particles reach at grid step h along an axis:
+ * the largest half-side plus a step. */
 double particle_density_reach (const CwbGeometry *g, double step);
 
 /* Samples the particles of g over the box. */
 void body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g);
 
-/* Central differences of the sampled density at point (i, j, k) (one-sided at the box's
- * faces). */
-void particle_density_derivatives (const BodyDensity *d, int i, int j, int k, double g[3],
-                                   double hess[9]);
-
-/* Eq. 6: the particles point (i, j, k) moves with and their weights w_ij m_i / m_j, the
- * GRID_POINT_TERMS heaviest, scaled to sum to 1. */
-void particle_grid_point_map (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
-                              GridPoint *m);
+/* The density at point (i, j, k) of the box with its exact gradient and Hessian (of the sum
+ * of the particles' smoothed cubes), and the particles the point moves with (eq. 6: the
+ * GRID_POINT_TERMS heaviest of w_ij m_i / m_j, scaled to sum to 1). */
+void particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
+                              DensitySample *sample, GridPoint *m);
 
 G_END_DECLS

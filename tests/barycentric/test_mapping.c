@@ -115,7 +115,8 @@ fixture_setup (Fixture *fx, gconstpointer data)
       for (size_t k = 0; k < layout.n_points; k++)
         {
           mass += layout.masses[k];
-          g_assert_cmpfloat (layout.radii[k], ==, fx->particles.radius);
+          g_assert_cmpfloat (layout.radii[k], ==,
+                             volume_particles_radius (fx->particles.volumes[k]));
         }
       g_assert_cmpfloat_with_epsilon (mass, fx->shape->info.mass,
                                       ROUNDOFF_ULPS * DBL_EPSILON * fx->shape->info.mass);

@@ -28,7 +28,22 @@ void
 volume_particles_clear (VolumeParticles *particles)
 {
   g_clear_pointer (&particles->positions, g_free);
+  g_clear_pointer (&particles->volumes, g_free);
   particles->n = 0;
+  particles->volume = 0;
+}
+
+void
+volume_particles_layout (const VolumeParticles *particles, double mass, double **radii,
+                         double **masses)
+{
+  *radii = g_new (double, MAX (particles->n, 1));
+  *masses = g_new (double, MAX (particles->n, 1));
+  for (size_t k = 0; k < particles->n; k++)
+    {
+      (*radii)[k] = volume_particles_radius (particles->volumes[k]);
+      (*masses)[k] = mass * particles->volumes[k] / particles->volume;
+    }
 }
 
 /* The z crossings of every column with the triangles, sorted by column and height: each
@@ -119,67 +134,90 @@ volume_particles_sample (const CwbSurfaceMesh *surface, double spacing, const ch
                    "body '%s': its surface has no extent to sample", name);
       return FALSE;
     }
-  /* Lattice points centred on the box: n_c points, (n_c - 1) s apart, about its middle. */
+  /* Cells centred on the box: n_c of them along each axis, from `corner`. */
   int n[3];
-  double origin[3];
+  double corner[3];
   for (int c = 0; c < 3; c++)
     {
       double cells = ceil ((hi[c] - lo[c]) / spacing - 1e-9);
-      if (cells > 1e6)
-        cells = 1e6;
-      n[c] = MAX (1, (int) cells);
-      origin[c] = 0.5 * (lo[c] + hi[c]) - 0.5 * (n[c] - 1) * spacing;
+      n[c] = MAX (1, (int) MIN (cells, 1e6));
+      corner[c] = 0.5 * (lo[c] + hi[c]) - 0.5 * n[c] * spacing;
     }
-  if ((double) n[0] * n[1] * n[2] > 8.0 * VOLUME_PARTICLES_MAX)
+  if ((double) n[0] * n[1] * n[2] > 4.0 * VOLUME_PARTICLES_MAX)
     {
       g_set_error (error, VOLUME_PARTICLES_ERROR, 0,
-                   "body '%s': particle_spacing %g m fills its %g m box with more than %u "
-                   "particles; raise it", name, spacing, size, VOLUME_PARTICLES_MAX);
+                   "body '%s': particle_spacing %g m cuts its %g m box into more than %u "
+                   "cells; raise it", name, spacing, size, 4 * VOLUME_PARTICLES_MAX);
       return FALSE;
     }
-  double column_origin[2] = { origin[0] + COLUMN_SHIFT_X * spacing,
-                              origin[1] + COLUMN_SHIFT_Y * spacing };
-  g_autoptr (GArray) crossings = column_crossings (surface, column_origin, spacing, n);
-  g_autoptr (GArray) points = g_array_new (FALSE, FALSE, sizeof (double));
+  const int m = VOLUME_PARTICLES_SUBSAMPLES;
+  double sub = spacing / m;
+  int fine[3] = { n[0] * m, n[1] * m, n[2] * m };
+  double column_origin[2] = { corner[0] + (0.5 + COLUMN_SHIFT_X) * sub,
+                              corner[1] + (0.5 + COLUMN_SHIFT_Y) * sub };
+  double z0 = corner[2] + 0.5 * sub;
+  g_autoptr (GArray) crossings = column_crossings (surface, column_origin, sub, fine);
+  size_t n_cells = (size_t) n[0] * (size_t) n[1] * (size_t) n[2];
+  g_autofree guint32 *count = g_new0 (guint32, n_cells);
+  g_autofree double *sum = g_new0 (double, 3 * n_cells);
   const Crossing *c = (const Crossing *) crossings->data;
   for (guint s = 0; s < crossings->len;)
     {
       guint e = s;
       while (e < crossings->len && c[e].column == c[s].column)
         e++;
-      int i = (int) (c[s].column % (size_t) n[0]), j = (int) (c[s].column / (size_t) n[0]);
+      int i = (int) (c[s].column % (size_t) fine[0]), j = (int) (c[s].column / (size_t) fine[0]);
+      /* The sample's own position, not the column's shifted one. */
+      double x = corner[0] + (0.5 + i) * sub, y = corner[1] + (0.5 + j) * sub;
       /* Between the first and second crossing, the third and fourth, ...; an odd count (an
        * open spot in the surface) leaves the last one out. */
       for (guint k = s; k + 1 < e; k += 2)
         {
-          int k0 = MAX (0, (int) ceil ((c[k].z - origin[2]) / spacing));
-          int k1 = MIN (n[2] - 1, (int) floor ((c[k + 1].z - origin[2]) / spacing));
+          int k0 = MAX (0, (int) ceil ((c[k].z - z0) / sub));
+          int k1 = MIN (fine[2] - 1, (int) floor ((c[k + 1].z - z0) / sub));
           for (int kz = k0; kz <= k1; kz++)
             {
-              double p[3] = { origin[0] + i * spacing, origin[1] + j * spacing,
-                              origin[2] + kz * spacing };
-              g_array_append_vals (points, p, 3);
+              size_t cell = ((size_t) (kz / m) * (size_t) n[1] + (size_t) (j / m))
+                              * (size_t) n[0] + (size_t) (i / m);
+              count[cell]++;
+              sum[3 * cell] += x;
+              sum[3 * cell + 1] += y;
+              sum[3 * cell + 2] += z0 + kz * sub;
             }
         }
       s = e;
-      if (points->len / 3 > VOLUME_PARTICLES_MAX)
-        {
-          g_set_error (error, VOLUME_PARTICLES_ERROR, 0,
-                       "body '%s': particle_spacing %g m fills it with more than %u "
-                       "particles; raise it", name, spacing, VOLUME_PARTICLES_MAX);
-          return FALSE;
-        }
     }
-  if (points->len == 0)
+  g_autoptr (GArray) positions = g_array_new (FALSE, FALSE, sizeof (double));
+  g_autoptr (GArray) volumes = g_array_new (FALSE, FALSE, sizeof (double));
+  double sub_volume = sub * sub * sub;
+  for (size_t cell = 0; cell < n_cells; cell++)
+    {
+      if (count[cell] == 0)
+        continue;
+      double p[3], v = count[cell] * sub_volume;
+      for (int a = 0; a < 3; a++)
+        p[a] = sum[3 * cell + a] / count[cell];
+      g_array_append_vals (positions, p, 3);
+      g_array_append_val (volumes, v);
+      out->volume += v;
+    }
+  if (volumes->len == 0)
     {
       g_set_error (error, VOLUME_PARTICLES_ERROR, 0,
-                   "body '%s': no lattice point of particle_spacing %g m lies inside its "
+                   "body '%s': particle_spacing %g m leaves no sample point inside its "
                    "surface; lower it", name, spacing);
       return FALSE;
     }
+  if (volumes->len > VOLUME_PARTICLES_MAX)
+    {
+      g_set_error (error, VOLUME_PARTICLES_ERROR, 0,
+                   "body '%s': particle_spacing %g m fills it with more than %u particles; "
+                   "raise it", name, spacing, VOLUME_PARTICLES_MAX);
+      return FALSE;
+    }
   out->spacing = spacing;
-  out->radius = spacing * cbrt (3 / (4 * G_PI));
-  out->n = points->len / 3;
-  out->positions = (double *) g_array_free (g_steal_pointer (&points), FALSE);
+  out->n = volumes->len;
+  out->positions = (double *) g_array_free (g_steal_pointer (&positions), FALSE);
+  out->volumes = (double *) g_array_free (g_steal_pointer (&volumes), FALSE);
   return TRUE;
 }

@@ -104,6 +104,8 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
   gboolean embedded_ok = tet_embedding_build (body->rest_nodes, body->n_nodes, body->tetrahedra,
                                               body->n_tetrahedra, embedded, map->n_points,
                                               map->points, NULL, &stats, &embed_error);
+  if (volume)
+    volume_particles_layout (&particles, body->mass, &map->radii, &map->masses);
   volume_particles_clear (&particles);
   if (!embedded_ok)
     {
@@ -123,16 +125,7 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
                stats.n_outside, map->n_points, what, stats.farthest,
                stats.max_outside_distance);
   if (volume)
-    {
-      map->radii = g_new (double, map->n_points);
-      map->masses = g_new (double, map->n_points);
-      for (size_t k = 0; k < map->n_points; k++)
-        {
-          map->radii[k] = particles.radius;
-          map->masses[k] = body->mass / (double) map->n_points;
-        }
-      return g_steal_pointer (&map);
-    }
+    return g_steal_pointer (&map);
 
   map->n_triangles = surface->n_triangles;
   map->triangles = g_memdup2 (surface->triangles, 3 * surface->n_triangles * sizeof (uint32_t));

@@ -77,14 +77,9 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
                                     info->name, &particles, error))
         return NULL;
       map->n_points = particles.n;
+      volume_particles_layout (&particles, info->body->mass, &map->radii, &map->masses);
       map->r0 = g_steal_pointer (&particles.positions);
-      map->radii = g_new (double, map->n_points);
-      map->masses = g_new (double, map->n_points);
-      for (size_t k = 0; k < map->n_points; k++)
-        {
-          map->radii[k] = particles.radius;
-          map->masses[k] = info->body->mass / (double) map->n_points;
-        }
+      volume_particles_clear (&particles);
       return g_steal_pointer (&map);
     }
   map->n_points = surface->n_vertices;
