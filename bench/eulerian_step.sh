@@ -4,7 +4,8 @@
 # reports under 25 % on its mixed stack), contacts, and the kinetic energy at the end, medians
 # of REPEATS runs of STEPS steps, the steps interleaved within each repeat. The step is the
 # scene's automatic one (0) and the multiples of it given. Writes
-# bench/results/eulerian-step-<machine>.csv.
+# bench/results/eulerian-step-<machine>.csv for the default scene,
+# bench/results/eulerian-step-<scene>-<machine>.csv for another.
 # Usage: bench/eulerian_step.sh [REPEATS (3)] [STEPS (200)] [SCENE (scenes/eulerian-mixed-stack.yaml)]
 #        [CELL_SIZES... (0 0.0075 0.01)]
 set -euo pipefail
@@ -26,7 +27,10 @@ for r in $(seq 1 "$repeats"); do
 done
 machine=$(python3 "$top/bench/machine_name.py")
 mkdir -p "$top/bench/results"
-python3 - "$out" "$top/bench/results/eulerian-step-$machine.csv" "$(basename "$scene")" <<'PY'
+stem=$(basename "$scene" .yaml)
+csv="$top/bench/results/eulerian-step-$machine.csv"
+[ "$stem" = eulerian-mixed-stack ] || csv="$top/bench/results/eulerian-step-$stem-$machine.csv"
+python3 - "$out" "$csv" "$(basename "$scene")" <<'PY'
 import glob, json, os, statistics as st, sys
 out, csv_path, scene = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = {}

@@ -95,20 +95,26 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
     {
       const double *q = &g->positions[3 * p];
       double a = half_side (g, p);
+      /* The box's points the particle reaches, along each axis; none: skip it before any
+       * profile is evaluated (a pair's box is mostly a thin slab where the bodies meet). */
       int first[3], count[3];
-      for (int c = 0; c < 3; c++)
+      gboolean reaches = TRUE;
+      for (int c = 0; c < 3 && reaches; c++)
         {
           int k0 = (int) ceil ((q[c] - a - h) / h), k1 = (int) floor ((q[c] + a + h) / h);
           first[c] = MAX (k0, box->lo[c]);
-          count[c] = MIN (k1, box->lo[c] + box->n[c] - 1) - first[c] + 1;
-          count[c] = MIN (count[c], capacity);
-          for (int m = 0; m < count[c]; m++)
-            {
-              double first_derivative, second_derivative;
-              factor[c * capacity + m] = axis_factor ((first[c] + m) * h - q[c], a, h,
-                                                      &first_derivative, &second_derivative);
-            }
+          count[c] = MIN (MIN (k1, box->lo[c] + box->n[c] - 1) - first[c] + 1, capacity);
+          reaches = count[c] > 0;
         }
+      if (!reaches)
+        continue;
+      for (int c = 0; c < 3; c++)
+        for (int m = 0; m < count[c]; m++)
+          {
+            double first_derivative, second_derivative;
+            factor[c * capacity + m] = axis_factor ((first[c] + m) * h - q[c], a, h,
+                                                    &first_derivative, &second_derivative);
+          }
       for (int mk = 0; mk < count[2]; mk++)
         for (int mj = 0; mj < count[1]; mj++)
           {
@@ -169,10 +175,14 @@ particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int 
             {
               uint32_t p = members[e];
               double a = half_side (g, p), f[3], f1[3], f2[3];
+              const double *q = &g->positions[3 * p];
+              if (fabs (r[0] - q[0]) >= a + h || fabs (r[1] - q[1]) >= a + h
+                  || fabs (r[2] - q[2]) >= a + h)
+                continue;
               gboolean reached = TRUE;
               for (int c = 0; c < 3 && reached; c++)
                 {
-                  f[c] = axis_factor (r[c] - g->positions[3 * p + c], a, h, &f1[c], &f2[c]);
+                  f[c] = axis_factor (r[c] - q[c], a, h, &f1[c], &f2[c]);
                   reached = f[c] > 0;
                 }
               if (!reached)

@@ -77,6 +77,8 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
                                     info->name, &particles, error))
         return NULL;
       map->n_points = particles.n;
+      g_debug ("body '%s': %zu volume particles of %g m", info->name, particles.n,
+               particles.spacing);
       volume_particles_layout (&particles, info->body->mass, &map->radii, &map->masses);
       map->r0 = g_steal_pointer (&particles.positions);
       volume_particles_clear (&particles);
