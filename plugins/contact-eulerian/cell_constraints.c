@@ -15,8 +15,8 @@
 #define STABILIZATION_PASSES 3
 
 /* One cell's constraint: the mean, weighted by each grid point's weight (its overlap
- * rho_bar plus the margin's worth of density, cell_constraints_add), of its points'
- * constraints, accumulated point by point. */
+ * rho_bar, or for a point apart how far it is into the margin's band, cell_constraints_add),
+ * of its points' constraints, accumulated point by point. */
 typedef struct RowContact {
   uint32_t a, b;          /* geometries */
   guint64 id;
@@ -160,7 +160,7 @@ cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
   double overlap = apart ? 0 : excess;
   double weight = apart ? (margin - gap) / h : excess;
   /* The cell of the lattice holding the point (constraint_cell points a side): the pair
-   * keeps one constraint per cell, the mean of its points' weighted by their overlap (a
+   * keeps one constraint per cell, the mean of its points' weighted as above (a
    * point entering or leaving the contact does so with no weight, so the constraint moves
    * continuously), and the cell names it, so that it keeps its identity (and the solver its
    * warm start) while the cell stays in contact. */

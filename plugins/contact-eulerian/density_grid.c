@@ -95,7 +95,6 @@ body_density_new (void)
   d->crossings = g_array_new (FALSE, FALSE, sizeof (Crossing));
   d->sorted = g_array_new (FALSE, FALSE, sizeof (Crossing));
   d->column_start = g_array_new (FALSE, FALSE, sizeof (guint));
-  d->particle_norm = g_array_new (FALSE, FALSE, sizeof (double));
   d->bucket_start = g_array_new (FALSE, FALSE, sizeof (guint));
   d->bucket_members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   return d;
@@ -118,7 +117,6 @@ body_density_free (BodyDensity *d)
   g_array_unref (d->crossings);
   g_array_unref (d->sorted);
   g_array_unref (d->column_start);
-  g_array_unref (d->particle_norm);
   g_array_unref (d->bucket_start);
   g_array_unref (d->bucket_members);
   g_free (d);

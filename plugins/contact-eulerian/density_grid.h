@@ -89,7 +89,6 @@ typedef struct BodyDensity {
   /* Volume particles (particle_density.h) instead of a surface: */
   gboolean from_particles;
   double reach;           /* the particles' kernel half-width (m) */
-  GArray *particle_norm;  /* double per particle: its kernel's sum over the whole lattice */
   GArray *bucket_start;   /* guint per bucket + 1: the particles near the box, bucketed */
   GArray *bucket_members; /* uint32_t: particle indices, bucket by bucket */
   double bucket_origin[3];

@@ -140,7 +140,6 @@ grid_point_map (BodyDensity *d, const CwbGeometry *g, int i, int j, int k, GridP
   m->point[3] = *apex;
   if (!affine_weights (g, triangle, m->point[3], r, m->weight))
     {
-      cwb_v3_copy (m->weight, bary);
-      m->weight[3] = 0;
+      cwb_v3_copy (m->weight, bary);   /* the apex's weight stays 0 */
     }
 }

@@ -19,10 +19,17 @@ particle_density_reach (const CwbGeometry *g, double step)
   return reach + step;
 }
 
-/* phi (u) = C (u + a) - C (u - a) and its first two derivatives, with C (v) =
- * 1 - density_profile (v / h): C' (v) = -slope (v / h) / h, C'' (v) = -curvature / h^2. */
+/* phi (u) = C (u + a) - C (u - a), with C (v) = 1 - density_profile (v / h). */
 static double
-axis_factor (double u, double a, double h, double *first, double *second)
+axis_factor (double u, double a, double h)
+{
+  return density_profile ((u - a) / h, NULL, NULL) - density_profile ((u + a) / h, NULL, NULL);
+}
+
+/* phi and its first two derivatives: C' (v) = -slope (v / h) / h, C'' (v) =
+ * -curvature / h^2. */
+static double
+axis_factor_derivatives (double u, double a, double h, double *first, double *second)
 {
   double s_plus, c_plus, s_minus, c_minus;
   double p_plus = density_profile ((u + a) / h, &s_plus, &c_plus);
@@ -110,11 +117,7 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
         continue;
       for (int c = 0; c < 3; c++)
         for (int m = 0; m < count[c]; m++)
-          {
-            double first_derivative, second_derivative;
-            factor[c * capacity + m] = axis_factor ((first[c] + m) * h - q[c], a, h,
-                                                    &first_derivative, &second_derivative);
-          }
+          factor[c * capacity + m] = axis_factor ((first[c] + m) * h - q[c], a, h);
       for (int mk = 0; mk < count[2]; mk++)
         for (int mj = 0; mj < count[1]; mj++)
           {
@@ -182,7 +185,7 @@ particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int 
               gboolean reached = TRUE;
               for (int c = 0; c < 3 && reached; c++)
                 {
-                  f[c] = axis_factor (r[c] - q[c], a, h, &f1[c], &f2[c]);
+                  f[c] = axis_factor_derivatives (r[c] - q[c], a, h, &f1[c], &f2[c]);
                   reached = f[c] > 0;
                 }
               if (!reached)

@@ -98,9 +98,7 @@ test_params_set_enum (TestParams *params, const char *name, const char *word)
 {
   CwbParamValue *v = params_lookup (params, name);
   g_assert_cmpint (v->type, ==, CWB_PARAM_ENUM);
-  for (size_t k = 0; k < params->set.n; k++)
-    if (&params->values[k] == v)
-      v->i = enum_index (&params->set.specs[k], word);
+  v->i = enum_index (&params->set.specs[v - params->values], word);
   v->s = word;
 }
 
