@@ -91,7 +91,6 @@ body_density_new (void)
   d->edge = g_array_new (FALSE, FALSE, sizeof (double));
   d->on_face = g_array_new (FALSE, FALSE, sizeof (guint8));
   d->inside = g_array_new (FALSE, FALSE, sizeof (guint8));
-  d->apex = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   d->crossings = g_array_new (FALSE, FALSE, sizeof (Crossing));
   d->sorted = g_array_new (FALSE, FALSE, sizeof (Crossing));
   d->column_start = g_array_new (FALSE, FALSE, sizeof (guint));
@@ -113,7 +112,6 @@ body_density_free (BodyDensity *d)
   g_array_unref (d->edge);
   g_array_unref (d->on_face);
   g_array_unref (d->inside);
-  g_array_unref (d->apex);
   g_array_unref (d->crossings);
   g_array_unref (d->sorted);
   g_array_unref (d->column_start);
@@ -317,8 +315,6 @@ body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *p
   g_array_set_size (d->edge, (guint) (3 * n));
   g_array_set_size (d->on_face, (guint) n);
   g_array_set_size (d->inside, (guint) n);
-  g_array_set_size (d->apex, (guint) n_triangles);
-  memset (d->apex->data, 0xff, n_triangles * sizeof (uint32_t));
   find_crossings (d, box, positions, triangles, n_triangles);
   find_distances (d, box, positions, triangles, n_triangles);
   double *rho = (double *) d->rho->data;
@@ -378,6 +374,25 @@ body_density_derivatives (const BodyDensity *d, int i, int j, int k, double g[3]
                         + (curved ? sign * slope * ((r == c) - n[r] * n[c] - t[r] * t[c])
                                       / (dist * h)
                                   : 0);
+}
+
+gboolean
+body_density_face_or_edge (const BodyDensity *d, int i, int j, int k, double direction[3],
+                           double edge[3])
+{
+  size_t p = grid_box_index (&d->box, i, j, k);
+  cwb_v3_set (edge, 0, 0, 0);
+  if (d->from_particles || g_array_index (d->triangle, uint32_t, p) == G_MAXUINT32)
+    return FALSE;
+  cwb_v3_copy (direction, &g_array_index (d->direction, double, 3 * p));
+  if (g_array_index (d->on_face, guint8, p))
+    return TRUE;
+  const double *t = &g_array_index (d->edge, double, 3 * p);
+  if (!(g_array_index (d->distance, double, p) > SURFACE_EPSILON * d->box.step)
+      || cwb_v3_dot (t, t) == 0)
+    return FALSE;
+  cwb_v3_copy (edge, t);
+  return TRUE;
 }
 
 double

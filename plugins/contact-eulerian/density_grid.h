@@ -81,8 +81,6 @@ typedef struct BodyDensity {
                        * (zero for a face or a vertex) */
   GArray *on_face;    /* guint8 per point: the closest point is inside its triangle's face */
   GArray *inside;     /* guint8 per point: inside the surface (the scan conversion) */
-  GArray *apex;       /* uint32_t per triangle: its inner apex (grid_point.h), found on first
-                       * use after each sampling; G_MAXUINT32 until then */
   GArray *crossings;  /* scratch: the scan conversion's crossings */
   GArray *sorted;     /* scratch: the same, sorted */
   GArray *column_start; /* scratch: guint per column + 1 */
@@ -109,6 +107,14 @@ void body_density_sample_surface (BodyDensity *density, const GridBox *box,
  * order -grad rho . delta. Zero beyond one step from the surface. */
 void body_density_derivatives (const BodyDensity *d, int i, int j, int k, double g[3],
                                double hess[9]);
+
+/* Whether the point's density is that of a face (its closest point inside a triangle) or of
+ * an edge (on a triangle's side, farther than round-off from it), whose motion turns the
+ * density's gradient (appendix B's stiffness); `direction` the unit vector from the closest
+ * point to the point, `edge` the edge's unit direction (an edge's only). FALSE for a
+ * vertex's density (it turns as the vertex carries it) and a particle density. */
+gboolean body_density_face_or_edge (const BodyDensity *d, int i, int j, int k,
+                                    double direction[3], double edge[3]);
 
 /* The integral of rho over space, sum rho h^3: the body's volume as the grid sees it. */
 double body_density_volume (const BodyDensity *density);

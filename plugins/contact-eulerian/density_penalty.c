@@ -25,3 +25,20 @@ density_penalty_stiffness (double kv, const DensitySample *a, const DensitySampl
                         + (overlap > 0 ? overlap * (a->hessian[3 * r + c] + b->hessian[3 * r + c])
                                        : 0));
 }
+
+void
+density_penalty_body_stiffness (double kv, const DensitySample *a, const DensitySample *b,
+                                int moving, double k[9])
+{
+  double overlap = density_overlap (a, b);
+  const DensitySample *m = moving == 0 ? a : b;
+  double curvature = moving == 0 ? overlap : -overlap;
+  double g[3];
+  for (int c = 0; c < 3; c++)
+    g[c] = a->gradient[c] - b->gradient[c];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      k[3 * r + c] = -0.5 * kv
+                     * (g[r] * m->gradient[c]
+                        + (overlap > 0 ? curvature * m->hessian[3 * r + c] : 0));
+}

@@ -42,4 +42,12 @@ void density_penalty_force (double kv, const DensitySample *a, const DensitySamp
 void density_penalty_stiffness (double kv, const DensitySample *a, const DensitySample *b,
                                 double k[9]);
 
+/* The one-body derivatives eq. 3 averages (appendix A's eq. 7 and 8 at a fixed point):
+ * dF_a / dd_a = -k V / 2 (g grad rho_a^T + rho_bar H_a) when `moving` is 0, and
+ * dF_a / dd_b = -k V / 2 (g grad rho_b^T - rho_bar H_b) when it is 1, g = grad rho_a -
+ * grad rho_b. Body b's force is -F_a, so its blocks are these negated. Not symmetric where
+ * the gradients are not parallel; eq. 3 is (dF_a/dd_a - dF_a/dd_b) / 2. */
+void density_penalty_body_stiffness (double kv, const DensitySample *a, const DensitySample *b,
+                                     int moving, double k[9]);
+
 G_END_DECLS

@@ -18,7 +18,8 @@
  *      (grid_point.h, the kinematic coefficients dr/dq of sec. 5.1), then
  *   4. the response, by `response`: constraints (sec. 4.3, cell_constraints.h) for the
  *      constraint solver, or the penalty of eq. 2 (+F on a, -F on b at every point), its
- *      stiffness (eq. 3) and a damping along the gradient, with Coulomb friction per pair
+ *      exact stiffness (appendix B, from eq. 3's one-body parts) and a damping along the
+ *      gradient, with Coulomb friction per pair
  *      (pair_friction.h), for solvers of forces; `automatic` follows the solver.
  *
  * Automatic parameters are derived from the scene: the step from the smallest moving body's
@@ -74,7 +75,8 @@ typedef struct PairContact {
 typedef struct GridContact {
   GridPoint moves[2];   /* how the point moves with a and with b */
   double force[3];      /* on a: eq. 2 and the normal damping */
-  double k[9];          /* eq. 3 */
+  double k[2][9];       /* dF/dd_a and dF/dd_b, the one-body derivatives eq. 3 averages */
+  double push;          /* k V rho_bar / 2: dF = push d(grad rho_a - grad rho_b) */
   double velocity[3];   /* v_a - v_b at the point */
   double spring;        /* k V / 4 |g|^2: the point's stiffness along g */
 } GridContact;
@@ -98,8 +100,11 @@ typedef struct Eulerian {
   CellConstraints *constraints;
   double step;              /* this detection's */
   BodyDensity *density[2];
+  GArray *size;             /* double per geometry: its size when its mobility was measured */
   GArray *mobility;         /* double per geometry: displacement per newton over a step at
                              * its first vertex; < 0 not yet measured, 0 fixed */
+  GPtrArray *apexes;        /* GArray of uint32_t per geometry: its triangles' apexes
+                             * (grid_point_map), kept from attachment to attachment */
   GArray *pairs;            /* PairContact */
   GArray *grid;             /* GridContact: one pair's overlapping points, scratch */
   PairFriction *friction;
@@ -138,7 +143,8 @@ static const CwbParamSpec eulerian_params[] = {
     "Constraint response: the grid points are grouped into cells of this many points a side "
     "and each pair keeps one constraint per cell, its deepest point's (1: every point)" },
   { "stiffness_blocks", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
-    "Hand the forces' stiffness (Faure 2007 eq. 3) to the solver for implicit integration" },
+    "Hand the forces' exact derivatives (Faure 2007 appendix B, with eq. 3's one-body parts) "
+    "to the solver for implicit integration" },
 };
 
 static void
@@ -164,6 +170,8 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->density[0] = body_density_new ();
   self->density[1] = body_density_new ();
   self->mobility = g_array_new (FALSE, FALSE, sizeof (double));
+  self->size = g_array_new (FALSE, FALSE, sizeof (double));
+  self->apexes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   self->pairs = g_array_new (FALSE, FALSE, sizeof (PairContact));
   self->grid = g_array_new (FALSE, FALSE, sizeof (GridContact));
   self->constraints = cell_constraints_new ();
@@ -182,6 +190,8 @@ eulerian_destroy (void *data)
   body_density_free (self->density[0]);
   body_density_free (self->density[1]);
   g_array_unref (self->mobility);
+  g_array_unref (self->size);
+  g_ptr_array_unref (self->apexes);
   g_array_unref (self->pairs);
   g_array_unref (self->grid);
   cell_constraints_free (self->constraints);
@@ -206,6 +216,7 @@ static void
 forget_mobility (Eulerian *self, size_t n_geometries)
 {
   g_array_set_size (self->mobility, (guint) n_geometries);
+  g_array_set_size (self->size, (guint) n_geometries);
   for (size_t k = 0; k < n_geometries; k++)
     g_array_index (self->mobility, double, k) = -1;
 }
@@ -233,6 +244,7 @@ eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
       return FALSE;
     }
   forget_mobility (self, query->n_geometries);
+  g_ptr_array_set_size (self->apexes, 0);
   self->step = 0;
   return TRUE;
 }
@@ -270,7 +282,9 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
 /* Every geometry's mobility: the displacement of its first vertex over one step per newton
  * pushed there (along z), measured for all of them in one point_response call the first
  * time it is needed; 0 for a fixed body. Without point_response (a host before ABI 1.1),
- * a body of 1 kg: h^2. */
+ * a body of 1 kg: h^2. With it the geometry's size, kept as the mobility is: taken anew at
+ * every detection, a deformable body's size (its bounding box) moved the stiffness as
+ * its nodes moved, a force no stiffness block accounts for. */
 static void
 measure_mobility (Eulerian *self, const CwbContactQuery *query)
 {
@@ -288,6 +302,7 @@ measure_mobility (Eulerian *self, const CwbContactQuery *query)
       const CwbGeometry *g = &query->geometries[k];
       if (mobility[k] >= 0)
         continue;
+      g_array_index (self->size, double, k) = cwb_geometry_size (g);
       if (cwb_contact_query_geometry_fixed (query, g) || g->n_points == 0)
         mobility[k] = 0;
       else if (!response)
@@ -316,15 +331,24 @@ pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, 
     return self->stiffness_param;
   const double *mobility = (const double *) self->mobility->data;
   uint32_t m = mobility[a] >= mobility[b] ? a : b;
-  double size = cwb_geometry_size (&query->geometries[m]);
+  double size = g_array_index (self->size, double, m);
   if (!(mobility[m] > 0) || !(size > 0))
     return 0;
   return STIFFNESS_SHARE * self->step / (size * size * mobility[m]);
 }
 
+/* Geometry k's triangle apexes (grid_point_map), kept across detections. */
+static GArray *
+geometry_apexes (Eulerian *self, uint32_t k)
+{
+  while (self->apexes->len <= k)
+    g_ptr_array_add (self->apexes, g_array_new (FALSE, FALSE, sizeof (uint32_t)));
+  return g_ptr_array_index (self->apexes, k);
+}
+
 /* The point's sample of one body, with how the point moves with it. */
 static void
-sample_at (BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
+sample_at (BodyDensity *d, const CwbGeometry *g, GArray *apexes, int i, int j, int k,
            DensitySample *sample, GridPoint *moves)
 {
   size_t p = grid_box_index (&d->box, i, j, k);
@@ -335,7 +359,65 @@ sample_at (BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
       return;
     }
   body_density_derivatives (d, i, j, k, sample->gradient, sample->hessian);
-  grid_point_map (d, g, i, j, k, moves);
+  grid_point_map (d, g, apexes, i, j, k, moves);
+  if (body_density_face_or_edge (d, i, j, k, moves->normal, moves->edge))
+    moves->turn = cwb_v3_dot (sample->gradient, moves->normal);
+}
+
+/* How the gradient's direction n turns as corner `corner` of the edge the point's density is
+ * taken from moves (the direction's motion beyond what the edge's translation gives, which
+ * the Hessian holds): with t the edge's unit direction and L its length, the edge turning by
+ * dt = (I - t t^T) (dp_b - dp_a) / L turns n by -t n^T (dp_b - dp_a) / L. */
+static void
+edge_turn (const CwbGeometry *g, const GridPoint *m, int corner, double turn[9])
+{
+  memset (turn, 0, 9 * sizeof (double));
+  int other = -1;
+  for (int v = 0; v < 3; v++)
+    if (v != corner && m->carry[v] != 0)
+      other = v;
+  if (m->carry[corner] == 0 || other < 0)
+    return;
+  double along[3];
+  cwb_v3_sub (along, &g->positions[3 * m->point[corner]], &g->positions[3 * m->point[other]]);
+  double length = cwb_v3_norm (along);
+  if (!(length > 0))
+    return;
+  /* -1 / L for the corner the edge points to, +1 / L for the other. */
+  double s = (cwb_v3_dot (along, m->edge) > 0 ? -1 : 1) / length;
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      turn[3 * r + c] = s * m->edge[r] * m->normal[c];
+}
+
+/* How a face's unit normal n turns as its vertex `corner` moves: dn = T dp with
+ * T = s (I - n n^T) [u]x^T / |N|, N = (p1 - p0) x (p2 - p0) (dN = dp x u, u = p1 - p2,
+ * p2 - p0, p0 - p1 for corners 0, 1, 2) and s the sign of n . N. */
+static void
+face_turn (const CwbGeometry *g, const GridPoint *m, int corner, double turn[9])
+{
+  const double *p[3];
+  for (int v = 0; v < 3; v++)
+    p[v] = &g->positions[3 * m->point[v]];
+  double e1[3], e2[3], normal[3], u[3];
+  cwb_v3_sub (e1, p[1], p[0]);
+  cwb_v3_sub (e2, p[2], p[0]);
+  cwb_v3_cross (normal, e1, e2);
+  double length = cwb_v3_norm (normal);
+  memset (turn, 0, 9 * sizeof (double));
+  if (!(length > 0))
+    return;
+  cwb_v3_sub (u, p[(corner + 1) % 3], p[(corner + 2) % 3]);
+  double s = (cwb_v3_dot (normal, m->normal) < 0 ? -1 : 1) / length;
+  /* [u]x^T dp = dp x u; (I - n n^T) applied to its columns. */
+  const double cross_t[9] = { 0, u[2], -u[1], -u[2], 0, u[0], u[1], -u[0], 0 };
+  const double *n = m->normal;
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      {
+        double along = n[0] * cross_t[c] + n[1] * cross_t[3 + c] + n[2] * cross_t[6 + c];
+        turn[3 * r + c] = s * (cross_t[3 * r + c] - n[r] * along);
+      }
 }
 
 /* The point forces of one grid point: w_m F on a's points, -w_m F on b's. */
@@ -354,20 +436,37 @@ add_point_forces (Eulerian *self, const uint32_t geometry[2], const GridPoint mo
       }
 }
 
-/* Eq. 3 between the point's eight points: the force on a's point x is +w_x F, on b's
- * -w_x F, and a's point y moving by dp moves the grid point with body a by w_y dp (b's by
- * -w_y dp in the relative displacement), so block (x, y) is s_x s_y w_x w_y dF/dd. */
+/* Appendix B's middle term between the points carrying the grid point, for the model as it
+ * is discretised: the grid point stays fixed in space while either body moves under it.
+ * (1) The densities move: the force on a's point x is +w_x F, on b's -w_x F, and side s's
+ * point y moving by dp moves that body's density by c_y dp (c the carrying weights,
+ * grid_point.h), so block (x, y) is s_x w_x c_y dF/dd_s (the one-body derivatives, not
+ * eq. 3's average of them: eq. 3 is half the difference, half of what one body feels
+ * alone). (2) The weights move: the point's coordinates in the body change by
+ * dw_x = -grad w_x . sum_y w_y dp_y, and the force a side puts there on its point x by
+ * dw_x s_x F: blocks -w_y s_x F (grad w_x)^T between the points of the same side. (3) The
+ * face or edge the density is taken from turns as its vertices move, and the gradient with
+ * it (face_turn, edge_turn). None is symmetric in general: the blocks are the true
+ * derivatives, as CwbPointStiffness states (docs/plugins/eulerian.md). */
 static void
-add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const GridPoint moves[2],
-                     const double k[9])
+add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const CwbGeometry *g[2],
+                     const GridContact *contact)
 {
+  const GridPoint *moves = contact->moves;
+  const double *force = contact->force;
   for (int sx = 0; sx < 2; sx++)
     for (int mx = 0; mx < GRID_POINT_TERMS; mx++)
       for (int sy = 0; sy < 2; sy++)
         for (int my = 0; my < GRID_POINT_TERMS; my++)
           {
-            double scale = (sx == sy ? 1 : -1) * moves[sx].weight[mx] * moves[sy].weight[my];
-            if (scale == 0)
+            double side = sx == 0 ? 1 : -1;
+            double scale = side * moves[sx].weight[mx] * moves[sy].carry[my];
+            const double *gradient = moves[sx].gradient[mx];
+            gboolean moving_weight = sx == sy && moves[sy].weight[my] != 0
+                                     && (gradient[0] != 0 || gradient[1] != 0
+                                         || gradient[2] != 0);
+            gboolean turning = moves[sy].turn != 0 && my < 3 && moves[sx].weight[mx] != 0;
+            if (scale == 0 && !moving_weight && !turning)
               continue;
             CwbPointStiffness block = {
               .geometry_a = geometry[sx],
@@ -376,7 +475,27 @@ add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const GridPoint
               .point_b = moves[sy].point[my],
             };
             for (int e = 0; e < 9; e++)
-              block.k[e] = scale * k[e];
+              block.k[e] = scale * contact->k[sy][e];
+            if (turning)
+              {
+                /* (3) The face under the point turns: grad rho_s by turn dn. */
+                double turn[9];
+                if (cwb_v3_dot (moves[sy].edge, moves[sy].edge) > 0)
+                  edge_turn (g[sy], &moves[sy], my, turn);
+                else
+                  face_turn (g[sy], &moves[sy], my, turn);
+                double factor = side * moves[sx].weight[mx] * (sy == 0 ? 1 : -1)
+                                * contact->push * moves[sy].turn;
+                for (int e = 0; e < 9; e++)
+                  block.k[e] += factor * turn[e];
+              }
+            if (moving_weight)
+              {
+                double w = moves[sy].weight[my];
+                for (int i = 0; i < 3; i++)
+                  for (int j = 0; j < 3; j++)
+                    block.k[3 * i + j] -= w * side * force[i] * gradient[j];
+              }
             g_array_append_val (self->stiffness, block);
           }
 }
@@ -463,6 +582,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
     else
       body_density_sample_surface (self->density[s], &box, g[s]->positions, g[s]->triangles,
                                    g[s]->n_triangles);
+  GArray *apexes[2] = { geometry_apexes (self, a), geometry_apexes (self, b) };
   double stiffness = self->rows ? 0 : pair_stiffness (self, query, a, b);
   double volume = box.step * box.step * box.step;
   double kv = stiffness * volume;
@@ -493,7 +613,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           DensitySample sample[2];
           GridContact contact = { 0 };
           for (int s = 0; s < 2; s++)
-            sample_at (self->density[s], g[s], i, j, k, &sample[s], &contact.moves[s]);
+            sample_at (self->density[s], g[s], apexes[s], i, j, k, &sample[s],
+                       &contact.moves[s]);
           double overlap = density_overlap (&sample[0], &sample[1]);
           double r[3];
           grid_box_point (&box, i, j, k, r);
@@ -532,7 +653,10 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           if (self->rows)
             continue;
           density_penalty_force (kv, &sample[0], &sample[1], contact.force);
-          density_penalty_stiffness (kv, &sample[0], &sample[1], contact.k);
+          for (int moving = 0; moving < 2; moving++)
+            density_penalty_body_stiffness (kv, &sample[0], &sample[1], moving,
+                                            contact.k[moving]);
+          contact.push = 0.5 * kv * overlap;
           /* Damping along the gradient: beta times eq. 3's first term on the relative
            * velocity, a stiffness-proportional damping of the normal motion (the tangential
            * one is the friction's). */
@@ -557,7 +681,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
       const GridContact *contact = &g_array_index (self->grid, GridContact, k);
       add_point_forces (self, geometry, contact->moves, contact->force);
       if (self->stiffness_blocks)
-        add_point_stiffness (self, geometry, contact->moves, contact->k);
+        add_point_stiffness (self, geometry, g, contact);
     }
   g_array_append_val (self->pairs, pair);
   return TRUE;

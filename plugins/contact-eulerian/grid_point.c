@@ -84,7 +84,7 @@ det3 (const double m[9])
  * point's weights. */
 static gboolean
 affine_weights (const CwbGeometry *g, uint32_t t, uint32_t apex, const double r[3],
-                double w[4])
+                double w[4], double gradient[4][3])
 {
   const uint32_t *v = &g->triangles[3 * t];
   const double *a = &g->positions[3 * v[0]];
@@ -103,26 +103,35 @@ affine_weights (const CwbGeometry *g, uint32_t t, uint32_t apex, const double r[
   double scale = cwb_v3_norm (e[0]) * cwb_v3_norm (e[1]) * cwb_v3_norm (e[2]);
   if (!(fabs (det) > 1e-9 * scale))
     return FALSE;
-  /* Cramer's rule. */
+  /* lambda = E^-1 (r - a), E = m (the edges as columns): the rows of E^-1 are the gradients
+   * of lambda_1..3 with respect to r. */
+  double inverse[9];
+  cwb_m3_inverse (inverse, m);
   double x[3];
-  for (int col = 0; col < 3; col++)
-    {
-      double mc[9];
-      memcpy (mc, m, sizeof mc);
-      for (int row = 0; row < 3; row++)
-        mc[3 * row + col] = rhs[row];
-      x[col] = det3 (mc) / det;
-    }
+  cwb_m3_mul_v3 (x, inverse, rhs);
   w[0] = 1 - x[0] - x[1] - x[2];
   w[1] = x[0];
   w[2] = x[1];
   w[3] = x[2];
+  for (int c = 0; c < 3; c++)
+    {
+      gradient[1][c] = inverse[c];
+      gradient[2][c] = inverse[3 + c];
+      gradient[3][c] = inverse[6 + c];
+      gradient[0][c] = -(inverse[c] + inverse[3 + c] + inverse[6 + c]);
+    }
   return TRUE;
 }
 
 void
-grid_point_map (BodyDensity *d, const CwbGeometry *g, int i, int j, int k, GridPoint *m)
+grid_point_map (const BodyDensity *d, const CwbGeometry *g, GArray *apexes, int i, int j,
+                int k, GridPoint *m)
 {
+  if (apexes->len != g->n_triangles)
+    {
+      g_array_set_size (apexes, (guint) g->n_triangles);
+      memset (apexes->data, 0xff, g->n_triangles * sizeof (uint32_t));
+    }
   *m = (GridPoint) { 0 };
   size_t p = grid_box_index (&d->box, i, j, k);
   uint32_t triangle = g_array_index (d->triangle, uint32_t, p);
@@ -134,11 +143,12 @@ grid_point_map (BodyDensity *d, const CwbGeometry *g, int i, int j, int k, GridP
     closest_surface_point (g, r, &triangle, bary);
   for (int v = 0; v < 3; v++)
     m->point[v] = g->triangles[3 * triangle + v];
-  uint32_t *apex = &g_array_index (d->apex, uint32_t, triangle);
+  uint32_t *apex = &g_array_index (apexes, uint32_t, triangle);
   if (*apex == G_MAXUINT32)
     *apex = apex_of (g, triangle);
   m->point[3] = *apex;
-  if (!affine_weights (g, triangle, m->point[3], r, m->weight))
+  cwb_v3_copy (m->carry, bary);
+  if (!affine_weights (g, triangle, m->point[3], r, m->weight, m->gradient))
     {
       cwb_v3_copy (m->weight, bary);   /* the apex's weight stays 0 */
     }

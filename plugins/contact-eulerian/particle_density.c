@@ -219,4 +219,5 @@ particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int 
     total += m->weight[x];
   for (int x = 0; x < kept && total > 0; x++)
     m->weight[x] /= total;
+  memcpy (m->carry, m->weight, sizeof m->carry);
 }

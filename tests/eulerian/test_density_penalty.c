@@ -90,6 +90,55 @@ test_stiffness (void)
     }
 }
 
+/* The one-body derivatives at a fixed point (what the host needs per body: appendix B's
+ * middle term with the grid point fixed while one body moves): dF_a/dd_a and dF_a/dd_b
+ * against central differences of eq. 2 under one body's displacement, and eq. 3 as their
+ * half difference. */
+static void
+test_body_stiffness (void)
+{
+  double e = 1e-6;
+  for (guint p = 0; p < G_N_ELEMENTS (points); p++)
+    {
+      double zero[3] = { 0, 0, 0 }, k[2][9], average[9];
+      DensitySample a = blob_sample (&blob_a, points[p], zero),
+                    b = blob_sample (&blob_b, points[p], zero);
+      for (int moving = 0; moving < 2; moving++)
+        density_penalty_body_stiffness (kv, &a, &b, moving, k[moving]);
+      density_penalty_stiffness (kv, &a, &b, average);
+      double scale = 0, asymmetry = 0;
+      for (int m = 0; m < 9; m++)
+        scale = MAX (scale, fabs (k[0][m]));
+      for (int moving = 0; moving < 2; moving++)
+        for (int c = 0; c < 3; c++)
+          {
+            double fp[3], fm[3], d[3] = { 0, 0, 0 };
+            d[c] = e;
+            DensitySample ap = moving == 0 ? blob_sample (&blob_a, points[p], d) : a;
+            DensitySample bp = moving == 1 ? blob_sample (&blob_b, points[p], d) : b;
+            density_penalty_force (kv, &ap, &bp, fp);
+            d[c] = -e;
+            DensitySample am = moving == 0 ? blob_sample (&blob_a, points[p], d) : a;
+            DensitySample bm = moving == 1 ? blob_sample (&blob_b, points[p], d) : b;
+            density_penalty_force (kv, &am, &bm, fm);
+            for (int r = 0; r < 3; r++)
+              {
+                /* As in test_stiffness: 1e-6 of the blocks' scale. */
+                double fd = (fp[r] - fm[r]) / (2 * e);
+                g_assert_cmpfloat (fabs (fd - k[moving][3 * r + c]), <=, 1e-6 * scale);
+              }
+          }
+      for (int m = 0; m < 9; m++)
+        {
+          g_assert_cmpfloat (fabs (average[m] - 0.5 * (k[0][m] - k[1][m])), <=, 1e-12 * scale);
+          asymmetry = MAX (asymmetry, fabs (k[0][m] - k[0][3 * (m % 3) + m / 3]));
+        }
+      /* The blobs' gradients are not parallel at these points: the one-body block is not
+       * symmetric (what eq. 3's average hides), by more than round-off. */
+      g_assert_cmpfloat (asymmetry, >, 1e-6 * scale);
+    }
+}
+
 /* The one-body force of eq. 1 is -dE/dd_1 with E = 1/2 k V rho_bar^2 (the sign that makes it
  * repel): by central differences of E under a displacement of body a alone. And eq. 2's
  * average of the two one-body forces, F_a = (F_1 - F_2) / 2, is what density_penalty_force
@@ -142,6 +191,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/eulerian/penalty/stiffness", test_stiffness);
+  g_test_add_func ("/eulerian/penalty/body-derivatives", test_body_stiffness);
   g_test_add_func ("/eulerian/penalty/force-from-energy", test_force_from_energy);
   return g_test_run ();
 }

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "world_fixture.h"
+#include "world_private.h"
 
 #define G 9.81
 
@@ -368,6 +369,158 @@ test_kinds_table (void)
       }
 }
 
+/* Generalized contact forces on body `b` with the state q (velocities zero). */
+static void
+generalized_forces (CwbWorld *world, const double *q_state, uint32_t b, double *r)
+{
+  size_t nq, nv;
+  double *q = cwb_world_q (world, &nq);
+  double *v = cwb_world_v (world, &nv);
+  memcpy (q, q_state, nq * sizeof (double));
+  memset (v, 0, nv * sizeof (double));
+  g_autoptr (GError) error = NULL;
+  world->ctx.detect (&world->ctx, q, v, CWB_CONTACT_PASS_VELOCITY, &error);
+  g_assert_no_error (error);
+  g_autofree double *all = g_new0 (double, nv);
+  world->ctx.point_forces_to_dofs (&world->ctx, all);
+  memcpy (r, all + world->slots[b].v_offset, world->slots[b].nv * sizeof (double));
+}
+
+/* Appendix B: the stiffness the host hands an implicit solver (contact_stiffness_apply: the
+ * model's point blocks through the mapping) against central differences of the generalized
+ * contact forces Q (q) = J^T f of body `body` (frictionless, velocities zero, so that Q
+ * depends on the positions alone), along the coordinates `columns` of its q (which must be
+ * coordinates whose mapping is linear, so that the mapping's own term of appendix B is zero:
+ * a rigid body's translation, an FEM node's position). The grid points stay fixed while the
+ * bodies move: the test sees both the densities' motion under the points (the one-body
+ * derivatives, not eq. 3's average of them) and the weights' motion (the points'
+ * coordinates in the moving body: the torque of a rigid body's force changes by [F]x dx).
+ * Differences of 1e-6 m: the forces are smooth but where a point enters the overlap or
+ * crosses the cubic step's kinks (measure zero), truncation (1e-6 / h)^2 ~ 1e-8 relative,
+ * round-off 1e-16 / 1e-6 of the forces; bound 1e-5 of the stiffness's largest entry. The
+ * weights' term has the size of the contact force |F| per metre: the bound must be far
+ * under it for the test to see that term, asserted below (10x). */
+static void
+check_body_stiffness (const char *scene, double press, uint32_t body, int n_columns)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, scene);
+  size_t nq, n;
+  double *q = cwb_world_q (world, &nq);
+  const CwbBodySlot *slot = &world->slots[body];
+  /* Body 1, a rigid box, pressed down by `press` (m) below its first touch of body 0. */
+  const CwbGeometry *g = cwb_world_geometries (world, &n);
+  double lowest = INFINITY, below = -INFINITY;
+  for (size_t p = 0; p < g[1].n_points; p++)
+    lowest = MIN (lowest, g[1].positions[3 * p + 2]);
+  for (size_t p = 0; p < g[0].n_points; p++)
+    below = MAX (below, g[0].positions[3 * p + 2]);
+  q[world->slots[1].q_offset + 2] -= lowest - below + press;
+  g_autofree double *q0 = g_memdup2 (q, nq * sizeof (double));
+  g_autofree double *plus = g_new (double, slot->nv);
+  g_autofree double *minus = g_new (double, slot->nv);
+  g_autofree double *r0 = g_new (double, slot->nv);
+  g_autofree double *df = g_new (double, slot->nv);
+  g_autofree double *dq = g_new (double, slot->nv);
+  const double eps = 1e-6;
+  double worst = 0, scale = 0, force = 0;
+  /* The columns: a rigid body's translations, or the FEM coordinates carrying the largest
+   * forces (their nodes are those under the contact). */
+  generalized_forces (world, q0, body, r0);
+  g_autofree int *columns = g_new (int, n_columns);
+  for (int c = 0; c < n_columns; c++)
+    {
+      columns[c] = c;
+      if (slot->nq == 7)
+        continue;
+      double largest = -1;
+      for (size_t i = 0; i < slot->nv; i++)
+        {
+          gboolean taken = FALSE;
+          for (int t = 0; t < c; t++)
+            taken |= columns[t] == (int) i;
+          if (!taken && fabs (r0[i]) > largest)
+            {
+              largest = fabs (r0[i]);
+              columns[c] = (int) i;
+            }
+        }
+    }
+  for (int c = 0; c < n_columns; c++)
+    {
+      int column = columns[c];
+      g_autofree double *qp = g_memdup2 (q0, nq * sizeof (double));
+      g_autofree double *qm = g_memdup2 (q0, nq * sizeof (double));
+      qp[slot->q_offset + column] += eps;
+      qm[slot->q_offset + column] -= eps;
+      generalized_forces (world, qp, body, plus);
+      generalized_forces (world, qm, body, minus);
+      generalized_forces (world, q0, body, r0);   /* last: the stiffness is taken here */
+      memset (dq, 0, slot->nv * sizeof (double));
+      dq[column] = 1;   /* the columns' q and v coordinates coincide (positions) */
+      world->ctx.contact_stiffness_apply (&world->ctx, body, dq, df);
+      for (size_t i = 0; i < slot->nv; i++)
+        {
+          double quotient = (plus[i] - minus[i]) / (2 * eps);
+          if (quotient != 0 || df[i] != 0)
+            g_test_message ("d/dq_%d of Q_%zu: differences %.9g, stiffness %.9g", column, i,
+                            quotient, df[i]);
+          worst = MAX (worst, fabs (quotient - df[i]));
+          scale = MAX (scale, fabs (df[i]));
+        }
+    }
+  for (size_t i = 0; i + 2 < slot->nv; i += 3)
+    force = MAX (force, cwb_v3_norm (r0 + i));
+  g_test_message ("largest difference %.3g of a stiffness of %.3g N/m; the largest force "
+                  "%.3g N", worst, scale, force);
+  g_assert_cmpfloat (force, >, 10 * 1e-5 * scale);
+  g_assert_cmpfloat (worst, <, 1e-5 * scale);
+}
+
+#define TURNED_BOX "    shape: { type: box, size: [0.3, 0.3, 0.3] }\n" \
+                   "    pose: { position: [0.011, -0.007, 0.5], orientation: [0.9589, 0.1417, " \
+                   "0.1963, 0.1440] }\n" \
+                   "    material: { density: 500, friction: 0 }\n"
+
+/* A turned rigid box's corner pressed 3 mm into the ground. */
+static void
+test_body_stiffness_rigid (void)
+{
+  check_body_stiffness ("world: { dt: 0.005, gravity: [0, 0, 0] }\n"
+                        "contact: { model: eulerian }\n"
+                        "solver: { name: predictor-corrector }\n"
+                        "bodies:\n"
+                        "  - name: ground\n"
+                        "    shape: { type: ground, size: [2, 2, 0.2] }\n"
+                        "    fixed: true\n"
+                        "    material: { friction: 0 }\n"
+                        "  - name: box\n" TURNED_BOX,
+                        0.006, 1, 3);
+}
+
+/* The turned box pressed into an FEM block (both densities vary at the points: the one-body
+ * blocks are not symmetric): the box translated, then the block's nodes moved (every
+ * coordinate of an FEM body is a position, its mapping linear). The block is set off the
+ * grid's lattice: a grid point exactly on a face (a box at the origin, a step dividing its
+ * size) is carried by one face's triangle or another's as a node moves either way, a jump
+ * of the nodes' shares of the force (not of its total) that differences cannot follow. */
+static void
+test_body_stiffness_fem (void)
+{
+  const char *scene = "world: { dt: 0.005, gravity: [0, 0, 0] }\n"
+                      "contact: { model: eulerian }\n"
+                      "solver: { name: predictor-corrector }\n"
+                      "bodies:\n"
+                      "  - name: block\n"
+                      "    shape: { type: box, size: [0.5, 0.5, 0.2] }\n"
+                      "    pose: { position: [0.0137, -0.0071, 0.0093] }\n"
+                      "    " FEM "\n"
+                      "    material: { density: 500, friction: 0 }\n"
+                      "  - name: box\n" TURNED_BOX;
+  check_body_stiffness (scene, 0.004, 1, 3);
+  check_body_stiffness (scene, 0.004, 0, 12);
+}
+
 /* The set's point forces on the bodies of a scene are opposite: per grid point, +F on one
  * body's points and -F on the other's, each split by weights that sum to one. */
 static void
@@ -487,6 +640,8 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/penalty/momentum-rigid-fem", test_momentum_rigid_fem);
   g_test_add_func ("/eulerian/penalty/momentum-fem-fem", test_momentum_fem_fem);
   g_test_add_func ("/eulerian/penalty/action-reaction", test_action_reaction);
+  g_test_add_func ("/eulerian/penalty/body-stiffness/rigid", test_body_stiffness_rigid);
+  g_test_add_func ("/eulerian/penalty/body-stiffness/fem", test_body_stiffness_fem);
   g_test_add_func ("/eulerian/penalty/ball-bounces", test_penalty_ball_bounces);
   g_test_add_func ("/eulerian/response/automatic", test_automatic_response);
   g_test_add_func ("/eulerian/particles/momentum", test_momentum_particles);
