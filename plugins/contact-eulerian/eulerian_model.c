@@ -64,6 +64,7 @@ typedef struct PairContact {
   double normal_force;  /* their resultant's size */
   double friction[3];   /* the friction force on a */
   gboolean slips;
+  double friction_damping;   /* d F_t / d v_t while it sticks: h k_t + c_t (0 slipping) */
   double center[3];     /* where it acts: the points weighted by their force */
   double weight;
   double deepest;       /* the largest depth 2 rho_bar / |g| of its points (m) */
@@ -77,6 +78,9 @@ typedef struct GridContact {
   double force[3];      /* on a: eq. 2 and the normal damping */
   double k[2][9];       /* dF/dd_a and dF/dd_b, the one-body derivatives eq. 3 averages */
   double push;          /* k V rho_bar / 2: dF = push d(grad rho_a - grad rho_b) */
+  double dashpot;       /* c: the damping force -c (g . v_rel) g */
+  double share;         /* lambda: its share of the pair's load (the friction's weight) */
+  double gradient[3];   /* g = grad rho_a - grad rho_b */
   double velocity[3];   /* v_a - v_b at the point */
   double spring;        /* k V / 4 |g|^2: the point's stiffness along g */
 } GridContact;
@@ -110,6 +114,7 @@ typedef struct Eulerian {
   PairFriction *friction;
   GArray *forces;           /* CwbPointWeight */
   GArray *stiffness;        /* CwbPointStiffness */
+  GArray *damping;          /* CwbPointStiffness: d f / d v */
   GArray *voxels;           /* CwbInspectVoxel, the overlap points */
   GArray *vectors;          /* CwbInspectVector, the density gradients */
 } Eulerian;
@@ -178,6 +183,7 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->friction = pair_friction_new ();
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->stiffness = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness));
+  self->damping = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness));
   self->voxels = g_array_new (FALSE, FALSE, sizeof (CwbInspectVoxel));
   self->vectors = g_array_new (FALSE, FALSE, sizeof (CwbInspectVector));
   return self;
@@ -198,6 +204,7 @@ eulerian_destroy (void *data)
   pair_friction_free (self->friction);
   g_array_unref (self->forces);
   g_array_unref (self->stiffness);
+  g_array_unref (self->damping);
   g_array_unref (self->voxels);
   g_array_unref (self->vectors);
   g_free (self);
@@ -436,6 +443,51 @@ add_point_forces (Eulerian *self, const uint32_t geometry[2], const GridPoint mo
       }
 }
 
+/* The forces' velocity derivative between the points of one body (CwbContactSet.damping
+ * holds no other: the host hands each body its own). The point's relative velocity is
+ * sum_y s_y w_y v_y over both sides' points, so the normal damping s_x w_x F on point x
+ * changes by -w_x w_y c g g^T dv_y between points of the same side. The friction is the
+ * pair's, on the load-weighted mean velocity (share lambda of this point) and spread back
+ * by the same shares: its exact derivative couples every two points of the pair; handed
+ * over is its part within each grid point, -w_x w_y lambda (h k_t + c_t) P (P the tangent
+ * plane's projector), which equals it under any motion that moves the pair's points alike
+ * (a rigid body's translation) and damps more where they move apart. Both symmetric and
+ * negative semi-definite, as conjugate gradients need. */
+static void
+add_point_damping (Eulerian *self, const CwbContactQuery *query, const uint32_t geometry[2],
+                   const PairContact *pair, const GridContact *contact)
+{
+  const GridPoint *moves = contact->moves;
+  const double *g = contact->gradient, *n = pair->normal;
+  double tangential = contact->share * pair->friction_damping;
+  double k[9];
+  for (int r = 0; r < 3; r++)
+    for (int c = 0; c < 3; c++)
+      k[3 * r + c] = contact->dashpot * g[r] * g[c]
+                     + tangential * ((r == c) - n[r] * n[c]);
+  for (int s = 0; s < 2; s++)
+    {
+      if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
+        continue;
+      for (int mx = 0; mx < GRID_POINT_TERMS; mx++)
+        for (int my = 0; my < GRID_POINT_TERMS; my++)
+          {
+            double scale = -moves[s].weight[mx] * moves[s].weight[my];
+            if (scale == 0)
+              continue;
+            CwbPointStiffness block = {
+              .geometry_a = geometry[s],
+              .point_a = moves[s].point[mx],
+              .geometry_b = geometry[s],
+              .point_b = moves[s].point[my],
+            };
+            for (int e = 0; e < 9; e++)
+              block.k[e] = scale * k[e];
+            g_array_append_val (self->damping, block);
+          }
+    }
+}
+
 /* Appendix B's middle term between the points carrying the grid point, for the model as it
  * is discretised: the grid point stays fixed in space while either body moves under it.
  * (1) The densities move: the force on a's point x is +w_x F, on b's -w_x F, and side s's
@@ -533,8 +585,14 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   pair->slips = pair_friction_force (self->friction, id, pair->normal, normal_force, pair->mu,
                                      velocity, tangent_spring, beta * tangent_spring, query->h,
                                      pair->friction);
+  /* Sticking, F_t = -k_t u - c_t v_t with u grown by h v_t this step: its velocity
+   * derivative. Slipping, its size is mu F_n whatever the velocity: none is handed over. */
+  pair->friction_damping = pair->slips ? 0 : (query->h + beta) * tangent_spring;
   for (guint k = 0; k < n; k++)
-    cwb_v3_axpy (grid[k].force, cwb_v3_norm (grid[k].force) / load, pair->friction);
+    {
+      grid[k].share = cwb_v3_norm (grid[k].force) / load;
+      cwb_v3_axpy (grid[k].force, grid[k].share, pair->friction);
+    }
 }
 
 /* One pair: its box, both densities, the forces at every overlapping point. FALSE (with a
@@ -665,7 +723,9 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           grid_point_velocity (g[1], &contact.moves[1], vb);
           cwb_v3_sub (contact.velocity, va, vb);
           contact.spring = 0.25 * kv * cwb_v3_dot (gradient, gradient);
-          cwb_v3_axpy (contact.force, -0.25 * kv * beta * cwb_v3_dot (gradient, contact.velocity),
+          contact.dashpot = 0.25 * kv * beta;
+          cwb_v3_copy (contact.gradient, gradient);
+          cwb_v3_axpy (contact.force, -contact.dashpot * cwb_v3_dot (gradient, contact.velocity),
                        gradient);
           g_array_append_val (self->grid, contact);
           double magnitude = cwb_v3_norm (contact.force);
@@ -681,7 +741,10 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
       const GridContact *contact = &g_array_index (self->grid, GridContact, k);
       add_point_forces (self, geometry, contact->moves, contact->force);
       if (self->stiffness_blocks)
-        add_point_stiffness (self, geometry, g, contact);
+        {
+          add_point_stiffness (self, geometry, g, contact);
+          add_point_damping (self, query, geometry, &pair, contact);
+        }
     }
   g_array_append_val (self->pairs, pair);
   return TRUE;
@@ -707,6 +770,7 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
   g_array_set_size (self->pairs, 0);
   g_array_set_size (self->forces, 0);
   g_array_set_size (self->stiffness, 0);
+  g_array_set_size (self->damping, 0);
   g_array_set_size (self->voxels, 0);
   g_array_set_size (self->vectors, 0);
   /* The mobilities size the penalty's stiffness; constraints need none (and measuring one
@@ -786,6 +850,8 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
   g_array_append_vals (set->forces, self->forces->data, self->forces->len);
   if (set->stiffness != NULL)
     g_array_append_vals (set->stiffness, self->stiffness->data, self->stiffness->len);
+  if (CWB_STRUCT_HAS (set, CwbContactSet, damping) && set->damping != NULL)
+    g_array_append_vals (set->damping, self->damping->data, self->damping->len);
   set->intersection_volume = total_volume;
   set->max_penetration = deepest;
   if (!(self->stiffness_param > 0) && isfinite (smallest_stiffness))

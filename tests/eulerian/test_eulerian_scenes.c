@@ -369,15 +369,20 @@ test_kinds_table (void)
       }
 }
 
-/* Generalized contact forces on body `b` with the state q (velocities zero). */
+/* Generalized contact forces on body `b` with the state q and the velocities v_state (NULL:
+ * zero). */
 static void
-generalized_forces (CwbWorld *world, const double *q_state, uint32_t b, double *r)
+generalized_forces_moving (CwbWorld *world, const double *q_state, const double *v_state,
+                           uint32_t b, double *r)
 {
   size_t nq, nv;
   double *q = cwb_world_q (world, &nq);
   double *v = cwb_world_v (world, &nv);
   memcpy (q, q_state, nq * sizeof (double));
-  memset (v, 0, nv * sizeof (double));
+  if (v_state != NULL)
+    memcpy (v, v_state, nv * sizeof (double));
+  else
+    memset (v, 0, nv * sizeof (double));
   g_autoptr (GError) error = NULL;
   world->ctx.detect (&world->ctx, q, v, CWB_CONTACT_PASS_VELOCITY, &error);
   g_assert_no_error (error);
@@ -386,15 +391,21 @@ generalized_forces (CwbWorld *world, const double *q_state, uint32_t b, double *
   memcpy (r, all + world->slots[b].v_offset, world->slots[b].nv * sizeof (double));
 }
 
+static void
+generalized_forces (CwbWorld *world, const double *q_state, uint32_t b, double *r)
+{
+  generalized_forces_moving (world, q_state, NULL, b, r);
+}
+
 /* Appendix B: the stiffness the host hands an implicit solver (contact_stiffness_apply: the
- * model's point blocks through the mapping) against central differences of the generalized
- * contact forces Q (q) = J^T f of body `body` (frictionless, velocities zero, so that Q
- * depends on the positions alone), along the coordinates `columns` of its q (which must be
- * coordinates whose mapping is linear, so that the mapping's own term of appendix B is zero:
- * a rigid body's translation, an FEM node's position). The grid points stay fixed while the
- * bodies move: the test sees both the densities' motion under the points (the one-body
- * derivatives, not eq. 3's average of them) and the weights' motion (the points'
- * coordinates in the moving body: the torque of a rigid body's force changes by [F]x dx).
+ * model's point blocks through the mapping, J^T K J, and the mapping's own term d(J^T)/dq f)
+ * against central differences of the generalized contact forces Q (q) = J^T f of body
+ * `body` (frictionless, velocities zero, so that Q depends on the positions alone), along
+ * its velocity-space coordinates (a rigid body's translations and rotations, an FEM body's
+ * node positions). The grid points stay fixed while the bodies move: the test sees the
+ * densities' motion under the points (the one-body derivatives, not eq. 3's average of
+ * them), the weights' motion (the points' coordinates in the moving body: the torque of a
+ * rigid body's force changes by [F]x dx) and the faces' turn.
  * Differences of 1e-6 m: the forces are smooth but where a point enters the overlap or
  * crosses the cubic step's kinks (measure zero), truncation (1e-6 / h)^2 ~ 1e-8 relative,
  * round-off 1e-16 / 1e-6 of the forces; bound 1e-5 of the stiffness's largest entry. The
@@ -424,14 +435,14 @@ check_body_stiffness (const char *scene, double press, uint32_t body, int n_colu
   g_autofree double *dq = g_new (double, slot->nv);
   const double eps = 1e-6;
   double worst = 0, scale = 0, force = 0;
-  /* The columns: a rigid body's translations, or the FEM coordinates carrying the largest
+  /* The columns: a rigid body's six, or the FEM coordinates carrying the largest
    * forces (their nodes are those under the contact). */
   generalized_forces (world, q0, body, r0);
   g_autofree int *columns = g_new (int, n_columns);
   for (int c = 0; c < n_columns; c++)
     {
       columns[c] = c;
-      if (slot->nq == 7)
+      if (slot->nq == 7)   /* a rigid body: its six */
         continue;
       double largest = -1;
       for (size_t i = 0; i < slot->nv; i++)
@@ -449,15 +460,19 @@ check_body_stiffness (const char *scene, double press, uint32_t body, int n_colu
   for (int c = 0; c < n_columns; c++)
     {
       int column = columns[c];
+      /* q moved by +-eps along v-space coordinate `column` (a rigid body's rotation turns
+       * its quaternion), as the body model integrates a velocity. */
       g_autofree double *qp = g_memdup2 (q0, nq * sizeof (double));
       g_autofree double *qm = g_memdup2 (q0, nq * sizeof (double));
-      qp[slot->q_offset + column] += eps;
-      qm[slot->q_offset + column] -= eps;
+      memset (dq, 0, slot->nv * sizeof (double));
+      dq[column] = 1;
+      world->ctx.integrate_position (&world->ctx, body, q0 + slot->q_offset, dq, eps,
+                                     qp + slot->q_offset);
+      world->ctx.integrate_position (&world->ctx, body, q0 + slot->q_offset, dq, -eps,
+                                     qm + slot->q_offset);
       generalized_forces (world, qp, body, plus);
       generalized_forces (world, qm, body, minus);
       generalized_forces (world, q0, body, r0);   /* last: the stiffness is taken here */
-      memset (dq, 0, slot->nv * sizeof (double));
-      dq[column] = 1;   /* the columns' q and v coordinates coincide (positions) */
       world->ctx.contact_stiffness_apply (&world->ctx, body, dq, df);
       for (size_t i = 0; i < slot->nv; i++)
         {
@@ -471,10 +486,114 @@ check_body_stiffness (const char *scene, double press, uint32_t body, int n_colu
     }
   for (size_t i = 0; i + 2 < slot->nv; i += 3)
     force = MAX (force, cwb_v3_norm (r0 + i));
+  /* The damping's velocity derivative (contact_damping_apply) against central differences
+   * of Q under velocities +-1e-3 m/s along the same columns: the damping force is linear in
+   * the velocity (the friction is off), so they agree to round-off, 1e-9 of the largest. */
+  size_t nv;
+  cwb_world_v (world, &nv);
+  g_autofree double *vp = g_new0 (double, nv);
+  g_autofree double *vm = g_new0 (double, nv);
+  double damping_worst = 0, damping_scale = 0;
+  for (int c = 0; c < n_columns; c++)
+    {
+      const double speed = 1e-3;
+      memset (vp, 0, nv * sizeof (double));
+      memset (vm, 0, nv * sizeof (double));
+      vp[slot->v_offset + columns[c]] = speed;
+      vm[slot->v_offset + columns[c]] = -speed;
+      generalized_forces_moving (world, q0, vp, body, plus);
+      generalized_forces_moving (world, q0, vm, body, minus);
+      memset (dq, 0, slot->nv * sizeof (double));
+      dq[columns[c]] = 1;
+      world->ctx.contact_damping_apply (&world->ctx, body, dq, df);
+      for (size_t i = 0; i < slot->nv; i++)
+        {
+          double quotient = (plus[i] - minus[i]) / (2 * speed);
+          if (quotient != 0 || df[i] != 0)
+            g_test_message ("d/dv_%d of Q_%zu: differences %.9g, damping %.9g", columns[c], i,
+                            quotient, df[i]);
+          damping_worst = MAX (damping_worst, fabs (quotient - df[i]));
+          damping_scale = MAX (damping_scale, fabs (df[i]));
+        }
+    }
+  g_test_message ("damping: largest difference %.3g of %.3g N s/m", damping_worst,
+                  damping_scale);
+  g_assert_cmpfloat (damping_scale, >, 0);
+  g_assert_cmpfloat (damping_worst, <=, 1e-9 * damping_scale);
   g_test_message ("largest difference %.3g of a stiffness of %.3g N/m; the largest force "
                   "%.3g N", worst, scale, force);
   g_assert_cmpfloat (force, >, 10 * 1e-5 * scale);
   g_assert_cmpfloat (worst, <, 1e-5 * scale);
+}
+
+/* The friction's velocity derivative (ABI 1.15's damping blocks) on the turned box pressed
+ * into the ground with friction 0.5, against central differences of Q under velocities
+ * +-1e-3 m/s along its translations. The friction remembers its spring's stretch from one
+ * detection to the next; a detection with the box lifted clear of the ground in between
+ * makes each one start afresh, where the sticking force is -(h k_t + c_t) v_t, linear in the
+ * velocity. Translations move the pair's points alike, where the point-local derivative
+ * handed over is exact: round-off, 1e-9 of the largest entry. */
+static void
+test_body_damping_friction (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry,
+    "world: { dt: 0.005, gravity: [0, 0, 0] }\n"
+    "contact: { model: eulerian, response: penalty }\n"
+    "solver: { name: predictor-corrector }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [2, 2, 0.2] }\n"
+    "    fixed: true\n"
+    "    material: { friction: 0.5 }\n"
+    "  - name: box\n"
+    "    shape: { type: box, size: [0.3, 0.3, 0.3] }\n"
+    "    pose: { position: [0.011, -0.007, 0.5], orientation: [0.9589, 0.1417, 0.1963, "
+    "0.1440] }\n"
+    "    material: { density: 500, friction: 0.5 }\n");
+  size_t nq, nv, n;
+  double *q = cwb_world_q (world, &nq);
+  cwb_world_v (world, &nv);
+  const CwbBodySlot *slot = &world->slots[1];
+  const CwbGeometry *g = cwb_world_geometries (world, &n);
+  double lowest = INFINITY;
+  for (size_t p = 0; p < g[1].n_points; p++)
+    lowest = MIN (lowest, g[1].positions[3 * p + 2]);
+  q[slot->q_offset + 2] -= lowest + 0.006;
+  g_autofree double *q0 = g_memdup2 (q, nq * sizeof (double));
+  g_autofree double *clear = g_memdup2 (q, nq * sizeof (double));
+  clear[slot->q_offset + 2] += 1;
+  g_autofree double *v = g_new0 (double, nv);
+  double plus[6], minus[6], df[6], worst = 0, scale = 0, tangential = 0;
+  const double speed = 1e-3;
+  for (int axis = 0; axis < 3; axis++)
+    {
+      double dv[6] = { 0 };
+      for (int side = 0; side < 2; side++)
+        {
+          generalized_forces (world, clear, 1, side == 0 ? plus : minus);
+          memset (v, 0, nv * sizeof (double));
+          v[slot->v_offset + axis] = side == 0 ? speed : -speed;
+          generalized_forces_moving (world, q0, v, 1, side == 0 ? plus : minus);
+        }
+      dv[axis] = 1;
+      world->ctx.contact_damping_apply (&world->ctx, 1, dv, df);
+      for (int i = 0; i < 6; i++)
+        {
+          double quotient = (plus[i] - minus[i]) / (2 * speed);
+          g_test_message ("d/dv_%d of Q_%d: differences %.9g, damping %.9g", axis, i,
+                          quotient, df[i]);
+          worst = MAX (worst, fabs (quotient - df[i]));
+          scale = MAX (scale, fabs (df[i]));
+        }
+      if (axis < 2)
+        tangential = MAX (tangential, fabs (df[axis]));
+    }
+  g_test_message ("largest difference %.3g of %.3g N s/m", worst, scale);
+  /* The friction's part is there: along the ground the normal damping alone is far
+   * smaller (the normals are near vertical). */
+  g_assert_cmpfloat (tangential, >, 0.1 * scale);
+  g_assert_cmpfloat (worst, <=, 1e-9 * scale);
 }
 
 #define TURNED_BOX "    shape: { type: box, size: [0.3, 0.3, 0.3] }\n" \
@@ -495,7 +614,7 @@ test_body_stiffness_rigid (void)
                         "    fixed: true\n"
                         "    material: { friction: 0 }\n"
                         "  - name: box\n" TURNED_BOX,
-                        0.006, 1, 3);
+                        0.006, 1, 6);
 }
 
 /* The turned box pressed into an FEM block (both densities vary at the points: the one-body
@@ -517,7 +636,7 @@ test_body_stiffness_fem (void)
                       "    " FEM "\n"
                       "    material: { density: 500, friction: 0 }\n"
                       "  - name: box\n" TURNED_BOX;
-  check_body_stiffness (scene, 0.004, 1, 3);
+  check_body_stiffness (scene, 0.004, 1, 6);
   check_body_stiffness (scene, 0.004, 0, 12);
 }
 
@@ -591,6 +710,53 @@ test_penalty_ball_bounces (void)
   g_assert_cmpfloat (rising, >, 0.1);
 }
 
+/* A box resting on the ground under a penalty forty times stiffer than the automatic one
+ * (1e6 Pa; the automatic is 2.5e4 here), with friction: integrated explicitly, the contact
+ * springs and dashpots outrun the step and throw the box about; handed to the
+ * predictor-corrector's implicit step (implicit_contacts: the exact stiffness, the normal
+ * damping and the sticking friction's velocity derivative as k_ext and b_ext), it stays at
+ * rest. Measured: 1.3e2 J against 2.5e-7 J of kinetic energy after 2 s; the bounds, 1 J and
+ * 1e-5 J, stand two orders from either. */
+static double
+resting_energy (gboolean implicit_contacts, double *sink)
+{
+  g_autofree char *yaml = g_strdup_printf (
+    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: eulerian, response: penalty, stiffness: 1.0e6 }\n"
+    "solver: { name: predictor-corrector, implicit_contacts: %s }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [2, 2, 0.2] }\n"
+    "    fixed: true\n"
+    "    material: { friction: 0.5 }\n"
+    "  - name: box\n"
+    "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+    "    pose: { position: [-0.3, 0, 0.1] }\n"
+    "    material: { density: 500, friction: 0.5 }\n",
+    implicit_contacts ? "true" : "false");
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
+  fixture_step (world, 400);
+  CwbBodySummary s = summary (world, 1);
+  *sink = 0.1 - s.centroid[2];
+  double speed = cwb_v3_norm (s.linear_velocity), spin = cwb_v3_norm (s.angular_velocity);
+  return 0.5 * 4.0 * speed * speed + 0.5 * (4.0 * 0.2 * 0.2 / 6) * spin * spin;
+}
+
+static void
+test_penalty_implicit_rest (void)
+{
+  double sink_explicit, sink_implicit;
+  double explicit_energy = resting_energy (FALSE, &sink_explicit);
+  double implicit_energy = resting_energy (TRUE, &sink_implicit);
+  g_test_message ("kinetic energy after 2 s: explicit %.3g J, implicit %.3g J (sunk %.3g m)",
+                  explicit_energy, implicit_energy, sink_implicit);
+  g_assert_cmpfloat (explicit_energy, >, 1);
+  g_assert_cmpfloat (implicit_energy, <, 1e-5);
+  /* At rest on the ground: sunk by less than a millimetre (the grid step is 1.25 cm). */
+  g_assert_cmpfloat (fabs (sink_implicit), <, 1e-3);
+}
+
 /* `automatic` answers with rows beside the constraint solver and with forces beside the
  * predictor-corrector one (CwbContactQuery.solves); `constraint` beside a solver of forces
  * is refused before any step, naming the solvers that can. */
@@ -642,7 +808,9 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/penalty/action-reaction", test_action_reaction);
   g_test_add_func ("/eulerian/penalty/body-stiffness/rigid", test_body_stiffness_rigid);
   g_test_add_func ("/eulerian/penalty/body-stiffness/fem", test_body_stiffness_fem);
+  g_test_add_func ("/eulerian/penalty/body-damping/friction", test_body_damping_friction);
   g_test_add_func ("/eulerian/penalty/ball-bounces", test_penalty_ball_bounces);
+  g_test_add_func ("/eulerian/penalty/implicit-rest", test_penalty_implicit_rest);
   g_test_add_func ("/eulerian/response/automatic", test_automatic_response);
   g_test_add_func ("/eulerian/particles/momentum", test_momentum_particles);
   g_test_add_func ("/eulerian/particles/rest", test_particles_rest);

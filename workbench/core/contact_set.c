@@ -21,6 +21,7 @@ cwb_contact_set_init (CwbContactSet *set)
   set->forces = g_array_new (FALSE, TRUE, sizeof (CwbPointWeight));
   set->stiffness = g_array_new (FALSE, TRUE, sizeof (CwbPointStiffness));
   set->contact_ids = g_array_new (FALSE, TRUE, sizeof (guint64));
+  set->damping = g_array_new (FALSE, TRUE, sizeof (CwbPointStiffness));
   set->intersection_volume = NAN;
   set->max_penetration = NAN;
   set->friction_law = CWB_FRICTION_CONE;
@@ -37,6 +38,7 @@ cwb_contact_set_clear (CwbContactSet *set)
   g_array_set_size (set->forces, 0);
   g_array_set_size (set->stiffness, 0);
   g_array_set_size (set->contact_ids, 0);
+  g_array_set_size (set->damping, 0);
   set->intersection_volume = NAN;
   set->max_penetration = NAN;
   set->friction_law = CWB_FRICTION_CONE;
@@ -53,6 +55,7 @@ cwb_contact_set_destroy (CwbContactSet *set)
   g_clear_pointer (&set->forces, g_array_unref);
   g_clear_pointer (&set->stiffness, g_array_unref);
   g_clear_pointer (&set->contact_ids, g_array_unref);
+  g_clear_pointer (&set->damping, g_array_unref);
 }
 
 /* |sum of a row's weights on the points of body `body`|: the factor that turns the row's

@@ -20,9 +20,9 @@ body_at (CwbWorld *world, uint32_t body)
 }
 
 static void
-ctx_free_motion (CwbStepContext *ctx, uint32_t body, const double *q, const double *v,
-                 const double *f_ext, const CwbLinearOperator *k_ext, double *q_free,
-                 double *v_free)
+ctx_free_motion_damped (CwbStepContext *ctx, uint32_t body, const double *q, const double *v,
+                        const double *f_ext, const CwbLinearOperator *k_ext,
+                        const CwbLinearOperator *b_ext, double *q_free, double *v_free)
 {
   CwbWorld *world = world_of (ctx);
   CwbWorldBody *b = body_at (world, body);
@@ -32,6 +32,7 @@ ctx_free_motion (CwbStepContext *ctx, uint32_t body, const double *q, const doub
     .q = q, .v = v,
     .f_ext = f_ext,
     .k_ext = k_ext,
+    .b_ext = b_ext,
     .q_free = q_free, .v_free = v_free,
   };
   cwb_world_grab_free_motion (world, body, &args);   /* the mouse spring, if any */
@@ -39,6 +40,14 @@ ctx_free_motion (CwbStepContext *ctx, uint32_t body, const double *q, const doub
   gint64 t0 = cwb_clock_ns ();
   b->model->free_motion (b->model_self, &args);
   world->phase_ns[CWB_PHASE_MECHANICAL_MOTION] += cwb_clock_ns () - t0;
+}
+
+static void
+ctx_free_motion (CwbStepContext *ctx, uint32_t body, const double *q, const double *v,
+                 const double *f_ext, const CwbLinearOperator *k_ext, double *q_free,
+                 double *v_free)
+{
+  ctx_free_motion_damped (ctx, body, q, v, f_ext, k_ext, NULL, q_free, v_free);
 }
 
 static void
@@ -331,15 +340,15 @@ ctx_report_stabilization (CwbStepContext *ctx, int passes, double violation,
   world->stats.max_penetration = max_penetration;
 }
 
-/* df = J^T K J dq for one body: J dq at the blocks' second points, K on it, J^T back from
- * their first points. */
+/* df = J^T K J dq for one body and one array of point blocks (a stiffness or a damping):
+ * J dq at the blocks' second points, K on it, J^T back from their first points. */
 static void
-ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *dq, double *df)
+apply_point_blocks (CwbStepContext *ctx, const GArray *blocks, uint32_t body, const double *dq,
+                    double *df)
 {
   CwbWorld *world = world_of (ctx);
   CwbWorldBody *b = body_at (world, body);
   memset (df, 0, b->slot.nv * sizeof (double));
-  const GArray *blocks = world->contacts.stiffness;
   const double *q = world->q_detect + b->slot.q_offset;
   uint32_t g = body;   /* one geometry per body, in body order */
   g_array_set_size (world->scratch_weights, 0);
@@ -359,6 +368,37 @@ ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *d
     b->mapping->apply_jt (b->mapping_self, q,
                           (const CwbPointWeight *) world->scratch_weights->data,
                           world->scratch_weights->len, df);
+}
+
+/* J^T K J dq from the set's blocks, and Faure 2007 appendix B's last term, the mapping's
+ * d(J^T)/dq f under the set's point forces on the body (its geometric stiffness: a rigid
+ * body's torque turning with it), where the mapping has one. */
+static void
+ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *dq, double *df)
+{
+  CwbWorld *world = world_of (ctx);
+  apply_point_blocks (ctx, world->contacts.stiffness, body, dq, df);
+  CwbWorldBody *b = body_at (world, body);
+  if (b->mapping->geometric_stiffness_apply == NULL || world->contacts.stiffness->len == 0)
+    return;
+  g_array_set_size (world->scratch_weights, 0);
+  const GArray *forces = world->contacts.forces;
+  for (guint k = 0; k < forces->len; k++)
+    {
+      const CwbPointWeight *f = &g_array_index (forces, CwbPointWeight, k);
+      if (f->geometry == body)
+        g_array_append_val (world->scratch_weights, *f);
+    }
+  if (world->scratch_weights->len > 0)
+    b->mapping->geometric_stiffness_apply (b->mapping_self, world->q_detect + b->slot.q_offset,
+                                           (const CwbPointWeight *) world->scratch_weights->data,
+                                           world->scratch_weights->len, dq, df);
+}
+
+static void
+ctx_contact_damping_apply (CwbStepContext *ctx, uint32_t body, const double *dv, double *df)
+{
+  apply_point_blocks (ctx, world_of (ctx)->contacts.damping, body, dv, df);
 }
 
 /* A stage the solver reports, captured for phase stepping (only while an observer is set:
@@ -412,6 +452,8 @@ cwb_world_init_step_context (CwbWorld *world)
   ctx->geometries = ctx_geometries;
   ctx->report_solve = ctx_report_solve;
   ctx->contact_stiffness_apply = ctx_contact_stiffness_apply;
+  ctx->contact_damping_apply = ctx_contact_damping_apply;
+  ctx->free_motion_damped = ctx_free_motion_damped;
   ctx->report_stabilization = ctx_report_stabilization;
   ctx->report_solve_limits = ctx_report_solve_limits;
   ctx->body_driven = ctx_body_driven;

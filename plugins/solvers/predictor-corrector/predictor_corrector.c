@@ -10,7 +10,9 @@
  *      contact forces implicitly. The forces were taken at the predicted state q_p, and the
  *      body model linearises k_ext about q, so the force handed over is
  *      f(q_p) - K (q_p - q), with q_p - q = h v_p in velocity space (Saupin 2008 eq. 12):
- *      f(q_p) + K (q_next - q_p) is then what acts.
+ *      f(q_p) + K (q_next - q_p) is then what acts. Their velocity derivative B (the
+ *      damping, ABI 1.15) goes as b_ext the same way: taken at v_p, handed over as
+ *      f - B (v_p - v), so that f(v_p) + B (v_next - v_p) acts.
  * Nothing in it knows which contact model runs: it reads the contact set's point forces. A
  * contact model that returns constraint rows is refused with a message (they need the
  * constraint solver's MLCP). */
@@ -23,11 +25,12 @@ typedef struct PredictorCorrector {
 
 static const CwbParamSpec pc_params[] = {
   { "implicit_contacts", CWB_PARAM_BOOL, "", "false", 1, 0, NULL,
-    "Hand the contact forces' stiffness to the body models' implicit step (k_ext) in the "
-    "corrector; false: the forces act explicitly, as in Spillmann 2007" },
+    "Hand the contact forces' stiffness and damping to the body models' implicit step "
+    "(k_ext, b_ext) in the corrector; false: the forces act explicitly, as in Spillmann "
+    "2007" },
 };
 
-/* k_ext of one body: the host's contact stiffness in that body's DOFs. */
+/* k_ext and b_ext of one body: the host's contact stiffness and damping in its DOFs. */
 typedef struct BodyStiffness {
   CwbStepContext *ctx;
   uint32_t body;
@@ -38,6 +41,13 @@ body_stiffness_apply (void *data, const double *x, double *y)
 {
   BodyStiffness *k = data;
   k->ctx->contact_stiffness_apply (k->ctx, k->body, x, y);
+}
+
+static void
+body_damping_apply (void *data, const double *x, double *y)
+{
+  BodyStiffness *k = data;
+  k->ctx->contact_damping_apply (k->ctx, k->body, x, y);
 }
 
 static GArray *
@@ -82,18 +92,25 @@ zeroed (GArray *a, size_t n)
 }
 
 /* Every body from (ctx->q, ctx->v) over one step with generalized forces f (nv, or NULL)
- * and, when `stiff`, the contact stiffness as k_ext. */
+ * and, when `stiff`, the contact stiffness as k_ext, when `damped` their damping as b_ext. */
 static void
-integrate (CwbStepContext *ctx, const double *f, gboolean stiff, double *q_out, double *v_out)
+integrate (CwbStepContext *ctx, const double *f, gboolean stiff, gboolean damped,
+           double *q_out, double *v_out)
 {
   for (uint32_t b = 0; b < ctx->n_bodies; b++)
     {
       const CwbBodySlot *s = &ctx->bodies[b];
       BodyStiffness k = { ctx, b };
       CwbLinearOperator k_ext = { body_stiffness_apply, &k };
-      ctx->free_motion (ctx, b, ctx->q + s->q_offset, ctx->v + s->v_offset,
-                        f != NULL ? f + s->v_offset : NULL, stiff ? &k_ext : NULL,
-                        q_out + s->q_offset, v_out + s->v_offset);
+      CwbLinearOperator b_ext = { body_damping_apply, &k };
+      const double *q = ctx->q + s->q_offset, *v = ctx->v + s->v_offset;
+      const double *f_b = f != NULL ? f + s->v_offset : NULL;
+      if (damped)
+        ctx->free_motion_damped (ctx, b, q, v, f_b, stiff ? &k_ext : NULL, &b_ext,
+                                 q_out + s->q_offset, v_out + s->v_offset);
+      else
+        ctx->free_motion (ctx, b, q, v, f_b, stiff ? &k_ext : NULL, q_out + s->q_offset,
+                          v_out + s->v_offset);
     }
 }
 
@@ -102,6 +119,16 @@ has_contact_stiffness (const CwbStepContext *ctx)
 {
   return CWB_STRUCT_HAS (ctx, CwbStepContext, contact_stiffness_apply)
          && ctx->contact_stiffness_apply != NULL;
+}
+
+/* Whether the set holds the forces' damping and the host can hand it over (ABI 1.15). */
+static gboolean
+has_contact_damping (const CwbStepContext *ctx, const CwbContactSet *set)
+{
+  return CWB_STRUCT_HAS (ctx, CwbStepContext, free_motion_damped)
+         && ctx->free_motion_damped != NULL && ctx->contact_damping_apply != NULL
+         && CWB_STRUCT_HAS (set, CwbContactSet, damping) && set->damping != NULL
+         && set->damping->len > 0;
 }
 
 /* r -= K (h v_p) per body: the force at q_p seen from the linearisation point q. */
@@ -120,6 +147,23 @@ shift_linearisation (PredictorCorrector *self, CwbStepContext *ctx, const double
     }
 }
 
+/* r -= B (v_p - v) per body: the damping force at v_p seen from the velocity v the body
+ * model linearises b_ext about. */
+static void
+shift_damping (PredictorCorrector *self, CwbStepContext *ctx, const double *v_p, double *r)
+{
+  for (uint32_t b = 0; b < ctx->n_bodies; b++)
+    {
+      const CwbBodySlot *s = &ctx->bodies[b];
+      double *dv = zeroed (self->dq, 2 * s->nv), *df = dv + s->nv;
+      for (size_t d = 0; d < s->nv; d++)
+        dv[d] = v_p[s->v_offset + d] - ctx->v[s->v_offset + d];
+      ctx->contact_damping_apply (ctx, b, dv, df);
+      for (size_t d = 0; d < s->nv; d++)
+        r[s->v_offset + d] -= df[d];
+    }
+}
+
 /* The stages of a step, as phase stepping shows them. */
 enum { STAGE_PREDICTOR, STAGE_RESPONSE, STAGE_CORRECTOR };
 static const CwbSolverStage pc_stages[] = {
@@ -131,7 +175,8 @@ static const CwbSolverStage pc_stages[] = {
     "forces that close them over the step (step 2).", CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
   [STAGE_CORRECTOR] = { "corrector",
     "Each body integrates again from (q, v), now with the contact forces J^T f (and, with "
-    "implicit_contacts, their stiffness) as external forces (step 3); the step ends here.",
+    "implicit_contacts, their stiffness and damping) as external forces (step 3); the step "
+    "ends here.",
     CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
 };
 
@@ -148,7 +193,7 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
   PredictorCorrector *self = data;
   double *q_p = zeroed (self->q_predicted, ctx->nq);
   double *v_p = zeroed (self->v_predicted, ctx->nv);
-  integrate (ctx, NULL, FALSE, q_p, v_p);
+  integrate (ctx, NULL, FALSE, FALSE, q_p, v_p);
   stage_done (ctx, STAGE_PREDICTOR, q_p, v_p);
 
   CwbContactSet *set = ctx->detect (ctx, q_p, v_p, CWB_CONTACT_PASS_VELOCITY, error);
@@ -171,12 +216,15 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
                            "implicit_contacts needs a host of ABI 1.1 or later");
       return FALSE;
     }
+  gboolean damped = self->implicit_contacts && has_contact_damping (ctx, set);
   stage_done (ctx, STAGE_RESPONSE, q_p, v_p);
   if (stiff)
     shift_linearisation (self, ctx, v_p, r);
+  if (damped)
+    shift_damping (self, ctx, v_p, r);
   double *q_next = zeroed (self->q_next, ctx->nq);
   double *v_next = zeroed (self->v_next, ctx->nv);
-  integrate (ctx, r, stiff, q_next, v_next);
+  integrate (ctx, r, stiff, damped, q_next, v_next);
   memcpy (ctx->q, q_next, ctx->nq * sizeof (double));
   memcpy (ctx->v, v_next, ctx->nv * sizeof (double));
   stage_done (ctx, STAGE_CORRECTOR, ctx->q, ctx->v);

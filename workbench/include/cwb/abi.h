@@ -34,8 +34,10 @@ G_BEGIN_DECLS
  * 1.11: CwbContactSet.reach.
  * 1.12: CwbBodyModelVTable.inspect_elements (CwbElementInspection).
  * 1.13: CwbSolverVTable.stages (CwbSolverStage), CwbStepContext.stage_done.
- * 1.14: CwbContactQuery.solves; cwb_contact_query_geometry_fixed, cwb_geometry_bounds. */
-#define CWB_ABI_MINOR 14
+ * 1.14: CwbContactQuery.solves; cwb_contact_query_geometry_fixed, cwb_geometry_bounds.
+ * 1.15: CwbContactSet.damping, CwbStepContext.contact_damping_apply and
+ *       free_motion_damped. */
+#define CWB_ABI_MINOR 15
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -112,6 +112,11 @@ typedef struct CwbContactSet {
    * a model whose rows are not linear in the points near contact (an intersection volume)
    * leaves it 0 or asks for more than one stabilization pass. */
   double reach;
+  /* ABI 1.15 (check struct_size; NULL in a set a solver made for itself): d f_a / d v_b
+   * between two geometry points, the penalty forces' velocity derivatives (their damping)
+   * as CwbPointStiffness blocks, for solvers that integrate the forces implicitly
+   * (CwbStepContext.contact_damping_apply). Every detection clears it; optional. */
+  GArray *damping;
 } CwbContactSet;
 
 /* The identity of frame f of a set, 0 when the model gave none (an older model, or an older

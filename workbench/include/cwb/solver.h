@@ -145,6 +145,22 @@ struct CwbStepContext {
    * increasing stage order; a stage that did not run this step (no stabilization needed) is
    * not reported. The host only reads: the step goes on exactly as without the call. */
   void (*stage_done) (CwbStepContext *ctx, uint32_t stage, const double *q, const double *v);
+
+  /* ABI 1.15 (check struct_size): df = J_b^T B J_b dv, the velocity derivative of the last
+   * detected set's penalty forces (its CwbContactSet.damping blocks between points of body
+   * b's geometry) in body b's nv space, as contact_stiffness_apply does for their position
+   * derivative. A solver hands it to free_motion as b_ext; the forces it passes are then
+   * taken as those at the body's current velocity, so a solver that detected at another
+   * velocity v_d shifts them by B (v - v_d). */
+  void (*contact_damping_apply) (CwbStepContext *ctx, uint32_t body, const double *dv,
+                                 double *df);
+
+  /* ABI 1.15 (check struct_size): free_motion with the external forces' velocity derivative
+   * b_ext = d f_ext / dv as well (CwbFreeMotion.b_ext; may be NULL). */
+  void (*free_motion_damped) (CwbStepContext *ctx, uint32_t body, const double *q,
+                              const double *v, const double *f_ext,
+                              const CwbLinearOperator *k_ext, const CwbLinearOperator *b_ext,
+                              double *q_free, double *v_free);
 };
 
 typedef struct CwbSolverCreateInfo {
