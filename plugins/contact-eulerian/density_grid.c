@@ -224,7 +224,7 @@ find_crossings (BodyDensity *d, const GridBox *box, const double *x, const uint3
  * closest point's barycentric coordinates. */
 static void
 find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint32_t *tri,
-                size_t n_triangles)
+                size_t n_triangles, const GridMask *mask)
 {
   double reach = SURFACE_REACH * box->step;
   double *distance = (double *) d->distance->data;
@@ -255,12 +255,14 @@ find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint3
         inside = index_range (box, c, MIN (v[0][c], MIN (v[1][c], v[2][c])) - reach,
                               MAX (v[0][c], MAX (v[1][c], v[2][c])) + reach, 0, &first[c],
                               &last[c]);
-      if (!inside)
+      if (!inside || !grid_mask_any (mask, first, last))
         continue;
       for (int k = first[2]; k <= last[2]; k++)
         for (int j = first[1]; j <= last[1]; j++)
           for (int i = first[0]; i <= last[0]; i++)
             {
+              if (!grid_mask_active (mask, i, j, k))
+                continue;
               double r[3], w[3], q[3] = { 0, 0, 0 }, dr[3], off[3];
               grid_box_point (box, i, j, k, r);
               /* The distance to the triangle's plane bounds the distance to the triangle
@@ -304,6 +306,14 @@ void
 body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *positions,
                              const uint32_t *triangles, size_t n_triangles)
 {
+  body_density_begin_surface (d, box, positions, triangles, n_triangles);
+  body_density_finish_surface (d, positions, triangles, n_triangles, NULL);
+}
+
+void
+body_density_begin_surface (BodyDensity *d, const GridBox *box, const double *positions,
+                            const uint32_t *triangles, size_t n_triangles)
+{
   d->box = *box;
   d->from_particles = FALSE;
   size_t n = grid_box_points (box);
@@ -316,7 +326,49 @@ body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *p
   g_array_set_size (d->on_face, (guint) n);
   g_array_set_size (d->inside, (guint) n);
   find_crossings (d, box, positions, triangles, n_triangles);
-  find_distances (d, box, positions, triangles, n_triangles);
+}
+
+void
+body_density_mark_inside (const BodyDensity *d, int cell, const int n_cells[3], guint8 *cells)
+{
+  const GridBox *box = &d->box;
+  const Crossing *crossing = (const Crossing *) d->crossings->data;
+  guint n_crossings = d->crossings->len;
+  guint k = 0;
+  while (k < n_crossings)
+    {
+      size_t column = crossing[k].column;
+      int i = (int) (column % (size_t) box->n[0]), j = (int) (column / (size_t) box->n[0]);
+      size_t row = ((size_t) (j / cell) * (size_t) n_cells[0]) + (size_t) (i / cell);
+      /* The column's inside spans, from where the winding turns positive to where it falls
+       * back, each widened by a point for the columns' shift and the points' rounding. */
+      int winding = 0;
+      double enter = 0;
+      for (; k < n_crossings && crossing[k].column == column; k++)
+        {
+          int before = winding;
+          winding += crossing[k].winding;
+          if (before <= 0 && winding > 0)
+            enter = crossing[k].z;
+          else if (before > 0 && winding <= 0)
+            {
+              int first = (int) floor (enter / box->step) - box->lo[2] - 1;
+              int last = (int) ceil (crossing[k].z / box->step) - box->lo[2] + 1;
+              first = MAX (first, 0);
+              last = MIN (last, box->n[2] - 1);
+              for (int c = first / cell; first <= last && c <= last / cell; c++)
+                cells[(size_t) c * (size_t) n_cells[0] * (size_t) n_cells[1] + row] = 1;
+            }
+        }
+    }
+}
+
+void
+body_density_finish_surface (BodyDensity *d, const double *positions, const uint32_t *triangles,
+                             size_t n_triangles, const GridMask *mask)
+{
+  const GridBox *box = &d->box;
+  find_distances (d, box, positions, triangles, n_triangles, mask);
   double *rho = (double *) d->rho->data;
   const double *distance = (const double *) d->distance->data;
   const Crossing *crossing = (const Crossing *) d->crossings->data;

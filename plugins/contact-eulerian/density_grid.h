@@ -67,6 +67,41 @@ grid_box_point (const GridBox *box, int i, int j, int k, double r[3])
 gboolean grid_box_cover (GridBox *box, double step, const double min[3], const double max[3],
                          int pad, size_t max_points);
 
+/* Which points of a box to give their densities (grid_hierarchy.h): cells of `cell` points
+ * along each axis, n[] of them over the box, active[] per cell (x fastest); NULL, or a NULL
+ * `active`: every point. */
+typedef struct GridMask {
+  int cell;
+  int n[3];
+  const guint8 *active;
+} GridMask;
+
+static inline gboolean
+grid_mask_active (const GridMask *mask, int i, int j, int k)
+{
+  if (mask == NULL || mask->active == NULL)
+    return TRUE;
+  int ci = i / mask->cell, cj = j / mask->cell, ck = k / mask->cell;
+  return mask->active[((size_t) ck * (size_t) mask->n[1] + (size_t) cj) * (size_t) mask->n[0]
+                      + (size_t) ci];
+}
+
+/* Whether the mask keeps a point of the box's index range first[] .. last[] (inclusive). */
+static inline gboolean
+grid_mask_any (const GridMask *mask, const int first[3], const int last[3])
+{
+  if (mask == NULL || mask->active == NULL)
+    return TRUE;
+  for (int ck = first[2] / mask->cell; ck <= last[2] / mask->cell; ck++)
+    for (int cj = first[1] / mask->cell; cj <= last[1] / mask->cell; cj++)
+      for (int ci = first[0] / mask->cell; ci <= last[0] / mask->cell; ci++)
+        if (mask->active[((size_t) ck * (size_t) mask->n[1] + (size_t) cj)
+                             * (size_t) mask->n[0]
+                         + (size_t) ci])
+          return TRUE;
+  return FALSE;
+}
+
 /* One body sampled over a box. Points farther than 3/2 steps from the surface have no
  * closest triangle recorded (and, beyond one step, a constant density). */
 typedef struct BodyDensity {
@@ -101,6 +136,21 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (BodyDensity, body_density_free)
 void body_density_sample_surface (BodyDensity *density, const GridBox *box,
                                   const double *positions, const uint32_t *triangles,
                                   size_t n_triangles);
+
+/* The same in two halves: the scan conversion over the whole box (inside and outside), then
+ * the distances and densities at the points `mask` keeps (NULL: all). A point the mask
+ * leaves has no closest triangle and the density of its side, 0 or 1. */
+void body_density_begin_surface (BodyDensity *density, const GridBox *box,
+                                 const double *positions, const uint32_t *triangles,
+                                 size_t n_triangles);
+void body_density_finish_surface (BodyDensity *density, const double *positions,
+                                  const uint32_t *triangles, size_t n_triangles,
+                                  const GridMask *mask);
+
+/* Marks (sets to 1) the cells of `cell` points along each axis (n_cells of them, x fastest)
+ * holding a point the begun scan conversion puts inside, and perhaps a few more. */
+void body_density_mark_inside (const BodyDensity *density, int cell, const int n_cells[3],
+                               guint8 *cells);
 
 /* The gradient and Hessian (row-major) of the sampled density, as a function of space, at
  * point (i, j, k): what a move of the body by delta changes the point's value by, to first

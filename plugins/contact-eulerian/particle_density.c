@@ -84,7 +84,8 @@ bucket_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g)
 }
 
 void
-body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g)
+body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
+                               const GridMask *mask)
 {
   d->box = *box;
   d->from_particles = TRUE;
@@ -113,7 +114,13 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
           count[c] = MIN (MIN (k1, box->lo[c] + box->n[c] - 1) - first[c] + 1, capacity);
           reaches = count[c] > 0;
         }
-      if (!reaches)
+      int lo[3], hi[3];
+      for (int c = 0; c < 3 && reaches; c++)
+        {
+          lo[c] = first[c] - box->lo[c];
+          hi[c] = lo[c] + count[c] - 1;
+        }
+      if (!reaches || !grid_mask_any (mask, lo, hi))
         continue;
       for (int c = 0; c < 3; c++)
         for (int m = 0; m < count[c]; m++)

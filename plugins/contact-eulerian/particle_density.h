@@ -36,8 +36,10 @@ G_BEGIN_DECLS
  * the largest half-side plus a step. */
 double particle_density_reach (const CwbGeometry *g, double step);
 
-/* Samples the particles of g over the box. */
-void body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g);
+/* Samples the particles of g over the box: those reaching a point `mask` keeps (NULL: all),
+ * so that a point the mask leaves may lack some particles' shares. */
+void body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
+                                    const GridMask *mask);
 
 /* The density at point (i, j, k) of the box with its exact gradient and Hessian (of the sum
  * of the particles' smoothed cubes), and the particles the point moves with (eq. 6: the

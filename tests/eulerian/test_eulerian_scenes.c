@@ -757,6 +757,55 @@ test_penalty_implicit_rest (void)
   g_assert_cmpfloat (fabs (sink_implicit), <, 1e-3);
 }
 
+/* Sec. 6's hierarchy refines a root cell only where two bodies meet in it; everywhere else
+ * one density is exactly 0 or both are uniform, so the forces, rows and motion are the flat
+ * grid's to the bit: the scenes stepped side by side under levels 1 (flat), 2, 3 and 4 keep
+ * the same state hash at every step, under the constraint response (the scenes' own) and
+ * the penalty one. And the root level prunes: fewer cells refined than the pairs' boxes
+ * hold. */
+static void
+test_hierarchy_flat_equal (void)
+{
+  static const char *const scenes[] = {
+    "scenes/eulerian-mixed-stack.yaml", "scenes/eulerian-primitives.yaml",
+    "scenes/eulerian-particles.yaml", "scenes/eulerian-poolrack.yaml",
+  };
+  static const char *const responses[] = { NULL, "contact.response=penalty" };
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  for (guint s = 0; s < G_N_ELEMENTS (scenes); s++)
+    for (guint r = 0; r < G_N_ELEMENTS (responses); r++)
+      {
+        CwbWorld *worlds[4];
+        for (int levels = 1; levels <= 4; levels++)
+          {
+            g_autofree char *set = g_strdup_printf ("contact.levels=%d", levels);
+            const char *sets[] = { set, responses[r],
+                                   responses[r] != NULL ? "solver.name=predictor-corrector"
+                                                        : NULL,
+                                   NULL };
+            worlds[levels - 1] = fixture_world_from_file (registry, scenes[s], sets);
+          }
+        size_t refined = 0, flat = 0;
+        for (int step = 0; step < 8; step++)
+          {
+            for (int w = 0; w < 4; w++)
+              fixture_step (worlds[w], 1);
+            guint64 hash = cwb_world_state_hash (worlds[0]);
+            for (int w = 1; w < 4; w++)
+              g_assert_cmpuint (cwb_world_state_hash (worlds[w]), ==, hash);
+            refined += cwb_world_inspection (worlds[2])->cells->len;
+            flat += cwb_world_inspection (worlds[0])->cells->len;
+          }
+        g_test_message ("%s (%s): the same motion at levels 1 to 4; %zu root cells refined "
+                        "at levels 3 in 8 steps", scenes[s],
+                        responses[r] != NULL ? "penalty" : "its own response", refined);
+        g_assert_cmpuint (flat, ==, 0);
+        g_assert_cmpuint (refined, >, 0);
+        for (int w = 0; w < 4; w++)
+          cwb_world_free (worlds[w]);
+      }
+}
+
 /* `automatic` answers with rows beside the constraint solver and with forces beside the
  * predictor-corrector one (CwbContactQuery.solves); `constraint` beside a solver of forces
  * is refused before any step, naming the solvers that can. */
@@ -814,6 +863,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/response/automatic", test_automatic_response);
   g_test_add_func ("/eulerian/particles/momentum", test_momentum_particles);
   g_test_add_func ("/eulerian/particles/rest", test_particles_rest);
+  g_test_add_func ("/eulerian/hierarchy/flat-equal", test_hierarchy_flat_equal);
   g_test_add_func ("/eulerian/kinds/table", test_kinds_table);
   return g_test_run ();
 }

@@ -172,7 +172,7 @@ sample (BodyDensity *d, const CwbGeometry *g, double step)
     }
   GridBox box;
   g_assert_true (grid_box_cover (&box, step, lo, hi, 2, 1u << 24));
-  body_density_sample_particles (d, &box, g);
+  body_density_sample_particles (d, &box, g, NULL);
 }
 
 /* The grid's sampling of a smoothed face: a plane's step sampled at spacing h integrates to
@@ -406,7 +406,7 @@ test_derivatives (void)
         {
           for (guint n = 0; n < p.radius->len; n++)
             g_array_index (p.x, double, 3 * n + axis) += sign * eps;
-          body_density_sample_particles (sign > 0 ? plus : minus, &box, &g);
+          body_density_sample_particles (sign > 0 ? plus : minus, &box, &g, NULL);
           for (guint n = 0; n < p.radius->len; n++)
             g_array_index (p.x, double, 3 * n + axis) -= sign * eps;
         }
