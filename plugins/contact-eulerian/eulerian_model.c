@@ -660,6 +660,28 @@ sample_pair (Eulerian *self, const CwbGeometry *g[2], const GridBox *box)
                                    g[s]->n_triangles, mask);
 }
 
+/* Where both bodies are present at a point, each body's density there as a density voxel
+ * (inspection) where it is in its transition: body a's a box of 0.8 steps, body b's of 0.5,
+ * so that both show where they meet. */
+static void
+add_density_voxels (Eulerian *self, const CwbGeometry *g[2], const GridBox *box, int i, int j,
+                    int k, double rho_a, double rho_b)
+{
+  const double rho[2] = { rho_a, rho_b }, size[2] = { 0.8, 0.5 };
+  for (int s = 0; s < 2; s++)
+    {
+      if (!(rho[s] < 1))
+        continue;
+      CwbInspectVoxel voxel = {
+        .kind = CWB_VOXEL_DENSITY, .body_a = g[s]->body, .body_b = CWB_NO_BODY,
+        .size = { size[s] * box->step, size[s] * box->step, size[s] * box->step },
+        .value = rho[s],
+      };
+      grid_box_point (box, i, j, k, voxel.center);
+      g_array_append_val (self->voxels, voxel);
+    }
+}
+
 /* One pair: its box, both densities, the forces at every overlapping point. FALSE (with a
  * message) when the box would be too large. */
 static gboolean
@@ -724,6 +746,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
            * the normal, can be under the margin: each density's slope is at most 2 / h
            * (1.5 / (2 h) for a surface's step, 1 / h a particle tent's per axis). */
           double excess = rho_a + rho_b - 1;
+          if (rho_a > 0 && rho_b > 0 && grid_mask_active (&self->hierarchy->mask, i, j, k))
+            add_density_voxels (self, g, &box, i, j, k, rho_a, rho_b);
           gboolean near = self->margin > 0 && rho_a > 0 && rho_b > 0
                           && excess > -2 * self->margin / box.step;
           if (!(excess > 0) && !near)

@@ -806,6 +806,63 @@ test_hierarchy_flat_equal (void)
       }
 }
 
+/* Inspection where a 0.3 m box rests 2 mm into the ground: each body's density as density
+ * voxels where both bodies are present and it is in its transition (values strictly between
+ * 0 and 1, body_b CWB_NO_BODY): the box's within its transition's reach of its faces (1.5
+ * steps, and no lower than the ground's band, which reaches 1.5 steps down), the ground's
+ * within 1.5 steps of its top face; and the hierarchy's refined cells, every overlapping
+ * point (an intersection voxel) inside one of them. */
+static void
+test_density_voxels (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autofree char *yaml = drop_scene ("name: constraint", "{ type: box, size: [0.3, 0.3, 0.3] }",
+                                      "{ position: [0.013, -0.021, 0.148] }", 0.5);
+  g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
+  fixture_detect (world, CWB_CONTACT_PASS_VELOCITY);
+  double h = derived (world, "cell_size"), reach = 1.5 * h + 1e-12;
+  const CwbInspection *in = cwb_world_inspection (world);
+  guint density[2] = { 0, 0 }, overlapping = 0;
+  for (guint k = 0; k < in->voxels->len; k++)
+    {
+      const CwbInspectVoxel *v = &g_array_index (in->voxels, CwbInspectVoxel, k);
+      if (v->kind == CWB_VOXEL_INTERSECTION)
+        {
+          gboolean in_cell = FALSE;
+          for (guint c = 0; c < in->cells->len && !in_cell; c++)
+            {
+              const CwbInspectCell *cell = &g_array_index (in->cells, CwbInspectCell, c);
+              in_cell = TRUE;
+              for (int a = 0; a < 3; a++)
+                in_cell &= v->center[a] >= cell->min[a] && v->center[a] <= cell->max[a];
+            }
+          g_assert_true (in_cell);
+          overlapping++;
+          continue;
+        }
+      g_assert_cmpint (v->kind, ==, CWB_VOXEL_DENSITY);
+      g_assert_cmpuint (v->body_b, ==, CWB_NO_BODY);
+      g_assert_cmpfloat (v->value, >, 0);
+      g_assert_cmpfloat (v->value, <, 1);
+      g_assert_cmpuint (v->body_a, <=, 1);
+      density[v->body_a]++;
+      if (v->body_a == 0)
+        g_assert_cmpfloat (fabs (v->center[2]), <=, reach);
+      else
+        {
+          /* Near the box's bottom face (at 0.148 - 0.15 = -2 mm) or its sides. */
+          double bottom = 0.148 - 0.15;
+          g_assert_cmpfloat (fabs (v->center[2] - bottom), <=, 2 * reach + 0.002);
+        }
+    }
+  g_test_message ("h %.3g m: %u and %u density voxels (ground, box), %u overlapping points in "
+                  "%u refined cells", h, density[0], density[1], overlapping, in->cells->len);
+  g_assert_cmpuint (density[0], >, 0);
+  g_assert_cmpuint (density[1], >, 0);
+  g_assert_cmpuint (overlapping, >, 0);
+  g_assert_cmpuint (in->cells->len, >, 0);
+}
+
 /* `automatic` answers with rows beside the constraint solver and with forces beside the
  * predictor-corrector one (CwbContactQuery.solves); `constraint` beside a solver of forces
  * is refused before any step, naming the solvers that can. */
@@ -864,6 +921,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/particles/momentum", test_momentum_particles);
   g_test_add_func ("/eulerian/particles/rest", test_particles_rest);
   g_test_add_func ("/eulerian/hierarchy/flat-equal", test_hierarchy_flat_equal);
+  g_test_add_func ("/eulerian/inspection/density-voxels", test_density_voxels);
   g_test_add_func ("/eulerian/kinds/table", test_kinds_table);
   return g_test_run ();
 }
