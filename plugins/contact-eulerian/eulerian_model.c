@@ -60,6 +60,9 @@
  * flat grid's detection); a pair with a body of particles stays flat, where marking every
  * particle's cells cost 10 % more than it saved on the 23 000-particle stack. */
 #define AUTOMATIC_LEVELS 2
+/* The most points a side of a pair may carry its friction at for the friction's exact
+ * velocity derivative (their square of blocks: 65 536 at most). */
+#define FRICTION_BLOCK_POINTS 256
 
 #define EULERIAN_ERROR (g_quark_from_static_string ("eulerian"))
 
@@ -464,20 +467,18 @@ add_point_forces (Eulerian *self, const uint32_t geometry[2], const GridPoint mo
 /* The forces' velocity derivative between the points of one body (CwbContactSet.damping
  * holds no other: the host hands each body its own). The point's relative velocity is
  * sum_y s_y w_y v_y over both sides' points, so the normal damping s_x w_x F on point x
- * changes by -w_x w_y c g g^T dv_y between points of the same side. The friction is the
- * pair's, on the load-weighted mean velocity (share lambda of this point) and spread back
- * by the same shares: its exact derivative couples every two points of the pair; handed
- * over is its part within each grid point, -w_x w_y lambda (h k_t + c_t) P (P the tangent
- * plane's projector), which equals it under any motion that moves the pair's points alike
- * (a rigid body's translation) and damps more where they move apart. Both symmetric and
- * negative semi-definite, as conjugate gradients need. */
+ * changes by -w_x w_y c g g^T dv_y between points of the same side. With `local_friction`
+ * (add_pair_friction_damping's fallback) also the friction's part within the grid point,
+ * -w_x w_y lambda (h k_t + c_t) P. Symmetric and negative semi-definite, as conjugate
+ * gradients need. */
 static void
 add_point_damping (Eulerian *self, const CwbContactQuery *query, const uint32_t geometry[2],
-                   const PairContact *pair, const GridContact *contact)
+                   const PairContact *pair, const GridContact *contact,
+                   gboolean local_friction)
 {
   const GridPoint *moves = contact->moves;
   const double *g = contact->gradient, *n = pair->normal;
-  double tangential = contact->share * pair->friction_damping;
+  double tangential = local_friction ? contact->share * pair->friction_damping : 0;
   double k[9];
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++)
@@ -504,6 +505,82 @@ add_point_damping (Eulerian *self, const CwbContactQuery *query, const uint32_t 
             g_array_append_val (self->damping, block);
           }
     }
+}
+
+/* Side s's share a_x = sum_k lambda_k w_kx of the pair's contact at each of its points
+ * (CwbPointWeight: the point, a_x in w[0]), over the pair's grid points. */
+static void
+side_shares (Eulerian *self, uint32_t geometry, int s, GArray *shares, GHashTable *index)
+{
+  const GridContact *grid = (const GridContact *) self->grid->data;
+  g_array_set_size (shares, 0);
+  g_hash_table_remove_all (index);
+  for (guint k = 0; k < self->grid->len; k++)
+    for (int m = 0; m < GRID_POINT_TERMS; m++)
+      {
+        double w = grid[k].share * grid[k].moves[s].weight[m];
+        if (w == 0)
+          continue;
+        gpointer key = GUINT_TO_POINTER (grid[k].moves[s].point[m] + 1);
+        gpointer found = g_hash_table_lookup (index, key);
+        if (found == NULL)
+          {
+            CwbPointWeight share = { .geometry = geometry, .point = grid[k].moves[s].point[m] };
+            g_array_append_val (shares, share);
+            found = GUINT_TO_POINTER (shares->len);
+            g_hash_table_insert (index, key, found);
+          }
+        g_array_index (shares, CwbPointWeight, GPOINTER_TO_UINT (found) - 1).w[0] += w;
+      }
+}
+
+/* The friction's velocity derivative, exact: it acts on the pair's load-weighted mean
+ * velocity sum_k lambda_k (sum_y s_y w_ky v_y) and is spread back by the same shares, so
+ * between two points x, y of one side it is -a_x a_y (h k_t + c_t) P, with a_x =
+ * sum_k lambda_k w_kx the point's share of the pair's contact and P the tangent plane's
+ * projector (symmetric, negative semi-definite, of rank 2 over the side). A side carrying
+ * the pair at more than FRICTION_BLOCK_POINTS points (a body of particles) would need their
+ * square of blocks: FALSE, and the caller hands over each grid point's own part instead,
+ * which equals the exact one when the side's points move alike (a rigid body's translation)
+ * and damps more where they move apart. */
+static gboolean
+add_pair_friction_damping (Eulerian *self, const CwbContactQuery *query,
+                           const uint32_t geometry[2], const PairContact *pair)
+{
+  if (!(pair->friction_damping > 0))
+    return TRUE;
+  g_autoptr (GArray) shares = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  for (int s = 0; s < 2; s++)
+    {
+      if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
+        continue;
+      side_shares (self, geometry[s], s, shares, index);
+      if (shares->len > FRICTION_BLOCK_POINTS)
+        return FALSE;
+    }
+  const double *n = pair->normal;
+  for (int s = 0; s < 2; s++)
+    {
+      if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
+        continue;
+      side_shares (self, geometry[s], s, shares, index);
+      const CwbPointWeight *a = (const CwbPointWeight *) shares->data;
+      for (guint x = 0; x < shares->len; x++)
+        for (guint y = 0; y < shares->len; y++)
+          {
+            double scale = -pair->friction_damping * a[x].w[0] * a[y].w[0];
+            CwbPointStiffness block = {
+              .geometry_a = geometry[s], .point_a = a[x].point,
+              .geometry_b = geometry[s], .point_b = a[y].point,
+            };
+            for (int r = 0; r < 3; r++)
+              for (int c = 0; c < 3; c++)
+                block.k[3 * r + c] = scale * ((r == c) - n[r] * n[c]);
+            g_array_append_val (self->damping, block);
+          }
+    }
+  return TRUE;
 }
 
 /* Appendix B's middle term between the points carrying the grid point, for the model as it
@@ -820,6 +897,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
     return TRUE;
   cwb_v3_scale (pair.center, pair.center, 1 / pair.weight);
   add_pair_friction (self, query, &pair, beta);
+  gboolean local_friction = self->stiffness_blocks
+                            && !add_pair_friction_damping (self, query, geometry, &pair);
   for (guint k = 0; k < self->grid->len; k++)
     {
       const GridContact *contact = &g_array_index (self->grid, GridContact, k);
@@ -827,7 +906,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
       if (self->stiffness_blocks)
         {
           add_point_stiffness (self, geometry, g, contact);
-          add_point_damping (self, query, geometry, &pair, contact);
+          add_point_damping (self, query, geometry, &pair, contact, local_friction);
         }
     }
   g_array_append_val (self->pairs, pair);

@@ -526,13 +526,17 @@ check_body_stiffness (const char *scene, double press, uint32_t body, int n_colu
   g_assert_cmpfloat (worst, <, 1e-5 * scale);
 }
 
-/* The friction's velocity derivative (ABI 1.15's damping blocks) on the turned box pressed
- * into the ground with friction 0.5, against central differences of Q under velocities
- * +-1e-3 m/s along its translations. The friction remembers its spring's stretch from one
- * detection to the next; a detection with the box lifted clear of the ground in between
- * makes each one start afresh, where the sticking force is -(h k_t + c_t) v_t, linear in the
- * velocity. Translations move the pair's points alike, where the point-local derivative
- * handed over is exact: round-off, 1e-9 of the largest entry. */
+/* The friction's velocity derivative (ABI 1.15's damping blocks) on a box turned about the
+ * vertical and pressed 5 mm into the ground with friction 0.5 (its face's contact many grid
+ * points), against central differences of Q under velocities +-1e-4 m/s along its six
+ * velocity coordinates. The friction remembers its spring's stretch from one detection to
+ * the next; a detection with the box lifted clear of the ground in between makes each one
+ * start afresh, where the sticking force is -(h k_t + c_t) v_t. It acts on the pair's mean
+ * velocity, so its derivative couples every two points (each grid point's own part alone is
+ * 7.5e-3 of the largest entry off, in the rotations' columns). The points' shares of the
+ * load and the pair's normal follow the damping forces, so the force is not exactly linear
+ * in the velocity: measured 4.7e-7 of the largest entry at 1e-4 m/s, 4.7e-6 at 1e-3;
+ * bound 1e-5. */
 static void
 test_body_damping_friction (void)
 {
@@ -548,8 +552,8 @@ test_body_damping_friction (void)
     "    material: { friction: 0.5 }\n"
     "  - name: box\n"
     "    shape: { type: box, size: [0.3, 0.3, 0.3] }\n"
-    "    pose: { position: [0.011, -0.007, 0.5], orientation: [0.9589, 0.1417, 0.1963, "
-    "0.1440] }\n"
+    "    pose: { position: [0.011, -0.007, 0.5], orientation: [0.9961947, 0, 0, "
+    "0.0871557] }\n"
     "    material: { density: 500, friction: 0.5 }\n");
   size_t nq, nv, n;
   double *q = cwb_world_q (world, &nq);
@@ -559,14 +563,14 @@ test_body_damping_friction (void)
   double lowest = INFINITY;
   for (size_t p = 0; p < g[1].n_points; p++)
     lowest = MIN (lowest, g[1].positions[3 * p + 2]);
-  q[slot->q_offset + 2] -= lowest + 0.006;
+  q[slot->q_offset + 2] -= lowest + 0.005;
   g_autofree double *q0 = g_memdup2 (q, nq * sizeof (double));
   g_autofree double *clear = g_memdup2 (q, nq * sizeof (double));
   clear[slot->q_offset + 2] += 1;
   g_autofree double *v = g_new0 (double, nv);
   double plus[6], minus[6], df[6], worst = 0, scale = 0, tangential = 0;
-  const double speed = 1e-3;
-  for (int axis = 0; axis < 3; axis++)
+  const double speed = 1e-4;
+  for (int axis = 0; axis < 6; axis++)
     {
       double dv[6] = { 0 };
       for (int side = 0; side < 2; side++)
@@ -593,7 +597,7 @@ test_body_damping_friction (void)
   /* The friction's part is there: along the ground the normal damping alone is far
    * smaller (the normals are near vertical). */
   g_assert_cmpfloat (tangential, >, 0.1 * scale);
-  g_assert_cmpfloat (worst, <=, 1e-9 * scale);
+  g_assert_cmpfloat (worst, <=, 1e-5 * scale);
 }
 
 #define TURNED_BOX "    shape: { type: box, size: [0.3, 0.3, 0.3] }\n" \
@@ -715,7 +719,7 @@ test_penalty_ball_bounces (void)
  * springs and dashpots outrun the step and throw the box about; handed to the
  * predictor-corrector's implicit step (implicit_contacts: the exact stiffness, the normal
  * damping and the sticking friction's velocity derivative as k_ext and b_ext), it stays at
- * rest. Measured: 1.3e2 J against 2.5e-7 J of kinetic energy after 2 s; the bounds, 1 J and
+ * rest. Measured: 1.3e2 J against 6.4e-8 J of kinetic energy after 2 s; the bounds, 1 J and
  * 1e-5 J, stand two orders from either. */
 static double
 resting_energy (gboolean implicit_contacts, double *sink)
