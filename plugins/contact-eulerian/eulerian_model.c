@@ -113,6 +113,8 @@ typedef struct Eulerian {
   int levels_param;         /* 0: automatic */
   GridHierarchy *hierarchy; /* one pair's root level, scratch */
   GArray *cells;            /* CwbInspectCell: the refined root cells */
+  GArray *shares[2];        /* CwbPointWeight per side: the friction's shares, scratch */
+  GHashTable *share_index;  /* point + 1 -> its index + 1 in shares, scratch */
   CellConstraints *constraints;
   double step;              /* this detection's */
   BodyDensity *density[2];
@@ -193,6 +195,9 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->density[1] = body_density_new ();
   self->hierarchy = grid_hierarchy_new ();
   self->cells = g_array_new (FALSE, FALSE, sizeof (CwbInspectCell));
+  for (int s = 0; s < 2; s++)
+    self->shares[s] = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  self->share_index = g_hash_table_new (NULL, NULL);
   self->mobility = g_array_new (FALSE, FALSE, sizeof (double));
   self->size = g_array_new (FALSE, FALSE, sizeof (double));
   self->apexes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
@@ -216,6 +221,9 @@ eulerian_destroy (void *data)
   body_density_free (self->density[1]);
   grid_hierarchy_free (self->hierarchy);
   g_array_unref (self->cells);
+  for (int s = 0; s < 2; s++)
+    g_array_unref (self->shares[s]);
+  g_hash_table_unref (self->share_index);
   g_array_unref (self->mobility);
   g_array_unref (self->size);
   g_ptr_array_unref (self->apexes);
@@ -549,24 +557,22 @@ add_pair_friction_damping (Eulerian *self, const CwbContactQuery *query,
 {
   if (!(pair->friction_damping > 0))
     return TRUE;
-  g_autoptr (GArray) shares = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  g_autoptr (GHashTable) index = g_hash_table_new (NULL, NULL);
+  gboolean moving[2];
   for (int s = 0; s < 2; s++)
     {
-      if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
-        continue;
-      side_shares (self, geometry[s], s, shares, index);
-      if (shares->len > FRICTION_BLOCK_POINTS)
+      moving[s] = !cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]);
+      g_array_set_size (self->shares[s], 0);
+      if (moving[s])
+        side_shares (self, geometry[s], s, self->shares[s], self->share_index);
+      if (self->shares[s]->len > FRICTION_BLOCK_POINTS)
         return FALSE;
     }
   const double *n = pair->normal;
   for (int s = 0; s < 2; s++)
     {
-      if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
-        continue;
-      side_shares (self, geometry[s], s, shares, index);
+      const GArray *shares = self->shares[s];
       const CwbPointWeight *a = (const CwbPointWeight *) shares->data;
-      for (guint x = 0; x < shares->len; x++)
+      for (guint x = 0; moving[s] && x < shares->len; x++)
         for (guint y = 0; y < shares->len; y++)
           {
             double scale = -pair->friction_damping * a[x].w[0] * a[y].w[0];
@@ -601,6 +607,14 @@ add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const CwbGeomet
 {
   const GridPoint *moves = contact->moves;
   const double *force = contact->force;
+  /* (3)'s turn of each side's face or edge per corner, the same for every block. */
+  double turns[2][3][9];
+  for (int s = 0; s < 2; s++)
+    for (int corner = 0; corner < 3 && moves[s].turn != 0; corner++)
+      if (cwb_v3_dot (moves[s].edge, moves[s].edge) > 0)
+        edge_turn (g[s], &moves[s], corner, turns[s][corner]);
+      else
+        face_turn (g[s], &moves[s], corner, turns[s][corner]);
   for (int sx = 0; sx < 2; sx++)
     for (int mx = 0; mx < GRID_POINT_TERMS; mx++)
       for (int sy = 0; sy < 2; sy++)
@@ -626,11 +640,7 @@ add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const CwbGeomet
             if (turning)
               {
                 /* (3) The face under the point turns: grad rho_s by turn dn. */
-                double turn[9];
-                if (cwb_v3_dot (moves[sy].edge, moves[sy].edge) > 0)
-                  edge_turn (g[sy], &moves[sy], my, turn);
-                else
-                  face_turn (g[sy], &moves[sy], my, turn);
+                const double *turn = turns[sy][my];
                 double factor = side * moves[sx].weight[mx] * (sy == 0 ? 1 : -1)
                                 * contact->push * moves[sy].turn;
                 for (int e = 0; e < 9; e++)

@@ -54,6 +54,9 @@ grid_hierarchy_begin (GridHierarchy *h, const GridBox *box, int levels)
   h->mask.cell = 1 << MAX (levels - 1, 0);
   for (int c = 0; c < 3; c++)
     h->mask.n[c] = (box->n[c] + h->mask.cell - 1) / h->mask.cell;
+  h->mask.active = NULL;
+  if (levels <= 1)
+    return;   /* flat: no marks, every point refined */
   size_t n = root_cells (h);
   for (int s = 0; s < 2; s++)
     {
@@ -61,8 +64,7 @@ grid_hierarchy_begin (GridHierarchy *h, const GridBox *box, int levels)
       clear (h->inside[s], n);
     }
   clear (h->active, n);
-  h->mask.active = levels > 1 ? (const guint8 *) h->active->data : NULL;
-  h->refined = 0;
+  h->mask.active = (const guint8 *) h->active->data;
 }
 
 /* Marks the root cells holding a point of the box within [lo, hi] (m). */
@@ -138,13 +140,8 @@ grid_hierarchy_finish (GridHierarchy *h)
   const guint8 *inside[2] = { (const guint8 *) h->inside[0]->data,
                               (const guint8 *) h->inside[1]->data };
   guint8 *active = (guint8 *) h->active->data;
-  h->refined = 0;
   for (size_t c = 0; c < root_cells (h); c++)
-    {
-      active[c] = (band[0][c] && (band[1][c] || inside[1][c]))
-                  || (band[1][c] && inside[0][c]);
-      h->refined += active[c];
-    }
+    active[c] = (band[0][c] && (band[1][c] || inside[1][c])) || (band[1][c] && inside[0][c]);
 }
 
 void

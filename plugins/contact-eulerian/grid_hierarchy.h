@@ -24,7 +24,6 @@ typedef struct GridHierarchy {
   GArray *band[2];    /* guint8 per root cell */
   GArray *inside[2];  /* guint8 per root cell */
   GArray *active;     /* guint8 per root cell: the mask's */
-  size_t refined;     /* root cells refined */
 } GridHierarchy;
 
 GridHierarchy *grid_hierarchy_new (void);
