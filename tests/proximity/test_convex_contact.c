@@ -151,8 +151,24 @@ test_polytope_structure (void)
       g_assert_cmpuint (p.faces[f].n_triangles, ==, 2);
       g_assert_cmpfloat_with_epsilon (p.faces[f].offset, 0.5, TOLERANCE);
     }
-  /* Pushing one corner outwards makes the cube's faces non-planar: no longer a polytope. */
+  /* Pushing one corner outwards along x by 0.01 (1.2e-2 of the radius, as an FEM box bends)
+   * keeps a polytope: the face across x bends, and its plane moves out to hold the corner
+   * (the two other faces at the corner stay planar, the corner moving within them); every
+   * vertex behind every plane (round-off), the other faces where they were. */
   cube.positions[0] -= 0.01;
+  g_assert_true (convex_polytope_update (&p, &cube.geometry, topology));
+  guint moved = 0;
+  for (uint32_t f = 0; f < p.n_faces; f++)
+    {
+      for (uint32_t k = 0; k < p.n_vertices; k++)
+        g_assert_cmpfloat (cwb_v3_dot (p.faces[f].normal, &cube.positions[3 * p.vertices[k]]),
+                           <=, p.faces[f].offset + 1e-15);
+      moved += fabs (p.faces[f].offset - 0.5) > TOLERANCE;
+    }
+  g_assert_cmpuint (moved, ==, 1);
+  /* By 0.3: its face's vertices 0.075 off their mean plane, 7.2e-2 of the radius (1.04),
+   * beyond 5e-2: no longer a polytope. */
+  cube.positions[0] -= 0.29;
   g_assert_false (convex_polytope_update (&p, &cube.geometry, topology));
   convex_polytope_clear (&p);
 
