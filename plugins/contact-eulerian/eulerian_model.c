@@ -560,10 +560,8 @@ add_pair_friction_damping (Eulerian *self, const CwbContactQuery *query,
   gboolean moving[2];
   for (int s = 0; s < 2; s++)
     {
+      /* add_pair_friction gathered the shares of the moving sides. */
       moving[s] = !cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]);
-      g_array_set_size (self->shares[s], 0);
-      if (moving[s])
-        side_shares (self, geometry[s], s, self->shares[s], self->share_index);
       if (self->shares[s]->len > FRICTION_BLOCK_POINTS)
         return FALSE;
     }
@@ -687,16 +685,30 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
     return;
   guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
   double tangent_spring = TANGENT_SHARE * spring;
-  pair->slips = pair_friction_force (self->friction, id, pair->normal, normal_force, pair->mu,
-                                     velocity, tangent_spring, beta * tangent_spring, query->h,
+  pair->slips = pair_friction_force (self->friction, id, query->geometries, query->n_geometries,
+                                     pair->normal, normal_force, pair->mu, velocity,
+                                     tangent_spring, beta * tangent_spring, query->h,
                                      pair->friction);
-  /* Sticking, F_t = -k_t u - c_t v_t with u grown by h v_t this step: its velocity
-   * derivative. Slipping, its size is mu F_n whatever the velocity: none is handed over. */
+  /* Sticking, F_t = -k_t u - c_t v_t with u grown by the anchors' motion, h v_t over a
+   * step: its velocity derivative. Slipping, its size is mu F_n whatever the velocity: none is handed over. */
   pair->friction_damping = pair->slips ? 0 : (query->h + beta) * tangent_spring;
   for (guint k = 0; k < n; k++)
     {
       grid[k].share = cwb_v3_norm (grid[k].force) / load;
       cwb_v3_axpy (grid[k].force, grid[k].share, pair->friction);
+    }
+  /* Each moving side's points by their shares of the pair: the spring's anchors for the
+   * next detection, and the blocks of its velocity derivative. */
+  uint32_t geometry[2] = { pair->a, pair->b };
+  for (int s = 0; s < 2; s++)
+    {
+      g_array_set_size (self->shares[s], 0);
+      if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
+        continue;
+      side_shares (self, geometry[s], s, self->shares[s], self->share_index);
+      pair_friction_anchor (self->friction, query->geometries,
+                            (const CwbPointWeight *) self->shares[s]->data,
+                            self->shares[s]->len, s == 0 ? 1 : -1);
     }
 }
 

@@ -6,14 +6,23 @@
 typedef struct PairSpring {
   guint64 id;
   double u[3];
+  guint32 first_anchor, n_anchors;   /* its anchors in the same detection's anchor array */
 } PairSpring;
 
-#define SAVED_MAGIC 0x45554650u   /* "EUFP" */
+/* A material point under the pair's contact at the detection that stored it: the spring
+ * measures the next detection's displacement from it. */
+typedef struct PairAnchor {
+  guint32 geometry, point;
+  double share;          /* the point's signed share of the pair's velocity */
+  double position[3];
+} PairAnchor;
+
+#define SAVED_MAGIC 0x45554651u   /* "EUFQ": springs and their anchors */
 
 struct PairFriction {
-  GArray *last;        /* PairSpring: the last detection's */
-  GArray *next;        /* PairSpring: this detection's */
-  GHashTable *index;   /* id -> position in last + 1 */
+  GArray *last, *last_anchors;   /* PairSpring, PairAnchor: the last detection's */
+  GArray *next, *next_anchors;   /* this detection's */
+  GHashTable *index;             /* id -> position in last + 1 */
 };
 
 PairFriction *
@@ -22,6 +31,8 @@ pair_friction_new (void)
   PairFriction *f = g_new0 (PairFriction, 1);
   f->last = g_array_new (FALSE, FALSE, sizeof (PairSpring));
   f->next = g_array_new (FALSE, FALSE, sizeof (PairSpring));
+  f->last_anchors = g_array_new (FALSE, FALSE, sizeof (PairAnchor));
+  f->next_anchors = g_array_new (FALSE, FALSE, sizeof (PairAnchor));
   f->index = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
   return f;
 }
@@ -33,6 +44,8 @@ pair_friction_free (PairFriction *f)
     return;
   g_array_unref (f->last);
   g_array_unref (f->next);
+  g_array_unref (f->last_anchors);
+  g_array_unref (f->next_anchors);
   g_hash_table_unref (f->index);
   g_free (f);
 }
@@ -53,6 +66,7 @@ void
 pair_friction_begin (PairFriction *f)
 {
   g_array_set_size (f->next, 0);
+  g_array_set_size (f->next_anchors, 0);
   index_last (f);
 }
 
@@ -63,32 +77,62 @@ pair_friction_end (PairFriction *f)
   f->last = f->next;
   f->next = swap;
   g_array_set_size (f->next, 0);
+  swap = f->last_anchors;
+  f->last_anchors = f->next_anchors;
+  f->next_anchors = swap;
+  g_array_set_size (f->next_anchors, 0);
   g_hash_table_remove_all (f->index);
 }
 
+/* How far the spring's anchors moved since they were stored, the signed shares' sum of
+ * their points' displacements; FALSE when a point is no longer there (the scene changed). */
+static gboolean
+anchors_moved (const PairFriction *f, const PairSpring *spring, const CwbGeometry *geometries,
+               size_t n_geometries, double moved[3])
+{
+  moved[0] = moved[1] = moved[2] = 0;
+  for (guint32 k = 0; k < spring->n_anchors; k++)
+    {
+      const PairAnchor *anchor = &g_array_index (f->last_anchors, PairAnchor,
+                                                 spring->first_anchor + k);
+      if (anchor->geometry >= n_geometries
+          || anchor->point >= geometries[anchor->geometry].n_points)
+        return FALSE;
+      const double *p = geometries[anchor->geometry].positions + 3 * (size_t) anchor->point;
+      for (int c = 0; c < 3; c++)
+        moved[c] += anchor->share * (p[c] - anchor->position[c]);
+    }
+  return TRUE;
+}
+
 gboolean
-pair_friction_force (PairFriction *f, guint64 id, const double normal[3], double normal_force,
+pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
+                     size_t n_geometries, const double normal[3], double normal_force,
                      double mu, const double velocity[3], double stiffness, double damping,
                      double h, double force[3])
 {
-  PairSpring spring = { .id = id };
+  PairSpring spring = { .id = id, .first_anchor = f->next_anchors->len };
   gint64 key = (gint64) id;
   guint at = GPOINTER_TO_UINT (g_hash_table_lookup (f->index, &key));
-  double vt[3];
+  double vt[3], moved[3];
   cwb_v3_copy (vt, velocity);
   cwb_v3_axpy (vt, -cwb_v3_dot (velocity, normal), normal);
-  if (at > 0)
+  const PairSpring *last = at > 0 ? &g_array_index (f->last, PairSpring, at - 1) : NULL;
+  if (last != NULL && anchors_moved (f, last, geometries, n_geometries, moved))
     {
-      /* The last displacement, turned into this tangent plane with its length kept. */
-      const double *u = g_array_index (f->last, PairSpring, at - 1).u;
-      double length = cwb_v3_norm (u);
-      cwb_v3_copy (spring.u, u);
-      cwb_v3_axpy (spring.u, -cwb_v3_dot (u, normal), normal);
+      /* The last displacement, turned into this tangent plane with its length kept, and
+       * the anchors' tangential motion since. */
+      double length = cwb_v3_norm (last->u);
+      cwb_v3_copy (spring.u, last->u);
+      cwb_v3_axpy (spring.u, -cwb_v3_dot (last->u, normal), normal);
       double projected = cwb_v3_norm (spring.u);
       if (projected > 0)
         cwb_v3_scale (spring.u, spring.u, length / projected);
+      cwb_v3_axpy (moved, -cwb_v3_dot (moved, normal), normal);
+      cwb_v3_add (spring.u, spring.u, moved);
     }
-  cwb_v3_axpy (spring.u, h, vt);
+  else
+    cwb_v3_scale (spring.u, vt, h);   /* a new contact: this step's slip */
   for (int c = 0; c < 3; c++)
     force[c] = -stiffness * spring.u[c] - damping * vt[c];
   double magnitude = cwb_v3_norm (force), bound = mu * MAX (normal_force, 0);
@@ -105,21 +149,45 @@ pair_friction_force (PairFriction *f, guint64 id, const double normal[3], double
   return slips;
 }
 
+void
+pair_friction_anchor (PairFriction *f, const CwbGeometry *geometries,
+                      const CwbPointWeight *shares, size_t n_shares, double sign)
+{
+  g_return_if_fail (f->next->len > 0);
+  PairSpring *spring = &g_array_index (f->next, PairSpring, f->next->len - 1);
+  for (size_t k = 0; k < n_shares; k++)
+    {
+      const CwbPointWeight *share = &shares[k];
+      PairAnchor anchor = { .geometry = share->geometry, .point = share->point,
+                            .share = sign * share->w[0] };
+      cwb_v3_copy (anchor.position,
+                   geometries[share->geometry].positions + 3 * (size_t) share->point);
+      g_array_append_val (f->next_anchors, anchor);
+      spring->n_anchors++;
+    }
+}
+
 typedef struct SavedHeader {
   guint32 magic;
-  guint32 spring_size;
+  guint32 spring_size, anchor_size;
+  guint32 n_springs, n_anchors;
 } SavedHeader;
 
 GBytes *
 pair_friction_save (const PairFriction *f)
 {
-  SavedHeader header = { .magic = SAVED_MAGIC, .spring_size = sizeof (PairSpring) };
+  SavedHeader header = { .magic = SAVED_MAGIC, .spring_size = sizeof (PairSpring),
+                         .anchor_size = sizeof (PairAnchor), .n_springs = f->last->len,
+                         .n_anchors = f->last_anchors->len };
   size_t springs = f->last->len * sizeof (PairSpring);
-  guint8 *data = g_malloc (sizeof header + springs);
+  size_t anchors = f->last_anchors->len * sizeof (PairAnchor);
+  guint8 *data = g_malloc (sizeof header + springs + anchors);
   memcpy (data, &header, sizeof header);
   if (springs > 0)
     memcpy (data + sizeof header, f->last->data, springs);
-  return g_bytes_new_take (data, sizeof header + springs);
+  if (anchors > 0)
+    memcpy (data + sizeof header + springs, f->last_anchors->data, anchors);
+  return g_bytes_new_take (data, sizeof header + springs + anchors);
 }
 
 gboolean
@@ -130,19 +198,33 @@ pair_friction_restore (PairFriction *f, GBytes *bytes, GError **error)
   SavedHeader header = { 0 };
   if (size >= sizeof header)
     memcpy (&header, data, sizeof header);
-  if (size < sizeof header || header.magic != SAVED_MAGIC
-      || header.spring_size != sizeof (PairSpring)
-      || (size - sizeof header) % sizeof (PairSpring) != 0)
+  size_t springs = (size_t) header.n_springs * sizeof (PairSpring);
+  size_t anchors = (size_t) header.n_anchors * sizeof (PairAnchor);
+  gboolean valid = size >= sizeof header && header.magic == SAVED_MAGIC
+                   && header.spring_size == sizeof (PairSpring)
+                   && header.anchor_size == sizeof (PairAnchor)
+                   && size == sizeof header + springs + anchors;
+  const PairSpring *saved = (const PairSpring *) (data + sizeof header);
+  for (guint32 k = 0; valid && k < header.n_springs; k++)
+    {
+      PairSpring spring;
+      memcpy (&spring, saved + k, sizeof spring);
+      valid = (guint64) spring.first_anchor + spring.n_anchors <= header.n_anchors;
+    }
+  if (!valid)
     {
       g_set_error (error, g_quark_from_static_string ("eulerian"), 0,
                    "friction memory: %zu bytes are not a state this build of the eulerian "
                    "model saved", size);
       return FALSE;
     }
-  guint n = (guint) ((size - sizeof header) / sizeof (PairSpring));
-  g_array_set_size (f->last, n);
-  if (n > 0)
-    memcpy (f->last->data, data + sizeof header, n * sizeof (PairSpring));
+  g_array_set_size (f->last, header.n_springs);
+  g_array_set_size (f->last_anchors, header.n_anchors);
+  if (springs > 0)
+    memcpy (f->last->data, data + sizeof header, springs);
+  if (anchors > 0)
+    memcpy (f->last_anchors->data, data + sizeof header + springs, anchors);
   g_array_set_size (f->next, 0);
+  g_array_set_size (f->next_anchors, 0);
   return TRUE;
 }

@@ -3,12 +3,18 @@
  * model friction", sec. 4.2); this adds it per pair of bodies, as a tangential spring and
  * dashpot bounded by Coulomb's cone (a Cundall-Strack contact, as discrete-element codes
  * use):
- *   u  <- u projected on the tangent plane (length kept) + h v_t,
+ *   u  <- u projected on the tangent plane (length kept) + d_t,
  *   F_t = -k_t u - c_t v_t, and where |F_t| > mu F_n: F_t scaled onto the cone and u set so
  *         that the spring and dashpot give it (the spring slips),
- * with u the pair's relative tangential displacement while it sticks, v_t the relative
- * tangential velocity at the contact (the load-weighted mean of the grid points'), n and
- * F_n the pair's normal and normal force. The spring is what makes static friction: a
+ * with u the pair's relative tangential displacement while it sticks, d_t the tangential
+ * part of how far the material under the contact moved since the last detection (the
+ * points that carried the pair's load then, by their shares of it: its anchors; h v_t for
+ * a new pair), v_t the relative tangential velocity at the contact (the load-weighted mean
+ * of the grid points'), n and F_n the pair's normal and normal force. The displacement is
+ * the material's, not h v_t: a solver that detects at a predicted state (the
+ * predictor-corrector) hands velocities that include the free motion's, which the contact
+ * then cancels; grown by those, u crept at rest wherever the free motion has a tangential
+ * part (an FEM block's bottom spreading under its weight) and rang the body on its spring. The spring is what makes static friction: a
  * tangential load below mu F_n is held by a displacement of F / k_t, not by a creep at the
  * speed a dashpot alone would allow. The memory (u per pair, by its identity) lasts while
  * the pair is in contact. */
@@ -29,11 +35,19 @@ void pair_friction_begin (PairFriction *friction);
 void pair_friction_end (PairFriction *friction);
 
 /* One pair's friction force on body a (F_t, opposite on b); TRUE when it slips (on the
- * cone). `normal` unit from b towards a, `normal_force` >= 0, `velocity` v_a - v_b at the
- * contact, `stiffness` k_t (N/m), `damping` c_t (N s/m), `h` the step. */
-gboolean pair_friction_force (PairFriction *friction, guint64 id, const double normal[3],
+ * cone). `geometries` the query's (the anchors' points now), `normal` unit from b towards
+ * a, `normal_force` >= 0, `velocity` v_a - v_b at the contact, `stiffness` k_t (N/m),
+ * `damping` c_t (N s/m), `h` the step. */
+gboolean pair_friction_force (PairFriction *friction, guint64 id, const CwbGeometry *geometries,
+                              size_t n_geometries, const double normal[3],
                               double normal_force, double mu, const double velocity[3],
                               double stiffness, double damping, double h, double force[3]);
+
+/* The anchors of the pair just given to pair_friction_force: one side's points with their
+ * shares of the pair's velocity (w[0]), `sign` +1 for body a's side, -1 for b's. A side
+ * that does not move needs none. */
+void pair_friction_anchor (PairFriction *friction, const CwbGeometry *geometries,
+                           const CwbPointWeight *shares, size_t n_shares, double sign);
 
 /* The memory as bytes for the host's history (the model's save_state), and back. */
 GBytes *pair_friction_save (const PairFriction *friction);
