@@ -690,7 +690,8 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
                                      tangent_spring, beta * tangent_spring, query->h,
                                      pair->friction);
   /* Sticking, F_t = -k_t u - c_t v_t with u grown by the anchors' motion, h v_t over a
-   * step: its velocity derivative. Slipping, its size is mu F_n whatever the velocity: none is handed over. */
+   * step: its velocity derivative. Slipping, its size is mu F_n whatever the velocity:
+   * none is handed over. */
   pair->friction_damping = pair->slips ? 0 : (query->h + beta) * tangent_spring;
   for (guint k = 0; k < n; k++)
     {
@@ -974,7 +975,9 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
     for (uint32_t b = a + 1; b < query->n_geometries; b++)
       {
         const CwbGeometry *ga = &query->geometries[a], *gb = &query->geometries[b];
-        if (ga->body == gb->body || (cwb_contact_query_geometry_fixed (query, ga) && cwb_contact_query_geometry_fixed (query, gb)))
+        if (ga->body == gb->body
+            || (cwb_contact_query_geometry_fixed (query, ga)
+                && cwb_contact_query_geometry_fixed (query, gb)))
           continue;
         if (!detect_pair (self, query, a, b, error))
           {

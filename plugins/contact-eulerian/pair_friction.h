@@ -14,10 +14,11 @@
  * the material's, not h v_t: a solver that detects at a predicted state (the
  * predictor-corrector) hands velocities that include the free motion's, which the contact
  * then cancels; grown by those, u crept at rest wherever the free motion has a tangential
- * part (an FEM block's bottom spreading under its weight) and rang the body on its spring. The spring is what makes static friction: a
- * tangential load below mu F_n is held by a displacement of F / k_t, not by a creep at the
- * speed a dashpot alone would allow. The memory (u per pair, by its identity) lasts while
- * the pair is in contact. */
+ * part (an FEM block's bottom spreading under its weight) and rang the body on its spring.
+ * The spring is what makes static friction: a tangential load below mu F_n is held by a
+ * displacement of F / k_t, not by a creep at the speed a dashpot alone would allow. The
+ * memory (u per pair, by its identity, with its anchors) lasts while the pair is in
+ * contact. */
 #pragma once
 
 #include <cwb/cwb.h>
