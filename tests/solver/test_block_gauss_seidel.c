@@ -1523,6 +1523,61 @@ test_direct_holds_loaded_rate (void)
   fixture_clear (&fx);
 }
 
+/* The direct start of the held column from 0.9 of its forces, no sweep after it, with contact
+ * `edge`'s tangential force set to `share` of its friction set's size; returns how much the
+ * start changed that force, over the set's size (0 exactly where it was held). */
+static double
+edge_force_after_start (BgsSolver *solver, BgsProblem *problem, const double *f, int edge,
+                        double share)
+{
+  enum { N = HELD_N, ROWS = HELD_ROWS };
+  double started[ROWS], dq[3 * N] = { 0 };
+  for (int i = 0; i < ROWS; i++)
+    started[i] = 0.9 * f[i];
+  double radius = 0.8 * started[3 * edge];   /* mu 0.8 (add_column_frames) */
+  started[3 * edge + 1] = share * radius;
+  BgsResult result;
+  bgs_solve (solver, problem, started, dq, &result);
+  g_assert_cmpfloat (started[3 * edge], >, 0);
+  return (started[3 * edge + 1] - share * radius) / radius;
+}
+
+/* A contact whose tangential force is near its friction set's edge (EDGE_SHARE, 0.95 of it,
+ * to STICK_SHARE, 0.99) is in doubt between sticking and sliding: on blocks of the structure
+ * of the last direct solve (BgsProblem.structure_kept) it keeps the part it had there, so the
+ * factor is not modified for it. The held column started from 0.9 of its forces, one contact
+ * at 0.995 of its friction set (it slides: its tangential force is held, to the bit), then
+ * at 0.97: on the same structure it still slides (held again), while a new structure or a new
+ * solver lets it stick (the direct solve moves its tangential force to its row's target). */
+static void
+test_direct_edge_part_kept (void)
+{
+  enum { EDGE = 5 };
+  Fixture fx;
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  double delta[HELD_ROWS], f[HELD_ROWS];
+  BgsProblem problem = solve_held_column (&fx, solver, delta, f);
+  problem.tolerance = 1e-9;
+  problem.stiffness = particle_stiffness;
+  problem.stiffness_data = &fx;
+  problem.max_iterations = 0;
+
+  g_assert_cmpfloat (edge_force_after_start (solver, &problem, f, EDGE, 0.995), ==, 0);
+  problem.structure_kept = TRUE;
+  double kept = edge_force_after_start (solver, &problem, f, EDGE, 0.97);
+  problem.structure_kept = FALSE;
+  double new_structure = edge_force_after_start (solver, &problem, f, EDGE, 0.97);
+  g_autoptr (BgsSolver) fresh = bgs_solver_new ();
+  double new_solver = edge_force_after_start (fresh, &problem, f, EDGE, 0.97);
+  g_test_message ("change of the tangential force over the friction set's size: %.9g kept, "
+                  "%.9g on a new structure, %.9g with a new solver", kept, new_structure,
+                  new_solver);
+  g_assert_cmpfloat (kept, ==, 0);
+  g_assert_cmpfloat (fabs (new_structure), >, 0.1);
+  g_assert_cmpfloat (new_solver, ==, new_structure);
+  fixture_clear (&fx);
+}
+
 /* A kept operator (BgsProblem.operator_kept: the columns and blocks of an earlier problem of
  * the same structure) whose frames' heights no longer rise along its stored order is swept in
  * the order of the new problem's heights, as a freshly built one is: a column of particles
@@ -1823,6 +1878,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/direct/holds-speculative-rows",
                    test_direct_holds_speculative_rows);
   g_test_add_func ("/solver/bgs/direct/holds-loaded-rate", test_direct_holds_loaded_rate);
+  g_test_add_func ("/solver/bgs/direct/edge-part-kept", test_direct_edge_part_kept);
   g_test_add_func ("/solver/bgs/kept-operator-order", test_kept_operator_order);
   g_test_add_func ("/solver/bgs/kept-operator-continues", test_kept_operator_continues);
   g_test_add_func ("/solver/bgs/kept-operator-layers", test_kept_operator_layers);

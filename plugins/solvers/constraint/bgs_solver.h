@@ -94,9 +94,12 @@ struct BgsSolver {
   GArray *active;          /* size_t: an island's active rows for the direct solve */
   GArray *active_residual, *active_force, *direct_force;   /* double per active row */
   GArray *block_state;     /* guint8 per block of the island: BLOCK_FIXED ... */
+  GArray *solved_part;     /* guint8 per block: its part in the last direct solve */
+  guint64 solved_part_structure;  /* the structure solved_part's blocks are of; 0: none */
   GArray *island_rows;     /* size_t: the rows of the island being started (direct_start.c) */
   GArray *entry_force;     /* double per island row: its force on entry */
   guint64 operator_id;     /* counts the operators built: names the one in use */
+  guint64 structure_id;    /* counts the operators' structures (BgsProblem.structure_kept) */
   guint64 kept_solves;     /* solves on it since it was built (layered_order's turn) */
   GArray *end_values;      /* double per row: its value at the last measure of the laws */
   LastSolve last;          /* what the last solve left for the next one (last_solve.c) */

@@ -36,6 +36,7 @@ bgs_solver_new (void)
   s->island_rows = g_array_new (FALSE, FALSE, sizeof (size_t));
   s->entry_force = g_array_new (FALSE, FALSE, sizeof (double));
   s->block_state = g_array_new (FALSE, FALSE, sizeof (guint8));
+  s->solved_part = g_array_new (FALSE, FALSE, sizeof (guint8));
   last_solve_init (&s->last);
   s->end_values = g_array_new (FALSE, FALSE, sizeof (double));
   return s;
@@ -75,6 +76,7 @@ bgs_solver_free (BgsSolver *s)
   g_array_unref (s->island_rows);
   g_array_unref (s->entry_force);
   g_array_unref (s->block_state);
+  g_array_unref (s->solved_part);
   last_solve_clear (&s->last);
   g_array_unref (s->end_values);
   g_free (s);
@@ -863,6 +865,8 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
       order_blocks (s, p);
       relocate_rows (s, p);
       s->operator_id++;
+      if (!p->structure_kept)
+        s->structure_id++;
       s->kept_solves = 0;
     }
   else

@@ -424,7 +424,7 @@ static double median_moving_size (CwbStepContext *ctx);
 static gboolean
 solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
                 const gboolean *skipped, const double *v, WarmStart *cache, gboolean kept,
-                double *dq)
+                gboolean structure_kept, double *dq)
 {
   size_t m = set->rows->len;
   if (m == 0)
@@ -519,6 +519,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   problem.frame_island = (const uint32_t *) islands->frame_island->data;
   problem.n_islands = islands->n_islands;
   problem.operator_kept = kept;
+  problem.structure_kept = structure_kept;
   if (self->order_by_gravity)
     cwb_v3_copy (problem.order_direction, ctx->gravity);
   double *f = zeroed (self->f, m);
@@ -529,10 +530,12 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     warm_start_guess (cache, set, self->friction, self->warm_start_factor, f);
   BgsResult result;
   bgs_solve (bgs, &problem, f, dq, &result);
-  if (velocity_pass && !kept && self->keep_operator)
+  if (velocity_pass && !kept)
     operator_reuse_keep (&self->operator_reuse, ctx, set, skipped, h,
-                         MIN (OPERATOR_MOTION_OF_TOLERANCE * self->step_tolerance,
-                              OPERATOR_MOTION_OF_SIZE * median_moving_size (ctx)));
+                         self->keep_operator
+                           ? MIN (OPERATOR_MOTION_OF_TOLERANCE * self->step_tolerance,
+                                  OPERATOR_MOTION_OF_SIZE * median_moving_size (ctx))
+                           : 0);
   if (cache != NULL)
     warm_start_store (cache, set, f);
   for (size_t i = 0; i < m; i++)
@@ -666,7 +669,7 @@ post_stabilize (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *velo
        * velocity pass's slow error asked for then, which it tends to ask for again. A later
        * pass of the same step corrects what is left after that one, so it starts cold. */
       solve_contacts (self, ctx, set, asleep, NULL, k == 0 ? self->warm_position : NULL, FALSE,
-                      dq);
+                      FALSE, dq);
       double *q = zeroed (self->q_stabilized, ctx->nq);
       memcpy (q, ctx->q, ctx->nq * sizeof (double));
       corrective_motion (self, ctx, q, NULL, dq);
@@ -784,15 +787,19 @@ velocity_pass (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
   const gboolean *skipped = frames_asleep (self, set);
   gboolean kept = self->keep_operator
                   && operator_reuse_holds (&self->operator_reuse, ctx, set, skipped);
+  gboolean structure_kept
+    = kept || operator_reuse_structure_holds (&self->operator_reuse, set, skipped);
   for (;;)
     {
       if (!kept)
         compliance_cache_begin (self->compliance_cache, ctx, q_free, self->compliance);
       double *dq = zeroed (self->dq, ctx->nv);
       penalty_displacement (self, ctx, set, dq);
-      if (solve_contacts (self, ctx, set, skipped, v_free, self->warm_start, kept, dq) || !kept)
+      if (solve_contacts (self, ctx, set, skipped, v_free, self->warm_start, kept,
+                          structure_kept && !kept, dq)
+          || !kept)
         return dq;
-      operator_reuse_forget (&self->operator_reuse);
+      operator_reuse_forget_operator (&self->operator_reuse);
       kept = FALSE;
     }
 }

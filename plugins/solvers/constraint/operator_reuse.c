@@ -114,6 +114,13 @@ void
 operator_reuse_forget (OperatorReuse *reuse)
 {
   reuse->kept = FALSE;
+  reuse->structure_kept = FALSE;
+}
+
+void
+operator_reuse_forget_operator (OperatorReuse *reuse)
+{
+  reuse->kept = FALSE;
 }
 
 static RowKey
@@ -176,6 +183,13 @@ operator_reuse_holds (const OperatorReuse *reuse, CwbStepContext *ctx, const Cwb
          && geometry_points_largest_motion (&reuse->points, ctx) <= reuse->allowed_motion;
 }
 
+gboolean
+operator_reuse_structure_holds (const OperatorReuse *reuse, const CwbContactSet *set,
+                                const gboolean *skipped)
+{
+  return reuse->structure_kept && set->rows->len > 0 && same_structure (reuse, set, skipped);
+}
+
 static void
 copy_into (GArray *to, const void *from, guint n)
 {
@@ -189,8 +203,7 @@ operator_reuse_keep (OperatorReuse *reuse, CwbStepContext *ctx, const CwbContact
                      const gboolean *skipped, const CwbDofRows *h, double allowed_motion)
 {
   reuse->kept = allowed_motion > 0;
-  if (!reuse->kept)
-    return;
+  reuse->structure_kept = TRUE;
   reuse->allowed_motion = allowed_motion;
   g_array_set_size (reuse->rows, set->rows->len);
   for (guint i = 0; i < set->rows->len; i++)
@@ -203,6 +216,8 @@ operator_reuse_keep (OperatorReuse *reuse, CwbStepContext *ctx, const CwbContact
   copy_into (reuse->weights, set->weights->data, set->weights->len);
   copy_into (reuse->ids, set->contact_ids->data, set->contact_ids->len);
   copy_into (reuse->skipped, skipped, skipped != NULL ? set->frames->len : 0);
+  if (!reuse->kept)
+    return;
 
   geometry_points_keep (&reuse->points, ctx);
 

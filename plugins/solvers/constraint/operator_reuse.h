@@ -31,22 +31,35 @@ typedef struct OperatorReuse {
   GArray *row_start;       /* size_t: a copy of H (CwbDofRows) */
   GArray *entries;         /* CwbDofEntry */
   CwbDofRows h;
+  gboolean structure_kept; /* the key of the last operator built is kept, whether or not
+                            * the operator still serves */
 } OperatorReuse;
 
 void operator_reuse_init (OperatorReuse *reuse);
 void operator_reuse_clear (OperatorReuse *reuse);
 
-/* Nothing kept: the next velocity pass builds its operator. */
+/* Nothing kept: the next velocity pass builds its operator, of a new structure. */
 void operator_reuse_forget (OperatorReuse *reuse);
+
+/* The operator forgotten but its key kept: the next velocity pass builds the operator again,
+ * and operator_reuse_structure_holds still answers for its structure. */
+void operator_reuse_forget_operator (OperatorReuse *reuse);
 
 /* Whether the operator kept serves `set`, detected at the geometries' current points, with
  * frames `skipped` left out (may be NULL). */
 gboolean operator_reuse_holds (const OperatorReuse *reuse, CwbStepContext *ctx,
                                const CwbContactSet *set, const gboolean *skipped);
 
+/* Whether `set` has the structure of the last operator built (the same contacts in the same
+ * order, rows on the same points with weights within WEIGHT_CHANGE of its), however far the
+ * points have moved since: an operator built for it has the same rows, blocks and islands,
+ * in the same order. */
+gboolean operator_reuse_structure_holds (const OperatorReuse *reuse, const CwbContactSet *set,
+                                         const gboolean *skipped);
+
 /* Keeps the key of the operator just built for `set` (the geometries' current points, the
  * set's structure, a copy of h), to be used while no point moves by more than
- * `allowed_motion`. */
+ * `allowed_motion`; 0 keeps only its structure (operator_reuse_structure_holds). */
 void operator_reuse_keep (OperatorReuse *reuse, CwbStepContext *ctx, const CwbContactSet *set,
                           const gboolean *skipped, const CwbDofRows *h, double allowed_motion);
 
