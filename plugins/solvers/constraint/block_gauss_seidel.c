@@ -865,7 +865,8 @@ bgs_solve (BgsSolver *s, const BgsProblem *p, double *f, double *dq, BgsResult *
       order_blocks (s, p);
       relocate_rows (s, p);
       s->operator_id++;
-      if (!p->structure_kept)
+      /* A structure kept needs one before it (never 0, which names none). */
+      if (!p->structure_kept || s->structure_id == 0)
         s->structure_id++;
       s->kept_solves = 0;
     }

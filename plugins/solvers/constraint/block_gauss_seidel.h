@@ -87,8 +87,8 @@ typedef struct BgsProblem {
    * problem whose rows had this problem's structure (operator_reuse.h); delta_free, the
    * guess, the limits and the sweep order (from this problem's frames) are new. */
   gboolean operator_kept;
-  /* With operator_kept FALSE, TRUE: the operator is new but built for a contact set of the
-   * last one's structure (operator_reuse_structure_holds), so its blocks are the last one's
+  /* TRUE: the operator, where operator_kept is FALSE a new one, is built for a contact set of
+   * the last one's structure (OPERATOR_REUSE_STRUCTURE, operator_reuse.h), so its blocks are the last one's
    * in the same order; the direct start's guess of each contact's part then holds on to the
    * one it had where the forces leave it in doubt (direct_start.c, warm_states). */
   gboolean structure_kept;

@@ -785,10 +785,9 @@ velocity_pass (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
                const double *q_free, const double *v_free)
 {
   const gboolean *skipped = frames_asleep (self, set);
-  gboolean kept = self->keep_operator
-                  && operator_reuse_holds (&self->operator_reuse, ctx, set, skipped);
-  gboolean structure_kept
-    = kept || operator_reuse_structure_holds (&self->operator_reuse, set, skipped);
+  OperatorReuseMatch match = operator_reuse_match (&self->operator_reuse, ctx, set, skipped);
+  gboolean kept = self->keep_operator && match == OPERATOR_REUSE_OPERATOR;
+  gboolean structure_kept = match != OPERATOR_REUSE_NONE;
   for (;;)
     {
       if (!kept)
@@ -796,7 +795,7 @@ velocity_pass (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
       double *dq = zeroed (self->dq, ctx->nv);
       penalty_displacement (self, ctx, set, dq);
       if (solve_contacts (self, ctx, set, skipped, v_free, self->warm_start, kept,
-                          structure_kept && !kept, dq)
+                          structure_kept, dq)
           || !kept)
         return dq;
       operator_reuse_forget_operator (&self->operator_reuse);

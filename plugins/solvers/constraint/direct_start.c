@@ -265,9 +265,10 @@ correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, g
 /* Each contact's part in the direct start of a warm island (from the forces it starts
  * with): contacts with force, sticking where their tangential force is inside the friction
  * set, and where it is near the set's edge (EDGE_SHARE) in the part it had in the last
- * direct solve, if that was on blocks of the same structure. A speculative row (BgsProblem.speculative: max (rate, gap), a contact open at the
- * start of the step) is not a linear row: held at its rate when open by at most the
- * tolerance beyond it (held_opening), else it keeps its force. */
+ * direct solve, if that was on blocks of the same structure. A speculative row
+ * (BgsProblem.speculative: max (rate, gap), a contact open at the start of the step) is not
+ * a linear row: held at its rate when open by at most the tolerance beyond it
+ * (held_opening), else it keeps its force. */
 static void
 warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
              guint8 *state)
@@ -275,7 +276,6 @@ warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, cons
   const Block *blocks = (const Block *) s->blocks->data;
   const guint *ib = (const guint *) s->island_blocks->data;
   const guint8 *known_part = s->solved_part_structure == s->structure_id
-                             && s->solved_part->len == s->blocks->len
                                ? (const guint8 *) s->solved_part->data : NULL;
   for (size_t k = b0; k < b1; k++)
     {
@@ -305,7 +305,9 @@ warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, cons
 static void
 keep_parts (BgsSolver *s, size_t b0, size_t b1, const guint8 *state)
 {
-  if (s->solved_part_structure != s->structure_id || s->solved_part->len != s->blocks->len)
+  /* The blocks are rebuilt only with the operator, and the same in number where it keeps
+   * the structure. */
+  if (s->solved_part_structure != s->structure_id)
     {
       g_array_set_size (s->solved_part, s->blocks->len);
       memset (s->solved_part->data, BLOCK_FIXED, s->blocks->len);

@@ -175,19 +175,18 @@ same_structure (const OperatorReuse *reuse, const CwbContactSet *set, const gboo
   return TRUE;
 }
 
-gboolean
-operator_reuse_holds (const OperatorReuse *reuse, CwbStepContext *ctx, const CwbContactSet *set,
+OperatorReuseMatch
+operator_reuse_match (const OperatorReuse *reuse, CwbStepContext *ctx, const CwbContactSet *set,
                       const gboolean *skipped)
 {
-  return reuse->kept && set->rows->len > 0 && same_structure (reuse, set, skipped)
-         && geometry_points_largest_motion (&reuse->points, ctx) <= reuse->allowed_motion;
-}
-
-gboolean
-operator_reuse_structure_holds (const OperatorReuse *reuse, const CwbContactSet *set,
-                                const gboolean *skipped)
-{
-  return reuse->structure_kept && set->rows->len > 0 && same_structure (reuse, set, skipped);
+  /* kept implies structure_kept: both are set by operator_reuse_keep, and only the latter
+   * outlives operator_reuse_forget_operator. */
+  if (!reuse->structure_kept || set->rows->len == 0 || !same_structure (reuse, set, skipped))
+    return OPERATOR_REUSE_NONE;
+  if (reuse->kept
+      && geometry_points_largest_motion (&reuse->points, ctx) <= reuse->allowed_motion)
+    return OPERATOR_REUSE_OPERATOR;
+  return OPERATOR_REUSE_STRUCTURE;
 }
 
 static void

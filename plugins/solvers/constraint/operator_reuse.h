@@ -42,26 +42,31 @@ void operator_reuse_clear (OperatorReuse *reuse);
 void operator_reuse_forget (OperatorReuse *reuse);
 
 /* The operator forgotten but its key kept: the next velocity pass builds the operator again,
- * and operator_reuse_structure_holds still answers for its structure. */
+ * and operator_reuse_match still answers for its structure. */
 void operator_reuse_forget_operator (OperatorReuse *reuse);
 
-/* Whether the operator kept serves `set`, detected at the geometries' current points, with
- * frames `skipped` left out (may be NULL). */
-gboolean operator_reuse_holds (const OperatorReuse *reuse, CwbStepContext *ctx,
-                               const CwbContactSet *set, const gboolean *skipped);
+typedef enum {
+  OPERATOR_REUSE_NONE,        /* a new structure: the operator is built for it */
+  /* `set` has the structure of the last operator built (the same contacts in the same
+   * order, rows on the same points with weights within WEIGHT_CHANGE of its), however far
+   * the points have moved since: an operator built for it has the same rows, blocks and
+   * islands, in the same order. */
+  OPERATOR_REUSE_STRUCTURE,
+  /* ... and the operator kept serves it: no point has moved by more than the allowed
+   * motion. */
+  OPERATOR_REUSE_OPERATOR,
+} OperatorReuseMatch;
 
-/* Whether `set` has the structure of the last operator built (the same contacts in the same
- * order, rows on the same points with weights within WEIGHT_CHANGE of its), however far the
- * points have moved since: an operator built for it has the same rows, blocks and islands,
- * in the same order. */
-gboolean operator_reuse_structure_holds (const OperatorReuse *reuse, const CwbContactSet *set,
-                                         const gboolean *skipped);
+/* How much of what is kept serves `set`, detected at the geometries' current points, with
+ * frames `skipped` left out (may be NULL); the structure is compared once for both. */
+OperatorReuseMatch operator_reuse_match (const OperatorReuse *reuse, CwbStepContext *ctx,
+                                         const CwbContactSet *set, const gboolean *skipped);
 
 /* Keeps the key of the operator just built for `set` (the geometries' current points, the
  * set's structure, a copy of h), to be used while no point moves by more than
- * `allowed_motion`; 0 keeps only its structure (operator_reuse_structure_holds). */
+ * `allowed_motion`; 0 keeps only its structure (OPERATOR_REUSE_STRUCTURE). */
 void operator_reuse_keep (OperatorReuse *reuse, CwbStepContext *ctx, const CwbContactSet *set,
                           const gboolean *skipped, const CwbDofRows *h, double allowed_motion);
 
-/* The H kept (valid while operator_reuse_holds). */
+/* The H kept (valid while operator_reuse_match answers OPERATOR_REUSE_OPERATOR). */
 const CwbDofRows *operator_reuse_h (const OperatorReuse *reuse);
