@@ -1370,10 +1370,10 @@ solve_held_column (Fixture *fx, BgsSolver *solver, double delta[HELD_ROWS],
   return problem;
 }
 
-/* A warm start that already holds the laws to a tenth of the tolerance skips the direct
- * solve (DIRECT_SKIP_SHARE): the column of the cold-start test, solved to 1e-12 m, solved
- * again from its own forces at 1e-9 m asks no body for its C^-1 and stops after one sweep;
- * from those forces a tenth lower it factors and solves as before. */
+/* A warm start that already holds the laws to 1e-6 of the tolerance skips the direct solve
+ * (DIRECT_SKIP_SHARE): the column of the cold-start test, solved to 1e-12 m, solved again
+ * from its own forces at 1e-5 m asks no body for its C^-1 and stops after one sweep; from
+ * those forces a tenth lower it factors and solves as before. */
 static void
 test_direct_skipped_when_held (void)
 {
@@ -1384,7 +1384,7 @@ test_direct_skipped_when_held (void)
   BgsProblem problem = solve_held_column (&fx, solver, delta, f);
   BgsResult result;
 
-  problem.tolerance = 1e-9;
+  problem.tolerance = 1e-5;
   problem.stiffness = counted_stiffness;
   problem.stiffness_data = &fx;
   double f_held[ROWS], dq_held[3 * N] = { 0 };
@@ -1438,6 +1438,65 @@ test_direct_holds_speculative_rows (void)
   g_assert_cmpfloat (started[1][3 * FLAGGED], ==, 0.9 * f[3 * FLAGGED]);
   g_assert_cmpfloat (fabs (started[0][3 * FLAGGED] - 0.9 * f[3 * FLAGGED]), >,
                      1e-3 * f[3 * FLAGGED]);
+  fixture_clear (&fx);
+}
+
+/* A warm contact whose normal force is below SLIGHT_SHARE (1e-3) of its island's mean, and
+ * whose law holds to the tolerance at that force, is left out of the direct solve with its
+ * force held, as one without force is (the sweeps set it); one closing beyond the tolerance
+ * stays in. A column of N particles pushed 4 cm up by the ground (the held column's frames),
+ * its top particle 1e5 times lighter than the others, so that the top contact carries about
+ * 1e-5 of the mean force: solved to 1e-12 m, then started again from 0.9 of its forces (every
+ * particle moves by 0.9 of its push, so each contact's value stays within the tolerance) with
+ * no sweep after the direct start: the top contact keeps its force to the bit while the
+ * others are solved. Started from 0.1 of the top contact's force instead (the light particle
+ * then lags 3.2 cm behind, far beyond the tolerance), the solve moves it too. */
+static void
+test_direct_leaves_slight_contacts (void)
+{
+  enum { N = HELD_N, ROWS = HELD_ROWS, TOP = N - 1, MIDDLE = N / 2 };
+  Fixture fx;
+  double compliance[N];
+  for (int k = 0; k < N; k++)
+    compliance[k] = k == TOP ? 1e5 : 1.0;
+  fixture_init (&fx, N, compliance);
+  add_column_frames (&fx, N, 1, 0.8, 0.8);
+  double delta[ROWS] = { 0 };
+  delta[0] = -0.04;
+  BgsProblem problem = fixture_problem (&fx, delta, TRUE);
+  problem.tolerance = 1e-12;
+  g_autoptr (BgsSolver) solver = bgs_solver_new ();
+  double f[ROWS] = { 0 }, dq[3 * N] = { 0 };
+  BgsResult result;
+  bgs_solve (solver, &problem, f, dq, &result);
+  g_assert_cmpuint (result.capped_islands, ==, 0);
+  double mean = 0;
+  for (int k = 0; k < N; k++)
+    mean += f[3 * k] / N;
+  g_assert_cmpfloat (f[3 * TOP], >, 0);
+  g_assert_cmpfloat (f[3 * TOP], <, 1e-4 * mean);
+
+  problem.tolerance = 1e-9;
+  problem.stiffness = particle_stiffness;
+  problem.stiffness_data = &fx;
+  problem.max_iterations = 0;
+  static const double top_share[2] = { 0.9, 0.1 };
+  double started[2][ROWS];
+  for (int k = 0; k < 2; k++)
+    {
+      double dq_start[3 * N] = { 0 };
+      for (int i = 0; i < ROWS; i++)
+        started[k][i] = 0.9 * f[i];
+      started[k][3 * TOP] = top_share[k] * f[3 * TOP];
+      bgs_solve (solver, &problem, started[k], dq_start, &result);
+    }
+  g_test_message ("top contact %.6g N (%.3g of the mean): from 0.9 of it, %.9g N after the "
+                  "direct start; from 0.1 of it, %.9g N", f[3 * TOP], f[3 * TOP] / mean,
+                  started[0][3 * TOP], started[1][3 * TOP]);
+  g_assert_cmpfloat (started[0][3 * TOP], ==, 0.9 * f[3 * TOP]);
+  g_assert_cmpfloat (fabs (started[0][3 * MIDDLE] - 0.9 * f[3 * MIDDLE]), >,
+                     1e-3 * f[3 * MIDDLE]);
+  g_assert_cmpfloat (fabs (started[1][3 * TOP] - 0.1 * f[3 * TOP]), >, 0.5 * f[3 * TOP]);
   fixture_clear (&fx);
 }
 
@@ -1875,6 +1934,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/bgs/direct/matches-sweeps", test_direct_start_matches_sweeps);
   g_test_add_func ("/solver/bgs/direct/cold-start", test_cold_start);
   g_test_add_func ("/solver/bgs/direct/skipped-when-held", test_direct_skipped_when_held);
+  g_test_add_func ("/solver/bgs/direct/slight-contacts-left", test_direct_leaves_slight_contacts);
   g_test_add_func ("/solver/bgs/direct/holds-speculative-rows",
                    test_direct_holds_speculative_rows);
   g_test_add_func ("/solver/bgs/direct/holds-loaded-rate", test_direct_holds_loaded_rate);

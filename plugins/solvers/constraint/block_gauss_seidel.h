@@ -79,8 +79,9 @@ typedef struct BgsProblem {
   const gboolean *skip_frame;
   /* Optional: each body's C^-1 (island_direct.h). With it, an island with at least
    * BGS_DIRECT_MIN_ROWS rows carrying force on entry (the warm start) starts its sweeps from
-   * the direct solve of that active set: normal rows with force, and the tangent rows of the
-   * contacts among them that stick (force inside the friction set). NULL: sweeps only. */
+   * the direct solve of that active set: normal rows with force (but for the slightly loaded
+   * ones whose law holds, direct_start.c), and the tangent rows of the contacts among them
+   * that stick (force inside the friction set). NULL: sweeps only. */
   DirectStiffnessFunc stiffness;
   void *stiffness_data;
   /* TRUE: the columns C H^T and W's blocks are the ones this solver built for an earlier

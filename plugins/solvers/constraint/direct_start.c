@@ -18,6 +18,16 @@
  * a row (docs/plugins/constraint.md, "Contacts at the friction set's edge"). Either part is
  * only a guess; the sweeps that follow bring the forces to the laws. */
 #define EDGE_SHARE 0.95
+/* A warm contact whose normal force is below this share of the island's mean (over its
+ * contacts with force), and whose law holds to the tolerance at that force, is left out of
+ * the direct solve with its force held, as one without force is: the sweeps that follow set
+ * it. On a settled pyramid of 40 rows the contacts between the side faces of a row carry
+ * 1e-4 of the mean or nothing, and 100 to 1 000 of them went in and out of the set at every
+ * step (the kept factor modified for each); no contact carried between 1e-4 and 1e-1 of the
+ * mean. A contact closing beyond its tolerance stays in the set whatever its force: one that
+ * has just begun to carry the weight of a landing box (docs/plugins/constraint.md, "Slightly
+ * loaded contacts"). */
+#define SLIGHT_SHARE 1e-3
 /* The rows' compliance in the direct solve over their mean W_ii. The solve changes the warm
  * start's forces by the least that brings the rows to their targets; the compliance bounds
  * that change along W's nearly singular directions (contact points a clip tolerance apart),
@@ -26,13 +36,17 @@
  * sweeps remove (the values tried: docs/plugins/constraint.md). */
 #define DIRECT_COMPLIANCE 1e-4
 /* Direct solves at most for an island that starts cold (no contact with force on entry):
- * its first guess (every touching contact sticks) is corrected by what each solve asks of
- * it (correct_states); the flush pyramids' guesses hold after at most four. */
+ * a frictionless one, then its guess (every contact that one loaded sticks) corrected by
+ * what each solve asks of it (correct_states); the flush pyramids' guesses hold at once. */
 #define COLD_START_PASSES 8
 /* A warm island whose forces on entry hold the laws to this share of the tolerance skips the
- * direct solve (bgs_start_direct). A settled pyramid's warm start holds them to 0.01 to 0.1 of
- * it; the factorisation is then most of the step (docs/plugins/constraint.md). */
-#define DIRECT_SKIP_SHARE 0.1
+ * direct solve (bgs_start_direct): a settled pyramid's, solved directly at the step before,
+ * does at most steps (289 of 300 on 10 rows, 2 of 3 on 20 and 40). A larger share (0.1 until
+ * 2026-12-01) let the sweeps alone hold a warm start that held the laws to 0.01 of the
+ * tolerance, and a flush pyramid's slowest mode (a 20-row wall rocking about its base's edge)
+ * gathered what each sweep left, to 4e-7 J, until the laws' error passed the share and a
+ * direct solve took it back (docs/plugins/constraint.md, "Direct start of large islands"). */
+#define DIRECT_SKIP_SHARE 1e-6
 
 /* A contact's part in the active set. */
 enum { BLOCK_FIXED, BLOCK_NORMAL, BLOCK_STICK };
@@ -227,13 +241,38 @@ project_sliding (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
     }
 }
 
+/* The mean of the positive normal forces the last direct solve asked of the island's
+ * contacts in the set (`solved`, in the order collect_active gave the rows); 0 for none. */
+static double
+mean_solved_load (const BgsSolver *s, size_t b0, size_t b1, const guint8 *state,
+                  const double *solved)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  double sum = 0;
+  size_t loaded = 0, at = 0;
+  for (size_t k = b0; k < b1; k++)
+    if (state[k - b0] != BLOCK_FIXED)
+      {
+        if (solved[at] > 0)
+          {
+            sum += solved[at];
+            loaded++;
+          }
+        at += active_rows_of (&blocks[ib[k]], state[k - b0]);
+      }
+  return loaded > 0 ? sum / (double) loaded : 0;
+}
+
 /* Corrects the active set by what the last direct solve asked of it (`solved`, in the order
  * collect_active gave the rows): a contact whose normal force came out negative leaves it
- * (it opens), one that sticks with its tangential force outside the friction set slides.
+ * (it opens), one that sticks with its tangential force outside the friction set slides,
+ * and one on its normal row alone whose normal force exceeds `stick_above` sticks (INFINITY:
+ * none does; after the cold start's frictionless pass, a slight force: stick_loaded).
  * Returns whether a contact changed its part. */
 static gboolean
 correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, guint8 *state,
-                const double *solved)
+                const double *solved, double stick_above)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const guint *ib = (const guint *) s->island_blocks->data;
@@ -255,6 +294,8 @@ correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, g
         *part = BLOCK_FIXED;
       else if (*part == BLOCK_STICK && cwb_friction_gauge (p->friction_law, ft) > block->mu * f_n)
         *part = BLOCK_NORMAL;
+      else if (*part == BLOCK_NORMAL && f_n > stick_above && block->n_tangents > 0)
+        *part = BLOCK_STICK;
       else
         continue;
       changed = TRUE;
@@ -262,21 +303,59 @@ correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, g
   return changed;
 }
 
-/* Each contact's part in the direct start of a warm island (from the forces it starts
- * with): contacts with force, sticking where their tangential force is inside the friction
- * set, and where it is near the set's edge (EDGE_SHARE) in the part it had in the last
+/* After the cold start's frictionless pass: every contact it loaded by more than a slight
+ * force (SLIGHT_SHARE of the mean) sticks, one it pulled leaves the set, and one it left
+ * (nearly) unloaded keeps its normal row alone. Friction then holds only what the normal
+ * forces leave unbalanced: guessing at once that every touching contact sticks let the
+ * least-change solve put friction between the side faces of a pyramid's rows, which then
+ * carried 3.4e6 N of the 40-row pyramid's 8.0e6 N weight against each other, 1 600 contacts
+ * at the edge of their friction set (docs/plugins/constraint.md, "A cold start"). */
+static void
+stick_loaded (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, guint8 *state,
+              const double *solved)
+{
+  double slight = SLIGHT_SHARE * mean_solved_load (s, b0, b1, state, solved);
+  correct_states (s, p, b0, b1, state, solved, slight);
+}
+
+/* The tangent rows of the island's blocks in the set: those they bring when they stick. */
+static size_t
+tangent_rows (const BgsSolver *s, size_t b0, size_t b1, const guint8 *state)
+{
+  const Block *blocks = (const Block *) s->blocks->data;
+  const guint *ib = (const guint *) s->island_blocks->data;
+  size_t n = 0;
+  for (size_t k = b0; k < b1; k++)
+    if (state[k - b0] != BLOCK_FIXED)
+      n += (size_t) blocks[ib[k]].n_tangents;
+  return n;
+}
+
+/* Each contact's part in the direct start of a warm island (from the forces it starts with
+ * and the rows' values they give, `values`): contacts with force, but for those slightly
+ * loaded whose law holds (SLIGHT_SHARE), sticking where their tangential force is inside
+ * the friction set, and where it is near the set's edge (EDGE_SHARE) in the part it had in the last
  * direct solve, if that was on blocks of the same structure. A speculative row
  * (BgsProblem.speculative: max (rate, gap), a contact open at the start of the step) is not
  * a linear row: held at its rate when open by at most the tolerance beyond it
  * (held_opening), else it keeps its force. */
 static void
 warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
-             guint8 *state)
+             const double *values, guint8 *state)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const guint *ib = (const guint *) s->island_blocks->data;
   const guint8 *known_part = s->solved_part_structure == s->structure_id
                                ? (const guint8 *) s->solved_part->data : NULL;
+  double load_sum = 0;
+  size_t n_loaded = 0;
+  for (size_t k = b0; k < b1; k++)
+    if (f[blocks[ib[k]].normal] > 0)
+      {
+        load_sum += f[blocks[ib[k]].normal];
+        n_loaded++;
+      }
+  double slight = n_loaded > 0 ? SLIGHT_SHARE * load_sum / (double) n_loaded : 0;
   for (size_t k = b0; k < b1; k++)
     {
       const Block *block = &blocks[ib[k]];
@@ -284,7 +363,9 @@ warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, cons
       double ft[2] = { 0, 0 };
       for (int a = 0; a < block->n_tangents; a++)
         ft[a] = f[block->tangent[a]];
-      if (!(f[n] > 0) || held_opening (p, n) < 0)
+      gboolean slightly_loaded = !(f[n] > slight)
+                                 && values[n] + row_tolerance (p, n) >= -p->tolerance;
+      if (!(f[n] > 0) || slightly_loaded || held_opening (p, n) < 0)
         state[k - b0] = BLOCK_FIXED;
       else if (block->n_tangents == 0 || !p->friction)
         state[k - b0] = BLOCK_NORMAL;
@@ -320,8 +401,9 @@ keep_parts (BgsSolver *s, size_t b0, size_t b1, const guint8 *state)
 }
 
 /* Whether no contact of the island carries force on entry (its first step, a new island, or
- * warm_start 0), and if so each contact's part in its direct start: every contact touching
- * or closing (its normal row's value within the tolerance) sticks. */
+ * warm_start 0), and if so each contact's part in its direct start's first, frictionless
+ * pass: every contact touching or closing (its normal row's value within the tolerance)
+ * with its normal row. */
 static gboolean
 cold_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, const double *f,
              const double *dq, guint8 *state)
@@ -335,10 +417,8 @@ cold_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, cons
     {
       const Block *block = &blocks[ib[k]];
       size_t n = (size_t) block->normal;
-      if (row_value (s, p, n, dq) + row_tolerance (p, n) > p->tolerance)
-        state[k - b0] = BLOCK_FIXED;
-      else
-        state[k - b0] = block->n_tangents > 0 && p->friction ? BLOCK_STICK : BLOCK_NORMAL;
+      state[k - b0] = row_value (s, p, n, dq) + row_tolerance (p, n) > p->tolerance
+                        ? BLOCK_FIXED : BLOCK_NORMAL;
     }
   return TRUE;
 }
@@ -386,16 +466,17 @@ restore_entry (const BgsSolver *s, const BgsProblem *p, double *f, double *dq)
 
 /* Starts the island from the direct solve of its active set (island_direct.h), the result
  * projected onto the laws. A warm island (contacts with force on entry) takes its set from
- * those forces (warm_states), one solve. A cold one guesses that every touching contact
- * sticks (cold_states) and corrects the guess by what each solve asked of it
- * (correct_states), solving again from the projected forces, the sliding contacts' held
- * tangential forces brought into their cones (project_sliding), and once more when the set
- * holds; at most COLD_START_PASSES solves (a primal active-set method). It is kept where the
- * set settled and the island is nearer the laws than with no force, else the island goes
- * back to its forces on entry. Gauss-Seidel from zero force took the flush 20-row pyramid's
- * first 21 steps to their 200-sweep cap, each leaving what the next had to finish; from the
- * cold start its first step takes 11 sweeps (docs/plugins/constraint.md, "A cold start").
- * The island keeps the forces it has when the set is too small or a solve fails. */
+ * those forces (warm_states), one solve. A cold one solves its touching contacts without
+ * friction first (cold_states), then guesses that those it loaded stick (stick_loaded) and
+ * corrects the guess by what each solve asked of it (correct_states), solving again from
+ * the projected forces, the sliding contacts' held tangential forces brought into their
+ * cones (project_sliding), and once more when the set holds; at most COLD_START_PASSES
+ * solves (a primal active-set method). It is kept where the set settled and the island is
+ * nearer the laws than with no force, else the island goes back to its forces on entry.
+ * Gauss-Seidel from zero force took the flush 20-row pyramid's first 21 steps to their
+ * 200-sweep cap, each leaving what the next had to finish; from the cold start its first
+ * step takes 4 sweeps (docs/plugins/constraint.md, "A cold start"). The island keeps the
+ * forces it has when the set is too small or a solve fails. */
 gboolean
 bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_t l0, size_t l1,
                   const double *known, double *f, double *dq, double *values)
@@ -420,13 +501,15 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
       if (bgs_island_law_error (s, p, b0, b1, l0, l1, f, dq, known, values)
           <= DIRECT_SKIP_SHARE * p->tolerance)
         return TRUE;
-      warm_states (s, p, b0, b1, f, state);
+      warm_states (s, p, b0, b1, f, values, state);
       collect_island_rows (s, b0, b1, l0, l1);
     }
   for (int pass = 0; pass < passes; pass++)
     {
       double diagonal_sum = collect_active (s, p, b0, b1, l0, l1, state, f, dq);
-      if (s->active->len < BGS_DIRECT_MIN_ROWS)
+      gboolean frictionless_pass = cold && pass == 0 && p->friction;
+      if (s->active->len + (frictionless_pass ? tangent_rows (s, b0, b1, state) : 0)
+          < BGS_DIRECT_MIN_ROWS)
         break;
       size_t n_active = s->active->len;
       const size_t *rows = (const size_t *) s->active->data;
@@ -455,7 +538,12 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
       if (!cold)
         return FALSE;
       project_sliding (s, p, b0, b1, state, f, dq);
-      if (correct_states (s, p, b0, b1, state, solved))
+      if (frictionless_pass)
+        {
+          stick_loaded (s, p, b0, b1, state, solved);
+          continue;
+        }
+      if (correct_states (s, p, b0, b1, state, solved, INFINITY))
         {
           settled = FALSE;
           continue;
