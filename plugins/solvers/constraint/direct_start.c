@@ -241,27 +241,22 @@ project_sliding (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1,
     }
 }
 
-/* The mean of the positive normal forces the last direct solve asked of the island's
- * contacts in the set (`solved`, in the order collect_active gave the rows); 0 for none. */
+/* The force below which a contact of the island is slightly loaded: SLIGHT_SHARE of the mean
+ * normal force of its contacts with force (f), 0 where none has force. */
 static double
-mean_solved_load (const BgsSolver *s, size_t b0, size_t b1, const guint8 *state,
-                  const double *solved)
+slight_load (const BgsSolver *s, size_t b0, size_t b1, const double *f)
 {
   const Block *blocks = (const Block *) s->blocks->data;
   const guint *ib = (const guint *) s->island_blocks->data;
   double sum = 0;
-  size_t loaded = 0, at = 0;
+  size_t loaded = 0;
   for (size_t k = b0; k < b1; k++)
-    if (state[k - b0] != BLOCK_FIXED)
+    if (f[blocks[ib[k]].normal] > 0)
       {
-        if (solved[at] > 0)
-          {
-            sum += solved[at];
-            loaded++;
-          }
-        at += active_rows_of (&blocks[ib[k]], state[k - b0]);
+        sum += f[blocks[ib[k]].normal];
+        loaded++;
       }
-  return loaded > 0 ? sum / (double) loaded : 0;
+  return loaded > 0 ? SLIGHT_SHARE * sum / (double) loaded : 0;
 }
 
 /* Corrects the active set by what the last direct solve asked of it (`solved`, in the order
@@ -312,10 +307,11 @@ correct_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, g
  * at the edge of their friction set (docs/plugins/constraint.md, "A cold start"). */
 static void
 stick_loaded (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, guint8 *state,
-              const double *solved)
+              const double *solved, const double *f)
 {
-  double slight = SLIGHT_SHARE * mean_solved_load (s, b0, b1, state, solved);
-  correct_states (s, p, b0, b1, state, solved, slight);
+  /* f holds the solved normal forces projected (apply_solved): their positive ones, and
+   * none on the contacts out of the set, which a cold island gave none. */
+  correct_states (s, p, b0, b1, state, solved, slight_load (s, b0, b1, f));
 }
 
 /* The tangent rows of the island's blocks in the set: those they bring when they stick. */
@@ -347,15 +343,7 @@ warm_states (const BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, cons
   const guint *ib = (const guint *) s->island_blocks->data;
   const guint8 *known_part = s->solved_part_structure == s->structure_id
                                ? (const guint8 *) s->solved_part->data : NULL;
-  double load_sum = 0;
-  size_t n_loaded = 0;
-  for (size_t k = b0; k < b1; k++)
-    if (f[blocks[ib[k]].normal] > 0)
-      {
-        load_sum += f[blocks[ib[k]].normal];
-        n_loaded++;
-      }
-  double slight = n_loaded > 0 ? SLIGHT_SHARE * load_sum / (double) n_loaded : 0;
+  double slight = slight_load (s, b0, b1, f);
   for (size_t k = b0; k < b1; k++)
     {
       const Block *block = &blocks[ib[k]];
@@ -540,7 +528,7 @@ bgs_start_direct (BgsSolver *s, const BgsProblem *p, size_t b0, size_t b1, size_
       project_sliding (s, p, b0, b1, state, f, dq);
       if (frictionless_pass)
         {
-          stick_loaded (s, p, b0, b1, state, solved);
+          stick_loaded (s, p, b0, b1, state, solved, f);
           continue;
         }
       if (correct_states (s, p, b0, b1, state, solved, INFINITY))
