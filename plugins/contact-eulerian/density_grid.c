@@ -23,25 +23,6 @@
 #define SURFACE_REACH 1.5
 
 double
-density_profile (double x, double *slope, double *curvature)
-{
-  if (slope != NULL)
-    *slope = 0;
-  if (curvature != NULL)
-    *curvature = 0;
-  if (x <= -1)
-    return 1;
-  if (x >= 1)
-    return 0;
-  double t = 0.5 * (x + 1);
-  if (slope != NULL)
-    *slope = -3 * t * (1 - t);
-  if (curvature != NULL)
-    *curvature = -1.5 * (1 - 2 * t);
-  return 1 - t * t * (3 - 2 * t);
-}
-
-double
 density_distance (double rho)
 {
   if (rho >= 1)
@@ -392,6 +373,22 @@ body_density_finish_surface (BodyDensity *d, const double *positions, const uint
             rho[p] = density_profile (x, NULL, NULL);
           }
       }
+}
+
+void
+grid_mask_where_present (GridMask *mask, GArray *storage, const GridMask *within,
+                         const BodyDensity *d)
+{
+  const GridBox *box = &d->box;
+  g_array_set_size (storage, (guint) grid_box_points (box));
+  guint8 *active = (guint8 *) storage->data;
+  const double *rho = (const double *) d->rho->data;
+  size_t p = 0;
+  for (int k = 0; k < box->n[2]; k++)
+    for (int j = 0; j < box->n[1]; j++)
+      for (int i = 0; i < box->n[0]; i++, p++)
+        active[p] = rho[p] > 0 && grid_mask_active (within, i, j, k);
+  *mask = (GridMask) { .cell = 1, .n = { box->n[0], box->n[1], box->n[2] }, .active = active };
 }
 
 void

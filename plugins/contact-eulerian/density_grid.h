@@ -26,7 +26,24 @@ G_BEGIN_DECLS
  * S (t) = 3 t^2 - 2 t^3, the cubic step whose slope vanishes at both ends; odd about the
  * surface (rho - 1/2 changes sign with x), so a plane keeps its volume. Its first and second
  * derivatives with respect to x into *slope and *curvature when not NULL. */
-double density_profile (double x, double *slope, double *curvature);
+static inline double
+density_profile (double x, double *slope, double *curvature)
+{
+  if (slope != NULL)
+    *slope = 0;
+  if (curvature != NULL)
+    *curvature = 0;
+  if (x <= -1)
+    return 1;
+  if (x >= 1)
+    return 0;
+  double t = 0.5 * (x + 1);
+  if (slope != NULL)
+    *slope = -3 * t * (1 - t);
+  if (curvature != NULL)
+    *curvature = -1.5 * (1 - 2 * t);
+  return 1 - t * t * (3 - 2 * t);
+}
 
 /* The profile's inverse: the signed distance to the surface, in steps, at which it gives
  * the density rho (-1 for rho >= 1, +1 for rho <= 0: beyond the transition the density
@@ -146,6 +163,12 @@ void body_density_begin_surface (BodyDensity *density, const GridBox *box,
 void body_density_finish_surface (BodyDensity *density, const double *positions,
                                   const uint32_t *triangles, size_t n_triangles,
                                   const GridMask *mask);
+
+/* The points of `within` (NULL: every point of the box) where d's density is above 0, as a
+ * mask of single points kept in `storage` (guint8): a pair's second body is needed only
+ * where the first is present, since a point overlaps only where both are. */
+void grid_mask_where_present (GridMask *mask, GArray *storage, const GridMask *within,
+                              const BodyDensity *d);
 
 /* Marks (sets to 1) the cells of `cell` points along each axis (n_cells of them, x fastest)
  * holding a point the begun scan conversion puts inside, and perhaps a few more. */

@@ -112,6 +112,7 @@ typedef struct Eulerian {
   int cell_points;          /* constraint_cell */
   int levels_param;         /* 0: automatic */
   GridHierarchy *hierarchy; /* one pair's root level, scratch */
+  GArray *present;          /* guint8 per point: where a pair's first body is, scratch */
   GArray *cells;            /* CwbInspectCell: the refined root cells */
   GArray *shares[2];        /* CwbPointWeight per side: the friction's shares, scratch */
   GHashTable *share_index;  /* point + 1 -> its index + 1 in shares, scratch */
@@ -194,6 +195,7 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->density[0] = body_density_new ();
   self->density[1] = body_density_new ();
   self->hierarchy = grid_hierarchy_new ();
+  self->present = g_array_new (FALSE, FALSE, sizeof (guint8));
   self->cells = g_array_new (FALSE, FALSE, sizeof (CwbInspectCell));
   for (int s = 0; s < 2; s++)
     self->shares[s] = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
@@ -220,6 +222,7 @@ eulerian_destroy (void *data)
   body_density_free (self->density[0]);
   body_density_free (self->density[1]);
   grid_hierarchy_free (self->hierarchy);
+  g_array_unref (self->present);
   g_array_unref (self->cells);
   for (int s = 0; s < 2; s++)
     g_array_unref (self->shares[s]);
@@ -714,7 +717,8 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
 }
 
 /* Both densities over the pair's box: the scan conversions, the root level's marks, then the
- * densities in the refined cells (grid_hierarchy.h), the refined cells for inspection. */
+ * densities in the refined cells (grid_hierarchy.h), the second body's only where the first
+ * is present; the refined cells for inspection. */
 static void
 sample_pair (Eulerian *self, const CwbGeometry *g[2], const GridBox *box)
 {
@@ -752,12 +756,22 @@ sample_pair (Eulerian *self, const CwbGeometry *g[2], const GridBox *box)
                 g_array_append_val (self->cells, cell);
               }
     }
+  GridMask first_present;
   for (int s = 0; s < 2; s++)
-    if (g[s]->kind == CWB_GEOMETRY_PARTICLES)
-      body_density_sample_particles (self->density[s], box, g[s], mask);
-    else
-      body_density_finish_surface (self->density[s], g[s]->positions, g[s]->triangles,
-                                   g[s]->n_triangles, mask);
+    {
+      if (g[s]->kind == CWB_GEOMETRY_PARTICLES)
+        body_density_sample_particles (self->density[s], box, g[s], mask);
+      else
+        body_density_finish_surface (self->density[s], g[s]->positions, g[s]->triangles,
+                                     g[s]->n_triangles, mask);
+      /* The second body only where the first is present: elsewhere no point overlaps, and
+       * its density there is never read. */
+      if (s == 0)
+        {
+          grid_mask_where_present (&first_present, self->present, mask, self->density[0]);
+          mask = &first_present;
+        }
+    }
 }
 
 /* Where both bodies are present at a point, each body's density there as a density voxel

@@ -3,20 +3,28 @@
 
 #include <math.h>
 
+/* The half-side of the cube of a particle of this radius (the cube of the ball's volume). */
+static double
+cube_half_side (double radius)
+{
+  return 0.5 * cbrt (4.0 / 3.0 * G_PI) * radius;
+}
+
 /* The half-side of particle p's cube. */
 static double
 half_side (const CwbGeometry *g, size_t p)
 {
-  return 0.5 * cbrt (4.0 / 3.0 * G_PI) * g->radii[p];
+  return cube_half_side (g->radii[p]);
 }
 
 double
 particle_density_reach (const CwbGeometry *g, double step)
 {
-  double reach = 0;
+  /* The half-side grows with the radius: the largest radius's. */
+  double radius = 0;
   for (size_t p = 0; g->radii != NULL && p < g->n_points; p++)
-    reach = MAX (reach, half_side (g, p));
-  return reach + step;
+    radius = MAX (radius, g->radii[p]);
+  return cube_half_side (radius) + step;
 }
 
 /* phi (u) = C (u + a) - C (u - a), with C (v) = 1 - density_profile (v / h). */
@@ -39,11 +47,12 @@ axis_factor_derivatives (double u, double a, double h, double *first, double *se
   return p_minus - p_plus;
 }
 
-/* Buckets of side `reach` over the box widened by one bucket: every particle whose cube can
- * touch a point of the box, so that a point finds its particles in the 27 buckets around its
- * own. */
+/* Buckets of side `reach` over the box widened by one bucket, holding the particles `near`
+ * (in index order: those whose cubes reach a point of the box), so that a point finds its
+ * particles in the 27 buckets around its own. */
 static void
-bucket_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g)
+bucket_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
+                  const uint32_t *near, size_t n_near)
 {
   size_t n_buckets = 1;
   for (int c = 0; c < 3; c++)
@@ -55,15 +64,15 @@ bucket_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g)
   g_array_set_size (d->bucket_start, (guint) (n_buckets + 1));
   guint *start = (guint *) d->bucket_start->data;
   memset (start, 0, (n_buckets + 1) * sizeof (guint));
-  g_autofree size_t *bucket_of = g_new (size_t, MAX (g->n_points, 1));
-  for (size_t i = 0; i < g->n_points; i++)
+  g_autofree size_t *bucket_of = g_new (size_t, MAX (n_near, 1));
+  for (size_t i = 0; i < n_near; i++)
     {
       bucket_of[i] = G_MAXSIZE;
       size_t index = 0;
       gboolean inside = TRUE;
       for (int c = 2; c >= 0; c--)
         {
-          double x = (g->positions[3 * i + c] - d->bucket_origin[c]) / d->reach;
+          double x = (g->positions[3 * near[i] + c] - d->bucket_origin[c]) / d->reach;
           int b = (int) floor (x);
           inside &= x >= 0 && b < d->bucket_n[c];
           index = index * (size_t) d->bucket_n[c] + (size_t) CLAMP (b, 0, d->bucket_n[c] - 1);
@@ -78,9 +87,9 @@ bucket_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g)
   g_array_set_size (d->bucket_members, start[n_buckets]);
   uint32_t *members = (uint32_t *) d->bucket_members->data;
   g_autofree guint *fill = g_memdup2 (start, n_buckets * sizeof (guint));
-  for (size_t i = 0; i < g->n_points; i++)
+  for (size_t i = 0; i < n_near; i++)
     if (bucket_of[i] != G_MAXSIZE)
-      members[fill[bucket_of[i]]++] = (uint32_t) i;
+      members[fill[bucket_of[i]]++] = near[i];
 }
 
 void
@@ -99,12 +108,28 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
   d->reach = particle_density_reach (g, h);
   int capacity = (int) ceil (2 * d->reach / h) + 2;
   g_autofree double *factor = g_new (double, 3 * capacity);
+  /* The particles whose cubes reach a point of the box, for the buckets. */
+  g_autofree uint32_t *near = g_new (uint32_t, MAX (g->n_points, 1));
+  size_t n_near = 0;
+  double box_min[3], box_max[3];
+  for (int c = 0; c < 3; c++)
+    {
+      box_min[c] = box->lo[c] * h;
+      box_max[c] = (box->lo[c] + box->n[c] - 1) * h;
+    }
   for (size_t p = 0; p < g->n_points; p++)
     {
       const double *q = &g->positions[3 * p];
       double a = half_side (g, p);
+      /* A pair's box is mostly a thin slab where the bodies meet: most particles are
+       * farther from it than their cubes reach, which the box's corners tell without
+       * rounding (the lattice test below decides at the edge). */
+      if (q[0] + a + h < box_min[0] || q[0] - a - h > box_max[0]
+          || q[1] + a + h < box_min[1] || q[1] - a - h > box_max[1]
+          || q[2] + a + h < box_min[2] || q[2] - a - h > box_max[2])
+        continue;
       /* The box's points the particle reaches, along each axis; none: skip it before any
-       * profile is evaluated (a pair's box is mostly a thin slab where the bodies meet). */
+       * profile is evaluated. */
       int first[3], count[3];
       gboolean reaches = TRUE;
       for (int c = 0; c < 3 && reaches; c++)
@@ -114,13 +139,16 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
           count[c] = MIN (MIN (k1, box->lo[c] + box->n[c] - 1) - first[c] + 1, capacity);
           reaches = count[c] > 0;
         }
+      if (!reaches)
+        continue;
+      near[n_near++] = (uint32_t) p;
       int lo[3], hi[3];
-      for (int c = 0; c < 3 && reaches; c++)
+      for (int c = 0; c < 3; c++)
         {
           lo[c] = first[c] - box->lo[c];
           hi[c] = lo[c] + count[c] - 1;
         }
-      if (!reaches || !grid_mask_any (mask, lo, hi))
+      if (!grid_mask_any (mask, lo, hi))
         continue;
       for (int c = 0; c < 3; c++)
         for (int m = 0; m < count[c]; m++)
@@ -138,7 +166,7 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
     }
   for (size_t p = 0; p < n; p++)
     rho[p] = MIN (rho[p], 1);
-  bucket_particles (d, box, g);
+  bucket_particles (d, box, g, near, n_near);
 }
 
 /* Keeps the heaviest GRID_POINT_TERMS of the weights offered: replaces the lightest kept. */

@@ -230,6 +230,62 @@ test_derivatives (void)
   mesh_clear (&ball);
 }
 
+/* A pair's second body sampled only where the first is present (grid_mask_where_present,
+ * as the model samples every pair): at each point where the first body's density is above
+ * 0 the second's density, distance, closest triangle and its coordinates are those of the
+ * second sampled everywhere, bit for bit, and the mask leaves out points where the second
+ * is in its transition (else it would save nothing). A ball half inside a turned box. */
+static void
+test_second_where_present (void)
+{
+  double c_box[3] = { 0.0123, -0.0371, 0.0211 }, e[3] = { 0.5, 0.3, 0.2 };
+  double c_ball[3] = { 0.31, 0.12, 0.25 };
+  Mesh block = box_mesh (c_box, e, 0.3);
+  Mesh ball = sphere_mesh (c_ball, 0.25, 16);
+  const double *xb = (const double *) block.x->data, *xs = (const double *) ball.x->data;
+  const uint32_t *tb = (const uint32_t *) block.tri->data, *ts = (const uint32_t *) ball.tri->data;
+  size_t nb = block.tri->len / 3, ns = ball.tri->len / 3;
+  double lo[3] = { -0.2, -0.3, -0.2 }, hi[3] = { 0.8, 0.6, 0.7 };
+  GridBox box;
+  g_assert_true (grid_box_cover (&box, 0.04, lo, hi, 2, 1u << 24));
+  g_autoptr (BodyDensity) first = body_density_new ();
+  g_autoptr (BodyDensity) whole = body_density_new ();
+  g_autoptr (BodyDensity) masked = body_density_new ();
+  body_density_sample_surface (first, &box, xs, ts, ns);
+  body_density_sample_surface (whole, &box, xb, tb, nb);
+  g_autoptr (GArray) storage = g_array_new (FALSE, FALSE, sizeof (guint8));
+  GridMask present;
+  grid_mask_where_present (&present, storage, NULL, first);
+  body_density_begin_surface (masked, &box, xb, tb, nb);
+  body_density_finish_surface (masked, xb, tb, nb, &present);
+  size_t compared = 0, left_out = 0;
+  for (size_t p = 0; p < grid_box_points (&box); p++)
+    {
+      double rho_first = g_array_index (first->rho, double, p);
+      double rho_whole = g_array_index (whole->rho, double, p);
+      g_assert_cmpint (g_array_index (storage, guint8, p), ==, rho_first > 0);
+      if (!(rho_first > 0))
+        {
+          left_out += rho_whole > 0 && rho_whole < 1;
+          continue;
+        }
+      compared++;
+      g_assert_cmpfloat (g_array_index (masked->rho, double, p), ==, rho_whole);
+      g_assert_cmpfloat (g_array_index (masked->distance, double, p), ==,
+                         g_array_index (whole->distance, double, p));
+      g_assert_cmpuint (g_array_index (masked->triangle, uint32_t, p), ==,
+                        g_array_index (whole->triangle, uint32_t, p));
+      g_assert_cmpmem (&g_array_index (masked->bary, double, 3 * p), 3 * sizeof (double),
+                       &g_array_index (whole->bary, double, 3 * p), 3 * sizeof (double));
+    }
+  g_test_message ("%zu points compared, %zu of the box's transition left out", compared,
+                  left_out);
+  g_assert_cmpuint (compared, >, 100);
+  g_assert_cmpuint (left_out, >, 100);
+  mesh_clear (&block);
+  mesh_clear (&ball);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -238,5 +294,6 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/density/gradient-area", test_gradient_area);
   g_test_add_func ("/eulerian/density/continuity", test_continuity);
   g_test_add_func ("/eulerian/density/derivatives", test_derivatives);
+  g_test_add_func ("/eulerian/density/second-where-present", test_second_where_present);
   return g_test_run ();
 }
