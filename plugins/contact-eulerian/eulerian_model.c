@@ -113,7 +113,7 @@ typedef struct Eulerian {
   int levels_param;         /* 0: automatic */
   GridHierarchy *hierarchy; /* one pair's root level, scratch */
   GArray *present;          /* guint8 per point: where a pair's first body is, scratch */
-  GArray *cells;            /* CwbInspectCell: the refined root cells */
+  GArray *cells;            /* CwbInspectCell: the root level, refined or one body's */
   GArray *shares[2];        /* CwbPointWeight per side: the friction's shares, scratch */
   GHashTable *share_index;  /* point + 1 -> its index + 1 in shares, scratch */
   CellConstraints *constraints;
@@ -716,9 +716,36 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
     }
 }
 
+/* The pair's root level for inspection: each refined cell (both bodies), and each cell
+ * left coarse that one body's transition passes through (body_b CWB_NO_BODY: where that body
+ * alone is computed, at the root level only). */
+static void
+add_hierarchy_cells (Eulerian *self, const CwbGeometry *g[2], const GridBox *box)
+{
+  const GridHierarchy *hierarchy = self->hierarchy;
+  const GridMask *mask = &hierarchy->mask;
+  const guint8 *band[2] = { (const guint8 *) hierarchy->band[0]->data,
+                            (const guint8 *) hierarchy->band[1]->data };
+  size_t c = 0;
+  for (int ck = 0; ck < mask->n[2]; ck++)
+    for (int cj = 0; cj < mask->n[1]; cj++)
+      for (int ci = 0; ci < mask->n[0]; ci++, c++)
+        for (int s = 0; s < 2; s++)
+          {
+            gboolean refined = mask->active[c];
+            if (refined ? s > 0 : !band[s][c])
+              continue;
+            CwbInspectCell cell = { .body_a = g[refined ? 0 : s]->body,
+                                    .body_b = refined ? g[1]->body : CWB_NO_BODY,
+                                    .volume = 0, .frame = UINT32_MAX };
+            grid_hierarchy_cell_bounds (hierarchy, box, ci, cj, ck, cell.min, cell.max);
+            g_array_append_val (self->cells, cell);
+          }
+}
+
 /* Both densities over the pair's box: the scan conversions, the root level's marks, then the
  * densities in the refined cells (grid_hierarchy.h), the second body's only where the first
- * is present; the refined cells for inspection. */
+ * is present; the root level's cells for inspection. */
 static void
 sample_pair (Eulerian *self, const CwbGeometry *g[2], const GridBox *box)
 {
@@ -744,17 +771,7 @@ sample_pair (Eulerian *self, const CwbGeometry *g[2], const GridBox *box)
                                        g[s]->triangles, g[s]->n_triangles);
       grid_hierarchy_finish (hierarchy);
       mask = &hierarchy->mask;
-      const guint8 *active = mask->active;
-      for (int ck = 0; ck < mask->n[2]; ck++)
-        for (int cj = 0; cj < mask->n[1]; cj++)
-          for (int ci = 0; ci < mask->n[0]; ci++)
-            if (*active++)
-              {
-                CwbInspectCell cell = { .body_a = g[0]->body, .body_b = g[1]->body,
-                                        .volume = 0, .frame = UINT32_MAX };
-                grid_hierarchy_cell_bounds (hierarchy, box, ci, cj, ck, cell.min, cell.max);
-                g_array_append_val (self->cells, cell);
-              }
+      add_hierarchy_cells (self, g, box);
     }
   GridMask first_present;
   for (int s = 0; s < 2; s++)

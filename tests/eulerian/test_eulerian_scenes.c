@@ -820,6 +820,17 @@ test_penalty_fem_friction_rest (void)
   g_assert_cmpfloat (stiff, <, 1e-6);
 }
 
+/* The inspection's refined cells (both bodies; the root level's others have body_b
+ * CWB_NO_BODY). */
+static guint
+refined_cells (const CwbInspection *in)
+{
+  guint refined = 0;
+  for (guint c = 0; c < in->cells->len; c++)
+    refined += g_array_index (in->cells, CwbInspectCell, c).body_b != CWB_NO_BODY;
+  return refined;
+}
+
 /* Sec. 6's hierarchy refines a root cell only where two bodies meet in it; everywhere else
  * one density is exactly 0 or both are uniform, so the forces, rows and motion are the flat
  * grid's to the bit: the scenes stepped side by side under levels 1 (flat), 2, 3 and 4 keep
@@ -856,7 +867,7 @@ test_hierarchy_flat_equal (void)
             guint64 hash = cwb_world_state_hash (worlds[0]);
             for (int w = 1; w < 4; w++)
               g_assert_cmpuint (cwb_world_state_hash (worlds[w]), ==, hash);
-            refined += cwb_world_inspection (worlds[2])->cells->len;
+            refined += refined_cells (cwb_world_inspection (worlds[2]));
             flat += cwb_world_inspection (worlds[0])->cells->len;
           }
         g_test_message ("%s (%s): the same motion at levels 1 to 4; %zu root cells refined "
@@ -874,7 +885,10 @@ test_hierarchy_flat_equal (void)
  * 0 and 1, body_b CWB_NO_BODY): the box's within its transition's reach of its faces (1.5
  * steps, and no lower than the ground's band, which reaches 1.5 steps down), the ground's
  * within 1.5 steps of its top face; and the hierarchy's refined cells, every overlapping
- * point (an intersection voxel) inside one of them. */
+ * point (an intersection voxel) inside one of them; the root cells left coarse that one
+ * body's transition passes through (body_b CWB_NO_BODY), the ground's crossing its top
+ * face's band, the box's its faces' (its sides rise out of the ground's band), none of them
+ * a refined cell. */
 static void
 test_density_voxels (void)
 {
@@ -895,6 +909,8 @@ test_density_voxels (void)
           for (guint c = 0; c < in->cells->len && !in_cell; c++)
             {
               const CwbInspectCell *cell = &g_array_index (in->cells, CwbInspectCell, c);
+              if (cell->body_b == CWB_NO_BODY)
+                continue;
               in_cell = TRUE;
               for (int a = 0; a < 3; a++)
                 in_cell &= v->center[a] >= cell->min[a] && v->center[a] <= cell->max[a];
@@ -918,12 +934,39 @@ test_density_voxels (void)
           g_assert_cmpfloat (fabs (v->center[2] - bottom), <=, 2 * reach + 0.002);
         }
     }
+  guint coarse[2] = { 0, 0 };
+  for (guint c = 0; c < in->cells->len; c++)
+    {
+      const CwbInspectCell *cell = &g_array_index (in->cells, CwbInspectCell, c);
+      if (cell->body_b != CWB_NO_BODY)
+        continue;
+      g_assert_cmpuint (cell->body_a, <=, 1);
+      coarse[cell->body_a]++;
+      /* The band reaches 1.5 steps past a face: the cell holds part of it. */
+      if (cell->body_a == 0)
+        {
+          g_assert_cmpfloat (cell->min[2], <=, reach);
+          g_assert_cmpfloat (cell->max[2], >=, -reach);
+        }
+      else
+        g_assert_cmpfloat (cell->max[2], >, 1.5 * h);   /* above the ground's band */
+      for (guint d = 0; d < in->cells->len; d++)
+        {
+          const CwbInspectCell *fine = &g_array_index (in->cells, CwbInspectCell, d);
+          if (fine->body_b != CWB_NO_BODY)
+            g_assert_false (memcmp (fine->min, cell->min, sizeof cell->min) == 0
+                            && memcmp (fine->max, cell->max, sizeof cell->max) == 0);
+        }
+    }
+  guint refined = refined_cells (in);
   g_test_message ("h %.3g m: %u and %u density voxels (ground, box), %u overlapping points in "
-                  "%u refined cells", h, density[0], density[1], overlapping, in->cells->len);
+                  "%u refined cells; %u and %u coarse cells", h, density[0], density[1],
+                  overlapping, refined, coarse[0], coarse[1]);
   g_assert_cmpuint (density[0], >, 0);
   g_assert_cmpuint (density[1], >, 0);
   g_assert_cmpuint (overlapping, >, 0);
-  g_assert_cmpuint (in->cells->len, >, 0);
+  g_assert_cmpuint (refined, >, 0);
+  g_assert_cmpuint (coarse[1], >, 0);
 }
 
 /* `automatic` answers with rows beside the constraint solver and with forces beside the

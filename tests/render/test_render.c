@@ -377,7 +377,9 @@ test_legend (void)
  * density voxels and gradients), drawn whatever model filled it: no shipped model fills
  * them yet, so they are put into a snapshot here. Closed forms: a span is one segment of its
  * length along its axis; a cell or a voxel is a box of 12 edges, 4 along each side; a
- * gradient is an arrow (shaft and two head strokes). Each overlay draws only when asked. */
+ * gradient is an arrow (shaft and two head strokes). Each overlay draws only when asked. A
+ * coarse cell one body alone is in (body_b CWB_NO_BODY, a hierarchy's root level) is drawn
+ * in a colour of its own and counted, and named in the legend, apart from the others. */
 static void
 test_overlay_volume_inspection (void)
 {
@@ -396,6 +398,9 @@ test_overlay_volume_inspection (void)
   g_array_append_vals (in->spans, spans, G_N_ELEMENTS (spans));
   const CwbInspectCell cell = { .min = { 0, 0, 0 }, .max = { 0.1, 0.2, 0.3 }, .volume = 1e-4 };
   g_array_append_val (in->cells, cell);
+  const CwbInspectCell coarse = { .body_a = 0, .body_b = CWB_NO_BODY, .min = { 1, 1, 1 },
+                                  .max = { 1.05, 1.05, 1.05 }, .frame = UINT32_MAX };
+  g_array_append_val (in->cells, coarse);
   const CwbInspectVoxel voxels[] = {
     { .kind = CWB_VOXEL_DENSITY, .center = { 0, 0, 0 }, .size = { 0.02, 0.02, 0.02 },
       .value = 0.5 },
@@ -418,9 +423,22 @@ test_overlay_volume_inspection (void)
   o.cells = TRUE;
   cwb_render_overlay_build (&g, snapshot, &o);
   g_assert_cmpuint (g.n_cells, ==, 1);
-  g_assert_cmpuint (g.lines->len, ==, 2 * 12);
-  g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g), 4 * (0.1 + 0.2 + 0.3),
-                                  LINE_LENGTH_TOLERANCE);
+  g_assert_cmpuint (g.n_root_cells, ==, 1);
+  g_assert_cmpuint (g.lines->len, ==, 2 * 2 * 12);
+  g_assert_cmpfloat_with_epsilon (cwb_render_overlay_line_length (&g),
+                                  4 * (0.1 + 0.2 + 0.3) + 4 * 3 * 0.05, LINE_LENGTH_TOLERANCE);
+  const CwbOverlayVertex *first = &g_array_index (g.lines, CwbOverlayVertex, 0);
+  const CwbOverlayVertex *last = &g_array_index (g.lines, CwbOverlayVertex, g.lines->len - 1);
+  g_assert_true (memcmp (first->color, last->color, sizeof first->color) != 0);
+  o.legend = TRUE;
+  g_autoptr (GArray) legend = cwb_render_legend (snapshot, &o, &g);
+  const CwbLegendEntry *fine = legend_line (legend, "multi-volume grid cells (1)");
+  const CwbLegendEntry *alone = legend_line (legend, "coarse cells, one body in each (1)");
+  g_assert_nonnull (fine);
+  g_assert_nonnull (alone);
+  g_assert_cmpmem (fine->color, sizeof fine->color, first->color, sizeof first->color);
+  g_assert_cmpmem (alone->color, sizeof alone->color, last->color, sizeof last->color);
+  o.legend = FALSE;
   o.cells = FALSE;
   o.voxels = TRUE;
   cwb_render_overlay_build (&g, snapshot, &o);

@@ -153,6 +153,7 @@ cwb_render_legend (const CwbSnapshot *snapshot, const CwbOverlayOptions *o,
   static const float gradient_color[4] = { 1.0f, 0.6f, 0.1f, 1 };
   static const float span_color[4] = { 0.2f, 0.5f, 1.0f, 1 };
   static const float cell_color[4] = { 1.0f, 0.85f, 0.2f, 1 };
+  static const float root_cell_color[4] = { 0.55f, 0.6f, 0.7f, 1 };
   static const float box_color[4] = { 0.3f, 0.8f, 0.9f, 1 };
   static const float grid_color[4] = { 0.45f, 0.45f, 0.5f, 1 };
   if (o->depth_vectors && drawn->n_vectors > 0)
@@ -163,6 +164,8 @@ cwb_render_legend (const CwbSnapshot *snapshot, const CwbOverlayOptions *o,
     add (legend, span_color, "LDI intersection spans (%zu)", drawn->n_spans);
   if (o->cells && drawn->n_cells > 0)
     add (legend, cell_color, "multi-volume grid cells (%zu)", drawn->n_cells);
+  if (o->cells && drawn->n_root_cells > 0)
+    add (legend, root_cell_color, "coarse cells, one body in each (%zu)", drawn->n_root_cells);
   if (o->voxels && drawn->n_voxels > 0)
     add_ramp (legend, (float[4]){ 0, 0.3f, 1, 1 }, (float[4]){ 0.5f, 0.3f, 0.5f, 1 },
               (float[4]){ 1, 0.3f, 0, 1 }, "voxels: occupancy or density 0 to 1");

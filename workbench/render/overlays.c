@@ -463,6 +463,7 @@ add_inspection (CwbOverlayGeometry *g, const CwbInspection *in, const CwbOverlay
   static const float gradient_color[4] = { 1.0f, 0.6f, 0.1f, 1 };
   static const float span_color[4] = { 0.2f, 0.5f, 1.0f, 1 };
   static const float cell_color[4] = { 1.0f, 0.85f, 0.2f, 1 };
+  static const float root_cell_color[4] = { 0.55f, 0.6f, 0.7f, 1 };
   for (guint k = 0; k < in->vectors->len; k++)
     {
       const CwbInspectVector *v = &g_array_index (in->vectors, CwbInspectVector, k);
@@ -488,8 +489,13 @@ add_inspection (CwbOverlayGeometry *g, const CwbInspection *in, const CwbOverlay
   for (guint k = 0; o->cells && k < in->cells->len; k++)
     {
       const CwbInspectCell *c = &g_array_index (in->cells, CwbInspectCell, k);
-      box_edges (g, c->min, c->max, cell_color);
-      g->n_cells++;
+      /* A coarse cell one body alone is in (inspection.h). */
+      gboolean alone = c->body_b == CWB_NO_BODY;
+      box_edges (g, c->min, c->max, alone ? root_cell_color : cell_color);
+      if (alone)
+        g->n_root_cells++;
+      else
+        g->n_cells++;
     }
   for (guint k = 0; o->voxels && k < in->voxels->len; k++)
     {
@@ -718,6 +724,7 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   geometry->n_force_arrows = geometry->n_cones = geometry->n_vectors = 0;
   geometry->n_spans = geometry->n_cells = geometry->n_voxels = geometry->n_aabbs = 0;
   geometry->n_ghost_edges = geometry->n_elements = geometry->n_clipped = 0;
+  geometry->n_root_cells = 0;
   geometry->element_scale = 0;
   geometry->force_scale = cwb_render_overlay_force_scale (snapshot, options);
   if (options->grid)

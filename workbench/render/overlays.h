@@ -143,6 +143,7 @@ typedef struct CwbOverlayGeometry {
   /* What was drawn, for tests and the status bar. */
   size_t n_force_arrows, n_cones, n_vectors, n_spans, n_cells, n_voxels, n_aabbs, n_ghost_edges;
   size_t n_elements;
+  size_t n_root_cells; /* cells one body alone is in (a hierarchy's coarse level) */
   size_t n_clipped;    /* arrows and cones cut to the automatic scale's longest */
   /* The scales the frame was drawn with (for legends): m per N, and the element field's. */
   double force_scale, element_scale;

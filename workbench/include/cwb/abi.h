@@ -36,8 +36,9 @@ G_BEGIN_DECLS
  * 1.13: CwbSolverVTable.stages (CwbSolverStage), CwbStepContext.stage_done.
  * 1.14: CwbContactQuery.solves; cwb_contact_query_geometry_fixed, cwb_geometry_bounds.
  * 1.15: CwbContactSet.damping, CwbStepContext.contact_damping_apply and
- *       free_motion_damped. */
-#define CWB_ABI_MINOR 15
+ *       free_motion_damped.
+ * 1.16: CwbInspectCell with body_b CWB_NO_BODY: a coarse cell one body alone is in. */
+#define CWB_ABI_MINOR 16
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

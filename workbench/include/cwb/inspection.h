@@ -29,7 +29,10 @@ typedef struct CwbInspectVoxel {
   double value;             /* occupied fraction or density */
 } CwbInspectVoxel;
 
-/* A multi-volume grid cell (Allard 2010 sec. 5) with its own volume and contact. */
+/* A multi-volume grid cell (Allard 2010 sec. 5) with its own volume and contact, or a cell
+ * of a grid's hierarchy refined where body_a and body_b meet (Faure 2007 sec. 6). With
+ * body_b CWB_NO_BODY (UINT32_MAX; ABI 1.16), a coarse cell that body_a alone is in and the
+ * model did not refine (sec. 6's root level): drawn apart from the others. */
 typedef struct CwbInspectCell {
   uint32_t body_a, body_b;
   double min[3], max[3];
