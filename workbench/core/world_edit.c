@@ -17,6 +17,7 @@ state_replaced (CwbWorld *world)
   cwb_inspection_clear (&world->inspection);
   world->contacts_fresh = FALSE;
   world->dof_rows_valid = FALSE;
+  world->blocks_indexed = FALSE;
   cwb_world_map_geometries (world, world->q, world->v);
 }
 

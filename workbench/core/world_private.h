@@ -85,6 +85,11 @@ struct CwbWorld {
   CwbDofRows dof_rows;
   GArray *scratch_weights;      /* CwbPointWeight */
   GArray *scratch_r;            /* double */
+  /* The set's stiffness and damping blocks by the geometry of their first point, rebuilt
+   * lazily after each detection: blocks_of[k]'s order[start[g] .. start[g + 1]). */
+  gboolean blocks_indexed;
+  GArray *block_order[2];       /* guint */
+  GArray *block_start[2];       /* guint, one per geometry + 1 */
 
   CwbResponseScratch response;
 
