@@ -475,13 +475,14 @@ add_point_forces (Eulerian *self, const uint32_t geometry[2], const GridPoint mo
       }
 }
 
-/* The forces' velocity derivative between the points of one body (CwbContactSet.damping
- * holds no other: the host hands each body its own). The point's relative velocity is
- * sum_y s_y w_y v_y over both sides' points, so the normal damping s_x w_x F on point x
- * changes by -w_x w_y c g g^T dv_y between points of the same side. With `local_friction`
+/* The forces' velocity derivative between the points carrying the grid point. Its relative
+ * velocity is sum_y s_y w_y v_y over both sides' points, so the normal damping s_x w_x F on
+ * point x changes by -s_x s_y w_x w_y c g g^T dv_y. With `local_friction`
  * (add_pair_friction_damping's fallback) also the friction's part within the grid point,
- * -w_x w_y lambda (h k_t + c_t) P. Symmetric and negative semi-definite, as conjugate
- * gradients need. */
+ * -s_x s_y w_x w_y lambda (h k_t + c_t) P. The blocks within one body are symmetric and
+ * negative semi-definite, as conjugate gradients need (the host hands each body its own);
+ * those between the two bodies, when both move, couple their implicit steps (ABI 1.17,
+ * contact_coupling_apply), without which the damping would not act equally on both. */
 static void
 add_point_damping (Eulerian *self, const CwbContactQuery *query, const uint32_t geometry[2],
                    const PairContact *pair, const GridContact *contact,
@@ -495,27 +496,27 @@ add_point_damping (Eulerian *self, const CwbContactQuery *query, const uint32_t 
     for (int c = 0; c < 3; c++)
       k[3 * r + c] = contact->dashpot * g[r] * g[c]
                      + tangential * ((r == c) - n[r] * n[c]);
+  gboolean moving[2];
   for (int s = 0; s < 2; s++)
-    {
-      if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
-        continue;
-      for (int mx = 0; mx < GRID_POINT_TERMS; mx++)
+    moving[s] = !cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]);
+  for (int sx = 0; sx < 2; sx++)
+    for (int sy = 0; sy < 2; sy++)
+      for (int mx = 0; moving[sx] && moving[sy] && mx < GRID_POINT_TERMS; mx++)
         for (int my = 0; my < GRID_POINT_TERMS; my++)
           {
-            double scale = -moves[s].weight[mx] * moves[s].weight[my];
+            double scale = (sx == sy ? -1 : 1) * moves[sx].weight[mx] * moves[sy].weight[my];
             if (scale == 0)
               continue;
             CwbPointStiffness block = {
-              .geometry_a = geometry[s],
-              .point_a = moves[s].point[mx],
-              .geometry_b = geometry[s],
-              .point_b = moves[s].point[my],
+              .geometry_a = geometry[sx],
+              .point_a = moves[sx].point[mx],
+              .geometry_b = geometry[sy],
+              .point_b = moves[sy].point[my],
             };
             for (int e = 0; e < 9; e++)
               block.k[e] = scale * k[e];
             g_array_append_val (self->damping, block);
           }
-    }
 }
 
 /* Side s's share a_x = sum_k lambda_k w_kx of the pair's contact at each of its points
@@ -547,7 +548,8 @@ side_shares (Eulerian *self, uint32_t geometry, int s, GArray *shares, GHashTabl
 
 /* The friction's velocity derivative, exact: it acts on the pair's load-weighted mean
  * velocity sum_k lambda_k (sum_y s_y w_ky v_y) and is spread back by the same shares, so
- * between two points x, y of one side it is -a_x a_y (h k_t + c_t) P, with a_x =
+ * between two points x, y it is -s_x s_y a_x a_y (h k_t + c_t) P (between the two bodies
+ * only when both move), with a_x =
  * sum_k lambda_k w_kx the point's share of the pair's contact and P the tangent plane's
  * projector (symmetric, negative semi-definite, of rank 2 over the side). A side carrying
  * the pair at more than FRICTION_BLOCK_POINTS points (a body of particles) would need their
@@ -569,24 +571,27 @@ add_pair_friction_damping (Eulerian *self, const CwbContactQuery *query,
         return FALSE;
     }
   const double *n = pair->normal;
-  for (int s = 0; s < 2; s++)
-    {
-      const GArray *shares = self->shares[s];
-      const CwbPointWeight *a = (const CwbPointWeight *) shares->data;
-      for (guint x = 0; moving[s] && x < shares->len; x++)
-        for (guint y = 0; y < shares->len; y++)
-          {
-            double scale = -pair->friction_damping * a[x].w[0] * a[y].w[0];
-            CwbPointStiffness block = {
-              .geometry_a = geometry[s], .point_a = a[x].point,
-              .geometry_b = geometry[s], .point_b = a[y].point,
-            };
-            for (int r = 0; r < 3; r++)
-              for (int c = 0; c < 3; c++)
-                block.k[3 * r + c] = scale * ((r == c) - n[r] * n[c]);
-            g_array_append_val (self->damping, block);
-          }
-    }
+  for (int sx = 0; sx < 2; sx++)
+    for (int sy = 0; sy < 2; sy++)
+      {
+        const CwbPointWeight *a = (const CwbPointWeight *) self->shares[sx]->data;
+        const CwbPointWeight *b = (const CwbPointWeight *) self->shares[sy]->data;
+        guint n_a = moving[sx] && moving[sy] ? self->shares[sx]->len : 0;
+        for (guint x = 0; x < n_a; x++)
+          for (guint y = 0; y < self->shares[sy]->len; y++)
+            {
+              double scale = (sx == sy ? -1 : 1) * pair->friction_damping * a[x].w[0]
+                             * b[y].w[0];
+              CwbPointStiffness block = {
+                .geometry_a = geometry[sx], .point_a = a[x].point,
+                .geometry_b = geometry[sy], .point_b = b[y].point,
+              };
+              for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++)
+                  block.k[3 * r + c] = scale * ((r == c) - n[r] * n[c]);
+              g_array_append_val (self->damping, block);
+            }
+      }
   return TRUE;
 }
 

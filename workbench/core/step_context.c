@@ -452,6 +452,49 @@ ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *d
                                            world->scratch_weights->len, dq, df);
 }
 
+/* Gathers into scratch_weights the point forces K J dq of array `which`'s blocks (0 the
+ * stiffness, 1 the damping) from points of other bodies to points of `body`, x the system's
+ * (nv). */
+static void
+gather_coupling (CwbWorld *world, int which, uint32_t body, const double *x)
+{
+  const GArray *blocks = which == 0 ? world->contacts.stiffness : world->contacts.damping;
+  guint first, last;
+  const guint *order = blocks_of (world, which, body, &first, &last);
+  for (guint e = first; e < last; e++)
+    {
+      const CwbPointStiffness *block = &g_array_index (blocks, CwbPointStiffness, order[e]);
+      uint32_t other = block->geometry_b;
+      if (other == body || other >= world->bodies->len)
+        continue;
+      CwbWorldBody *c = body_at (world, other);
+      double dp[3];
+      cwb_mapping_j_point (c->mapping, c->mapping_self, world->q_detect + c->slot.q_offset,
+                           x + c->slot.v_offset, block->point_b, dp, world->scratch_r);
+      CwbPointWeight f = { .geometry = body, .point = block->point_a };
+      cwb_m3_mul_v3 (f.w, block->k, dp);
+      g_array_append_val (world->scratch_weights, f);
+    }
+}
+
+/* df = J^T (K J dq + B J dv) over the blocks from other bodies' points to `body`'s. */
+static void
+ctx_contact_coupling_apply (CwbStepContext *ctx, uint32_t body, const double *dq,
+                            const double *dv, double *df)
+{
+  CwbWorld *world = world_of (ctx);
+  CwbWorldBody *b = body_at (world, body);
+  memset (df, 0, b->slot.nv * sizeof (double));
+  g_array_set_size (world->scratch_weights, 0);
+  gather_coupling (world, 0, body, dq);
+  if (dv != NULL && world->contacts.damping != NULL)
+    gather_coupling (world, 1, body, dv);
+  if (world->scratch_weights->len > 0)
+    b->mapping->apply_jt (b->mapping_self, world->q_detect + b->slot.q_offset,
+                          (const CwbPointWeight *) world->scratch_weights->data,
+                          world->scratch_weights->len, df);
+}
+
 static void
 ctx_contact_damping_apply (CwbStepContext *ctx, uint32_t body, const double *dv, double *df)
 {
@@ -510,6 +553,7 @@ cwb_world_init_step_context (CwbWorld *world)
   ctx->report_solve = ctx_report_solve;
   ctx->contact_stiffness_apply = ctx_contact_stiffness_apply;
   ctx->contact_damping_apply = ctx_contact_damping_apply;
+  ctx->contact_coupling_apply = ctx_contact_coupling_apply;
   ctx->free_motion_damped = ctx_free_motion_damped;
   ctx->report_stabilization = ctx_report_stabilization;
   ctx->report_solve_limits = ctx_report_solve_limits;

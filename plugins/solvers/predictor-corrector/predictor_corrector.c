@@ -18,9 +18,16 @@
  * constraint solver's MLCP). */
 #include <cwb/cwb.h>
 
+/* The coupled corrector's sweeps stop when no velocity changed by more than this share of
+ * the largest velocity (at least COUPLING_FLOOR, m/s or rad/s). */
+#define COUPLING_TOLERANCE 1e-6
+#define COUPLING_FLOOR 1e-3
+
 typedef struct PredictorCorrector {
   gboolean implicit_contacts;
+  int coupling_sweeps;
   GArray *q_predicted, *v_predicted, *r, *q_next, *v_next, *dq;   /* double scratch */
+  GArray *coupled_dq, *body_f;                                    /* double scratch */
 } PredictorCorrector;
 
 static const CwbParamSpec pc_params[] = {
@@ -28,6 +35,10 @@ static const CwbParamSpec pc_params[] = {
     "Hand the contact forces' stiffness and damping to the body models' implicit step "
     "(k_ext, b_ext) in the corrector; false: the forces act explicitly, as in Spillmann "
     "2007" },
+  { "coupling_sweeps", CWB_PARAM_INT, "", "50", 1, 10000, NULL,
+    "With implicit_contacts, the most Gauss-Seidel sweeps over the bodies that couple their "
+    "implicit steps through the stiffness between bodies (each body's own is in its step); "
+    "they stop once no velocity changes by more than 1e-6 of the largest" },
 };
 
 /* k_ext and b_ext of one body: the host's contact stiffness and damping in its DOFs. */
@@ -61,7 +72,10 @@ pc_create (const CwbSolverCreateInfo *info, const CwbHostServices *host, GError 
 {
   PredictorCorrector *self = g_new0 (PredictorCorrector, 1);
   self->implicit_contacts = cwb_param_bool (info->params, "implicit_contacts", FALSE);
+  self->coupling_sweeps = (int) cwb_param_int (info->params, "coupling_sweeps", 50);
   self->dq = new_doubles ();
+  self->coupled_dq = new_doubles ();
+  self->body_f = new_doubles ();
   self->q_predicted = new_doubles ();
   self->v_predicted = new_doubles ();
   self->r = new_doubles ();
@@ -80,6 +94,8 @@ pc_destroy (void *data)
   g_array_unref (self->q_next);
   g_array_unref (self->v_next);
   g_array_unref (self->dq);
+  g_array_unref (self->coupled_dq);
+  g_array_unref (self->body_f);
   g_free (self);
 }
 
@@ -91,27 +107,115 @@ zeroed (GArray *a, size_t n)
   return (double *) a->data;
 }
 
-/* Every body from (ctx->q, ctx->v) over one step with generalized forces f (nv, or NULL)
- * and, when `stiff`, the contact stiffness as k_ext, when `damped` their damping as b_ext. */
+/* Body b from (ctx->q, ctx->v) over one step with generalized forces f_b (its nv, or NULL)
+ * and, when `stiff`, the contact stiffness as k_ext, when `damped` their damping as b_ext;
+ * into its slots of the system's q_out and v_out. */
+static void
+integrate_body (CwbStepContext *ctx, uint32_t b, const double *f_b, gboolean stiff,
+                gboolean damped, double *q_out, double *v_out)
+{
+  const CwbBodySlot *s = &ctx->bodies[b];
+  BodyStiffness k = { ctx, b };
+  CwbLinearOperator k_ext = { body_stiffness_apply, &k };
+  CwbLinearOperator b_ext = { body_damping_apply, &k };
+  const double *q = ctx->q + s->q_offset, *v = ctx->v + s->v_offset;
+  if (damped)
+    ctx->free_motion_damped (ctx, b, q, v, f_b, stiff ? &k_ext : NULL, &b_ext,
+                             q_out + s->q_offset, v_out + s->v_offset);
+  else
+    ctx->free_motion (ctx, b, q, v, f_b, stiff ? &k_ext : NULL, q_out + s->q_offset,
+                      v_out + s->v_offset);
+}
+
+/* Every body, with generalized forces f (nv, or NULL). */
 static void
 integrate (CwbStepContext *ctx, const double *f, gboolean stiff, gboolean damped,
            double *q_out, double *v_out)
 {
   for (uint32_t b = 0; b < ctx->n_bodies; b++)
+    integrate_body (ctx, b, f != NULL ? f + ctx->bodies[b].v_offset : NULL, stiff, damped,
+                    q_out, v_out);
+}
+
+/* Whether `blocks` couple two bodies that move. */
+static gboolean
+blocks_couple (const CwbStepContext *ctx, const GArray *blocks)
+{
+  for (guint k = 0; blocks != NULL && k < blocks->len; k++)
     {
-      const CwbBodySlot *s = &ctx->bodies[b];
-      BodyStiffness k = { ctx, b };
-      CwbLinearOperator k_ext = { body_stiffness_apply, &k };
-      CwbLinearOperator b_ext = { body_damping_apply, &k };
-      const double *q = ctx->q + s->q_offset, *v = ctx->v + s->v_offset;
-      const double *f_b = f != NULL ? f + s->v_offset : NULL;
-      if (damped)
-        ctx->free_motion_damped (ctx, b, q, v, f_b, stiff ? &k_ext : NULL, &b_ext,
-                                 q_out + s->q_offset, v_out + s->v_offset);
-      else
-        ctx->free_motion (ctx, b, q, v, f_b, stiff ? &k_ext : NULL, q_out + s->q_offset,
-                          v_out + s->v_offset);
+      const CwbPointStiffness *block = &g_array_index (blocks, CwbPointStiffness, k);
+      if (block->geometry_a != block->geometry_b && block->geometry_a < ctx->n_bodies
+          && block->geometry_b < ctx->n_bodies && !ctx->bodies[block->geometry_a].fixed
+          && !ctx->bodies[block->geometry_b].fixed)
+        return TRUE;
     }
+  return FALSE;
+}
+
+/* Whether the set's stiffness (or, `damped`, its damping) couples two bodies that move, and
+ * the host can apply it. */
+static gboolean
+has_coupling (const CwbStepContext *ctx, const CwbContactSet *set, gboolean damped)
+{
+  if (!CWB_STRUCT_HAS (ctx, CwbStepContext, contact_coupling_apply)
+      || ctx->contact_coupling_apply == NULL)
+    return FALSE;
+  return blocks_couple (ctx, set->stiffness) || (damped && blocks_couple (ctx, set->damping));
+}
+
+/* The corrector with the stiffness between bodies (Faure 2007's implicit step takes the
+ * contact stiffness of every pair; each body model's step takes only its own blocks): block
+ * Gauss-Seidel over the bodies, each integrated again with the forces its neighbours'
+ * latest motions add, K_bc h (v_c - v_p,c) and, `damped`, B_bc (v_c - v_p,c) (the
+ * linearisations about the predicted state, as shift_linearisation's and shift_damping's),
+ * until no velocity changes by more than COUPLING_TOLERANCE of the
+ * largest. (q_next, v_next) hold the uncoupled corrector on entry. Returns the sweeps made,
+ * and the last sweep's largest change over the largest velocity in *residual. */
+static int
+couple_bodies (PredictorCorrector *self, CwbStepContext *ctx, const double *v_p,
+               const double *r, gboolean damped, double *q_next, double *v_next,
+               double *residual)
+{
+  double *dq = zeroed (self->coupled_dq, 2 * ctx->nv), *dv = dq + ctx->nv;
+  for (size_t d = 0; d < ctx->nv; d++)
+    {
+      dv[d] = v_next[d] - v_p[d];
+      dq[d] = ctx->h * dv[d];
+    }
+  size_t largest_nv = 0;
+  for (uint32_t b = 0; b < ctx->n_bodies; b++)
+    largest_nv = MAX (largest_nv, ctx->bodies[b].nv);
+  double *f = zeroed (self->body_f, 3 * largest_nv), *coupling = f + largest_nv;
+  double *v_last = coupling + largest_nv;
+  for (int sweep = 1; sweep <= self->coupling_sweeps; sweep++)
+    {
+      double change = 0, largest = COUPLING_FLOOR;
+      for (uint32_t b = 0; b < ctx->n_bodies; b++)
+        {
+          const CwbBodySlot *s = &ctx->bodies[b];
+          if (s->fixed)
+            continue;
+          ctx->contact_coupling_apply (ctx, b, dq, damped ? dv : NULL, coupling);
+          for (size_t d = 0; d < s->nv; d++)
+            {
+              f[d] = r[s->v_offset + d] + coupling[d];
+              v_last[d] = v_next[s->v_offset + d];
+            }
+          integrate_body (ctx, b, f, TRUE, damped, q_next, v_next);
+          for (size_t d = 0; d < s->nv; d++)
+            {
+              double v = v_next[s->v_offset + d];
+              change = MAX (change, fabs (v - v_last[d]));
+              largest = MAX (largest, fabs (v));
+              dv[s->v_offset + d] = v - v_p[s->v_offset + d];
+              dq[s->v_offset + d] = ctx->h * dv[s->v_offset + d];
+            }
+        }
+      *residual = change / largest;
+      if (*residual <= COUPLING_TOLERANCE)
+        return sweep;
+    }
+  return self->coupling_sweeps;
 }
 
 static gboolean
@@ -225,6 +329,15 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
   double *q_next = zeroed (self->q_next, ctx->nq);
   double *v_next = zeroed (self->v_next, ctx->nv);
   integrate (ctx, r, stiff, damped, q_next, v_next);
+  if (stiff && has_coupling (ctx, set, damped))
+    {
+      double residual = 0;
+      int sweeps = couple_bodies (self, ctx, v_p, r, damped, q_next, v_next, &residual);
+      ctx->report_solve (ctx, sweeps, residual, NULL, 0);
+      if (CWB_STRUCT_HAS (ctx, CwbStepContext, report_solve_limits)
+          && ctx->report_solve_limits != NULL)
+        ctx->report_solve_limits (ctx, self->coupling_sweeps, COUPLING_TOLERANCE);
+    }
   memcpy (ctx->q, q_next, ctx->nq * sizeof (double));
   memcpy (ctx->v, v_next, ctx->nv * sizeof (double));
   stage_done (ctx, STAGE_CORRECTOR, ctx->q, ctx->v);
@@ -236,6 +349,7 @@ pc_params_changed (void *data, const CwbParamSet *params)
 {
   PredictorCorrector *self = data;
   self->implicit_contacts = cwb_param_bool (params, "implicit_contacts", FALSE);
+  self->coupling_sweeps = (int) cwb_param_int (params, "coupling_sweeps", 50);
 }
 
 static const CwbSolverVTable pc_vtable = {

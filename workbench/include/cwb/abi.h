@@ -37,8 +37,9 @@ G_BEGIN_DECLS
  * 1.14: CwbContactQuery.solves; cwb_contact_query_geometry_fixed, cwb_geometry_bounds.
  * 1.15: CwbContactSet.damping, CwbStepContext.contact_damping_apply and
  *       free_motion_damped.
- * 1.16: CwbInspectCell with body_b CWB_NO_BODY: a coarse cell one body alone is in. */
-#define CWB_ABI_MINOR 16
+ * 1.16: CwbInspectCell with body_b CWB_NO_BODY: a coarse cell one body alone is in.
+ * 1.17: CwbStepContext.contact_coupling_apply. */
+#define CWB_ABI_MINOR 17
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -115,7 +115,8 @@ typedef struct CwbContactSet {
   /* ABI 1.15 (check struct_size; NULL in a set a solver made for itself): d f_a / d v_b
    * between two geometry points, the penalty forces' velocity derivatives (their damping)
    * as CwbPointStiffness blocks, for solvers that integrate the forces implicitly
-   * (CwbStepContext.contact_damping_apply). Every detection clears it; optional. */
+   * (CwbStepContext.contact_damping_apply within a body; between two bodies,
+   * contact_coupling_apply, ABI 1.17). Every detection clears it; optional. */
   GArray *damping;
 } CwbContactSet;
 

@@ -96,7 +96,8 @@ struct CwbStepContext {
    * stiffness of the last detected set's penalty forces (its CwbPointStiffness blocks between
    * points of body b's geometry) in body b's nv space, at the configuration of that
    * detection. A solver hands it to free_motion as k_ext to integrate the contact forces
-   * implicitly. Blocks between two bodies are not included (k_ext is per body). */
+   * implicitly. Blocks between two bodies are not included (k_ext is per body; ABI 1.17's
+   * contact_coupling_apply has them). */
   void (*contact_stiffness_apply) (CwbStepContext *ctx, uint32_t body, const double *dq,
                                    double *df);
 
@@ -161,6 +162,17 @@ struct CwbStepContext {
                               const double *v, const double *f_ext,
                               const CwbLinearOperator *k_ext, const CwbLinearOperator *b_ext,
                               double *q_free, double *v_free);
+
+  /* ABI 1.17 (check struct_size): df = sum over the other bodies c of
+   * J_b^T (K_bc J_c dq_c + B_bc J_c dv_c), the last detected set's stiffness and damping
+   * blocks from points of other bodies' geometries to points of body b's (what
+   * contact_stiffness_apply and contact_damping_apply leave out), in body b's nv space; dq
+   * and dv are the whole system's (nv, at each body's v_offset), dv may be NULL (no
+   * damping). A solver that integrates each body with its own blocks as k_ext and b_ext
+   * couples the bodies with this, e.g. by sweeping them until their motions agree
+   * (predictor-corrector's `implicit_contacts`). */
+  void (*contact_coupling_apply) (CwbStepContext *ctx, uint32_t body, const double *dq,
+                                  const double *dv, double *df);
 };
 
 typedef struct CwbSolverCreateInfo {
