@@ -668,6 +668,68 @@ test_body_stiffness_fem (void)
   check_body_stiffness (scene, 0.004, 0, 12);
 }
 
+/* The host applies each body's own blocks from their assembly over its DOFs
+ * (contact_blocks.h), or walks them block by block through the mapping where the assembly
+ * would be too large: both give the same J^T K J dq and J^T B J dv, to round-off of sums of
+ * a few hundred products (1e-12 of the largest entry), for the rigid box and the FEM block
+ * under it, both moving, with friction (its damping blocks). */
+static void
+test_assembled_blocks (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry,
+    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: eulerian, response: penalty }\n"
+    "solver: { name: predictor-corrector, implicit_contacts: true }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [1, 1, 0.2] }\n"
+    "    fixed: true\n"
+    "  - name: block\n"
+    "    shape: { type: box, size: [0.5, 0.5, 0.2] }\n"
+    "    pose: { position: [0.0137, -0.0071, 0.097] }\n"
+    "    " FEM "\n"
+    "    material: { density: 500, friction: 0.5 }\n"
+    "  - name: box\n"
+    "    shape: { type: box, size: [0.3, 0.3, 0.3] }\n"
+    "    pose: { position: [0.011, -0.007, 0.344] }\n"
+    "    material: { density: 500, friction: 0.5 }\n");
+  fixture_step (world, 3);   /* the friction springs made, so their damping is there */
+  const CwbContactSet *set = fixture_detect (world, CWB_CONTACT_PASS_VELOCITY);
+  g_assert_cmpuint (set->stiffness->len, >, 0);
+  g_assert_cmpuint (set->damping->len, >, 0);
+  for (uint32_t body = 1; body <= 2; body++)
+    {
+      const CwbBodySlot *slot = &world->slots[body];
+      g_autofree double *x = g_new (double, slot->nv);
+      g_autofree double *assembled = g_new (double, 2 * slot->nv);
+      g_autofree double *walked = g_new (double, 2 * slot->nv);
+      for (size_t i = 0; i < slot->nv; i++)
+        x[i] = sin (1.7 * (double) i + body);   /* any direction */
+      cwb_contact_blocks_set_dense_limit (world->contact_blocks, CWB_CONTACT_BLOCKS_DENSE_MAX);
+      world->ctx.contact_stiffness_apply (&world->ctx, body, x, assembled);
+      world->ctx.contact_damping_apply (&world->ctx, body, x, assembled + slot->nv);
+      cwb_contact_blocks_set_dense_limit (world->contact_blocks, 0);
+      world->ctx.contact_stiffness_apply (&world->ctx, body, x, walked);
+      world->ctx.contact_damping_apply (&world->ctx, body, x, walked + slot->nv);
+      for (int which = 0; which < 2; which++)
+        {
+          double worst = 0, largest = 0;
+          for (size_t i = 0; i < slot->nv; i++)
+            {
+              worst = MAX (worst, fabs (assembled[which * slot->nv + i]
+                                        - walked[which * slot->nv + i]));
+              largest = MAX (largest, fabs (walked[which * slot->nv + i]));
+            }
+          g_test_message ("body %u, %s: largest %.3g, assembled against walked %.3g", body,
+                          which == 0 ? "stiffness" : "damping", largest, worst);
+          g_assert_cmpfloat (largest, >, 0);
+          g_assert_cmpfloat (worst, <=, 1e-12 * largest);
+        }
+    }
+  cwb_contact_blocks_set_dense_limit (world->contact_blocks, CWB_CONTACT_BLOCKS_DENSE_MAX);
+}
+
 /* The set's point forces on the bodies of a scene are opposite: per grid point, +F on one
  * body's points and -F on the other's, each split by weights that sum to one. */
 static void
@@ -1042,6 +1104,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/penalty/momentum-rigid-fem", test_momentum_rigid_fem);
   g_test_add_func ("/eulerian/penalty/momentum-fem-fem", test_momentum_fem_fem);
   g_test_add_func ("/eulerian/penalty/momentum-implicit", test_momentum_implicit);
+  g_test_add_func ("/eulerian/penalty/assembled-blocks", test_assembled_blocks);
   g_test_add_func ("/eulerian/penalty/action-reaction", test_action_reaction);
   g_test_add_func ("/eulerian/penalty/body-stiffness/rigid", test_body_stiffness_rigid);
   g_test_add_func ("/eulerian/penalty/body-stiffness/fem", test_body_stiffness_fem);

@@ -113,7 +113,7 @@ ctx_detect (CwbStepContext *ctx, const double *q, const double *v, CwbContactPas
   cwb_contact_set_clear (&world->contacts);
   cwb_inspection_clear (&world->inspection);
   world->dof_rows_valid = FALSE;
-  world->blocks_indexed = FALSE;
+  cwb_contact_blocks_invalidate (world->contact_blocks);
   world->contacts_fresh = TRUE;
 
   if (world->contact.desc != NULL)
@@ -341,62 +341,10 @@ ctx_report_stabilization (CwbStepContext *ctx, int passes, double violation,
   world->stats.max_penetration = max_penetration;
 }
 
-/* Orders `blocks` by the geometry of their first point (a counting sort, stable). */
-static void
-index_blocks (const GArray *blocks, size_t n_geometries, GArray *order, GArray *start)
-{
-  g_array_set_size (start, (guint) n_geometries + 1);
-  guint *first = (guint *) start->data;
-  memset (first, 0, start->len * sizeof (guint));
-  for (guint k = 0; k < blocks->len; k++)
-    {
-      uint32_t g = g_array_index (blocks, CwbPointStiffness, k).geometry_a;
-      if (g < n_geometries)
-        first[g + 1]++;
-    }
-  for (size_t g = 0; g < n_geometries; g++)
-    first[g + 1] += first[g];
-  g_array_set_size (order, first[n_geometries]);
-  g_autofree guint *fill = g_memdup2 (first, n_geometries * sizeof (guint));
-  for (guint k = 0; k < blocks->len; k++)
-    {
-      uint32_t g = g_array_index (blocks, CwbPointStiffness, k).geometry_a;
-      if (g < n_geometries)
-        g_array_index (order, guint, fill[g]++) = k;
-    }
-}
-
-/* The blocks of array `which` (0 stiffness, 1 damping) whose first point lies on geometry
- * g: order[*first .. *last). Each solve applies them many times; the set is scanned once. */
-static const guint *
-blocks_of (CwbWorld *world, int which, uint32_t g, guint *first, guint *last)
-{
-  if (!world->blocks_indexed)
-    {
-      const GArray *sets[2] = { world->contacts.stiffness, world->contacts.damping };
-      for (int k = 0; k < 2; k++)
-        {
-          g_array_set_size (world->block_order[k], 0);
-          g_array_set_size (world->block_start[k], 0);
-          if (sets[k] != NULL)
-            index_blocks (sets[k], world->bodies->len, world->block_order[k],
-                          world->block_start[k]);
-        }
-      world->blocks_indexed = TRUE;
-    }
-  const GArray *start = world->block_start[which];
-  *first = *last = 0;
-  if (g + 1 < start->len)
-    {
-      *first = g_array_index (start, guint, g);
-      *last = g_array_index (start, guint, g + 1);
-    }
-  return (const guint *) world->block_order[which]->data;
-}
-
-/* df = J^T K J dq for one body and one array of point blocks (`which`: 0 the stiffness, 1
- * the damping): J dq at the blocks' second points, K on it, J^T back from their first
- * points. */
+/* df = J^T K J dq for one body and one array of point blocks (`which`: the stiffness or
+ * the damping), from their assembly over the body's DOFs (contact_blocks.h) or, where that
+ * would be too large, block by block: J dq at the blocks' second points, K on it, J^T back
+ * from their first points. */
 static void
 apply_point_blocks (CwbStepContext *ctx, int which, uint32_t body, const double *dq, double *df)
 {
@@ -405,9 +353,26 @@ apply_point_blocks (CwbStepContext *ctx, int which, uint32_t body, const double 
   memset (df, 0, b->slot.nv * sizeof (double));
   const double *q = world->q_detect + b->slot.q_offset;
   uint32_t g = body;   /* one geometry per body, in body order */
-  const GArray *blocks = which == 0 ? world->contacts.stiffness : world->contacts.damping;
+  const CwbAssembledBlocks *m =
+    cwb_contact_blocks_assembled (world->contact_blocks, &world->contacts, world->bodies->len,
+                                  which, g, b->mapping, b->mapping_self, q, b->slot.nv);
+  if (m != NULL)
+    {
+      for (size_t i = 0; i < m->n; i++)
+        {
+          double sum = 0;
+          const double *row = &m->matrix[i * m->n];
+          for (size_t j = 0; j < m->n; j++)
+            sum += row[j] * dq[m->dofs[j]];
+          df[m->dofs[i]] += sum;
+        }
+      return;
+    }
+  const GArray *blocks = which == CWB_BLOCKS_STIFFNESS ? world->contacts.stiffness
+                                                       : world->contacts.damping;
   guint first, last;
-  const guint *order = blocks_of (world, which, g, &first, &last);
+  const guint *order = cwb_contact_blocks_of (world->contact_blocks, &world->contacts,
+                                              world->bodies->len, which, g, &first, &last);
   g_array_set_size (world->scratch_weights, 0);
   for (guint e = first; e < last; e++)
     {
@@ -434,7 +399,7 @@ static void
 ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *dq, double *df)
 {
   CwbWorld *world = world_of (ctx);
-  apply_point_blocks (ctx, 0, body, dq, df);
+  apply_point_blocks (ctx, CWB_BLOCKS_STIFFNESS, body, dq, df);
   CwbWorldBody *b = body_at (world, body);
   if (b->mapping->geometric_stiffness_apply == NULL || world->contacts.stiffness->len == 0)
     return;
@@ -458,9 +423,11 @@ ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *d
 static void
 gather_coupling (CwbWorld *world, int which, uint32_t body, const double *x)
 {
-  const GArray *blocks = which == 0 ? world->contacts.stiffness : world->contacts.damping;
+  const GArray *blocks = which == CWB_BLOCKS_STIFFNESS ? world->contacts.stiffness
+                                                       : world->contacts.damping;
   guint first, last;
-  const guint *order = blocks_of (world, which, body, &first, &last);
+  const guint *order = cwb_contact_blocks_of (world->contact_blocks, &world->contacts,
+                                              world->bodies->len, which, body, &first, &last);
   for (guint e = first; e < last; e++)
     {
       const CwbPointStiffness *block = &g_array_index (blocks, CwbPointStiffness, order[e]);
@@ -486,9 +453,9 @@ ctx_contact_coupling_apply (CwbStepContext *ctx, uint32_t body, const double *dq
   CwbWorldBody *b = body_at (world, body);
   memset (df, 0, b->slot.nv * sizeof (double));
   g_array_set_size (world->scratch_weights, 0);
-  gather_coupling (world, 0, body, dq);
+  gather_coupling (world, CWB_BLOCKS_STIFFNESS, body, dq);
   if (dv != NULL && world->contacts.damping != NULL)
-    gather_coupling (world, 1, body, dv);
+    gather_coupling (world, CWB_BLOCKS_DAMPING, body, dv);
   if (world->scratch_weights->len > 0)
     b->mapping->apply_jt (b->mapping_self, world->q_detect + b->slot.q_offset,
                           (const CwbPointWeight *) world->scratch_weights->data,
@@ -498,7 +465,7 @@ ctx_contact_coupling_apply (CwbStepContext *ctx, uint32_t body, const double *dq
 static void
 ctx_contact_damping_apply (CwbStepContext *ctx, uint32_t body, const double *dv, double *df)
 {
-  apply_point_blocks (ctx, 1, body, dv, df);
+  apply_point_blocks (ctx, CWB_BLOCKS_DAMPING, body, dv, df);
 }
 
 /* A stage the solver reports, captured for phase stepping (only while an observer is set:

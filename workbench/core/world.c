@@ -310,7 +310,7 @@ contacts_reset (CwbWorld *world)
   cwb_contact_set_clear (&world->contacts);
   cwb_inspection_clear (&world->inspection);
   world->dof_rows_valid = FALSE;
-  world->blocks_indexed = FALSE;
+  cwb_contact_blocks_invalidate (world->contact_blocks);
 }
 
 /* ---- pairing a contact model with a solver (ABI 1.9) ------------------------------------- */
@@ -666,11 +666,7 @@ cwb_world_new_full (const CwbScene *scene, CwbRegistry *registry,
   world->dof_row_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   world->dof_entries = g_array_new (FALSE, FALSE, sizeof (CwbDofEntry));
   world->scratch_weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
-  for (int k = 0; k < 2; k++)
-    {
-      world->block_order[k] = g_array_new (FALSE, FALSE, sizeof (guint));
-      world->block_start[k] = g_array_new (FALSE, FALSE, sizeof (guint));
-    }
+  world->contact_blocks = cwb_contact_blocks_new ();
   world->scratch_r = g_array_new (FALSE, FALSE, sizeof (double));
   world->residual_history = g_array_new (FALSE, FALSE, sizeof (double));
   world->solver_derived = g_array_new (FALSE, TRUE, sizeof (CwbDerivedParam));
@@ -720,11 +716,7 @@ cwb_world_free (CwbWorld *world)
   g_clear_pointer (&world->dof_row_start, g_array_unref);
   g_clear_pointer (&world->dof_entries, g_array_unref);
   g_clear_pointer (&world->scratch_weights, g_array_unref);
-  for (int k = 0; k < 2; k++)
-    {
-      g_clear_pointer (&world->block_order[k], g_array_unref);
-      g_clear_pointer (&world->block_start[k], g_array_unref);
-    }
+  g_clear_pointer (&world->contact_blocks, cwb_contact_blocks_free);
   g_clear_pointer (&world->scratch_r, g_array_unref);
   g_clear_pointer (&world->residual_history, g_array_unref);
   g_clear_pointer (&world->solver_derived, g_array_unref);

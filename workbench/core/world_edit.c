@@ -17,7 +17,7 @@ state_replaced (CwbWorld *world)
   cwb_inspection_clear (&world->inspection);
   world->contacts_fresh = FALSE;
   world->dof_rows_valid = FALSE;
-  world->blocks_indexed = FALSE;
+  cwb_contact_blocks_invalidate (world->contact_blocks);
   cwb_world_map_geometries (world, world->q, world->v);
 }
 

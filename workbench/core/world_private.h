@@ -2,6 +2,7 @@
  * step_context.c, point_response.c, contact_set.c, inspection.c, host_services.c). */
 #pragma once
 
+#include "contact_blocks.h"
 #include "mesh.h"
 #include "param_bind.h"
 #include "energy_guard.h"
@@ -85,11 +86,7 @@ struct CwbWorld {
   CwbDofRows dof_rows;
   GArray *scratch_weights;      /* CwbPointWeight */
   GArray *scratch_r;            /* double */
-  /* The set's stiffness and damping blocks by the geometry of their first point, rebuilt
-   * lazily after each detection: blocks_of[k]'s order[start[g] .. start[g + 1]). */
-  gboolean blocks_indexed;
-  GArray *block_order[2];       /* guint */
-  GArray *block_start[2];       /* guint, one per geometry + 1 */
+  CwbContactBlocks *contact_blocks;   /* the set's blocks by body, assembled lazily */
 
   CwbResponseScratch response;
 
