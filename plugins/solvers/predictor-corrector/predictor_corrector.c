@@ -12,7 +12,9 @@
  *      f(q_p) - K (q_p - q), with q_p - q = h v_p in velocity space (Saupin 2008 eq. 12):
  *      f(q_p) + K (q_next - q_p) is then what acts. Their velocity derivative B (the
  *      damping, ABI 1.15) goes as b_ext the same way: taken at v_p, handed over as
- *      f - B (v_p - v), so that f(v_p) + B (v_next - v_p) acts.
+ *      f - B (v_p - v), so that f(v_p) + B (v_next - v_p) acts. A body's step takes only
+ *      its own blocks; where blocks join two moving bodies, block Gauss-Seidel sweeps over
+ *      the bodies add each one's neighbours' part (couple_bodies, ABI 1.17).
  * Nothing in it knows which contact model runs: it reads the contact set's point forces. A
  * contact model that returns constraint rows is refused with a message (they need the
  * constraint solver's MLCP). */
@@ -279,8 +281,8 @@ static const CwbSolverStage pc_stages[] = {
     "forces that close them over the step (step 2).", CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
   [STAGE_CORRECTOR] = { "corrector",
     "Each body integrates again from (q, v), now with the contact forces J^T f (and, with "
-    "implicit_contacts, their stiffness and damping) as external forces (step 3); the step "
-    "ends here.",
+    "implicit_contacts, their stiffness and damping, the bodies swept until the forces "
+    "between them agree) as external forces (step 3); the step ends here.",
     CWB_STAGE_CONTACTS | CWB_STAGE_FORCES },
 };
 
