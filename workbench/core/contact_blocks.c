@@ -132,8 +132,10 @@ ensure_indexed (CwbContactBlocks *blocks, const CwbContactSet *set, size_t n_geo
   for (int k = 0; k < 2; k++)
     {
       index_blocks (set_blocks (set, k), n_geometries, blocks->order[k], blocks->start[k]);
-      g_array_set_size (blocks->bodies[k], 0);
+      /* The assemblies keep their arrays from detection to detection. */
       g_array_set_size (blocks->bodies[k], (guint) n_geometries);
+      for (size_t g = 0; g < n_geometries; g++)
+        g_array_index (blocks->bodies[k], BodyAssembly, g).built = FALSE;
     }
   blocks->indexed = TRUE;
 }

@@ -341,6 +341,34 @@ ctx_report_stabilization (CwbStepContext *ctx, int passes, double violation,
   world->stats.max_penetration = max_penetration;
 }
 
+/* Gathers into scratch_weights the point forces K J x of array `which`'s blocks (the
+ * stiffness or the damping) whose first point lies on `body`: those whose second point lies
+ * on `body` too (x its nv) or, `between`, on another body (x the system's nv). */
+static void
+gather_blocks (CwbWorld *world, int which, uint32_t body, const double *x, gboolean between)
+{
+  const GArray *blocks = which == CWB_BLOCKS_STIFFNESS ? world->contacts.stiffness
+                                                       : world->contacts.damping;
+  guint first, last;
+  const guint *order = cwb_contact_blocks_of (world->contact_blocks, &world->contacts,
+                                              world->bodies->len, which, body, &first, &last);
+  for (guint e = first; e < last; e++)
+    {
+      const CwbPointStiffness *block = &g_array_index (blocks, CwbPointStiffness, order[e]);
+      uint32_t other = block->geometry_b;   /* one geometry per body, in body order */
+      if (between ? other == body || other >= world->bodies->len : other != body)
+        continue;
+      CwbWorldBody *c = body_at (world, other);
+      double dp[3];
+      cwb_mapping_j_point (c->mapping, c->mapping_self, world->q_detect + c->slot.q_offset,
+                           between ? x + c->slot.v_offset : x, block->point_b, dp,
+                           world->scratch_r);
+      CwbPointWeight f = { .geometry = body, .point = block->point_a };
+      cwb_m3_mul_v3 (f.w, block->k, dp);
+      g_array_append_val (world->scratch_weights, f);
+    }
+}
+
 /* df = J^T K J dq for one body and one array of point blocks (`which`: the stiffness or
  * the damping), from their assembly over the body's DOFs (contact_blocks.h) or, where that
  * would be too large, block by block: J dq at the blocks' second points, K on it, J^T back
@@ -368,24 +396,8 @@ apply_point_blocks (CwbStepContext *ctx, int which, uint32_t body, const double 
         }
       return;
     }
-  const GArray *blocks = which == CWB_BLOCKS_STIFFNESS ? world->contacts.stiffness
-                                                       : world->contacts.damping;
-  guint first, last;
-  const guint *order = cwb_contact_blocks_of (world->contact_blocks, &world->contacts,
-                                              world->bodies->len, which, g, &first, &last);
   g_array_set_size (world->scratch_weights, 0);
-  for (guint e = first; e < last; e++)
-    {
-      const CwbPointStiffness *block = &g_array_index (blocks, CwbPointStiffness, order[e]);
-      if (block->geometry_b != g)
-        continue;
-      double dp[3];
-      cwb_mapping_j_point (b->mapping, b->mapping_self, q, dq, block->point_b, dp,
-                           world->scratch_r);
-      CwbPointWeight f = { .geometry = g, .point = block->point_a };
-      cwb_m3_mul_v3 (f.w, block->k, dp);
-      g_array_append_val (world->scratch_weights, f);
-    }
+  gather_blocks (world, which, body, dq, FALSE);
   if (world->scratch_weights->len > 0)
     b->mapping->apply_jt (b->mapping_self, q,
                           (const CwbPointWeight *) world->scratch_weights->data,
@@ -417,33 +429,6 @@ ctx_contact_stiffness_apply (CwbStepContext *ctx, uint32_t body, const double *d
                                            world->scratch_weights->len, dq, df);
 }
 
-/* Gathers into scratch_weights the point forces K J dq of array `which`'s blocks (0 the
- * stiffness, 1 the damping) from points of other bodies to points of `body`, x the system's
- * (nv). */
-static void
-gather_coupling (CwbWorld *world, int which, uint32_t body, const double *x)
-{
-  const GArray *blocks = which == CWB_BLOCKS_STIFFNESS ? world->contacts.stiffness
-                                                       : world->contacts.damping;
-  guint first, last;
-  const guint *order = cwb_contact_blocks_of (world->contact_blocks, &world->contacts,
-                                              world->bodies->len, which, body, &first, &last);
-  for (guint e = first; e < last; e++)
-    {
-      const CwbPointStiffness *block = &g_array_index (blocks, CwbPointStiffness, order[e]);
-      uint32_t other = block->geometry_b;
-      if (other == body || other >= world->bodies->len)
-        continue;
-      CwbWorldBody *c = body_at (world, other);
-      double dp[3];
-      cwb_mapping_j_point (c->mapping, c->mapping_self, world->q_detect + c->slot.q_offset,
-                           x + c->slot.v_offset, block->point_b, dp, world->scratch_r);
-      CwbPointWeight f = { .geometry = body, .point = block->point_a };
-      cwb_m3_mul_v3 (f.w, block->k, dp);
-      g_array_append_val (world->scratch_weights, f);
-    }
-}
-
 /* df = J^T (K J dq + B J dv) over the blocks from other bodies' points to `body`'s. */
 static void
 ctx_contact_coupling_apply (CwbStepContext *ctx, uint32_t body, const double *dq,
@@ -453,9 +438,9 @@ ctx_contact_coupling_apply (CwbStepContext *ctx, uint32_t body, const double *dq
   CwbWorldBody *b = body_at (world, body);
   memset (df, 0, b->slot.nv * sizeof (double));
   g_array_set_size (world->scratch_weights, 0);
-  gather_coupling (world, CWB_BLOCKS_STIFFNESS, body, dq);
+  gather_blocks (world, CWB_BLOCKS_STIFFNESS, body, dq, TRUE);
   if (dv != NULL && world->contacts.damping != NULL)
-    gather_coupling (world, CWB_BLOCKS_DAMPING, body, dv);
+    gather_blocks (world, CWB_BLOCKS_DAMPING, body, dv, TRUE);
   if (world->scratch_weights->len > 0)
     b->mapping->apply_jt (b->mapping_self, world->q_detect + b->slot.q_offset,
                           (const CwbPointWeight *) world->scratch_weights->data,
