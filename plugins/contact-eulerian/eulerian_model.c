@@ -24,8 +24,9 @@
  *
  * Automatic parameters are derived from the scene: the step from the smallest moving body's
  * size (once), the stiffness of a pair from its more mobile body's response over a step
- * (measured through the host's point_response) so that an explicit corrector stays stable,
- * and the damping time from the step (docs/plugins/eulerian.md). */
+ * (measured through the host's point_response) so that an explicit corrector stays stable
+ * or, where the solver integrates the forces implicitly, so that a contact carries the
+ * weight resting on it, and the damping time from the step (docs/plugins/eulerian.md). */
 #include <cwb/cwb.h>
 
 #include "density_grid.h"
@@ -49,6 +50,14 @@
  * displacement a newton makes at a vertex over one step (dt^2 / m for a particle). Explicit
  * integration of a spring is stable up to 4 on this scale; a smaller patch is softer. */
 #define STIFFNESS_SHARE 2.0
+/* Where the solver integrates the forces implicitly, stability no longer bounds the
+ * stiffness but the sink does: a contact carrying its load sinks by this share of the step
+ * (the transition is two steps deep). */
+#define LOAD_SINK 0.25
+/* A patch of area A pushed in by d carries LOAD_SPRING k A d / h: its points' forces
+ * k h^2 rho_bar |g| h summed across the two smooth steps (the slope squared integrates to
+ * 0.6 / h). */
+#define LOAD_SPRING 0.6
 /* The automatic margin of the constraint response at most this share of the grid step: the
  * densities measure a gap only where both bodies' transitions reach, up to two steps apart
  * for surfaces, and a narrower band keeps the measure where both gradients are steep. */
@@ -100,6 +109,17 @@ typedef enum Response {
   RESPONSE_CONSTRAINT = 2,
 } Response;
 
+/* What a geometry's automatic stiffness is sized by, measured once per attachment: taken
+ * anew at every detection, a deformable body's size (its bounding box) moved the stiffness
+ * as its nodes moved, a force no stiffness block accounts for. */
+typedef struct GeometryScale {
+  double mobility;  /* displacement per newton over a step at its first vertex; < 0 not
+                     * yet measured, 0 fixed */
+  double size;      /* its largest extent */
+  double area;      /* its volume^(2/3): the area a load on it spreads over */
+  double load;      /* the weight (N) of the moving bodies no lower than it, itself included */
+} GeometryScale;
+
 typedef struct Eulerian {
   double step_param;        /* 0: automatic */
   double margin_param;      /* < 0: automatic */
@@ -119,9 +139,7 @@ typedef struct Eulerian {
   CellConstraints *constraints;
   double step;              /* this detection's */
   BodyDensity *density[2];
-  GArray *size;             /* double per geometry: its size when its mobility was measured */
-  GArray *mobility;         /* double per geometry: displacement per newton over a step at
-                             * its first vertex; < 0 not yet measured, 0 fixed */
+  GArray *scales;           /* GeometryScale per geometry */
   GPtrArray *apexes;        /* GArray of uint32_t per geometry: its triangles' apexes
                              * (grid_point_map), kept from attachment to attachment */
   GArray *pairs;            /* PairContact */
@@ -142,7 +160,9 @@ static const CwbParamSpec eulerian_params[] = {
   { "stiffness", CWB_PARAM_DOUBLE, "Pa", "0", 0, 1e15, NULL,
     "k of the penalty energy 1/2 k V rho_bar^2 (Faure 2007 sec. 4.2). 0: automatic, per "
     "pair, from its more mobile body's response over a step, as stiff as an explicit step "
-    "allows" },
+    "allows; where the solver integrates the forces implicitly, at least stiff enough that "
+    "the contact carries the weight of the bodies above it sunk a quarter of the grid "
+    "step" },
   { "damping", CWB_PARAM_DOUBLE, "s", "-1", -1, 10, NULL,
     "beta of the damping force beta dF/dd v_rel (the penalty's stiffness along the density "
     "gradient times the bodies' relative velocity): a stiffness-proportional damping. "
@@ -200,8 +220,7 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   for (int s = 0; s < 2; s++)
     self->shares[s] = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->share_index = g_hash_table_new (NULL, NULL);
-  self->mobility = g_array_new (FALSE, FALSE, sizeof (double));
-  self->size = g_array_new (FALSE, FALSE, sizeof (double));
+  self->scales = g_array_new (FALSE, FALSE, sizeof (GeometryScale));
   self->apexes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   self->pairs = g_array_new (FALSE, FALSE, sizeof (PairContact));
   self->grid = g_array_new (FALSE, FALSE, sizeof (GridContact));
@@ -227,8 +246,7 @@ eulerian_destroy (void *data)
   for (int s = 0; s < 2; s++)
     g_array_unref (self->shares[s]);
   g_hash_table_unref (self->share_index);
-  g_array_unref (self->mobility);
-  g_array_unref (self->size);
+  g_array_unref (self->scales);
   g_ptr_array_unref (self->apexes);
   g_array_unref (self->pairs);
   g_array_unref (self->grid);
@@ -250,14 +268,13 @@ eulerian_params_changed (void *data, const CwbParamSet *params)
   self->step = 0;
 }
 
-/* Forgets every geometry's mobility (measure_mobility measures it again when needed). */
+/* Forgets every geometry's scales (measure_scales measures them again when needed). */
 static void
-forget_mobility (Eulerian *self, size_t n_geometries)
+forget_scales (Eulerian *self, size_t n_geometries)
 {
-  g_array_set_size (self->mobility, (guint) n_geometries);
-  g_array_set_size (self->size, (guint) n_geometries);
+  g_array_set_size (self->scales, (guint) n_geometries);
   for (size_t k = 0; k < n_geometries; k++)
-    g_array_index (self->mobility, double, k) = -1;
+    g_array_index (self->scales, GeometryScale, k).mobility = -1;
 }
 
 /* Closed triangle surfaces (a density needs an inside) and volume particles with their
@@ -282,7 +299,7 @@ eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
                                                        : "its geometry is of an unknown kind");
       return FALSE;
     }
-  forget_mobility (self, query->n_geometries);
+  forget_scales (self, query->n_geometries);
   g_ptr_array_set_size (self->apexes, 0);
   self->step = 0;
   return TRUE;
@@ -318,34 +335,89 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
   return isfinite (size) ? MAX (STEP_OF_SIZE * size, particle) : 1;
 }
 
-/* Every geometry's mobility: the displacement of its first vertex over one step per newton
- * pushed there (along z), measured for all of them in one point_response call the first
- * time it is needed; 0 for a fixed body. Without point_response (a host before ABI 1.1),
- * a body of 1 kg: h^2. With it the geometry's size, kept as the mobility is: taken anew at
- * every detection, a deformable body's size (its bounding box) moved the stiffness as
- * its nodes moved, a force no stiffness block accounts for. */
-static void
-measure_mobility (Eulerian *self, const CwbContactQuery *query)
+/* A geometry's volume: a closed surface's by the divergence theorem, particles' as balls. */
+static double
+geometry_volume (const CwbGeometry *g)
 {
-  double *mobility = (double *) self->mobility->data;
+  double volume = 0;
+  if (g->kind == CWB_GEOMETRY_PARTICLES)
+    {
+      for (size_t p = 0; p < g->n_points; p++)
+        volume += 4.0 / 3.0 * G_PI * g->radii[p] * g->radii[p] * g->radii[p];
+      return volume;
+    }
+  for (size_t t = 0; t < g->n_triangles; t++)
+    {
+      const double *x0 = g->positions + 3 * g->triangles[3 * t];
+      const double *x1 = g->positions + 3 * g->triangles[3 * t + 1];
+      const double *x2 = g->positions + 3 * g->triangles[3 * t + 2];
+      double cross[3];
+      cwb_v3_cross (cross, x1, x2);
+      volume += cwb_v3_dot (x0, cross) / 6;
+    }
+  return fabs (volume);
+}
+
+/* Each geometry's load: the weight of the moving bodies whose boxes' centres are no lower
+ * along gravity than its own, itself included: all that may rest on it (none without
+ * gravity or the bodies' masses, ABI 1.18). */
+static void
+measure_loads (Eulerian *self, const CwbContactQuery *query)
+{
+  GeometryScale *scale = (GeometryScale *) self->scales->data;
+  double weight = cwb_v3_norm (query->gravity);
+  gboolean masses = CWB_STRUCT_HAS (query, CwbContactQuery, body_mass)
+                    && query->body_mass != NULL && weight > 0;
+  g_autofree double *height = g_new0 (double, MAX (query->n_geometries, 1));
+  for (size_t k = 0; k < query->n_geometries; k++)
+    {
+      double lo[3], hi[3], centre[3];
+      cwb_geometry_bounds (&query->geometries[k], lo, hi);
+      for (int c = 0; c < 3; c++)
+        centre[c] = 0.5 * (lo[c] + hi[c]);
+      height[k] = masses ? -cwb_v3_dot (centre, query->gravity) / weight : 0;
+    }
+  for (size_t k = 0; k < query->n_geometries; k++)
+    {
+      scale[k].load = 0;
+      for (size_t j = 0; masses && j < query->n_geometries; j++)
+        {
+          const CwbGeometry *g = &query->geometries[j];
+          if (height[j] >= height[k] && g->body < query->n_bodies
+              && !cwb_contact_query_geometry_fixed (query, g))
+            scale[k].load += query->body_mass[g->body] * weight;
+        }
+    }
+}
+
+/* Every geometry's scales (GeometryScale), measured the first time they are needed, the
+ * mobilities for all of them in one point_response call: the displacement of its first
+ * vertex over one step per newton pushed there (along z), 0 for a fixed body; without
+ * point_response (a host before ABI 1.1), a body of 1 kg: h^2. */
+static void
+measure_scales (Eulerian *self, const CwbContactQuery *query)
+{
+  GeometryScale *scale = (GeometryScale *) self->scales->data;
   gboolean missing = FALSE;
   for (size_t k = 0; k < query->n_geometries; k++)
-    missing |= mobility[k] < 0;
+    missing |= scale[k].mobility < 0;
   if (!missing)
     return;
+  measure_loads (self, query);
   gboolean response = CWB_STRUCT_HAS (query, CwbContactQuery, point_response)
                       && query->point_response != NULL;
   g_autoptr (GArray) probe = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   for (size_t k = 0; k < query->n_geometries; k++)
     {
       const CwbGeometry *g = &query->geometries[k];
-      if (mobility[k] >= 0)
+      if (scale[k].mobility >= 0)
         continue;
-      g_array_index (self->size, double, k) = cwb_geometry_size (g);
+      scale[k].size = cwb_geometry_size (g);
+      scale[k].area = pow (geometry_volume (g), 2.0 / 3.0);
       if (cwb_contact_query_geometry_fixed (query, g) || g->n_points == 0)
-        mobility[k] = 0;
+        scale[k].mobility = 0;
       else if (!response)
-        mobility[k] = query->h * query->h;
+        scale[k].mobility = query->h * query->h;
       else
         {
           CwbPointWeight p = { .geometry = (uint32_t) k, .point = 0, .w = { 0, 0, 1 } };
@@ -358,22 +430,43 @@ measure_mobility (Eulerian *self, const CwbContactQuery *query)
   const CwbPointWeight *p = (const CwbPointWeight *) probe->data;
   query->point_response (query->host_data, p, probe->len, p, probe->len, dp);
   for (guint n = 0; n < probe->len; n++)
-    mobility[p[n].geometry] = MAX (dp[3 * n + 2], 0);
+    scale[p[n].geometry].mobility = MAX (dp[3 * n + 2], 0);
+}
+
+/* The stiffness that lets a pair's contact carry what rests on it, sunk LOAD_SINK of a
+ * step: the load of its upper moving geometry on a patch of the smaller area A, a spring of
+ * LOAD_SPRING k A / h. 0 without a load. */
+static double
+load_stiffness (const GeometryScale *sa, const GeometryScale *sb)
+{
+  /* The upper geometry carries the lesser load (the bodies at or above it); a fixed one
+   * carries none. */
+  double load = sa->mobility > 0 && sb->mobility > 0 ? MIN (sa->load, sb->load)
+                : sa->mobility > 0                   ? sa->load
+                                                     : sb->load;
+  double area = MIN (sa->area, sb->area);
+  if (!(load > 0) || !(area > 0))
+    return 0;
+  return load / (LOAD_SPRING * LOAD_SINK * area);
 }
 
 /* The pair's k: the parameter, or the stiffness that makes a patch of its more mobile
- * geometry's size squared move it by STIFFNESS_SHARE of the force over a step. */
+ * geometry's size squared move it by STIFFNESS_SHARE of the force over a step; where the
+ * solver integrates the forces implicitly (ABI 1.18), at least the one that carries the
+ * pair's load (load_stiffness). */
 static double
 pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t b)
 {
   if (self->stiffness_param > 0)
     return self->stiffness_param;
-  const double *mobility = (const double *) self->mobility->data;
-  uint32_t m = mobility[a] >= mobility[b] ? a : b;
-  double size = g_array_index (self->size, double, m);
-  if (!(mobility[m] > 0) || !(size > 0))
+  const GeometryScale *scale = (const GeometryScale *) self->scales->data;
+  const GeometryScale *m = scale[a].mobility >= scale[b].mobility ? &scale[a] : &scale[b];
+  if (!(m->mobility > 0) || !(m->size > 0))
     return 0;
-  return STIFFNESS_SHARE * self->step / (size * size * mobility[m]);
+  double stiffness = STIFFNESS_SHARE * self->step / (m->size * m->size * m->mobility);
+  if (CWB_STRUCT_HAS (query, CwbContactQuery, forces_implicit) && query->forces_implicit)
+    stiffness = MAX (stiffness, load_stiffness (&scale[a], &scale[b]));
+  return stiffness;
 }
 
 /* Geometry k's triangle apexes (grid_point_map), kept across detections. */
@@ -1000,9 +1093,9 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
    * costs a deformable body a factorisation). */
   if (!self->rows)
     {
-      if (self->mobility->len != query->n_geometries)
-        forget_mobility (self, query->n_geometries);
-      measure_mobility (self, query);
+      if (self->scales->len != query->n_geometries)
+        forget_scales (self, query->n_geometries);
+      measure_scales (self, query);
     }
   gboolean velocity_pass = query->pass == CWB_CONTACT_PASS_VELOCITY;
   if (velocity_pass)

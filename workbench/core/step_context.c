@@ -98,6 +98,8 @@ cwb_world_contact_query (CwbWorld *world, CwbContactPass pass)
     .body_fixed = world->body_fixed,
     .gravity = { world->gravity[0], world->gravity[1], world->gravity[2] },
     .solves = cwb_world_solver_solves (world),
+    .forces_implicit = cwb_world_solver_forces_implicit (world),
+    .body_mass = world->body_mass,
   };
 }
 

@@ -339,6 +339,16 @@ cwb_world_solver_solves (const CwbWorld *world)
   return world->solver.desc != NULL ? solver_solves (world->solver.desc) : 0;
 }
 
+gboolean
+cwb_world_solver_forces_implicit (const CwbWorld *world)
+{
+  if (world->solver.desc == NULL)
+    return FALSE;
+  const CwbSolverVTable *vt = world->solver.desc->vtable;
+  return CWB_STRUCT_HAS (vt, CwbSolverVTable, contact_forces_implicit)
+         && vt->contact_forces_implicit != NULL && vt->contact_forces_implicit (world->solver.self);
+}
+
 static void
 append_outputs (GString *out, uint32_t bits)
 {
@@ -615,6 +625,7 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
 
   world->slots = g_new0 (CwbBodySlot, MAX (n, 1));
   world->body_fixed = g_new0 (gboolean, MAX (n, 1));
+  world->body_mass = g_new0 (double, MAX (n, 1));
   world->q = g_new0 (double, MAX (world->nq, 1));
   world->v = g_new0 (double, MAX (world->nv, 1));
   world->q_prev = g_new0 (double, MAX (world->nq, 1));
@@ -627,6 +638,9 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
       world->body_fixed[i] = b->slot.fixed;
       b->model->init_state (b->model_self, world->q + b->slot.q_offset,
                             world->v + b->slot.v_offset);
+      CwbBodySummary summary = { .struct_size = sizeof summary };
+      cwb_world_body_summary (world, i, &summary);
+      world->body_mass[i] = summary.mass;
     }
   memcpy (world->q_detect, world->q, world->nq * sizeof (double));
 
@@ -729,6 +743,7 @@ cwb_world_free (CwbWorld *world)
   g_free (world->geometries);
   g_free (world->friction);
   g_free (world->body_fixed);
+  g_free (world->body_mass);
   g_free (world->slots);
   g_free (world->q);
   g_free (world->v);

@@ -65,6 +65,7 @@ struct CwbWorld {
   CwbBodySlot *slots;           /* n_bodies, mirrors bodies[i].slot for the step context */
   double *friction;             /* per body, for contact queries */
   gboolean *body_fixed;         /* per body, for contact queries (slots[i].fixed) */
+  double *body_mass;            /* per body, kg, for contact queries */
   size_t nq, nv;
   double *q, *v;
   double *q_prev, *v_prev;      /* state before the current step, restored on failure */
@@ -149,6 +150,9 @@ CwbContactQuery cwb_world_contact_query (CwbWorld *world, CwbContactPass pass);
 /* What the world's solver solves (CwbContactOutput bits), 0 without a solver or when it does
  * not say. */
 uint32_t cwb_world_solver_solves (const CwbWorld *world);
+/* Whether the world's solver integrates contact forces implicitly (FALSE when it does not
+ * say or no solver is attached). */
+gboolean cwb_world_solver_forces_implicit (const CwbWorld *world);
 
 /* point_response.c: CwbContactQuery.point_response (host_data is the world). */
 void cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t n_forces,

@@ -354,6 +354,13 @@ pc_params_changed (void *data, const CwbParamSet *params)
   self->coupling_sweeps = (int) cwb_param_int (params, "coupling_sweeps", 50);
 }
 
+static gboolean
+pc_contact_forces_implicit (void *data)
+{
+  const PredictorCorrector *self = data;
+  return self->implicit_contacts;
+}
+
 static const CwbSolverVTable pc_vtable = {
   .struct_size = sizeof (CwbSolverVTable),
   .create = pc_create,
@@ -363,6 +370,7 @@ static const CwbSolverVTable pc_vtable = {
   .solves = CWB_CONTACT_OUTPUT_FORCES,
   .stages = pc_stages,
   .n_stages = G_N_ELEMENTS (pc_stages),
+  .contact_forces_implicit = pc_contact_forces_implicit,
 };
 
 static const CwbPluginDesc pc_desc = {

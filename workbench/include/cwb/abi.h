@@ -38,8 +38,10 @@ G_BEGIN_DECLS
  * 1.15: CwbContactSet.damping, CwbStepContext.contact_damping_apply and
  *       free_motion_damped.
  * 1.16: CwbInspectCell with body_b CWB_NO_BODY: a coarse cell one body alone is in.
- * 1.17: CwbStepContext.contact_coupling_apply. */
-#define CWB_ABI_MINOR 17
+ * 1.17: CwbStepContext.contact_coupling_apply.
+ * 1.18: CwbSolverVTable.contact_forces_implicit, CwbContactQuery.forces_implicit and
+ *       body_mass. */
+#define CWB_ABI_MINOR 18
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -58,6 +58,14 @@ typedef struct CwbContactQuery {
    * when it does not say or no solver is attached), for a model that can return either
    * constraint rows or penalty forces and follows the solver when left to choose. */
   uint32_t solves;
+
+  /* ABI 1.18 (check struct_size): whether the world's solver integrates the set's forces
+   * implicitly, with their stiffness and damping (CwbSolverVTable.contact_forces_implicit),
+   * so that a force-based model may size an automatic stiffness by the load a contact
+   * carries rather than by an explicit step's stability; and per body its mass (kg), from
+   * which that load follows. */
+  gboolean forces_implicit;
+  const double *body_mass;
 } CwbContactQuery;
 
 /* Whether a geometry's body never moves (the query's body_fixed, ABI 1.4; FALSE from an

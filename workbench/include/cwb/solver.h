@@ -199,6 +199,12 @@ typedef struct CwbSolverVTable {
    * solver reports each through CwbStepContext.stage_done. NULL, 0: none declared. */
   const CwbSolverStage *stages;
   size_t n_stages;
+
+  /* ABI 1.18 (check struct_size): whether, with its present parameters, the solver
+   * integrates contact forces implicitly through contact_stiffness_apply (and
+   * contact_damping_apply); the host hands it to contact models as
+   * CwbContactQuery.forces_implicit. NULL: the forces act explicitly. */
+  gboolean (*contact_forces_implicit) (void *self);
 } CwbSolverVTable;
 
 G_END_DECLS
