@@ -83,6 +83,8 @@ typedef struct PairContact {
   double friction[3];   /* the friction force on a */
   gboolean slips;
   double friction_damping;   /* d F_t / d v_t while it sticks: h k_t + c_t (0 slipping) */
+  double twist_damping;      /* d T / d spin while the twist sticks: h k_theta + c_theta */
+  double polar;              /* J = sum lambda |d|^2 over its points' levers */
   double center[3];     /* where it acts: the points weighted by their force */
   double weight;
   double deepest;       /* the largest depth 2 rho_bar / |g| of its points (m) */
@@ -101,6 +103,10 @@ typedef struct GridContact {
   double gradient[3];   /* g = grad rho_a - grad rho_b */
   double velocity[3];   /* v_a - v_b at the point */
   double spring;        /* k V / 4 |g|^2: the point's stiffness along g */
+  double position[3];
+  double arm[3];        /* n x d / J, d its lever about the pair's centre in the tangent
+                         * plane, J = sum lambda |d|^2: its share of a torque T is
+                         * lambda T arm, and the pair's spin sum lambda arm . v_rel */
 } GridContact;
 
 typedef enum Response {
@@ -135,6 +141,7 @@ typedef struct Eulerian {
   GArray *present;          /* guint8 per point: where a pair's first body is, scratch */
   GArray *cells;            /* CwbInspectCell: the root level, refined or one body's */
   GArray *shares[2];        /* CwbPointWeight per side: the friction's shares, scratch */
+  GArray *twists[2];        /* double[3] per share: the points' twist coefficients, scratch */
   GHashTable *share_index;  /* point + 1 -> its index + 1 in shares, scratch */
   CellConstraints *constraints;
   double step;              /* this detection's */
@@ -218,7 +225,10 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->present = g_array_new (FALSE, FALSE, sizeof (guint8));
   self->cells = g_array_new (FALSE, FALSE, sizeof (CwbInspectCell));
   for (int s = 0; s < 2; s++)
-    self->shares[s] = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+    {
+      self->shares[s] = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+      self->twists[s] = g_array_new (FALSE, FALSE, 3 * sizeof (double));
+    }
   self->share_index = g_hash_table_new (NULL, NULL);
   self->scales = g_array_new (FALSE, FALSE, sizeof (GeometryScale));
   self->apexes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
@@ -244,7 +254,10 @@ eulerian_destroy (void *data)
   g_array_unref (self->present);
   g_array_unref (self->cells);
   for (int s = 0; s < 2; s++)
-    g_array_unref (self->shares[s]);
+    {
+      g_array_unref (self->shares[s]);
+      g_array_unref (self->twists[s]);
+    }
   g_hash_table_unref (self->share_index);
   g_array_unref (self->scales);
   g_ptr_array_unref (self->apexes);
@@ -572,7 +585,7 @@ add_point_forces (Eulerian *self, const uint32_t geometry[2], const GridPoint mo
  * velocity is sum_y s_y w_y v_y over both sides' points, so the normal damping s_x w_x F on
  * point x changes by -s_x s_y w_x w_y c g g^T dv_y. With `local_friction`
  * (add_pair_friction_damping's fallback) also the friction's part within the grid point,
- * -s_x s_y w_x w_y lambda (h k_t + c_t) P. The blocks within one body are symmetric and
+ * -s_x s_y w_x w_y lambda (h k_t + c_t) P, and the twist's. The blocks within one body are symmetric and
  * negative semi-definite, as conjugate gradients need (the host hands each body its own);
  * those between the two bodies, when both move, couple their implicit steps (ABI 1.17,
  * contact_coupling_apply), without which the damping would not act equally on both. */
@@ -584,11 +597,18 @@ add_point_damping (Eulerian *self, const CwbContactQuery *query, const uint32_t 
   const GridPoint *moves = contact->moves;
   const double *g = contact->gradient, *n = pair->normal;
   double tangential = local_friction ? contact->share * pair->friction_damping : 0;
+  /* The twist's part within the point, along its arm's direction e: lambda D / J e e^T,
+   * the exact one under a rigid spin. */
+  double arm = cwb_v3_norm (contact->arm);
+  double turning = local_friction && arm > 0 && pair->polar > 0
+                     ? contact->share * pair->twist_damping / (pair->polar * arm * arm)
+                     : 0;
   double k[9];
   for (int r = 0; r < 3; r++)
     for (int c = 0; c < 3; c++)
       k[3 * r + c] = contact->dashpot * g[r] * g[c]
-                     + tangential * ((r == c) - n[r] * n[c]);
+                     + tangential * ((r == c) - n[r] * n[c])
+                     + turning * contact->arm[r] * contact->arm[c];
   gboolean moving[2];
   for (int s = 0; s < 2; s++)
     moving[s] = !cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]);
@@ -613,12 +633,16 @@ add_point_damping (Eulerian *self, const CwbContactQuery *query, const uint32_t 
 }
 
 /* Side s's share a_x = sum_k lambda_k w_kx of the pair's contact at each of its points
- * (CwbPointWeight: the point, a_x in w[0]), over the pair's grid points. */
+ * (CwbPointWeight: the point, a_x in w[0]) and its twist coefficient
+ * t_x = sum_k lambda_k w_kx arm_k (3 doubles a point in `twists`), over the pair's grid
+ * points. */
 static void
-side_shares (Eulerian *self, uint32_t geometry, int s, GArray *shares, GHashTable *index)
+side_shares (Eulerian *self, uint32_t geometry, int s, GArray *shares, GArray *twists,
+             GHashTable *index)
 {
   const GridContact *grid = (const GridContact *) self->grid->data;
   g_array_set_size (shares, 0);
+  g_array_set_size (twists, 0);
   g_hash_table_remove_all (index);
   for (guint k = 0; k < self->grid->len; k++)
     for (int m = 0; m < GRID_POINT_TERMS; m++)
@@ -631,11 +655,15 @@ side_shares (Eulerian *self, uint32_t geometry, int s, GArray *shares, GHashTabl
         if (found == NULL)
           {
             CwbPointWeight share = { .geometry = geometry, .point = grid[k].moves[s].point[m] };
+            double none[3] = { 0, 0, 0 };
             g_array_append_val (shares, share);
+            g_array_append_vals (twists, none, 1);
             found = GUINT_TO_POINTER (shares->len);
             g_hash_table_insert (index, key, found);
           }
-        g_array_index (shares, CwbPointWeight, GPOINTER_TO_UINT (found) - 1).w[0] += w;
+        guint at = GPOINTER_TO_UINT (found) - 1;
+        g_array_index (shares, CwbPointWeight, at).w[0] += w;
+        cwb_v3_axpy ((double *) twists->data + 3 * at, w, grid[k].arm);
       }
 }
 
@@ -644,7 +672,9 @@ side_shares (Eulerian *self, uint32_t geometry, int s, GArray *shares, GHashTabl
  * between two points x, y it is -s_x s_y a_x a_y (h k_t + c_t) P (between the two bodies
  * only when both move), with a_x =
  * sum_k lambda_k w_kx the point's share of the pair's contact and P the tangent plane's
- * projector (symmetric, negative semi-definite, of rank 2 over the side). A side carrying
+ * projector (symmetric, negative semi-definite, of rank 2 over the side); the twist's
+ * likewise, -s_x s_y (h k_theta + c_theta) t_x t_y^T with t_x the points' twist
+ * coefficients (side_shares), of rank 1. A side carrying
  * the pair at more than FRICTION_BLOCK_POINTS points (a body of particles) would need their
  * square of blocks: FALSE, and the caller hands over each grid point's own part instead,
  * which equals the exact one when the side's points move alike (a rigid body's translation)
@@ -653,7 +683,7 @@ static gboolean
 add_pair_friction_damping (Eulerian *self, const CwbContactQuery *query,
                            const uint32_t geometry[2], const PairContact *pair)
 {
-  if (!(pair->friction_damping > 0))
+  if (!(pair->friction_damping > 0) && !(pair->twist_damping > 0))
     return TRUE;
   gboolean moving[2];
   for (int s = 0; s < 2; s++)
@@ -673,15 +703,18 @@ add_pair_friction_damping (Eulerian *self, const CwbContactQuery *query,
         for (guint x = 0; x < n_a; x++)
           for (guint y = 0; y < self->shares[sy]->len; y++)
             {
-              double scale = (sx == sy ? -1 : 1) * pair->friction_damping * a[x].w[0]
-                             * b[y].w[0];
+              double sign = sx == sy ? -1 : 1;
+              double scale = sign * pair->friction_damping * a[x].w[0] * b[y].w[0];
+              const double *ta = (const double *) self->twists[sx]->data + 3 * x;
+              const double *tb = (const double *) self->twists[sy]->data + 3 * y;
               CwbPointStiffness block = {
                 .geometry_a = geometry[sx], .point_a = a[x].point,
                 .geometry_b = geometry[sy], .point_b = b[y].point,
               };
               for (int r = 0; r < 3; r++)
                 for (int c = 0; c < 3; c++)
-                  block.k[3 * r + c] = scale * ((r == c) - n[r] * n[c]);
+                  block.k[3 * r + c] = scale * ((r == c) - n[r] * n[c])
+                                       + sign * pair->twist_damping * ta[r] * tb[c];
               g_array_append_val (self->damping, block);
             }
       }
@@ -757,10 +790,43 @@ add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const CwbGeomet
 }
 
 
+/* The twist's lever arms (GridContact.arm) about the pair's centre c in the tangent plane of
+ * its normal n, by the points' shares lambda (set): into `twist`, the pair's spin
+ * sum lambda arm . v_rel and its mean lever arm R = sum lambda |d|; returns J =
+ * sum lambda |d|^2 (0: a single point, no twist). */
+static double
+twist_arms (GridContact *grid, guint n, const double normal[3], const double center[3],
+            PairTwist *twist)
+{
+  double polar = 0;
+  twist->spin = twist->radius = 0;
+  for (guint k = 0; k < n; k++)
+    {
+      double d[3];
+      cwb_v3_sub (d, grid[k].position, center);
+      cwb_v3_axpy (d, -cwb_v3_dot (d, normal), normal);
+      cwb_v3_cross (grid[k].arm, normal, d);
+      double lever = cwb_v3_norm (d);
+      polar += grid[k].share * lever * lever;
+      twist->radius += grid[k].share * lever;
+    }
+  for (guint k = 0; k < n; k++)
+    {
+      if (polar > 0)
+        cwb_v3_scale (grid[k].arm, grid[k].arm, 1 / polar);
+      else
+        grid[k].arm[0] = grid[k].arm[1] = grid[k].arm[2] = 0;
+      twist->spin += grid[k].share * cwb_v3_dot (grid[k].arm, grid[k].velocity);
+    }
+  return polar;
+}
+
 /* The pair's friction (pair_friction.h) from its grid points: normal along the resultant of
  * their forces, the relative velocity their load-weighted mean, the tangential spring as
  * stiff as the points' springs along their gradients together, and its dashpot beta times
- * that; then each point takes a share of it in proportion to its normal force. */
+ * that; its twist about the normal with the same spring spread over the points' levers
+ * (k_theta = k_t J); then each point takes a share of the force in proportion to its normal
+ * force, and of the torque T by its arm. */
 static void
 add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pair,
                    double beta)
@@ -784,20 +850,27 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   pair->normal_force = normal_force;
   if (!(pair->mu > 0) || query->pass != CWB_CONTACT_PASS_VELOCITY)
     return;
+  for (guint k = 0; k < n; k++)
+    grid[k].share = cwb_v3_norm (grid[k].force) / load;
   guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
   double tangent_spring = TANGENT_SHARE * spring;
+  PairTwist twist = { 0 };
+  pair->polar = twist_arms (grid, n, pair->normal, pair->center, &twist);
+  twist.stiffness = tangent_spring * pair->polar;
+  twist.damping = beta * twist.stiffness;
   pair->slips = pair_friction_force (self->friction, id, query->geometries, query->n_geometries,
                                      pair->normal, normal_force, pair->mu, velocity,
                                      tangent_spring, beta * tangent_spring, query->h,
-                                     pair->friction);
+                                     pair->friction, &twist);
   /* Sticking, F_t = -k_t u - c_t v_t with u grown by the anchors' motion, h v_t over a
-   * step: its velocity derivative. Slipping, its size is mu F_n whatever the velocity:
-   * none is handed over. */
+   * step: its velocity derivative; the twist's likewise. Slipping, the size is the bound
+   * whatever the velocity: none is handed over. */
   pair->friction_damping = pair->slips ? 0 : (query->h + beta) * tangent_spring;
+  pair->twist_damping = twist.slips ? 0 : (query->h + beta) * twist.stiffness;
   for (guint k = 0; k < n; k++)
     {
-      grid[k].share = cwb_v3_norm (grid[k].force) / load;
       cwb_v3_axpy (grid[k].force, grid[k].share, pair->friction);
+      cwb_v3_axpy (grid[k].force, grid[k].share * twist.torque, grid[k].arm);
     }
   /* Each moving side's points by their shares of the pair: the spring's anchors for the
    * next detection, and the blocks of its velocity derivative. */
@@ -805,12 +878,14 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   for (int s = 0; s < 2; s++)
     {
       g_array_set_size (self->shares[s], 0);
+      g_array_set_size (self->twists[s], 0);
       if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
         continue;
-      side_shares (self, geometry[s], s, self->shares[s], self->share_index);
+      side_shares (self, geometry[s], s, self->shares[s], self->twists[s], self->share_index);
       pair_friction_anchor (self->friction, query->geometries,
                             (const CwbPointWeight *) self->shares[s]->data,
-                            self->shares[s]->len, s == 0 ? 1 : -1);
+                            (const double *) self->twists[s]->data, self->shares[s]->len,
+                            s == 0 ? 1 : -1);
     }
 }
 
@@ -1038,6 +1113,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           contact.spring = 0.25 * kv * cwb_v3_dot (gradient, gradient);
           contact.dashpot = 0.25 * kv * beta;
           cwb_v3_copy (contact.gradient, gradient);
+          cwb_v3_copy (contact.position, r);
           cwb_v3_axpy (contact.force, -contact.dashpot * cwb_v3_dot (gradient, contact.velocity),
                        gradient);
           g_array_append_val (self->grid, contact);

@@ -6,6 +6,7 @@
 typedef struct PairSpring {
   guint64 id;
   double u[3];
+  double twist;                      /* the spring's turn about the normal, rad */
   guint32 first_anchor, n_anchors;   /* its anchors in the same detection's anchor array */
 } PairSpring;
 
@@ -14,10 +15,11 @@ typedef struct PairSpring {
 typedef struct PairAnchor {
   guint32 geometry, point;
   double share;          /* the point's signed share of the pair's velocity */
+  double twist[3];       /* its signed coefficient of the pair's spin about the normal */
   double position[3];
 } PairAnchor;
 
-#define SAVED_MAGIC 0x45554651u   /* "EUFQ": springs and their anchors */
+#define SAVED_MAGIC 0x45554652u   /* "EUFR": springs (with their twist) and anchors */
 
 struct PairFriction {
   GArray *last, *last_anchors;   /* PairSpring, PairAnchor: the last detection's */
@@ -92,12 +94,14 @@ keep_tangential (double v[3], const double normal[3])
 }
 
 /* How far the spring's anchors moved since they were stored, the signed shares' sum of
- * their points' displacements; FALSE when a point is no longer there (the scene changed). */
+ * their points' displacements, and how far they turned about the normal, their twist
+ * coefficients' sum; FALSE when a point is no longer there (the scene changed). */
 static gboolean
 anchors_moved (const PairFriction *f, const PairSpring *spring, const CwbGeometry *geometries,
-               size_t n_geometries, double moved[3])
+               size_t n_geometries, double moved[3], double *turned)
 {
   moved[0] = moved[1] = moved[2] = 0;
+  *turned = 0;
   for (guint32 k = 0; k < spring->n_anchors; k++)
     {
       const PairAnchor *anchor = &g_array_index (f->last_anchors, PairAnchor,
@@ -107,26 +111,48 @@ anchors_moved (const PairFriction *f, const PairSpring *spring, const CwbGeometr
         return FALSE;
       const double *p = geometries[anchor->geometry].positions + 3 * (size_t) anchor->point;
       for (int c = 0; c < 3; c++)
-        moved[c] += anchor->share * (p[c] - anchor->position[c]);
+        {
+          moved[c] += anchor->share * (p[c] - anchor->position[c]);
+          *turned += anchor->twist[c] * (p[c] - anchor->position[c]);
+        }
     }
   return TRUE;
+}
+
+/* The twist's torque, T = -k theta - c spin, bounded by mu F_n R: on the bound the spring
+ * holds what the dashpot does not give. TRUE when it slips. */
+static gboolean
+twist_torque (PairSpring *spring, PairTwist *twist, double mu, double normal_force)
+{
+  twist->torque = -twist->stiffness * spring->twist - twist->damping * twist->spin;
+  double bound = mu * MAX (normal_force, 0) * twist->radius;
+  twist->slips = fabs (twist->torque) > bound;
+  if (twist->slips)
+    {
+      twist->torque = copysign (bound, twist->torque);
+      spring->twist = twist->stiffness > 0
+                        ? -(twist->torque + twist->damping * twist->spin) / twist->stiffness
+                        : 0;
+    }
+  return twist->slips;
 }
 
 gboolean
 pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
                      size_t n_geometries, const double normal[3], double normal_force,
                      double mu, const double velocity[3], double stiffness, double damping,
-                     double h, double force[3])
+                     double h, double force[3], PairTwist *twist)
 {
   PairSpring spring = { .id = id, .first_anchor = f->next_anchors->len };
   gint64 key = (gint64) id;
   guint at = GPOINTER_TO_UINT (g_hash_table_lookup (f->index, &key));
-  double vt[3], moved[3];
+  double vt[3], moved[3], turned;
   cwb_v3_copy (vt, velocity);
   keep_tangential (vt, normal);
   const PairSpring *last = at > 0 ? &g_array_index (f->last, PairSpring, at - 1) : NULL;
-  if (last != NULL && anchors_moved (f, last, geometries, n_geometries, moved))
+  if (last != NULL && anchors_moved (f, last, geometries, n_geometries, moved, &turned))
     {
+      spring.twist = last->twist + turned;
       /* The last displacement, turned into this tangent plane with its length kept, and
        * the anchors' tangential motion since. */
       double length = cwb_v3_norm (last->u);
@@ -139,7 +165,11 @@ pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
       cwb_v3_add (spring.u, spring.u, moved);
     }
   else
-    cwb_v3_scale (spring.u, vt, h);   /* a new contact: this step's slip */
+    {
+      cwb_v3_scale (spring.u, vt, h);   /* a new contact: this step's slip and turn */
+      spring.twist = h * twist->spin;
+    }
+  twist_torque (&spring, twist, mu, normal_force);
   for (int c = 0; c < 3; c++)
     force[c] = -stiffness * spring.u[c] - damping * vt[c];
   double magnitude = cwb_v3_norm (force), bound = mu * MAX (normal_force, 0);
@@ -158,7 +188,8 @@ pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
 
 void
 pair_friction_anchor (PairFriction *f, const CwbGeometry *geometries,
-                      const CwbPointWeight *shares, size_t n_shares, double sign)
+                      const CwbPointWeight *shares, const double *twists, size_t n_shares,
+                      double sign)
 {
   g_return_if_fail (f->next->len > 0);
   PairSpring *spring = &g_array_index (f->next, PairSpring, f->next->len - 1);
@@ -167,6 +198,7 @@ pair_friction_anchor (PairFriction *f, const CwbGeometry *geometries,
       const CwbPointWeight *share = &shares[k];
       PairAnchor anchor = { .geometry = share->geometry, .point = share->point,
                             .share = sign * share->w[0] };
+      cwb_v3_scale (anchor.twist, twists + 3 * k, sign);
       cwb_v3_copy (anchor.position,
                    geometries[share->geometry].positions + 3 * (size_t) share->point);
       g_array_append_val (f->next_anchors, anchor);

@@ -16,9 +16,14 @@
  * then cancels; grown by those, u crept at rest wherever the free motion has a tangential
  * part (an FEM block's bottom spreading under its weight) and rang the body on its spring.
  * The spring is what makes static friction: a tangential load below mu F_n is held by a
- * displacement of F / k_t, not by a creep at the speed a dashpot alone would allow. The
- * memory (u per pair, by its identity, with its anchors) lasts while the pair is in
- * contact. */
+ * displacement of F / k_t, not by a creep at the speed a dashpot alone would allow.
+ * A force at the contact's centre resists no turn about the normal, so the pair also has a
+ * twist, the same spring and dashpot about the normal (a torsional Cundall-Strack
+ * contact): theta grows by the anchors' turn (their twist coefficients, the spin's per
+ * point velocity), T = -k_theta theta - c_theta spin, bounded by mu F_n R, R the contact's
+ * mean lever arm (Coulomb's torsional limit for a pressure spread over the patch: 2/3 mu
+ * F_n a on a disc of radius a). The memory (u and theta per pair, by its identity, with its
+ * anchors) lasts while the pair is in contact. */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -35,20 +40,32 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (PairFriction, pair_friction_free)
 void pair_friction_begin (PairFriction *friction);
 void pair_friction_end (PairFriction *friction);
 
-/* One pair's friction force on body a (F_t, opposite on b); TRUE when it slips (on the
- * cone). `geometries` the query's (the anchors' points now), `normal` unit from b towards
- * a, `normal_force` >= 0, `velocity` v_a - v_b at the contact, `stiffness` k_t (N/m),
- * `damping` c_t (N s/m), `h` the step. */
+/* The pair's twist about its normal: in, the relative spin of a against b about the normal
+ * (rad/s), the spring k_theta (N m/rad), the dashpot c_theta (N m s/rad) and the mean lever
+ * arm R (m); out, the torque on a about the normal (opposite on b) and whether it slips. */
+typedef struct PairTwist {
+  double spin, stiffness, damping, radius;
+  double torque;
+  gboolean slips;
+} PairTwist;
+
+/* One pair's friction force on body a (F_t, opposite on b) and its twist (`twist`); TRUE
+ * when the force slips (on the cone). `geometries` the query's (the anchors' points now),
+ * `normal` unit from b towards a, `normal_force` >= 0, `velocity` v_a - v_b at the contact,
+ * `stiffness` k_t (N/m), `damping` c_t (N s/m), `h` the step. */
 gboolean pair_friction_force (PairFriction *friction, guint64 id, const CwbGeometry *geometries,
                               size_t n_geometries, const double normal[3],
                               double normal_force, double mu, const double velocity[3],
-                              double stiffness, double damping, double h, double force[3]);
+                              double stiffness, double damping, double h, double force[3],
+                              PairTwist *twist);
 
 /* The anchors of the pair just given to pair_friction_force: one side's points with their
- * shares of the pair's velocity (w[0]), `sign` +1 for body a's side, -1 for b's. A side
+ * shares of the pair's velocity (w[0]) and their twist coefficients (3 a point: the pair's
+ * spin is sum_x t_x . v_x over both sides), `sign` +1 for body a's side, -1 for b's. A side
  * that does not move needs none. */
 void pair_friction_anchor (PairFriction *friction, const CwbGeometry *geometries,
-                           const CwbPointWeight *shares, size_t n_shares, double sign);
+                           const CwbPointWeight *shares, const double *twists,
+                           size_t n_shares, double sign);
 
 /* The memory as bytes for the host's history (the model's save_state), and back. */
 GBytes *pair_friction_save (const PairFriction *friction);
