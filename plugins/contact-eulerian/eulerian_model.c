@@ -100,6 +100,7 @@ typedef struct GridContact {
   double push;          /* k V rho_bar / 2: dF = push d(grad rho_a - grad rho_b) */
   double dashpot;       /* c: the damping force -c (g . v_rel) g */
   double share;         /* lambda: its share of the pair's load (the friction's weight) */
+  double elastic[3];    /* eq. 2's force on a, without the damping */
   double gradient[3];   /* g = grad rho_a - grad rho_b */
   double velocity[3];   /* v_a - v_b at the point */
   double spring;        /* k V / 4 |g|^2: the point's stiffness along g */
@@ -822,7 +823,10 @@ twist_arms (GridContact *grid, guint n, const double normal[3], const double cen
 }
 
 /* The pair's friction (pair_friction.h) from its grid points: normal along the resultant of
- * their forces, the relative velocity their load-weighted mean, the tangential spring as
+ * their eq. 2 forces (with the damping's, the friction's plane would turn with the velocity,
+ * a dependence none of its blocks carries: a box resting at 1e6 Pa implicitly rang on it
+ * with a period of two steps), bounded by the whole forces along it, the relative velocity
+ * their load-weighted mean, the tangential spring as
  * stiff as the points' springs along their gradients together, and its dashpot beta times
  * that; its twist about the normal with the same spring spread over the points' levers
  * (k_theta = k_t J); then each point takes a share of the force in proportion to its normal
@@ -833,19 +837,24 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
 {
   GridContact *grid = (GridContact *) self->grid->data;
   guint n = self->grid->len;
-  double resultant[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 }, load = 0, spring = 0;
+  double resultant[3] = { 0, 0, 0 }, elastic[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 };
+  double load = 0, spring = 0;
   for (guint k = 0; k < n; k++)
     {
       double w = cwb_v3_norm (grid[k].force);
       cwb_v3_add (resultant, resultant, grid[k].force);
+      cwb_v3_add (elastic, elastic, grid[k].elastic);
       cwb_v3_axpy (velocity, w, grid[k].velocity);
       load += w;
       spring += grid[k].spring;
     }
-  double normal_force = cwb_v3_norm (resultant);
-  if (!(normal_force > 0) || !(load > 0))
+  double elastic_force = cwb_v3_norm (elastic);
+  if (!(elastic_force > 0) || !(load > 0))
     return;
-  cwb_v3_scale (pair->normal, resultant, 1 / normal_force);
+  cwb_v3_scale (pair->normal, elastic, 1 / elastic_force);
+  double normal_force = MAX (cwb_v3_dot (resultant, pair->normal), 0);
+  if (!(normal_force > 0))
+    return;
   cwb_v3_scale (velocity, velocity, 1 / load);
   pair->normal_force = normal_force;
   if (!(pair->mu > 0) || query->pass != CWB_CONTACT_PASS_VELOCITY)
@@ -1099,6 +1108,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           if (self->rows)
             continue;
           density_penalty_force (kv, &sample[0], &sample[1], contact.force);
+          cwb_v3_copy (contact.elastic, contact.force);
           for (int moving = 0; moving < 2; moving++)
             density_penalty_body_stiffness (kv, &sample[0], &sample[1], moving,
                                             contact.k[moving]);
