@@ -589,8 +589,9 @@ add_point_forces (Eulerian *self, const uint32_t geometry[2], const GridPoint mo
  * velocity is sum_y s_y w_y v_y over both sides' points, so the normal damping s_x w_x F on
  * point x changes by -s_x s_y w_x w_y c g g^T dv_y. With `local_friction`
  * (add_pair_friction_damping's fallback) also the friction's part within the grid point,
- * -s_x s_y w_x w_y lambda (h k_t + c_t) P, and the twist's. The blocks within one body are symmetric and
- * negative semi-definite, as conjugate gradients need (the host hands each body its own);
+ * -s_x s_y w_x w_y lambda (h k_t + c_t) P, and the twist's. The blocks within one body are
+ * symmetric and negative semi-definite, as conjugate gradients need (the host hands each
+ * body its own);
  * those between the two bodies, when both move, couple their implicit steps (ABI 1.17,
  * contact_coupling_apply), without which the damping would not act equally on both. */
 static void
