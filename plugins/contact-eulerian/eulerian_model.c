@@ -809,7 +809,7 @@ twist_arms (GridContact *grid, guint n, const double normal[3], const double cen
     {
       double d[3];
       cwb_v3_sub (d, grid[k].position, center);
-      cwb_v3_axpy (d, -cwb_v3_dot (d, normal), normal);
+      cwb_v3_reject (d, normal);
       cwb_v3_cross (grid[k].arm, normal, d);
       double lever = cwb_v3_norm (d);
       polar += grid[k].share * lever * lever;

@@ -86,13 +86,6 @@ pair_friction_end (PairFriction *f)
   g_hash_table_remove_all (f->index);
 }
 
-/* v's part in the tangent plane of the unit normal n, in place. */
-static void
-keep_tangential (double v[3], const double normal[3])
-{
-  cwb_v3_axpy (v, -cwb_v3_dot (v, normal), normal);
-}
-
 /* How far the spring's anchors moved since they were stored, the signed shares' sum of
  * their points' displacements, and how far they turned about the normal, their twist
  * coefficients' sum; FALSE when a point is no longer there (the scene changed). */
@@ -148,7 +141,7 @@ pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
   guint at = GPOINTER_TO_UINT (g_hash_table_lookup (f->index, &key));
   double vt[3], moved[3], turned;
   cwb_v3_copy (vt, velocity);
-  keep_tangential (vt, normal);
+  cwb_v3_reject (vt, normal);
   const PairSpring *last = at > 0 ? &g_array_index (f->last, PairSpring, at - 1) : NULL;
   if (last != NULL && anchors_moved (f, last, geometries, n_geometries, moved, &turned))
     {
@@ -157,11 +150,11 @@ pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
        * the anchors' tangential motion since. */
       double length = cwb_v3_norm (last->u);
       cwb_v3_copy (spring.u, last->u);
-      keep_tangential (spring.u, normal);
+      cwb_v3_reject (spring.u, normal);
       double projected = cwb_v3_norm (spring.u);
       if (projected > 0)
         cwb_v3_scale (spring.u, spring.u, length / projected);
-      keep_tangential (moved, normal);
+      cwb_v3_reject (moved, normal);
       cwb_v3_add (spring.u, spring.u, moved);
     }
   else

@@ -676,7 +676,7 @@ size_friction (Penalty *self, const CwbContactQuery *query, guint k, const doubl
   double f_n = c->f_n;
   double v[3];
   cwb_v3_copy (v, u_rest);
-  cwb_v3_axpy (v, -cwb_v3_dot (v, c->normal), c->normal);
+  cwb_v3_reject (v, c->normal);
   double u_tilde = cwb_v3_norm (v);
   c->gamma = 1;
   c->friction = 0;
@@ -755,7 +755,7 @@ friction_forces (Penalty *self, const CwbContactQuery *query, const double *rel)
         self->memory, c->key, c->key_surface);
       double f[3];
       cwb_v3_copy (f, state->friction);
-      cwb_v3_axpy (f, -cwb_v3_dot (f, c->normal), c->normal);
+      cwb_v3_reject (f, c->normal);
       double magnitude = cwb_v3_norm (f);
       double cone = c->mu * c->f_n;
       if (!(magnitude > 0) || !(cone > 0))
@@ -819,7 +819,7 @@ finish_contacts (Penalty *self, const CwbContactQuery *query, const double *rel)
       double v[3];
       predicted_relative_velocity (query, c, v);
       cwb_v3_axpy (v, 1 / query->h, &rel[3 * k]);
-      cwb_v3_axpy (v, -cwb_v3_dot (v, c->normal), c->normal);
+      cwb_v3_reject (v, c->normal);
       gboolean slides = cwb_v3_norm (v) > PENALTY_SLIP_VELOCITY;
       c->contact_state = c->f_n == 0 ? CWB_CONTACT_OPEN
                          : slides                    ? CWB_CONTACT_SLIP

@@ -40,7 +40,7 @@ G_BEGIN_DECLS
  * 1.16: CwbInspectCell with body_b CWB_NO_BODY: a coarse cell one body alone is in.
  * 1.17: CwbStepContext.contact_coupling_apply.
  * 1.18: CwbSolverVTable.contact_forces_implicit, CwbContactQuery.forces_implicit and
- *       body_mass. */
+ *       body_mass; cwb_v3_reject. */
 #define CWB_ABI_MINOR 18
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"

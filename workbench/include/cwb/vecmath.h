@@ -33,6 +33,13 @@ cwb_v3_normalize (double a[3])
   return n;
 }
 
+/* a's part in the plane normal to the unit vector n (a less its projection on n), in place. */
+static inline void
+cwb_v3_reject (double a[3], const double n[3])
+{
+  cwb_v3_axpy (a, -cwb_v3_dot (a, n), n);
+}
+
 /* Two unit tangents completing the unit normal n to a right-handed frame (n, t1, t2),
  * continuous except where n crosses the switch between reference axes. */
 static inline void
