@@ -19,16 +19,10 @@ steps=${2:-100}
 mixed_steps=${3:-20}
 base_rev=${4:-18b185a}
 . "$top/bench/release_build.sh"
-# The baseline: a worktree of BASE_REVISION with its own release build, kept between runs.
-base_tree="$build/implicit-contacts-base"
-if [ ! -d "$base_tree" ] || [ "$(git -C "$base_tree" rev-parse HEAD)" != "$(git -C "$top" rev-parse "$base_rev")" ]; then
-  rm -rf "$base_tree"
-  git -C "$top" worktree prune
-  git -C "$top" worktree add --detach "$base_tree" "$base_rev" >/dev/null
-fi
-"$base_tree/scripts/build.sh" "$base_tree/build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+base_name=implicit-contacts-base
+. "$top/bench/baseline_build.sh"
 declare -A bin=([current]="$build/workbench/cli/contact-workbench"
-                [base]="$base_tree/build/workbench/cli/contact-workbench")
+                [base]="$base_bin")
 declare -A scene=([two-boxes]="$top/bench/scenes/implicit-two-boxes.yaml"
                   [mixed-stack]="$top/scenes/eulerian-mixed-stack.yaml")
 declare -A steps_of=([two-boxes]="$steps" [mixed-stack]="$mixed_steps")

@@ -22,19 +22,11 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 repeats=${1:-3}
 steps=${2:-300}
 base_rev=${3:-291f7c2}
-"$top/scripts/install-deps.sh"
-build="$top/build-bench"
-"$top/scripts/build.sh" "$build" -Dbuildtype=release -Db_ndebug=true >/dev/null
-# The baseline: a worktree of BASE_REVISION with its own release build, kept between runs.
-base_tree="$build/solver-stop-base"
-if [ ! -d "$base_tree" ] || [ "$(git -C "$base_tree" rev-parse HEAD)" != "$(git -C "$top" rev-parse "$base_rev")" ]; then
-  rm -rf "$base_tree"
-  git -C "$top" worktree prune
-  git -C "$top" worktree add --detach "$base_tree" "$base_rev" >/dev/null
-fi
-"$base_tree/scripts/build.sh" "$base_tree/build" -Dbuildtype=release -Db_ndebug=true >/dev/null
+. "$top/bench/release_build.sh"
+base_name=solver-stop-base
+. "$top/bench/baseline_build.sh"
 declare -A bin=([current]="$build/workbench/cli/contact-workbench"
-                [base]="$base_tree/build/workbench/cli/contact-workbench")
+                [base]="$base_bin")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for n in 10 20 40; do
