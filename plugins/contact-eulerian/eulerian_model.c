@@ -99,7 +99,8 @@ typedef struct GridContact {
   double k[2][9];       /* dF/dd_a and dF/dd_b, the one-body derivatives eq. 3 averages */
   double push;          /* k V rho_bar / 2: dF = push d(grad rho_a - grad rho_b) */
   double dashpot;       /* c: the damping force -c (g . v_rel) g */
-  double share;         /* lambda: its share of the pair's load (the friction's weight) */
+  double share;         /* lambda: its share of the pair's load (the friction's weight); its
+                         * load |F| until add_pair_friction divides by the pair's */
   double elastic[3];    /* eq. 2's force on a, without the damping */
   double bearing[3];    /* what bounds the friction: the force, or with implicit contacts
                          * eq. 2's taken back from the predicted state to the step's start,
@@ -139,6 +140,8 @@ typedef struct Eulerian {
   gboolean stiffness_blocks;
   Response response;
   gboolean rows;            /* this detection's response: constraint rows, not forces */
+  gboolean implicit;        /* this detection's solver integrates the forces implicitly
+                             * (CwbContactQuery.forces_implicit, ABI 1.18) */
   int cell_points;          /* constraint_cell */
   int levels_param;         /* 0: automatic */
   GridHierarchy *hierarchy; /* one pair's root level, scratch */
@@ -481,7 +484,7 @@ pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, 
   if (!(m->mobility > 0) || !(m->size > 0))
     return 0;
   double stiffness = STIFFNESS_SHARE * self->step / (m->size * m->size * m->mobility);
-  if (CWB_STRUCT_HAS (query, CwbContactQuery, forces_implicit) && query->forces_implicit)
+  if (self->implicit)
     stiffness = MAX (stiffness, load_stiffness (&scale[a], &scale[b]));
   return stiffness;
 }
@@ -842,14 +845,12 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   GridContact *grid = (GridContact *) self->grid->data;
   guint n = self->grid->len;
   double resultant[3] = { 0, 0, 0 }, elastic[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 };
-  double load = 0, spring = 0;
+  double load = pair->weight, spring = 0;
   for (guint k = 0; k < n; k++)
     {
-      double w = cwb_v3_norm (grid[k].force);
       cwb_v3_add (resultant, resultant, grid[k].bearing);
       cwb_v3_add (elastic, elastic, grid[k].elastic);
-      cwb_v3_axpy (velocity, w, grid[k].velocity);
-      load += w;
+      cwb_v3_axpy (velocity, grid[k].share, grid[k].velocity);
       spring += grid[k].spring;
     }
   double elastic_force = cwb_v3_norm (elastic);
@@ -864,7 +865,7 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   if (!(pair->mu > 0) || query->pass != CWB_CONTACT_PASS_VELOCITY)
     return;
   for (guint k = 0; k < n; k++)
-    grid[k].share = cwb_v3_norm (grid[k].force) / load;
+    grid[k].share /= load;
   guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
   double tangent_spring = TANGENT_SHARE * spring;
   PairTwist twist = { 0 };
@@ -1070,8 +1071,6 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
   double volume = box.step * box.step * box.step;
   double kv = stiffness * volume;
   double beta = self->damping_param >= 0 ? self->damping_param : query->h;
-  gboolean implicit = CWB_STRUCT_HAS (query, CwbContactQuery, forces_implicit)
-                      && query->forces_implicit;
   PairContact pair = {
     .a = a, .b = b, .stiffness = stiffness,
     .mu = cwb_friction_combine (g[0]->body < query->n_bodies ? query->friction[g[0]->body] : 0,
@@ -1158,11 +1157,12 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           cwb_v3_copy (contact.position, r);
           cwb_v3_axpy (contact.force, -contact.dashpot * cwb_v3_dot (gradient, contact.velocity),
                        gradient);
-          contact_bearing (&contact, implicit, query->h, va, vb);
+          contact_bearing (&contact, self->implicit, query->h, va, vb);
+          /* Its load, the friction's weight: made its share of the pair's below. */
+          contact.share = cwb_v3_norm (contact.force);
           g_array_append_val (self->grid, contact);
-          double magnitude = cwb_v3_norm (contact.force);
-          cwb_v3_axpy (pair.center, magnitude, r);
-          pair.weight += magnitude;
+          cwb_v3_axpy (pair.center, contact.share, r);
+          pair.weight += contact.share;
         }
   if (self->rows || !(pair.weight > 0))
     return TRUE;
@@ -1196,6 +1196,8 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
   uint32_t solves = CWB_STRUCT_HAS (query, CwbContactQuery, solves) ? query->solves : 0;
   self->rows = self->response == RESPONSE_CONSTRAINT
                || (self->response == RESPONSE_AUTOMATIC && (solves & CWB_CONTACT_OUTPUT_ROWS));
+  self->implicit = CWB_STRUCT_HAS (query, CwbContactQuery, forces_implicit)
+                   && query->forces_implicit;
   self->margin = !self->rows            ? 0
                  : self->margin_param >= 0 ? self->margin_param
                                           : MIN (MARGIN_OF_STEP * self->step,
