@@ -17,8 +17,10 @@ typedef struct EmbeddedShape {
 } EmbeddedShape;
 
 /* The primitive `desc` (a box, sphere, torus ...; its scale must be set) in a grid of
- * `cells` cells along its longest side. */
+ * `cells` cells along its longest side, with a margin around it (TET_GRID_FIT_MARGIN), or
+ * fitted as `fit` says (the fem body's default is TET_GRID_FIT_BOUNDS). */
 EmbeddedShape *embedded_shape_new (const CwbShapeDesc *desc, int cells);
+EmbeddedShape *embedded_shape_new_fitted (const CwbShapeDesc *desc, int cells, TetGridFit fit);
 void embedded_shape_free (EmbeddedShape *shape);
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (EmbeddedShape, embedded_shape_free)
 

@@ -4,8 +4,9 @@
  * affine reproduction (an affine motion of the nodes moves every vertex by the same affine
  * map, the defining property of barycentric embedding), J against finite differences of
  * apply, J^T as the adjoint of J, apply_j_points against apply_j, velocities = J v, the rest
- * shape of a 20 000-triangle sphere and a torus with weights summing to 1, and the refusal
- * of a rigid body and of a malformed one with messages naming the body. */
+ * shape of a 20 000-triangle sphere and a torus with weights summing to 1, a box's surface
+ * refined to the grid, and the refusal of a rigid body, of a malformed one and of a
+ * refinement too fine, with messages naming the body. */
 #include <float.h>
 
 #include "../rigid/test_plugin.h"
@@ -384,6 +385,150 @@ test_torus_rest_shape (void)
   check_rest_shape (&torus, 16, 19000);
 }
 
+/* ---- the refined surface ---------------------------------------------------------------- */
+
+/* The mapping with `refine_surface` and `surface_spacing` set (spacing 0: automatic). */
+static void *
+map_create_refined (const char *name, const CwbBodyInfo *body, gboolean refine, double spacing,
+                    GError **error)
+{
+  const CwbPluginDesc *desc = test_plugin_load ("CWB_BARYCENTRIC_MAPPING_PLUGIN",
+                                                CWB_PLUGIN_MAPPING, "barycentric");
+  TestParams params;
+  test_params_init (&params, desc);
+  test_params_set_bool (&params, "refine_surface", refine);
+  test_params_set_double (&params, "surface_spacing", spacing);
+  CwbMappingCreateInfo mi = { .struct_size = sizeof mi, .name = name, .body = body,
+                              .params = &params.set };
+  return ((const CwbMappingVTable *) desc->vtable)->create (&mi, test_host (), error);
+}
+
+/* A box of 0.24 x 0.24 x 0.16 m (a primitive: its 8 corners and 12 triangles) in a grid of 4
+ * cells along its longest side, 0.06 m, spanning its bounds (as the fem body builds it),
+ * refined to that cell by default. The refined surface
+ * at rest (apply on the rest nodes):
+ *  - keeps the box's 8 corners first, and every point lies on the box's faces;
+ *  - has no edge longer than the cell (its automatic spacing), up to the split's slack;
+ *  - is closed and consistently oriented: each directed edge once, its reverse once;
+ *  - encloses the box's volume and has its area, to round-off (the split points lie on
+ *    the original triangles);
+ *  - has a point on every grid node of the bottom face (the face 4 x 4 cells of 0.06 m,
+ *    halved twice), so a support's forces reach every node of it and not just the four
+ *    corner nodes.
+ * With `refine_surface: false` the mapping shows the 8 corners, as before the refinement. */
+static void
+test_refined_box (void)
+{
+  const CwbMappingVTable *vt = barycentric_vtable ();
+  CwbShapeDesc desc = embedded_box (0.24, 0.24, 0.16);
+  g_autoptr (EmbeddedShape) shape = embedded_shape_new_fitted (&desc, 4, TET_GRID_FIT_BOUNDS);
+  const CwbSurfaceMesh *s = &shape->surface;
+  g_assert_cmpuint (s->n_vertices, ==, 8);
+  const double half[3] = { 0.12, 0.12, 0.08 }, cell = 0.06;
+  g_autoptr (GError) error = NULL;
+  void *map = map_create_refined ("block", &shape->info, TRUE, 0, &error);
+  g_assert_no_error (error);
+  CwbGeometryLayout layout;
+  vt->get_layout (map, &layout);
+  g_assert_true (layout.closed);
+  size_t n = layout.n_points, nt = layout.n_triangles;
+  g_assert_cmpuint (n, >, 8);
+  g_autofree double *p = g_new (double, 3 * n);
+  vt->apply (map, shape->info.rest_nodes, NULL, p, NULL);
+  double tol = ROUNDOFF_ULPS * DBL_EPSILON * 0.12;
+
+  for (size_t j = 0; j < n; j++)
+    {
+      gboolean on_face = FALSE;
+      for (int c = 0; c < 3; c++)
+        {
+          g_assert_cmpfloat (fabs (p[3 * j + c]), <=, half[c] + tol);
+          on_face = on_face || fabs (fabs (p[3 * j + c]) - half[c]) <= tol;
+          if (j < 8)
+            g_assert_cmpfloat_with_epsilon (p[3 * j + c], s->vertices[3 * j + c], tol);
+        }
+      g_assert_true (on_face);
+    }
+
+  g_autoptr (GHashTable) directed = g_hash_table_new (g_int64_hash, g_int64_equal);
+  g_autofree gint64 *keys = g_new (gint64, 3 * nt);
+  double volume = 0, area = 0, longest = 0;
+  for (size_t t = 0; t < nt; t++)
+    {
+      const uint32_t *tri = &layout.triangles[3 * t];
+      for (int k = 0; k < 3; k++)
+        {
+          uint32_t a = tri[k], b = tri[(k + 1) % 3];
+          g_assert_cmpuint (a, <, n);
+          keys[3 * t + k] = ((gint64) a << 32) | b;
+          g_assert_true (g_hash_table_add (directed, &keys[3 * t + k]));   /* once */
+          double d[3];
+          cwb_v3_sub (d, &p[3 * b], &p[3 * a]);
+          longest = fmax (longest, cwb_v3_norm (d));
+        }
+      double e1[3], e2[3], c[3];
+      cwb_v3_sub (e1, &p[3 * tri[1]], &p[3 * tri[0]]);
+      cwb_v3_sub (e2, &p[3 * tri[2]], &p[3 * tri[0]]);
+      cwb_v3_cross (c, e1, e2);
+      area += 0.5 * cwb_v3_norm (c);
+      double c12[3];
+      cwb_v3_cross (c12, &p[3 * tri[1]], &p[3 * tri[2]]);
+      volume += cwb_v3_dot (&p[3 * tri[0]], c12) / 6;
+    }
+  for (size_t k = 0; k < 3 * nt; k++)
+    {
+      gint64 reverse = ((keys[k] & 0xffffffff) << 32) | (keys[k] >> 32);
+      g_assert_true (g_hash_table_contains (directed, &reverse));
+    }
+  g_test_message ("refined box: %zu points, %zu triangles, longest edge %g m (cell %g), "
+                  "volume %.17g, area %.17g", n, nt, longest, cell, volume, area);
+  /* The split's slack is 1e-9 of the limit (surface_refine.c). */
+  g_assert_cmpfloat (longest, <=, cell * (1 + 1e-9));
+  double box_volume = 0.24 * 0.24 * 0.16, box_area = 2 * (0.24 * 0.24 + 2 * 0.24 * 0.16);
+  g_assert_cmpfloat_with_epsilon (volume, box_volume, ROUNDOFF_ULPS * DBL_EPSILON * box_volume);
+  g_assert_cmpfloat_with_epsilon (area, box_area, ROUNDOFF_ULPS * DBL_EPSILON * box_area);
+
+  size_t bottom_nodes = 0;
+  for (size_t i = 0; i < shape->info.n_nodes; i++)
+    {
+      const double *x = &shape->info.rest_nodes[3 * i];
+      if (fabs (x[2] + half[2]) > tol)
+        continue;
+      bottom_nodes++;
+      double nearest = INFINITY;
+      for (size_t j = 0; j < n; j++)
+        {
+          double d[3];
+          cwb_v3_sub (d, &p[3 * j], x);
+          nearest = fmin (nearest, cwb_v3_norm (d));
+        }
+      g_assert_cmpfloat (nearest, <=, tol);
+    }
+  g_assert_cmpuint (bottom_nodes, ==, 25);
+  vt->destroy (map);
+
+  map = map_create_refined ("block", &shape->info, FALSE, 0, &error);
+  g_assert_no_error (error);
+  vt->get_layout (map, &layout);
+  g_assert_cmpuint (layout.n_points, ==, 8);
+  g_assert_cmpuint (layout.n_triangles, ==, 12);
+  vt->destroy (map);
+}
+
+/* A spacing far too fine for the body is refused, naming the body and the parameters. */
+static void
+test_refined_too_fine (void)
+{
+  CwbShapeDesc desc = embedded_box (1, 1, 1);
+  g_autoptr (EmbeddedShape) shape = embedded_shape_new (&desc, 2);
+  g_autoptr (GError) error = NULL;
+  g_assert_null (map_create_refined ("dust", &shape->info, TRUE, 1e-4, &error));
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "body 'dust'"));
+  g_assert_nonnull (strstr (error->message, "surface_spacing"));
+}
+
 /* ---- refusals ------------------------------------------------------------------------- */
 
 /* A rigid body (the real rigid body model) has no tetrahedra: refused, naming the body and
@@ -459,6 +604,8 @@ main (int argc, char **argv)
   ADD_VOLUME ("velocities", test_velocities);
   g_test_add_func ("/barycentric/mapping/sphere-rest-shape", test_sphere_rest_shape);
   g_test_add_func ("/barycentric/mapping/torus-rest-shape", test_torus_rest_shape);
+  g_test_add_func ("/barycentric/mapping/refined-box", test_refined_box);
+  g_test_add_func ("/barycentric/mapping/refined-too-fine", test_refined_too_fine);
   g_test_add_func ("/barycentric/mapping/rigid-refused", test_rigid_refused);
   g_test_add_func ("/barycentric/mapping/malformed-refused", test_malformed_refused);
   return g_test_run ();

@@ -142,6 +142,7 @@ test_polytope_structure (void)
   ConvexPolytope p = { 0 };
   Topology *topology = topology_cache_lookup (&cache, &cube.geometry, 1, &built);
   g_assert_true (convex_polytope_update (&p, &cube.geometry, topology));
+  g_assert_false (p.sampled);
   g_assert_cmpuint (p.n_faces, ==, 6);
   g_assert_cmpuint (p.n_edges, ==, 12);
   g_assert_cmpuint (p.n_vertices, ==, 8);
@@ -171,6 +172,41 @@ test_polytope_structure (void)
   cube.positions[0] -= 0.29;
   g_assert_false (convex_polytope_update (&p, &cube.geometry, topology));
   convex_polytope_clear (&p);
+
+  /* The cube with a vertex at the centre of its +x face (four triangles around it), its
+   * face sampled beyond its corners as a deformable body's refined surface is: a polytope
+   * at rest (the centre in its face's plane, the face one loop of four corners), but pushed
+   * out by 1e-3 (1e-3 of the radius, well within the tolerance the eight-corner cube keeps
+   * above) it is left to the point detection, whose points spread a load over the face
+   * where a manifold keeps four. */
+  Body sampled;
+  cube_init (&sampled, 0, 0, 0, 0, NULL);
+  g_autoptr (GArray) sampled_triangles = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  for (size_t t = 0; t < sampled.geometry.n_triangles; t++)
+    {
+      const uint32_t *tri = &sampled.geometry.triangles[3 * t];
+      if (!(tri[0] & tri[1] & tri[2] & 1))   /* bit 0: on the +x side */
+        g_array_append_vals (sampled_triangles, tri, 3);
+    }
+  static const uint32_t fan[12] = { 1, 3, 8, 3, 7, 8, 7, 5, 8, 5, 1, 8 };
+  g_array_append_vals (sampled_triangles, fan, 12);
+  double sampled_positions[27];
+  memcpy (sampled_positions, sampled.positions, 24 * sizeof (double));
+  cwb_v3_set (&sampled_positions[24], 0.5, 0, 0);
+  CwbGeometry sampled_geometry = sampled.geometry;
+  sampled_geometry.n_points = 9;
+  sampled_geometry.positions = sampled_positions;
+  sampled_geometry.triangles = (const uint32_t *) (const void *) sampled_triangles->data;
+  sampled_geometry.n_triangles = sampled_triangles->len / 3;
+  topology = topology_cache_lookup (&cache, &sampled_geometry, 2, &built);
+  g_assert_true (convex_polytope_update (&p, &sampled_geometry, topology));
+  g_assert_true (p.sampled);
+  g_assert_cmpuint (p.n_faces, ==, 6);
+  g_assert_cmpuint (p.n_vertices, ==, 8);
+  sampled_positions[24] += 1e-3;
+  g_assert_false (convex_polytope_update (&p, &sampled_geometry, topology));
+  convex_polytope_clear (&p);
+  body_clear (&sampled);
 
   /* A torus is closed but not convex. */
   topology = topology_cache_lookup (&cache, &torus.geometry, 3, &built);

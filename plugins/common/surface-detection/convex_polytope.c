@@ -20,7 +20,9 @@
  * gaps err on the side of separation, by at most the deviation). Beyond it, the point
  * detection takes the body. Falling back to the points at 1e-7, such a block could not see
  * the box's edge cross its face: its corner slid off the edge and it sank 8 cm into the
- * box. */
+ * box. A deformed surface whose vertices sample its faces (a deformable body's surface
+ * refined to its grid) is left to the point detection at once: its manifold would bear on
+ * four of its points where its vertices spread the load over the face. */
 #define DEFORMED_TOLERANCE 5e-2
 /* Edges whose directions are within 1e-9 rad of each other (sine) share a class: parallel
  * edges of a rigid mesh agree to round-off, and a deformed body whose edges turned further
@@ -266,21 +268,23 @@ build_structure (ConvexPolytope *p, const CwbGeometry *g, const Topology *topolo
   guint n_loop = loop->len;
   p->loop = (uint32_t *) g_array_free (g_steal_pointer (&loop), FALSE);
 
-  g_autofree gboolean *seen = g_new0 (gboolean, g->n_points);
+  /* Each vertex's count of faces whose loop passes through it: a corner has at least three;
+   * a vertex inside a face (none) or inside an edge (two) samples the surface. */
+  g_autofree uint32_t *n_loops = g_new0 (uint32_t, g->n_points);
   p->vertices = g_new (uint32_t, MAX (n_loop, 1));
   for (guint k = 0; k < n_loop; k++)
-    if (!seen[p->loop[k]])
-      {
-        seen[p->loop[k]] = TRUE;
-        p->vertices[p->n_vertices++] = p->loop[k];
-      }
+    if (n_loops[p->loop[k]]++ == 0)
+      p->vertices[p->n_vertices++] = p->loop[k];
+  p->sampled = FALSE;
+  for (size_t t = 0; t < 3 * nt && !p->sampled; t++)
+    p->sampled = n_loops[g->triangles[t]] < 3;
   build_edge_classes (p, g);
   return TRUE;
 }
 
 /* The faces' planes (Newell's normal of each loop), the box, and whether every face is
  * planar and every vertex behind every plane (within DEFORMED_TOLERANCE, the planes then
- * moved out to the support). */
+ * moved out to the support; within CONVEX_TOLERANCE for a sampled surface). */
 static gboolean
 update_planes (ConvexPolytope *p, const CwbGeometry *g)
 {
@@ -340,7 +344,7 @@ update_planes (ConvexPolytope *p, const CwbGeometry *g)
       for (uint32_t k = 0; k < p->n_vertices; k++)
         support = MAX (support, cwb_v3_dot (n, &x[3 * p->vertices[k]]));
       deviation = MAX (deviation, support - face->offset);
-      if (deviation > deformed)
+      if (deviation > deformed || (deviation > tolerance && p->sampled))
         return FALSE;
       if (deviation > tolerance)
         face->offset = support;   /* deformed: the plane out to the support */

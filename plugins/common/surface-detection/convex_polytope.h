@@ -43,6 +43,8 @@ typedef struct ConvexPolytope {
   gboolean structured;           /* faces are single loops, within the size limits */
   gboolean rebuilt;              /* the last update built the structure (faces, edges and
                                   * their numbering) anew */
+  gboolean sampled;              /* some vertex is not a corner of three faces (it lies
+                                  * inside a face or an edge): a refined surface */
   gboolean convex;               /* at the last update: planar faces, every vertex behind
                                   * every face's plane */
   uint32_t n_faces, n_edges, n_vertices;

@@ -17,6 +17,13 @@
  * Because the weights sum to 1 and reproduce the rest positions, an affine motion of the
  * nodes, q = A X + b, moves every vertex to A p + b exactly (up to rounding).
  *
+ * The surface embedded is the body's, refined (surface_refine.h) until no edge is longer than
+ * the grid's cell (the tetrahedra's mean box):
+ * the contact models apply their forces at the surface's vertices, J^T carries each to the
+ * four nodes around it, and a surface coarser than the grid (a box's 8 corners) would
+ * press on the few nodes next to its vertices only, denting the body there and bending it
+ * between them where a continuum bears the load over the whole face.
+ *
  * With `sample: volume` the embedded points are the particles of the volume layer (Faure
  * 2007 sec. 5.4, volume_particles.h: the lattice points inside the reference surface, each
  * with its share of the body's mass), so the body meets the Eulerian model through its
@@ -24,8 +31,13 @@
 #include <cwb/mapping.h>
 #include <cwb/vecmath.h>
 
+#include "surface_refine.h"
 #include "tet_embedding.h"
 #include "volume_particles.h"
+
+/* At most this many vertices in a refined surface: a spacing far too small for its body is
+ * refused (as many as the volume layer's particles). */
+#define REFINED_SURFACE_MAX_VERTICES (1u << 20)
 
 /* Errors a user can cause: mapping a body that has no tetrahedra to embed in. */
 #define BARYCENTRIC_MAPPING_ERROR (barycentric_mapping_error_quark ())
@@ -53,6 +65,47 @@ barycentric_mapping_free (BarycentricMapping *map)
   g_free (map);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (BarycentricMapping, barycentric_mapping_free)
+
+/* The grid's cell: the mean over the tetrahedra of their bounding box's largest side (the
+ * FEM grid's tetrahedra each span their cell's diagonal, so their boxes are the cells). */
+static double
+grid_cell (const CwbBodyInfo *body)
+{
+  double sum = 0;
+  for (size_t t = 0; t < body->n_tetrahedra; t++)
+    {
+      double lo[3], hi[3];
+      for (int k = 0; k < 4; k++)
+        {
+          const double *x = &body->rest_nodes[3 * body->tetrahedra[4 * t + k]];
+          for (int c = 0; c < 3; c++)
+            {
+              lo[c] = k == 0 ? x[c] : MIN (lo[c], x[c]);
+              hi[c] = k == 0 ? x[c] : MAX (hi[c], x[c]);
+            }
+        }
+      sum += MAX (hi[0] - lo[0], MAX (hi[1] - lo[1], hi[2] - lo[2]));
+    }
+  return sum / (double) body->n_tetrahedra;
+}
+
+/* The surface the mapping embeds: the body's, refined to `surface_spacing` (0: the grid's
+ * cell) unless `refine_surface` is off, when `refined` stays empty. */
+static gboolean
+refine_reference (const CwbBodyInfo *body, const CwbParamSet *params, const char *name,
+                  SurfaceRefined *refined, GError **error)
+{
+  *refined = (SurfaceRefined) { 0 };
+  if (!cwb_param_bool (params, "refine_surface", TRUE))
+    return TRUE;
+  const CwbSurfaceMesh *surface = body->reference_surface;
+  double spacing = cwb_param_double (params, "surface_spacing", 0);
+  if (spacing <= 0)
+    spacing = grid_cell (body);
+  return surface_refine (surface->vertices, surface->n_vertices, surface->triangles,
+                         surface->n_triangles, spacing, REFINED_SURFACE_MAX_VERTICES, name,
+                         refined, error);
+}
 
 static void *
 mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, GError **error)
@@ -96,8 +149,13 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
                                                               0),
                                    name, &particles, error))
     return NULL;
-  const double *embedded = volume ? particles.positions : surface->vertices;
-  map->n_points = volume ? particles.n : surface->n_vertices;
+  SurfaceRefined refined = { 0 };
+  if (!volume && !refine_reference (body, info->params, name, &refined, error))
+    return NULL;
+  const double *embedded = volume ? particles.positions
+                           : refined.vertices != NULL ? refined.vertices : surface->vertices;
+  map->n_points = volume ? particles.n
+                  : refined.vertices != NULL ? refined.n_vertices : surface->n_vertices;
   map->points = g_new (TetEmbeddedPoint, MAX (map->n_points, 1));
   TetEmbeddingStats stats;
   g_autoptr (GError) embed_error = NULL;
@@ -109,6 +167,7 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
   volume_particles_clear (&particles);
   if (!embedded_ok)
     {
+      surface_refined_clear (&refined);
       g_set_error (error, BARYCENTRIC_MAPPING_ERROR, BARYCENTRIC_MAPPING_ERROR_BODY,
                    "body '%s': cannot embed surface %s in its tetrahedra: %s", name,
                    surface->source != NULL ? surface->source : "(unnamed)",
@@ -127,8 +186,21 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
   if (volume)
     return g_steal_pointer (&map);
 
-  map->n_triangles = surface->n_triangles;
-  map->triangles = g_memdup2 (surface->triangles, 3 * surface->n_triangles * sizeof (uint32_t));
+  if (refined.triangles != NULL)
+    {
+      if (refined.n_vertices > surface->n_vertices)
+        g_debug ("body '%s': surface refined from %zu to %zu vertices", name,
+                 surface->n_vertices, refined.n_vertices);
+      map->n_triangles = refined.n_triangles;
+      map->triangles = g_steal_pointer (&refined.triangles);
+      surface_refined_clear (&refined);
+    }
+  else
+    {
+      map->n_triangles = surface->n_triangles;
+      map->triangles = g_memdup2 (surface->triangles,
+                                  3 * surface->n_triangles * sizeof (uint32_t));
+    }
   map->closed = surface->closed;
   return g_steal_pointer (&map);
 }
@@ -213,7 +285,15 @@ mapping_apply_jt (void *self, const double *q, const CwbPointWeight *f, size_t n
     }
 }
 
-static const CwbParamSpec mapping_params[] = { VOLUME_PARTICLES_PARAMS };
+static const CwbParamSpec mapping_params[] = {
+  VOLUME_PARTICLES_PARAMS,
+  { "refine_surface", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
+    "Split the surface's triangles until no edge is longer than `surface_spacing`, so that "
+    "contact forces spread over the grid's nodes (a box's faces otherwise bear on its 8 "
+    "corners only)." },
+  { "surface_spacing", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,
+    "The longest edge of the refined surface. 0: automatic, the body's grid cell." },
+};
 
 static const CwbMappingVTable mapping_vtable = {
   .struct_size = sizeof (CwbMappingVTable),
