@@ -8,6 +8,9 @@
 # bench/results/eulerian-step-<scene>-<machine>.csv for another.
 # Usage: bench/eulerian_step.sh [REPEATS (3)] [STEPS (200)] [SCENE (scenes/eulerian-mixed-stack.yaml)]
 #        [CELL_SIZES... (0 0.0075 0.01)]
+# SET="key=value ..." in the environment adds those --set overrides to every run (the paper's
+# own configuration: SET="contact.response=penalty solver.name=predictor-corrector
+# solver.implicit_contacts=true"), and TAG names the CSV's variant (...-<scene>-<TAG>-...).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 repeats=${1:-3}
@@ -17,18 +20,21 @@ shift $(( $# > 3 ? 3 : $# ))
 sizes=("${@:-0 0.0075 0.01}")
 . "$top/bench/release_build.sh"
 bin="$build/workbench/cli/contact-workbench"
+overrides=()
+for kv in ${SET:-}; do overrides+=(--set "$kv"); done
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 for r in $(seq 1 "$repeats"); do
   for size in ${sizes[@]}; do
     "$bin" --headless "$scene" --steps "$steps" --set contact.cell_size="$size" \
-      --report "$out/$size.$r.json" >/dev/null
+      ${overrides[@]+"${overrides[@]}"} --report "$out/$size.$r.json" >/dev/null
   done
 done
 machine=$(python3 "$top/bench/machine_name.py")
 mkdir -p "$top/bench/results"
 stem=$(basename "$scene" .yaml)
 csv="$top/bench/results/eulerian-step-$machine.csv"
+[ -z "${TAG:-}" ] || stem="$stem-$TAG"
 [ "$stem" = eulerian-mixed-stack ] || csv="$top/bench/results/eulerian-step-$stem-$machine.csv"
 python3 - "$out" "$csv" "$(basename "$scene")" <<'PY'
 import glob, json, os, statistics as st, sys
