@@ -54,7 +54,7 @@ add_triangle (GArray *out, uint32_t a, uint32_t b, uint32_t c)
 /* Splits triangle (t[0], t[1], t[2]) whose edges t[k] -> t[k+1] have midpoints m[k] (-1 when
  * not marked), keeping its orientation. */
 static void
-split_triangle (GArray *vertices, GArray *out, const uint32_t t[3], const int64_t m[3])
+split_triangle (const GArray *vertices, GArray *out, const uint32_t t[3], const int64_t m[3])
 {
   int n_marked = (m[0] >= 0) + (m[1] >= 0) + (m[2] >= 0);
   if (n_marked == 0)
