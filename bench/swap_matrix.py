@@ -8,8 +8,13 @@ test bounds the energy by the deeper overlap its velocity pass finds), the movin
 steps until the energy is back under twice its value at the swap (or "no"), and whether the
 run failed. Prints a markdown table and writes a CSV.
 
+--pair MODEL/SOLVER[/KEY=VALUE...] (repeatable) swaps into those pairs only, each with the
+given values set at the swap (e.g. eulerian/predictor-corrector/solver.implicit_contacts=true);
+without it, every pair the host offers at its defaults.
+
 Usage: bench/swap_matrix.py --bin BUILD/workbench/cli/contact-workbench [--scenes S ...]
-           [--settle SECONDS (0.5)] [--after STEPS (25)] [--csv FILE]"""
+           [--pair MODEL/SOLVER[/KEY=VALUE...] ...] [--settle SECONDS (0.5)]
+           [--after STEPS (25)] [--csv FILE]"""
 import argparse
 import csv
 import json
@@ -21,7 +26,8 @@ import tempfile
 import yaml
 
 PAIRS = [("ldi", "constraint"), ("proximity", "constraint"), ("penalty", "constraint"),
-         ("penalty", "predictor-corrector")]
+         ("penalty", "predictor-corrector"), ("eulerian", "constraint"),
+         ("eulerian", "predictor-corrector")]
 
 
 def run(binary, scene, steps, changes, report):
@@ -40,7 +46,10 @@ def main():
     parser.add_argument("--settle", type=float, default=0.5)
     parser.add_argument("--after", type=int, default=25)
     parser.add_argument("--csv")
+    parser.add_argument("--pair", action="append", default=[])
     o = parser.parse_args()
+    pairs = [(p[0], p[1], p[2:]) for p in (q.split("/") for q in o.pair)] if o.pair else \
+        [(m, s, []) for m, s in PAIRS]
     top = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     scenes = o.scenes or sorted(os.path.join(top, "scenes", f)
                                 for f in os.listdir(os.path.join(top, "scenes"))
@@ -59,12 +68,13 @@ def main():
             settle = max(1, round(o.settle / dt))
             after = o.after
             fixed = {b["name"] for b in desc.get("bodies") or [] if b.get("fixed")}
-            for model, solver in PAIRS:
-                if (model, solver) == own:
+            for model, solver, values in pairs:
+                if (model, solver) == own and not values:
                     continue
                 changes = [f"{settle}:contact.model={model}"]
                 if solver != own[1]:
                     changes.append(f"{settle}:solver.name={solver}")
+                changes += [f"{settle}:{v}" for v in values]
                 report_path = os.path.join(tmp, "r.json")
                 try:
                     report, status, err = run(o.bin, scene, settle + after, changes, report_path)
@@ -72,7 +82,7 @@ def main():
                     report, status, err = None, -1, [str(e)]
                 name = os.path.basename(scene)
                 frm = f"{own[0]} / {own[1]}"
-                to = f"{model} / {solver}"
+                to = " ".join([f"{model} / {solver}"] + values)
                 if report is None or len(report["per_step"]) < settle:
                     outcome = (err[-1] if err else f"exit {status}")[:120]
                     rows.append(dict(scene=name, frm=frm, to=to, outcome=outcome))
