@@ -1315,7 +1315,9 @@ eulerian_restore_state (void *data, GBytes *state, GError **error)
 }
 
 /* Forces (any solver that integrates forces) or rows (the constraint solver); left
- * automatic, the model follows the solver and declares nothing. */
+ * automatic, the model follows the solver and declares nothing to solve. Its forces, the
+ * paper's penalty, are meant for an implicit step (ABI 1.19's hint): sized by the load
+ * there, by stability otherwise. */
 static uint32_t
 eulerian_outputs (void *data)
 {
@@ -1323,12 +1325,12 @@ eulerian_outputs (void *data)
   switch (self->response)
     {
     case RESPONSE_PENALTY:
-      return CWB_CONTACT_OUTPUT_FORCES;
+      return CWB_CONTACT_OUTPUT_FORCES | CWB_CONTACT_OUTPUT_IMPLICIT_FORCES;
     case RESPONSE_CONSTRAINT:
       return CWB_CONTACT_OUTPUT_ROWS;
     case RESPONSE_AUTOMATIC:
     default:
-      return 0;
+      return CWB_CONTACT_OUTPUT_IMPLICIT_FORCES;
     }
 }
 

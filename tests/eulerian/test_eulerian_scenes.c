@@ -241,6 +241,9 @@ check_momentum (const char *solver, const char *model_a, const char *model_b)
 #define PARTICLES "mapping_params: { sample: volume }"
 #define FEM_PARTICLES FEM "\n    mapping_params: { sample: volume }"
 #define PENALTY "name: predictor-corrector"
+/* The explicit step the tests below were measured with (the predictor-corrector's default
+ * beside this model is implicit, ABI 1.19). */
+#define EXPLICIT_PENALTY PENALTY ", implicit_contacts: false"
 #define CONSTRAINT "name: constraint"
 
 static void
@@ -253,19 +256,19 @@ test_momentum_constraint (void)
 static void
 test_momentum_rigid_rigid (void)
 {
-  check_momentum (PENALTY, "", "");
+  check_momentum (EXPLICIT_PENALTY, "", "");
 }
 
 static void
 test_momentum_rigid_fem (void)
 {
-  check_momentum (PENALTY, "", FEM);
+  check_momentum (EXPLICIT_PENALTY, "", FEM);
 }
 
 static void
 test_momentum_fem_fem (void)
 {
-  check_momentum (PENALTY, FEM, FEM);
+  check_momentum (EXPLICIT_PENALTY, FEM, FEM);
 }
 
 /* The penalty forces integrated implicitly (at the automatic stiffness): each body's step
@@ -289,8 +292,8 @@ test_momentum_implicit (void)
 static void
 test_momentum_particles (void)
 {
-  check_momentum (PENALTY, PARTICLES, "");
-  check_momentum (PENALTY, FEM_PARTICLES, PARTICLES);
+  check_momentum (EXPLICIT_PENALTY, PARTICLES, "");
+  check_momentum (EXPLICIT_PENALTY, FEM_PARTICLES, PARTICLES);
   check_momentum (CONSTRAINT, PARTICLES, FEM_PARTICLES);
 }
 
@@ -568,7 +571,7 @@ test_body_damping_friction (void)
   g_autoptr (CwbWorld) world = fixture_world (registry,
     "world: { dt: 0.005, gravity: [0, 0, 0] }\n"
     "contact: { model: eulerian, response: penalty }\n"
-    "solver: { name: predictor-corrector }\n"
+    "solver: { name: predictor-corrector, implicit_contacts: false }\n"
     "bodies:\n"
     "  - name: ground\n"
     "    shape: { type: ground, size: [2, 2, 0.2] }\n"
@@ -643,7 +646,7 @@ test_body_stiffness_rigid (void)
 {
   check_body_stiffness ("world: { dt: 0.005, gravity: [0, 0, 0] }\n"
                         "contact: { model: eulerian }\n"
-                        "solver: { name: predictor-corrector }\n"
+                        "solver: { name: predictor-corrector, implicit_contacts: false }\n"
                         "bodies:\n"
                         "  - name: ground\n"
                         "    shape: { type: ground, size: [2, 2, 0.2] }\n"
@@ -664,7 +667,7 @@ test_body_stiffness_fem (void)
 {
   const char *scene = "world: { dt: 0.005, gravity: [0, 0, 0] }\n"
                       "contact: { model: eulerian }\n"
-                      "solver: { name: predictor-corrector }\n"
+                      "solver: { name: predictor-corrector, implicit_contacts: false }\n"
                       "bodies:\n"
                       "  - name: block\n"
                       "    shape: { type: box, size: [0.5, 0.5, 0.2] }\n"
@@ -747,7 +750,7 @@ test_action_reaction (void)
   g_autoptr (CwbWorld) world = fixture_world (registry,
     "world: { dt: 0.01, gravity: [0, 0, -9.81] }\n"
     "contact: { model: eulerian }\n"
-    "solver: { name: predictor-corrector }\n"
+    "solver: { name: predictor-corrector, implicit_contacts: false }\n"
     "bodies:\n"
     "  - name: ground\n"
     "    shape: { type: ground, size: [2, 2, 0.2] }\n"
@@ -789,7 +792,7 @@ static void
 test_penalty_ball_bounces (void)
 {
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autofree char *yaml = drop_scene (PENALTY, "{ type: sphere, radius: 0.1, resolution: 24 }",
+  g_autofree char *yaml = drop_scene (EXPLICIT_PENALTY, "{ type: sphere, radius: 0.1, resolution: 24 }",
                                       "{ position: [0.013, -0.021, 0.15] }", 0.5);
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   double deepest = 0, rising = 0;
@@ -936,12 +939,12 @@ typedef struct LoadedBlock {
 } LoadedBlock;
 
 static LoadedBlock
-loaded_block (gboolean implicit_contacts)
+loaded_block (const char *implicit_contacts)
 {
   g_autofree char *yaml = g_strdup_printf (
     "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
     "contact: { model: eulerian, response: penalty }\n"
-    "solver: { name: predictor-corrector, implicit_contacts: %s }\n"
+    "solver: { name: predictor-corrector%s%s }\n"
     "bodies:\n"
     "  - name: ground\n"
     "    shape: { type: ground, size: [1.5, 1.5, 0.2] }\n"
@@ -959,7 +962,8 @@ loaded_block (gboolean implicit_contacts)
     "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
     "    pose: { position: [0.01, -0.01, 0.262] }\n"
     "    material: { density: 2000, friction: 0.6 }\n",
-    implicit_contacts ? "true" : "false");
+    implicit_contacts != NULL ? ", implicit_contacts: " : "",
+    implicit_contacts != NULL ? implicit_contacts : "");
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   LoadedBlock out = { 0 };
@@ -992,10 +996,71 @@ loaded_block (gboolean implicit_contacts)
   return out;
 }
 
+/* The predictor-corrector's `implicit_contacts: automatic` follows the paired contact
+ * model's hint (ABI 1.19): implicit beside `eulerian` (its penalty is sized for an
+ * implicit step), explicit beside `penalty` (Spillmann's explicit scheme), told again at
+ * every swap; `true` and `false` hold whatever the model. */
+static void
+test_implicit_follows_model (void)
+{
+  /* Each edit in turn, and whether the forces are then implicit: "pair" swaps to the named
+   * contact model beside a new predictor-corrector at its defaults, "contact" and "solver"
+   * set one parameter of the present one. */
+  static const struct {
+    const char *what, *name, *value;
+    gboolean implicit;
+  } edits[] = {
+    { "pair", "penalty", NULL, FALSE },
+    { "pair", "eulerian", NULL, TRUE },
+    { "contact", "response", "penalty", TRUE },   /* forces and the hint */
+    { "solver", "implicit_contacts", "false", FALSE },
+    { "solver", "implicit_contacts", "automatic", TRUE },
+    { "pair", "penalty", NULL, FALSE },
+    { "solver", "implicit_contacts", "true", TRUE },
+  };
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry,
+    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: eulerian }\n"
+    "solver: { name: predictor-corrector }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [1, 1, 0.2] }\n"
+    "    fixed: true\n"
+    "  - name: box\n"
+    "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
+    "    pose: { position: [0, 0, 0.1] }\n");
+  g_assert_true (cwb_world_solver_forces_implicit (world));
+  for (guint k = 0; k < G_N_ELEMENTS (edits); k++)
+    {
+      g_autoptr (GError) error = NULL;
+      if (strcmp (edits[k].what, "pair") == 0)
+        g_assert_true (cwb_world_set_pair (world, edits[k].name, NULL, "predictor-corrector",
+                                           NULL, NULL, &error));
+      else
+        {
+          g_autoptr (GPtrArray) params = fixture_params (edits[k].name, edits[k].value, NULL);
+          CwbPluginKind kind = strcmp (edits[k].what, "contact") == 0
+                                 ? CWB_PLUGIN_CONTACT_MODEL
+                                 : CWB_PLUGIN_SOLVER;
+          g_assert_true (cwb_world_set_plugin_params (world, kind, params, &error));
+        }
+      g_assert_no_error (error);
+      g_assert_cmpint (cwb_world_solver_forces_implicit (world), ==, edits[k].implicit);
+      fixture_step (world, 1);
+    }
+}
+
 static void
 test_penalty_load_stiffness (void)
 {
-  LoadedBlock explicit = loaded_block (FALSE), implicit = loaded_block (TRUE);
+  LoadedBlock explicit = loaded_block ("false"), implicit = loaded_block ("true");
+  /* Left unset (`automatic`), the predictor-corrector integrates this model's forces
+   * implicitly, as its hint asks (ABI 1.19): the same run as `true`, to the bit. */
+  LoadedBlock automatic = loaded_block (NULL);
+  g_assert_cmpfloat (automatic.sink, ==, implicit.sink);
+  g_assert_cmpfloat (automatic.stiffness, ==, implicit.stiffness);
+  g_assert_cmpfloat (automatic.energy, ==, implicit.energy);
   /* The pair box-block carries the box on the block's face or the box's, whichever is
    * smaller: the box's 0.2^2 against the block's (0.24^2 x 0.16)^(2/3) = 0.0440 m^2; the
    * pair block-ground the block and the box on the block's: k = 2.93e4 Pa. */
@@ -1127,6 +1192,8 @@ test_hierarchy_flat_equal (void)
             g_autofree char *set = g_strdup_printf ("contact.levels=%d", levels);
             const char *sets[] = { set, responses[r],
                                    responses[r] != NULL ? "solver.name=predictor-corrector"
+                                                        : NULL,
+                                   responses[r] != NULL ? "solver.implicit_contacts=false"
                                                         : NULL,
                                    NULL };
             worlds[levels - 1] = fixture_world_from_file (registry, scenes[s], sets);
@@ -1299,6 +1366,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/penalty/implicit-rest", test_penalty_implicit_rest);
   g_test_add_func ("/eulerian/penalty/fem-friction-rest", test_penalty_fem_friction_rest);
   g_test_add_func ("/eulerian/penalty/load-stiffness", test_penalty_load_stiffness);
+  g_test_add_func ("/eulerian/penalty/implicit-follows-model", test_implicit_follows_model);
   g_test_add_func ("/eulerian/penalty/twist", test_penalty_twist);
   g_test_add_func ("/eulerian/response/automatic", test_automatic_response);
   g_test_add_func ("/eulerian/particles/momentum", test_momentum_particles);

@@ -362,6 +362,22 @@ append_outputs (GString *out, uint32_t bits)
       }
 }
 
+/* Tells the solver what the contact model now declares (ABI 1.19), where it listens. */
+static void
+tell_solver_outputs (CwbWorld *world)
+{
+  if (world->solver.desc == NULL)
+    return;
+  const CwbSolverVTable *vt = world->solver.desc->vtable;
+  if (!CWB_STRUCT_HAS (vt, CwbSolverVTable, contact_outputs_changed)
+      || vt->contact_outputs_changed == NULL)
+    return;
+  uint32_t outputs = world->contact.desc != NULL
+                       ? model_outputs (world->contact.desc, world->contact.self)
+                       : 0;
+  vt->contact_outputs_changed (world->solver.self, outputs);
+}
+
 /* FALSE, with a message located at `loc` and `field`, when the solver does not solve all that
  * the contact model returns; TRUE when either is absent or does not declare it. */
 static gboolean
@@ -371,7 +387,9 @@ check_pair (CwbWorld *world, const CwbPluginDesc *contact, void *contact_self,
 {
   if (contact == NULL || solver == NULL)
     return TRUE;
-  uint32_t outputs = model_outputs (contact, contact_self), solves = solver_solves (solver);
+  /* The hint (CWB_CONTACT_OUTPUT_IMPLICIT_FORCES) is not something to solve. */
+  uint32_t outputs = model_outputs (contact, contact_self) & ~CWB_CONTACT_OUTPUT_IMPLICIT_FORCES;
+  uint32_t solves = solver_solves (solver);
   if (outputs == 0 || solves == 0 || (outputs & ~solves) == 0)
     return TRUE;
   g_autoptr (GString) what = g_string_new (NULL);
@@ -452,6 +470,7 @@ plugin_replace (CwbWorld *world, const CwbPluginDesc *desc, CwbParamBinding *bin
   *slot = (CwbWorldPlugin){ .desc = desc, .self = self, .params = g_steal_pointer (&owned) };
   if (desc->kind == CWB_PLUGIN_CONTACT_MODEL)
     contacts_reset (world);
+  tell_solver_outputs (world);
   return TRUE;
 }
 
@@ -581,6 +600,8 @@ cwb_world_set_plugin_params (CwbWorld *world, CwbPluginKind kind, GPtrArray *par
   world->edits++;
   cwb_param_binding_free (slot->params);
   slot->params = binding;
+  if (kind == CWB_PLUGIN_CONTACT_MODEL)
+    tell_solver_outputs (world);
   return TRUE;
 }
 

@@ -25,18 +25,27 @@
 #define COUPLING_TOLERANCE 1e-6
 #define COUPLING_FLOOR 1e-3
 
+typedef enum ImplicitContacts {
+  IMPLICIT_AUTOMATIC,
+  IMPLICIT_ALWAYS,
+  IMPLICIT_NEVER,
+} ImplicitContacts;
+
 typedef struct PredictorCorrector {
-  gboolean implicit_contacts;
+  ImplicitContacts implicit_mode;   /* the parameter */
+  uint32_t model_outputs;           /* what the paired contact model declares (ABI 1.19) */
+  gboolean implicit_contacts;       /* what the two give: the contact forces are implicit */
   int coupling_sweeps;
   GArray *q_predicted, *v_predicted, *r, *q_next, *v_next, *dq;   /* double scratch */
   GArray *coupled_dq, *body_f;                                    /* double scratch */
 } PredictorCorrector;
 
 static const CwbParamSpec pc_params[] = {
-  { "implicit_contacts", CWB_PARAM_BOOL, "", "false", 1, 0, NULL,
+  { "implicit_contacts", CWB_PARAM_ENUM, "", "automatic", 0, 0, "automatic|true|false",
     "Hand the contact forces' stiffness and damping to the body models' implicit step "
     "(k_ext, b_ext) in the corrector; false: the forces act explicitly, as in Spillmann "
-    "2007" },
+    "2007; automatic: implicitly where the contact model asks for it (its forces sized for "
+    "an implicit step, as Faure 2007's penalty), explicitly otherwise" },
   { "coupling_sweeps", CWB_PARAM_INT, "", "50", 1, 10000, NULL,
     "With implicit_contacts, the most Gauss-Seidel sweeps over the bodies that couple their "
     "implicit steps through the stiffness between bodies (each body's own is in its step); "
@@ -69,11 +78,32 @@ new_doubles (void)
   return g_array_new (FALSE, TRUE, sizeof (double));
 }
 
+/* Whether the contact forces are integrated implicitly: the parameter, or where it is
+ * automatic, whether the paired contact model asks for it. */
+static void
+update_implicit_contacts (PredictorCorrector *self)
+{
+  self->implicit_contacts
+    = self->implicit_mode == IMPLICIT_ALWAYS
+      || (self->implicit_mode == IMPLICIT_AUTOMATIC
+          && (self->model_outputs & CWB_CONTACT_OUTPUT_IMPLICIT_FORCES) != 0);
+}
+
+static void
+read_implicit_contacts (PredictorCorrector *self, const CwbParamSet *params)
+{
+  const char *mode = cwb_param_string (params, "implicit_contacts", "automatic");
+  self->implicit_mode = strcmp (mode, "true") == 0    ? IMPLICIT_ALWAYS
+                        : strcmp (mode, "false") == 0 ? IMPLICIT_NEVER
+                                                      : IMPLICIT_AUTOMATIC;
+  update_implicit_contacts (self);
+}
+
 static void *
 pc_create (const CwbSolverCreateInfo *info, const CwbHostServices *host, GError **error)
 {
   PredictorCorrector *self = g_new0 (PredictorCorrector, 1);
-  self->implicit_contacts = cwb_param_bool (info->params, "implicit_contacts", FALSE);
+  read_implicit_contacts (self, info->params);
   self->coupling_sweeps = (int) cwb_param_int (info->params, "coupling_sweeps", 50);
   self->dq = new_doubles ();
   self->coupled_dq = new_doubles ();
@@ -297,6 +327,10 @@ static gboolean
 pc_step (void *data, CwbStepContext *ctx, GError **error)
 {
   PredictorCorrector *self = data;
+  /* What `automatic` resolved to, beside the scene's other derived values (1: implicit). */
+  if (self->implicit_mode == IMPLICIT_AUTOMATIC
+      && CWB_STRUCT_HAS (ctx, CwbStepContext, report_derived) && ctx->report_derived != NULL)
+    ctx->report_derived (ctx, "implicit_contacts", self->implicit_contacts ? 1 : 0);
   double *q_p = zeroed (self->q_predicted, ctx->nq);
   double *v_p = zeroed (self->v_predicted, ctx->nv);
   integrate (ctx, NULL, FALSE, FALSE, q_p, v_p);
@@ -350,8 +384,16 @@ static void
 pc_params_changed (void *data, const CwbParamSet *params)
 {
   PredictorCorrector *self = data;
-  self->implicit_contacts = cwb_param_bool (params, "implicit_contacts", FALSE);
+  read_implicit_contacts (self, params);
   self->coupling_sweeps = (int) cwb_param_int (params, "coupling_sweeps", 50);
+}
+
+static void
+pc_contact_outputs_changed (void *data, uint32_t outputs)
+{
+  PredictorCorrector *self = data;
+  self->model_outputs = outputs;
+  update_implicit_contacts (self);
 }
 
 static gboolean
@@ -371,6 +413,7 @@ static const CwbSolverVTable pc_vtable = {
   .stages = pc_stages,
   .n_stages = G_N_ELEMENTS (pc_stages),
   .contact_forces_implicit = pc_contact_forces_implicit,
+  .contact_outputs_changed = pc_contact_outputs_changed,
 };
 
 static const CwbPluginDesc pc_desc = {

@@ -40,8 +40,9 @@ G_BEGIN_DECLS
  * 1.16: CwbInspectCell with body_b CWB_NO_BODY: a coarse cell one body alone is in.
  * 1.17: CwbStepContext.contact_coupling_apply.
  * 1.18: CwbSolverVTable.contact_forces_implicit, CwbContactQuery.forces_implicit and
- *       body_mass; cwb_v3_reject. */
-#define CWB_ABI_MINOR 18
+ *       body_mass; cwb_v3_reject.
+ * 1.19: CWB_CONTACT_OUTPUT_IMPLICIT_FORCES, CwbSolverVTable.contact_outputs_changed. */
+#define CWB_ABI_MINOR 19
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

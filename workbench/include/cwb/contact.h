@@ -74,6 +74,11 @@ typedef struct CwbPointStiffness {
 typedef enum CwbContactOutput {
   CWB_CONTACT_OUTPUT_ROWS = 1u << 0,     /* constraint rows (Signorini, Coulomb) */
   CWB_CONTACT_OUTPUT_FORCES = 1u << 1,   /* penalty forces on points, with their stiffness */
+  /* ABI 1.19: a hint, not a kind of output (the pairing check ignores it): where the model
+   * returns forces, their stiffness is sized for an implicit step, which an explicit one
+   * cannot carry (Faure 2007's penalty); a solver that integrates forces either way does so
+   * implicitly by default (CwbSolverVTable.contact_outputs_changed). */
+  CWB_CONTACT_OUTPUT_IMPLICIT_FORCES = 1u << 2,
 } CwbContactOutput;
 
 typedef struct CwbContactSet {

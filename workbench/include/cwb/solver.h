@@ -205,6 +205,13 @@ typedef struct CwbSolverVTable {
    * contact_damping_apply); the host hands it to contact models as
    * CwbContactQuery.forces_implicit. NULL: the forces act explicitly. */
   gboolean (*contact_forces_implicit) (void *self);
+
+  /* ABI 1.19 (check struct_size), optional: what the paired contact model declares
+   * (CwbContactModelVTable.outputs, CwbContactOutput bits; 0 with no model or none
+   * declared), told after every pairing and after every edit of the model's parameters,
+   * before the next step: a solver may follow it (integrate the forces implicitly where
+   * the model asks, CWB_CONTACT_OUTPUT_IMPLICIT_FORCES). NULL: not told. */
+  void (*contact_outputs_changed) (void *self, uint32_t outputs);
 } CwbSolverVTable;
 
 G_END_DECLS
