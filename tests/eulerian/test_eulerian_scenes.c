@@ -1019,17 +1019,9 @@ test_implicit_follows_model (void)
     { "solver", "implicit_contacts", "true", TRUE },
   };
   g_autoptr (CwbRegistry) registry = fixture_registry ();
-  g_autoptr (CwbWorld) world = fixture_world (registry,
-    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
-    "contact: { model: eulerian }\n"
-    "solver: { name: predictor-corrector }\n"
-    "bodies:\n"
-    "  - name: ground\n"
-    "    shape: { type: ground, size: [1, 1, 0.2] }\n"
-    "    fixed: true\n"
-    "  - name: box\n"
-    "    shape: { type: box, size: [0.2, 0.2, 0.2] }\n"
-    "    pose: { position: [0, 0, 0.1] }\n");
+  g_autofree char *yaml = drop_scene (PENALTY, "{ type: box, size: [0.2, 0.2, 0.2] }",
+                                      "{ position: [0, 0, 0.1] }", 0.5);
+  g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   g_assert_true (cwb_world_solver_forces_implicit (world));
   for (guint k = 0; k < G_N_ELEMENTS (edits); k++)
     {

@@ -25,6 +25,7 @@
 #define COUPLING_TOLERANCE 1e-6
 #define COUPLING_FLOOR 1e-3
 
+/* `implicit_contacts`, in the order of its choices. */
 typedef enum ImplicitContacts {
   IMPLICIT_AUTOMATIC,
   IMPLICIT_ALWAYS,
@@ -34,7 +35,6 @@ typedef enum ImplicitContacts {
 typedef struct PredictorCorrector {
   ImplicitContacts implicit_mode;   /* the parameter */
   uint32_t model_outputs;           /* what the paired contact model declares (ABI 1.19) */
-  gboolean implicit_contacts;       /* what the two give: the contact forces are implicit */
   int coupling_sweeps;
   GArray *q_predicted, *v_predicted, *r, *q_next, *v_next, *dq;   /* double scratch */
   GArray *coupled_dq, *body_f;                                    /* double scratch */
@@ -80,30 +80,20 @@ new_doubles (void)
 
 /* Whether the contact forces are integrated implicitly: the parameter, or where it is
  * automatic, whether the paired contact model asks for it. */
-static void
-update_implicit_contacts (PredictorCorrector *self)
+static gboolean
+implicit_contacts (const PredictorCorrector *self)
 {
-  self->implicit_contacts
-    = self->implicit_mode == IMPLICIT_ALWAYS
-      || (self->implicit_mode == IMPLICIT_AUTOMATIC
-          && (self->model_outputs & CWB_CONTACT_OUTPUT_IMPLICIT_FORCES) != 0);
-}
-
-static void
-read_implicit_contacts (PredictorCorrector *self, const CwbParamSet *params)
-{
-  const char *mode = cwb_param_string (params, "implicit_contacts", "automatic");
-  self->implicit_mode = strcmp (mode, "true") == 0    ? IMPLICIT_ALWAYS
-                        : strcmp (mode, "false") == 0 ? IMPLICIT_NEVER
-                                                      : IMPLICIT_AUTOMATIC;
-  update_implicit_contacts (self);
+  return self->implicit_mode == IMPLICIT_ALWAYS
+         || (self->implicit_mode == IMPLICIT_AUTOMATIC
+             && (self->model_outputs & CWB_CONTACT_OUTPUT_IMPLICIT_FORCES) != 0);
 }
 
 static void *
 pc_create (const CwbSolverCreateInfo *info, const CwbHostServices *host, GError **error)
 {
   PredictorCorrector *self = g_new0 (PredictorCorrector, 1);
-  read_implicit_contacts (self, info->params);
+  self->implicit_mode = (ImplicitContacts) cwb_param_int (info->params, "implicit_contacts",
+                                                         IMPLICIT_AUTOMATIC);
   self->coupling_sweeps = (int) cwb_param_int (info->params, "coupling_sweeps", 50);
   self->dq = new_doubles ();
   self->coupled_dq = new_doubles ();
@@ -330,7 +320,7 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
   /* What `automatic` resolved to, beside the scene's other derived values (1: implicit). */
   if (self->implicit_mode == IMPLICIT_AUTOMATIC
       && CWB_STRUCT_HAS (ctx, CwbStepContext, report_derived) && ctx->report_derived != NULL)
-    ctx->report_derived (ctx, "implicit_contacts", self->implicit_contacts ? 1 : 0);
+    ctx->report_derived (ctx, "implicit_contacts", implicit_contacts (self) ? 1 : 0);
   double *q_p = zeroed (self->q_predicted, ctx->nq);
   double *v_p = zeroed (self->v_predicted, ctx->nv);
   integrate (ctx, NULL, FALSE, FALSE, q_p, v_p);
@@ -349,14 +339,14 @@ pc_step (void *data, CwbStepContext *ctx, GError **error)
     }
   double *r = zeroed (self->r, ctx->nv);
   ctx->point_forces_to_dofs (ctx, r);
-  gboolean stiff = self->implicit_contacts && set->stiffness->len > 0;
+  gboolean stiff = implicit_contacts (self) && set->stiffness->len > 0;
   if (stiff && !has_contact_stiffness (ctx))
     {
       g_set_error_literal (error, g_quark_from_string ("predictor-corrector"), 0,
                            "implicit_contacts needs a host of ABI 1.1 or later");
       return FALSE;
     }
-  gboolean damped = self->implicit_contacts && has_contact_damping (ctx, set);
+  gboolean damped = implicit_contacts (self) && has_contact_damping (ctx, set);
   stage_done (ctx, STAGE_RESPONSE, q_p, v_p);
   if (stiff)
     shift_linearisation (self, ctx, v_p, r);
@@ -384,7 +374,8 @@ static void
 pc_params_changed (void *data, const CwbParamSet *params)
 {
   PredictorCorrector *self = data;
-  read_implicit_contacts (self, params);
+  self->implicit_mode = (ImplicitContacts) cwb_param_int (params, "implicit_contacts",
+                                                         IMPLICIT_AUTOMATIC);
   self->coupling_sweeps = (int) cwb_param_int (params, "coupling_sweeps", 50);
 }
 
@@ -393,14 +384,13 @@ pc_contact_outputs_changed (void *data, uint32_t outputs)
 {
   PredictorCorrector *self = data;
   self->model_outputs = outputs;
-  update_implicit_contacts (self);
 }
 
 static gboolean
 pc_contact_forces_implicit (void *data)
 {
   const PredictorCorrector *self = data;
-  return self->implicit_contacts;
+  return implicit_contacts (self);
 }
 
 static const CwbSolverVTable pc_vtable = {
