@@ -2,6 +2,7 @@
 #include "cell_constraints.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Two densities' gradients closer than this to opposite are averaged into the contact's
  * normal; farther, a face's is taken (contact_normal). */
@@ -43,12 +44,25 @@ typedef struct CellEntry {
   guint next;             /* the cell's next entry, + 1 (0: the last) */
 } CellEntry;
 
+/* A grid point where both bodies' closest surface points are on faces far from opposite
+ * (contact_normal): kept until the pair's end, whose normal chooses between the faces. */
+typedef struct CrossedPoint {
+  uint32_t a, b;
+  double mu;
+  GridPoint moves[2];
+  double r[3];
+  DensitySample sample[2];
+  double excess, margin, volume;
+} CrossedPoint;
+
 struct CellConstraints {
   double step;
   int cell_points;
   GArray *contacts;      /* RowContact */
   GArray *entries;       /* CellEntry */
   GHashTable *cells;     /* a pair's cell identity -> its contact + 1 */
+  GArray *crossed;       /* CrossedPoint: the pair's, until its end */
+  double pair_normal[3]; /* the pair's normals where they are sure, summed by their weights */
 };
 
 CellConstraints *
@@ -58,6 +72,7 @@ cell_constraints_new (void)
   c->contacts = g_array_new (FALSE, FALSE, sizeof (RowContact));
   c->entries = g_array_new (FALSE, FALSE, sizeof (CellEntry));
   c->cells = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, NULL);
+  c->crossed = g_array_new (FALSE, FALSE, sizeof (CrossedPoint));
   return c;
 }
 
@@ -69,6 +84,7 @@ cell_constraints_free (CellConstraints *c)
   g_array_unref (c->contacts);
   g_array_unref (c->entries);
   g_hash_table_unref (c->cells);
+  g_array_unref (c->crossed);
   g_free (c);
 }
 
@@ -86,7 +102,18 @@ void
 cell_constraints_begin_pair (CellConstraints *c)
 {
   g_hash_table_remove_all (c->cells);
+  g_array_set_size (c->crossed, 0);
+  cwb_v3_set (c->pair_normal, 0, 0, 0);
 }
+
+/* What a grid point's densities say of its contact's normal (contact_normal). */
+typedef enum PointNormal {
+  NORMAL_NONE,      /* no normal can be taken */
+  NORMAL_AVERAGED,  /* the averaged gradient, the two gradients near opposite */
+  NORMAL_FACE,      /* one body's face, under the other's edge or vertex */
+  NORMAL_CROSSED,   /* both on faces far from opposite: the pair's normal chooses */
+  NORMAL_UNSURE,    /* the averaged gradient, neither on a face nor near opposite */
+} PointNormal;
 
 /* The contact's normal at a grid point, from b towards a: sec. 4.3's averaged gradient
  * g = grad rho_a - grad rho_b, unless the two gradients are far from opposite (by more than
@@ -96,8 +123,12 @@ cell_constraints_begin_pair (CellConstraints *c)
  * the edge by up to 45 degrees, and in a step whose free motion sank the box by g h^2 those
  * points held it against sliding down a slope steeper than its friction angle (a box stuck
  * at 1.3 atan (mu)). A face under an edge or a corner is what the contact's normal is, as
- * feature-based detection has it. FALSE where no normal can be taken. */
-static gboolean
+ * feature-based detection has it. Where both closest points are on faces far from opposite
+ * (a point beside a box's edge pressed into a face: the box's nearest face there is the
+ * one across the edge), both gradients steep enough to measure a depth along (a share
+ * MIN_RATE_SHARE of the steeper), the point alone cannot tell which face the contact is
+ * on: NORMAL_CROSSED, and cell_constraints_end_pair decides. */
+static PointNormal
 contact_normal (const DensitySample sample[2], const gboolean on_face[2], double normal[3])
 {
   const double *ga = sample[0].gradient, *gb = sample[1].gradient;
@@ -110,26 +141,27 @@ contact_normal (const DensitySample sample[2], const gboolean on_face[2], double
         cwb_v3_scale (normal, ga, 1 / na);
       else
         cwb_v3_scale (normal, gb, -1 / nb);
-      return TRUE;
+      return NORMAL_FACE;
     }
+  if (!opposite && on_face[0] && on_face[1]
+      && MIN (na, nb) >= MIN_RATE_SHARE * MAX (na, nb))
+    return NORMAL_CROSSED;
   double g[3];
   cwb_v3_sub (g, ga, gb);
   double length = cwb_v3_norm (g);
   if (!(length > 0))
-    return FALSE;
+    return NORMAL_NONE;
   cwb_v3_scale (normal, g, 1 / length);
-  return TRUE;
+  return opposite && na > 0 && nb > 0 ? NORMAL_AVERAGED : NORMAL_UNSURE;
 }
 
-void
-cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
-                      const GridPoint moves[2], const double r[3],
-                      const DensitySample sample[2], const gboolean on_face[2], double excess,
-                      double margin, double volume)
+/* The point's constraint along `normal` into its cell's; `sure` where the normal is a
+ * face's or the near-opposite gradients' average, counted in the pair's normal. */
+static void
+add_point (CellConstraints *self, uint32_t a, uint32_t b, double mu, const GridPoint moves[2],
+           const double r[3], const DensitySample sample[2], const double normal[3],
+           gboolean sure, double excess, double margin, double volume)
 {
-  double normal[3];
-  if (!contact_normal (sample, on_face, normal))
-    return;
   /* Moving the bodies apart along n by s, half each way, changes rho_bar by
    * -(grad rho_a - grad rho_b) . n s / 2. */
   double rate = 0.5 * (cwb_v3_dot (sample[0].gradient, normal)
@@ -194,6 +226,8 @@ cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
       *key = key_of[apart];
       g_hash_table_insert (self->cells, key, GUINT_TO_POINTER (at));
     }
+  if (sure)
+    cwb_v3_axpy (self->pair_normal, weight, normal);
   RowContact *row = &g_array_index (self->contacts, RowContact, at - 1);
   row->weight += weight;
   cwb_v3_axpy (row->origin, weight, r);
@@ -220,6 +254,67 @@ cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
           row->first_entry = index;
         row->last_entry = index;
       }
+}
+
+void
+cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
+                      const GridPoint moves[2], const double r[3],
+                      const DensitySample sample[2], const gboolean on_face[2], double excess,
+                      double margin, double volume)
+{
+  double normal[3];
+  PointNormal kind = contact_normal (sample, on_face, normal);
+  if (kind == NORMAL_NONE)
+    return;
+  if (kind == NORMAL_CROSSED)
+    {
+      CrossedPoint point = { .a = a, .b = b, .mu = mu, .excess = excess, .margin = margin,
+                             .volume = volume };
+      memcpy (point.moves, moves, sizeof point.moves);
+      memcpy (point.sample, sample, sizeof point.sample);
+      cwb_v3_copy (point.r, r);
+      g_array_append_val (self->crossed, point);
+      return;
+    }
+  add_point (self, a, b, mu, moves, r, sample, normal,
+             kind == NORMAL_AVERAGED || kind == NORMAL_FACE, excess, margin, volume);
+}
+
+/* The pair's points on crossed faces: each takes the face of the two whose normal is
+ * closer to the pair's (its sure points' normals, weighted as in their cells): beside a
+ * box's edge pressed into a bar, the bar's face, along which the rest of the side presses,
+ * not the box's top face across the edge (averaged, the two turned the normals at the
+ * box's edges by 45 degrees, and the position passes, unable to part a box wider than its
+ * clamp, slid it along them out of the clamp). Without sure points, the averaged
+ * gradient. */
+void
+cell_constraints_end_pair (CellConstraints *self)
+{
+  double reference[3];
+  double length = cwb_v3_norm (self->pair_normal);
+  if (length > 0)
+    cwb_v3_scale (reference, self->pair_normal, 1 / length);
+  for (guint k = 0; k < self->crossed->len; k++)
+    {
+      const CrossedPoint *p = &g_array_index (self->crossed, CrossedPoint, k);
+      const double *ga = p->sample[0].gradient, *gb = p->sample[1].gradient;
+      double face_a[3], face_b[3], normal[3];
+      cwb_v3_scale (face_a, ga, 1 / cwb_v3_norm (ga));
+      cwb_v3_scale (face_b, gb, -1 / cwb_v3_norm (gb));
+      if (length > 0)
+        cwb_v3_copy (normal, cwb_v3_dot (face_a, reference) >= cwb_v3_dot (face_b, reference)
+                               ? face_a
+                               : face_b);
+      else
+        {
+          cwb_v3_sub (normal, ga, gb);
+          cwb_v3_scale (normal, normal, 1 / cwb_v3_norm (normal));
+        }
+      add_point (self, p->a, p->b, p->mu, p->moves, p->r, p->sample, normal, FALSE, p->excess,
+                 p->margin, p->volume);
+    }
+  g_array_set_size (self->crossed, 0);
+  cwb_v3_set (self->pair_normal, 0, 0, 0);
 }
 
 static int

@@ -48,6 +48,11 @@ void cell_constraints_add (CellConstraints *constraints, uint32_t a, uint32_t b,
                            const DensitySample sample[2], const gboolean on_face[2],
                            double excess, double margin, double volume);
 
+/* A pair's end: its points whose two closest surface points are on faces far from opposite
+ * (beside an edge pressed into a face) take the face nearer the pair's normal, and join
+ * their cells. */
+void cell_constraints_end_pair (CellConstraints *constraints);
+
 /* The detection's contacts into the set: a frame per cell, its normal row and, in the
  * velocity pass where the pair has friction, two tangent rows; the report's volume and
  * depth; the stabilization passes the rows need. */

@@ -21,6 +21,11 @@
  * each side) and half a step more, so that the grid points where a deep overlap starts
  * find their closest triangle without a search of the whole surface. */
 #define SURFACE_REACH 1.5
+/* A point whose offset from its closest point on an edge or a vertex is this close to the
+ * triangle's normal (relative, on the cosine) lies off a face, not off an edge: round-off
+ * leaves ~1e-16 of the distance across a flat edge, a sharp edge's offset turns away from
+ * either face by its angle. */
+#define FLAT_FEATURE_TOLERANCE 1e-9
 
 double
 density_distance (double rho)
@@ -267,9 +272,16 @@ find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint3
                     cwb_v3_scale (&direction[3 * p], dr, 1 / dist);
                   else
                     cwb_v3_copy (&direction[3 * p], normal);
-                  on_face[p] = feature == CWB_TRIANGLE_FACE;
+                  /* A closest point on an edge or a vertex is on a face where the point
+                   * lies off it along the triangle's normal: the edge between two
+                   * coplanar triangles (a box face's diagonal), a flat fan's vertex. */
+                  on_face[p] = feature == CWB_TRIANGLE_FACE
+                               || (dist > SURFACE_EPSILON * box->step && area > 0
+                                   && fabs (cwb_v3_dot (dr, normal))
+                                        >= (1 - FLAT_FEATURE_TOLERANCE) * dist);
                   cwb_v3_set (&along[3 * p], 0, 0, 0);
-                  if (feature >= CWB_TRIANGLE_EDGE && feature < CWB_TRIANGLE_VERTEX)
+                  if (!on_face[p] && feature >= CWB_TRIANGLE_EDGE
+                      && feature < CWB_TRIANGLE_VERTEX)
                     {
                       int e = feature - CWB_TRIANGLE_EDGE;
                       double edge[3];

@@ -1164,6 +1164,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           cwb_v3_axpy (pair.center, contact.share, r);
           pair.weight += contact.share;
         }
+  if (self->rows)
+    cell_constraints_end_pair (self->constraints);
   if (self->rows || !(pair.weight > 0))
     return TRUE;
   cwb_v3_scale (pair.center, pair.center, 1 / pair.weight);

@@ -286,6 +286,69 @@ test_second_where_present (void)
   mesh_clear (&ball);
 }
 
+/* A point off a face is a face's, wherever on the face its closest point lies: also on the
+ * diagonal that splits a box's face into two triangles (an edge of the mesh, not of the
+ * body). Read as an edge's, its density curved about the diagonal (a Hessian term
+ * slope / (distance h) across it) and the constraint response took it for an edge under the
+ * other body's face, whose normal it then preferred. A box on the lattice (its faces'
+ * diagonals through grid points, as in a scene of round numbers), every point outside it
+ * within the distances kept (a step and a half): those whose projection is inside a face
+ * are on a face, with a Hessian along the face's normal alone (round-off: 1e-9 of the
+ * normal term); those beyond an edge are not. */
+static void
+test_faces_across_diagonals (void)
+{
+  double c[3] = { 0, 0, 0 }, e[3] = { 0.3, 0.3, 0.3 }, step = 0.05;
+  Mesh cube = box_mesh (c, e, 0);
+  g_autoptr (BodyDensity) d = body_density_new ();
+  sample (d, &cube, step);
+  const GridBox *box = &d->box;
+  int on_diagonal = 0, faces = 0, edges = 0;
+  for (int k = 0; k < box->n[2]; k++)
+    for (int j = 0; j < box->n[1]; j++)
+      for (int i = 0; i < box->n[0]; i++)
+        {
+          size_t p = grid_box_index (box, i, j, k);
+          double r[3];
+          grid_box_point (box, i, j, k, r);
+          int outside = 0, axis = 0;
+          for (int a = 0; a < 3; a++)
+            if (fabs (r[a]) > e[a] + 1e-9)
+              {
+                outside++;
+                axis = a;
+              }
+          double distance = g_array_index (d->distance, double, p);
+          if (outside == 0 || !(distance < 1.5 * step))
+            continue;
+          gboolean face = g_array_index (d->on_face, guint8, p);
+          if (outside > 1)
+            {
+              g_assert_false (face);
+              edges++;
+              continue;
+            }
+          /* Off the box's own edge, the face's boundary, either face is the closest. */
+          double u = r[(axis + 1) % 3], v = r[(axis + 2) % 3];
+          if (fabs (u) > e[0] - 1e-9 || fabs (v) > e[0] - 1e-9)
+            continue;
+          g_assert_true (face);
+          faces++;
+          on_diagonal += fabs (fabs (u) - fabs (v)) < 1e-12;
+          double g[3], hess[9];
+          body_density_derivatives (d, i, j, k, g, hess);
+          double along = fabs (hess[4 * axis]);
+          for (int m = 0; m < 9; m++)
+            if (m != 4 * axis)
+              g_assert_cmpfloat (fabs (hess[m]), <=, 1e-9 * MAX (along, 1));
+        }
+  g_test_message ("%d points off faces (%d off a diagonal), %d beyond edges", faces,
+                  on_diagonal, edges);
+  g_assert_cmpint (on_diagonal, >, 20);
+  g_assert_cmpint (edges, >, 20);
+  mesh_clear (&cube);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -295,5 +358,6 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/density/continuity", test_continuity);
   g_test_add_func ("/eulerian/density/derivatives", test_derivatives);
   g_test_add_func ("/eulerian/density/second-where-present", test_second_where_present);
+  g_test_add_func ("/eulerian/density/faces-across-diagonals", test_faces_across_diagonals);
   return g_test_run ();
 }
