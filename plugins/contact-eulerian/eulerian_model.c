@@ -26,7 +26,9 @@
  * size (once), the stiffness of a pair from its more mobile body's response over a step
  * (measured through the host's point_response) so that an explicit corrector stays stable
  * or, where the solver integrates the forces implicitly, so that a contact carries the
- * weight resting on it, and the damping time from the step (docs/plugins/eulerian.md). */
+ * weight resting on it or hanging from it over the patch its shape gives (a face, or a
+ * curved surface's patch, there no stiffer than the body under it), and the damping time
+ * from the step (docs/plugins/eulerian.md). */
 #include <cwb/cwb.h>
 
 #include "density_grid.h"
@@ -50,6 +52,13 @@
  * displacement a newton makes at a vertex over one step (dt^2 / m for a particle). Explicit
  * integration of a spring is stable up to 4 on this scale; a smaller patch is softer. */
 #define STIFFNESS_SHARE 2.0
+/* Where the solver integrates the forces implicitly, a curved contact's patch spring
+ * (LOAD_SPRING k A / h) at most this share of its more mobile geometry's own spring over a
+ * step (1 / mobility): stiffer, a soft body gives way under it instead, pressed over a
+ * patch smaller than its elements (the poolrack's foam torus, E = 3e4 Pa, under its 37 kg
+ * block asked 15 times its own spring, and its step blew up; the default scene's jelly at
+ * twice its spring threw its ring, 15 J; at half, the ring sank through it). */
+#define BODY_SPRING_SHARE 1.0
 /* Where the solver integrates the forces implicitly, stability no longer bounds the
  * stiffness but the sink does: a contact carrying its load sinks by this share of the step
  * (the transition is two steps deep). */
@@ -62,6 +71,12 @@
  * densities measure a gap only where both bodies' transitions reach, up to two steps apart
  * for surfaces, and a narrower band keeps the measure where both gradients are steep. */
 #define MARGIN_OF_STEP 0.5
+/* Triangles whose unit normals' components round to the same multiples of this are one
+ * face (contact_area): 3 degrees, a face of a deformed block too. */
+#define FACE_NORMAL_BIN 0.05
+/* A geometry rests on a face at least this share of its volume^(2/3) (a box's, a
+ * cylinder's cap); a smaller one is a facet of a curved surface (a torus's quads, 4 %). */
+#define FLAT_FACE_SHARE 0.25
 /* The friction spring over the normal one. */
 #define TANGENT_SHARE 0.25
 /* The automatic hierarchy: root cells of 2 steps, the fastest of 1 to 4 levels on the
@@ -127,8 +142,13 @@ typedef struct GeometryScale {
   double mobility;  /* displacement per newton over a step at its first vertex; < 0 not
                      * yet measured, 0 fixed */
   double size;      /* its largest extent */
-  double area;      /* its volume^(2/3): the area a load on it spreads over */
-  double load;      /* the weight (N) of the moving bodies no lower than it, itself included */
+  double area;      /* the area a load on it spreads over (contact_area) */
+  gboolean curved;  /* that area a curved surface's patch, not a face */
+  double load;      /* the weight (N) of the moving bodies no lower than it, itself included:
+                     * what may rest on it */
+  double hanging;   /* the weight of the moving bodies no higher than it, itself included:
+                     * what may hang from it */
+  double height;    /* its box's centre's, against gravity (m) */
 } GeometryScale;
 
 typedef struct Eulerian {
@@ -378,9 +398,65 @@ geometry_volume (const CwbGeometry *g)
   return fabs (volume);
 }
 
-/* Each geometry's load: the weight of the moving bodies whose boxes' centres are no lower
- * along gravity than its own, itself included: all that may rest on it (none without
- * gravity or the bodies' masses, ABI 1.18). */
+/* The area a load on the geometry spreads over, resting on it sunk LOAD_SINK of a step (h):
+ * its largest flat face where it has one of at least FLAT_FACE_SHARE of its volume^(2/3)
+ * (the triangles of one normal, binned by FACE_NORMAL_BIN, summed), at most that; where it
+ * has none, a curved surface's patch: a surface of radius rho sunk d touches over
+ * 2 pi rho d, half as deep on average, so it carries what a face of pi rho LOAD_SINK h
+ * does, rho = 2 V / S (V its volume, S its area: a tube's radius, two thirds of a ball's).
+ * A chain's links and a box's corners on a torus touch at points; sized as faces they sank
+ * through (a quarter step of a link's load needs 38 times a face's stiffness). Particles:
+ * volume^(2/3). */
+static double
+contact_area (const CwbGeometry *g, double h, gboolean *curved)
+{
+  double across = pow (geometry_volume (g), 2.0 / 3.0);
+  *curved = FALSE;
+  if (g->kind == CWB_GEOMETRY_PARTICLES || g->n_triangles == 0)
+    return across;
+  g_autoptr (GHashTable) faces = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                        g_free);
+  double surface = 0, flat = 0;
+  for (size_t t = 0; t < g->n_triangles; t++)
+    {
+      const double *x0 = g->positions + 3 * g->triangles[3 * t];
+      const double *x1 = g->positions + 3 * g->triangles[3 * t + 1];
+      const double *x2 = g->positions + 3 * g->triangles[3 * t + 2];
+      double e1[3], e2[3], n[3];
+      cwb_v3_sub (e1, x1, x0);
+      cwb_v3_sub (e2, x2, x0);
+      cwb_v3_cross (n, e1, e2);
+      double twice = cwb_v3_norm (n);
+      if (!(twice > 0))
+        continue;
+      surface += 0.5 * twice;
+      gint64 key = 0;
+      for (int c = 0; c < 3; c++)
+        key = key * 64 + (gint64) lround (n[c] / twice / FACE_NORMAL_BIN) + 32;
+      double *sum = g_hash_table_lookup (faces, &key);
+      if (sum == NULL)
+        {
+          gint64 *stored = g_new (gint64, 1);
+          *stored = key;
+          sum = g_new0 (double, 1);
+          g_hash_table_insert (faces, stored, sum);
+        }
+      *sum += 0.5 * twice;
+      flat = MAX (flat, *sum);
+    }
+  if (flat >= FLAT_FACE_SHARE * across || !(surface > 0))
+    return MIN (across, flat);
+  double patch = G_PI * (2 * geometry_volume (g) / surface) * LOAD_SINK * h;
+  *curved = patch < across;
+  return MIN (across, patch);
+}
+
+/* Each geometry's loads: the weight of the moving bodies whose boxes' centres are no lower
+ * along gravity than its own, itself included (all that may rest on it, wherever it lies:
+ * counted only over the geometry's footprint across gravity, a pyramid's lower rows carried
+ * a fraction of the rows above, which their faces spread sideways, and the pyramid blew
+ * up), and of those no higher (all that may hang from it); none without gravity or the
+ * bodies' masses (ABI 1.18). */
 static void
 measure_loads (Eulerian *self, const CwbContactQuery *query)
 {
@@ -388,24 +464,27 @@ measure_loads (Eulerian *self, const CwbContactQuery *query)
   double weight = cwb_v3_norm (query->gravity);
   gboolean masses = CWB_STRUCT_HAS (query, CwbContactQuery, body_mass)
                     && query->body_mass != NULL && weight > 0;
-  g_autofree double *height = g_new0 (double, MAX (query->n_geometries, 1));
   for (size_t k = 0; k < query->n_geometries; k++)
     {
       double lo[3], hi[3], centre[3];
       cwb_geometry_bounds (&query->geometries[k], lo, hi);
       for (int c = 0; c < 3; c++)
         centre[c] = 0.5 * (lo[c] + hi[c]);
-      height[k] = masses ? -cwb_v3_dot (centre, query->gravity) / weight : 0;
+      scale[k].height = masses ? -cwb_v3_dot (centre, query->gravity) / weight : 0;
     }
   for (size_t k = 0; k < query->n_geometries; k++)
     {
-      scale[k].load = 0;
+      scale[k].load = scale[k].hanging = 0;
       for (size_t j = 0; masses && j < query->n_geometries; j++)
         {
           const CwbGeometry *g = &query->geometries[j];
-          if (height[j] >= height[k] && g->body < query->n_bodies
-              && !cwb_contact_query_geometry_fixed (query, g))
-            scale[k].load += query->body_mass[g->body] * weight;
+          if (g->body >= query->n_bodies || cwb_contact_query_geometry_fixed (query, g))
+            continue;
+          double w = query->body_mass[g->body] * weight;
+          if (scale[j].height >= scale[k].height)
+            scale[k].load += w;
+          if (scale[j].height <= scale[k].height)
+            scale[k].hanging += w;
         }
     }
 }
@@ -433,7 +512,7 @@ measure_scales (Eulerian *self, const CwbContactQuery *query)
       if (scale[k].mobility >= 0)
         continue;
       scale[k].size = cwb_geometry_size (g);
-      scale[k].area = pow (geometry_volume (g), 2.0 / 3.0);
+      scale[k].area = contact_area (g, self->step, &scale[k].curved);
       if (cwb_contact_query_geometry_fixed (query, g) || g->n_points == 0)
         scale[k].mobility = 0;
       else if (!response)
@@ -453,17 +532,17 @@ measure_scales (Eulerian *self, const CwbContactQuery *query)
     scale[p[n].geometry].mobility = MAX (dp[3 * n + 2], 0);
 }
 
-/* The stiffness that lets a pair's contact carry what rests on it, sunk LOAD_SINK of a
- * step: the load of its upper moving geometry on a patch of the smaller area A, a spring of
- * LOAD_SPRING k A / h. 0 without a load. */
+/* The stiffness that lets a pair's contact carry its load sunk LOAD_SINK of a step: what
+ * rests on its upper moving geometry or, where the upper one is fixed, what hangs from the
+ * lower one (a chain's top link carries the links below it), on a patch of the smaller
+ * area A, a spring of LOAD_SPRING k A / h. Between two moving geometries the upper one's
+ * load: what hangs from the lower one counts bodies that may rest on others below (a
+ * pyramid's boxes under an upper row). 0 without a load. */
 static double
-load_stiffness (const GeometryScale *sa, const GeometryScale *sb)
+load_stiffness (const GeometryScale *sa, const GeometryScale *sb, gboolean a_upper)
 {
-  /* The upper geometry carries the lesser load (the bodies at or above it); a fixed one
-   * carries none. */
-  double load = sa->mobility > 0 && sb->mobility > 0 ? MIN (sa->load, sb->load)
-                : sa->mobility > 0                   ? sa->load
-                                                     : sb->load;
+  const GeometryScale *upper = a_upper ? sa : sb, *lower = a_upper ? sb : sa;
+  double load = upper->mobility > 0 ? upper->load : lower->hanging;
   double area = MIN (sa->area, sb->area);
   if (!(load > 0) || !(area > 0))
     return 0;
@@ -473,7 +552,7 @@ load_stiffness (const GeometryScale *sa, const GeometryScale *sb)
 /* The pair's k: the parameter, or the stiffness that makes a patch of its more mobile
  * geometry's size squared move it by STIFFNESS_SHARE of the force over a step; where the
  * solver integrates the forces implicitly (ABI 1.18), at least the one that carries the
- * pair's load (load_stiffness). */
+ * pair's load (load_stiffness) as far as the more mobile geometry can bear it. */
 static double
 pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t b)
 {
@@ -484,9 +563,18 @@ pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, 
   if (!(m->mobility > 0) || !(m->size > 0))
     return 0;
   double stiffness = STIFFNESS_SHARE * self->step / (m->size * m->size * m->mobility);
-  if (self->implicit)
-    stiffness = MAX (stiffness, load_stiffness (&scale[a], &scale[b]));
-  return stiffness;
+  if (!self->implicit)
+    return stiffness;
+  /* Implicitly, on a curved patch, at most a patch spring LOAD_SPRING k A / h of
+   * BODY_SPRING_SHARE times the more mobile geometry's own spring over a step
+   * (1 / mobility, at a vertex: a face's load spreads over many). */
+  const GeometryScale *smaller = scale[a].area <= scale[b].area ? &scale[a] : &scale[b];
+  double yielding = smaller->curved && smaller->area > 0
+                      ? BODY_SPRING_SHARE * self->step
+                          / (LOAD_SPRING * smaller->area * m->mobility)
+                      : INFINITY;
+  double load = load_stiffness (&scale[a], &scale[b], scale[a].height >= scale[b].height);
+  return MAX (stiffness, MIN (load, yielding));
 }
 
 /* Geometry k's triangle apexes (grid_point_map), kept across detections. */

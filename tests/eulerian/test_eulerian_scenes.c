@@ -1398,6 +1398,63 @@ test_clamp (void)
   g_assert_cmpfloat (highest - start, <, 0.002);
 }
 
+/* Three rigid rings hanging as a chain from a fixed one (chain-3-links.yaml's rings, 25 mm
+ * tubes), under the penalty response at its automatic stiffness with implicit contacts (the
+ * predictor-corrector's default beside this model). The links touch at points, where a
+ * stiffness sized by the faces' area let them sink through each other (to the depth's
+ * ceiling, two steps); sized by a curved contact's patch, pi r LOAD_SINK h for a tube of
+ * radius r (contact_area), and by what hangs below each link as well as what rests on it,
+ * they hold. The lower pair carries the lowest ring: k = W / (0.6 x 0.25 x pi r 0.25 h),
+ * the smallest of the two pairs' (the upper one carries both rings), within 2 % (the
+ * mesh's 2 V / S is its polygonal tube's, cos (pi / 32) of r and less); after 1.5 s the
+ * chain hangs with its contacts under half a step deep (the sink sized is a quarter), the
+ * rings started 5 and 10 mm short of where their tubes touch. */
+static void
+test_penalty_hanging_chain (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  static const char *yaml =
+    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: eulerian }\n"
+    "solver: { name: predictor-corrector }\n"
+    "bodies:\n"
+    "  - name: top\n"
+    "    shape: { type: torus, major_radius: 0.1, minor_radius: 0.025, resolution: 32 }\n"
+    "    pose: { position: [0, 0, 0.5],\n"
+    "            orientation: [0.7071067811865476, 0.7071067811865476, 0, 0] }\n"
+    "    material: { density: 1100, friction: 0.3 }\n"
+    "    fixed: true\n"
+    "  - name: middle\n"
+    "    shape: { type: torus, major_radius: 0.1, minor_radius: 0.025, resolution: 32 }\n"
+    "    pose: { position: [0, 0, 0.355],\n"
+    "            orientation: [0.7071067811865476, 0, 0.7071067811865476, 0] }\n"
+    "    material: { density: 1100, friction: 0.3 }\n"
+    "  - name: bottom\n"
+    "    shape: { type: torus, major_radius: 0.1, minor_radius: 0.025, resolution: 32 }\n"
+    "    pose: { position: [0, 0, 0.21],\n"
+    "            orientation: [0.7071067811865476, 0.7071067811865476, 0, 0] }\n"
+    "    material: { density: 1100, friction: 0.3 }\n";
+  g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
+  fixture_step (world, 300);
+  double deepest = 0, lowest = INFINITY;
+  for (int k = 0; k < 10; k++)
+    {
+      fixture_step (world, 1);
+      deepest = MAX (deepest, cwb_world_contacts (world)->max_penetration);
+      lowest = MIN (lowest, summary (world, 2).centroid[2]);
+    }
+  double step = derived (world, "cell_size"), stiffness = derived (world, "stiffness");
+  double weight = summary (world, 2).mass * G;
+  double closed = weight / (0.6 * 0.25 * G_PI * 0.025 * 0.25 * step);
+  g_test_message ("hanging: contacts up to %.3g m deep (step %.3g m), the bottom ring's "
+                  "centre at %.4f m (0.20 where the tubes touch); stiffness %.4g Pa "
+                  "(closed form %.4g Pa)", deepest, step, lowest, stiffness, closed);
+  g_assert_cmpfloat (fabs (stiffness - closed), <, 0.02 * closed);
+  g_assert_cmpfloat (deepest, <, 0.5 * step);
+  /* Two contacts above it, each under half a step. */
+  g_assert_cmpfloat (lowest, >, 0.20 - step);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1420,6 +1477,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/penalty/implicit-rest", test_penalty_implicit_rest);
   g_test_add_func ("/eulerian/penalty/fem-friction-rest", test_penalty_fem_friction_rest);
   g_test_add_func ("/eulerian/penalty/load-stiffness", test_penalty_load_stiffness);
+  g_test_add_func ("/eulerian/penalty/hanging-chain", test_penalty_hanging_chain);
   g_test_add_func ("/eulerian/penalty/implicit-follows-model", test_implicit_follows_model);
   g_test_add_func ("/eulerian/penalty/twist", test_penalty_twist);
   g_test_add_func ("/eulerian/response/automatic", test_automatic_response);
