@@ -410,7 +410,7 @@ geometry_volume (const CwbGeometry *g)
 static double
 contact_area (const CwbGeometry *g, double h, gboolean *curved)
 {
-  double across = pow (geometry_volume (g), 2.0 / 3.0);
+  double volume = geometry_volume (g), across = pow (volume, 2.0 / 3.0);
   *curved = FALSE;
   if (g->kind == CWB_GEOMETRY_PARTICLES || g->n_triangles == 0)
     return across;
@@ -446,7 +446,7 @@ contact_area (const CwbGeometry *g, double h, gboolean *curved)
     }
   if (flat >= FLAT_FACE_SHARE * across || !(surface > 0))
     return MIN (across, flat);
-  double patch = G_PI * (2 * geometry_volume (g) / surface) * LOAD_SINK * h;
+  double patch = G_PI * (2 * volume / surface) * LOAD_SINK * h;
   *curved = patch < across;
   return MIN (across, patch);
 }
