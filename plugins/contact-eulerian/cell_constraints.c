@@ -4,9 +4,6 @@
 #include <math.h>
 #include <string.h>
 
-/* Two densities' gradients closer than this to opposite are averaged into the contact's
- * normal; farther, a face's is taken (contact_normal). */
-#define FACE_PREFERENCE_ANGLE (G_PI / 12)
 /* A grid point's densities must change along its contact normal by at least this share of
  * the steeper of its two gradients for a constraint (cell_constraints_add). */
 #define MIN_RATE_SHARE 0.1
@@ -115,44 +112,38 @@ typedef enum PointNormal {
   NORMAL_UNSURE,    /* the averaged gradient, neither on a face nor near opposite */
 } PointNormal;
 
-/* The contact's normal at a grid point, from b towards a: sec. 4.3's averaged gradient
- * g = grad rho_a - grad rho_b, unless the two gradients are far from opposite (by more than
- * FACE_PREFERENCE_ANGLE) and only one body's closest surface point is on a face: then that
- * face's gradient. Where a box's edge rests on a face, the edge's densities (rounded by the
- * distance) point half sideways; averaged in, they turned the normals of the points beside
- * the edge by up to 45 degrees, and in a step whose free motion sank the box by g h^2 those
- * points held it against sliding down a slope steeper than its friction angle (a box stuck
- * at 1.3 atan (mu)). A face under an edge or a corner is what the contact's normal is, as
- * feature-based detection has it. Where both closest points are on faces far from opposite
- * (a point beside a box's edge pressed into a face: the box's nearest face there is the
- * one across the edge), both gradients steep enough to measure a depth along (a share
- * MIN_RATE_SHARE of the steeper), the point alone cannot tell which face the contact is
- * on: NORMAL_CROSSED, and cell_constraints_end_pair decides. */
+/* The contact's normal at a grid point, from b towards a (density_contact_kind): sec. 4.3's
+ * averaged gradient g = grad rho_a - grad rho_b, unless the point is on one body's face
+ * alone: then that face's gradient. Averaged there, the edge's sideways gradient turned the
+ * normals of the points beside a box's edge resting on a face by up to 45 degrees, and in a
+ * step whose free motion sank the box by g h^2 those points held it against sliding down a
+ * slope steeper than its friction angle (a box stuck at 1.3 atan (mu)). A point on two
+ * faces (NORMAL_CROSSED) waits for cell_constraints_end_pair. */
 static PointNormal
 contact_normal (const DensitySample sample[2], const gboolean on_face[2], double normal[3])
 {
   const double *ga = sample[0].gradient, *gb = sample[1].gradient;
-  double na = cwb_v3_norm (ga), nb = cwb_v3_norm (gb);
-  gboolean opposite = !(na > 0 && nb > 0)
-                      || -cwb_v3_dot (ga, gb) >= cos (FACE_PREFERENCE_ANGLE) * na * nb;
-  if (!opposite && on_face[0] != on_face[1])
+  DensityContact kind = density_contact_kind (&sample[0], &sample[1], on_face);
+  switch (kind)
     {
-      if (on_face[0])
-        cwb_v3_scale (normal, ga, 1 / na);
-      else
-        cwb_v3_scale (normal, gb, -1 / nb);
+    case DENSITY_CONTACT_FACE_A:
+      cwb_v3_scale (normal, ga, 1 / cwb_v3_norm (ga));
       return NORMAL_FACE;
+    case DENSITY_CONTACT_FACE_B:
+      cwb_v3_scale (normal, gb, -1 / cwb_v3_norm (gb));
+      return NORMAL_FACE;
+    case DENSITY_CONTACT_CROSSED:
+      return NORMAL_CROSSED;
+    default:
+      break;
     }
-  if (!opposite && on_face[0] && on_face[1]
-      && MIN (na, nb) >= MIN_RATE_SHARE * MAX (na, nb))
-    return NORMAL_CROSSED;
   double g[3];
   cwb_v3_sub (g, ga, gb);
   double length = cwb_v3_norm (g);
   if (!(length > 0))
     return NORMAL_NONE;
   cwb_v3_scale (normal, g, 1 / length);
-  return opposite && na > 0 && nb > 0 ? NORMAL_AVERAGED : NORMAL_UNSURE;
+  return kind == DENSITY_CONTACT_AVERAGED ? NORMAL_AVERAGED : NORMAL_UNSURE;
 }
 
 /* The point's constraint along `normal` into its cell's; `sure` where the normal is a

@@ -1,6 +1,23 @@
 /* Faure 2007 eq. 2 and 3 at one grid point (see the header). */
 #include "density_penalty.h"
 
+#include <math.h>
+
+DensityContact
+density_contact_kind (const DensitySample *a, const DensitySample *b, const gboolean on_face[2])
+{
+  double na = cwb_v3_norm (a->gradient), nb = cwb_v3_norm (b->gradient);
+  if (!(na > 0 && nb > 0))
+    return DENSITY_CONTACT_NONE;
+  if (-cwb_v3_dot (a->gradient, b->gradient) >= cos (DENSITY_FACE_ANGLE) * na * nb)
+    return DENSITY_CONTACT_AVERAGED;
+  if (on_face[0] != on_face[1])
+    return on_face[0] ? DENSITY_CONTACT_FACE_A : DENSITY_CONTACT_FACE_B;
+  if (on_face[0] && MIN (na, nb) >= DENSITY_CROSSED_SLOPE_SHARE * MAX (na, nb))
+    return DENSITY_CONTACT_CROSSED;
+  return DENSITY_CONTACT_UNSURE;
+}
+
 void
 density_penalty_force (double kv, const DensitySample *a, const DensitySample *b,
                        double force[3])

@@ -34,6 +34,33 @@ density_overlap (const DensitySample *a, const DensitySample *b)
   return overlap > 0 ? overlap : 0;
 }
 
+/* Two densities' gradients closer than this to opposite are both a point's contact
+ * (density_contact_kind). */
+#define DENSITY_FACE_ANGLE (G_PI / 12)
+/* Where both bodies' closest points are on faces far from opposite, each gradient at least
+ * this share of the steeper for the point to lie on both faces (DENSITY_CONTACT_CROSSED). */
+#define DENSITY_CROSSED_SLOPE_SHARE 0.1
+
+/* What a grid point's two densities say of the contact there, from each body's closest
+ * surface point being on a face or not (`on_face`). Where a box's edge rests on a face, the
+ * edge's density, rounded by the distance, points half sideways; the face under it is what
+ * the contact's normal is, as feature-based detection has it. Where both closest points are
+ * on faces far from opposite (a point beside a box's edge pressed into a face: the box's
+ * nearest face there is the one across the edge), the point alone cannot tell which face
+ * the contact is on. Both responses follow it: the constraint rows' normals
+ * (cell_constraints.c) and the penalty forces' directions (eulerian_model.c). */
+typedef enum DensityContact {
+  DENSITY_CONTACT_NONE,      /* a gradient vanishes */
+  DENSITY_CONTACT_AVERAGED,  /* the two gradients within DENSITY_FACE_ANGLE of opposite */
+  DENSITY_CONTACT_FACE_A,    /* a's face under b's edge or vertex, the gradients farther */
+  DENSITY_CONTACT_FACE_B,    /* b's face under a's edge or vertex */
+  DENSITY_CONTACT_CROSSED,   /* both on faces farther from opposite, both gradients steep */
+  DENSITY_CONTACT_UNSURE,    /* farther from opposite, neither on a face (or one flat) */
+} DensityContact;
+
+DensityContact density_contact_kind (const DensitySample *a, const DensitySample *b,
+                                     const gboolean on_face[2]);
+
 /* Eq. 2: the force on body a (body b takes its opposite); kv = k V. */
 void density_penalty_force (double kv, const DensitySample *a, const DensitySample *b,
                             double force[3]);

@@ -112,7 +112,9 @@ typedef struct GridContact {
   GridPoint moves[2];   /* how the point moves with a and with b */
   double force[3];      /* on a: eq. 2 and the normal damping */
   double k[2][9];       /* dF/dd_a and dF/dd_b, the one-body derivatives eq. 3 averages */
-  double push;          /* k V rho_bar / 2: dF = push d(grad rho_a - grad rho_b) */
+  double turn_gain[2][9];   /* dF = G_s dn_s where side s's face or edge turns by dn_s
+                             * (add_point_stiffness's (3)): eq. 2's k V rho_bar / 2
+                             * d(grad rho_a - grad rho_b), or the projection's */
   double dashpot;       /* c: the damping force -c (g . v_rel) g */
   double share;         /* lambda: its share of the pair's load (the friction's weight); its
                          * load |F| until add_pair_friction divides by the pair's */
@@ -120,7 +122,8 @@ typedef struct GridContact {
   double bearing[3];    /* what bounds the friction: the force, or with implicit contacts
                          * eq. 2's taken back from the predicted state to the step's start,
                          * F - h (dF/dd_a v_a + dF/dd_b v_b), as the implicit step sees it */
-  double gradient[3];   /* g = grad rho_a - grad rho_b */
+  double gradient[3];   /* g = grad rho_a - grad rho_b, or on one body's face alone its
+                         * part along the face's normal (penalty_point) */
   double velocity[3];   /* v_a - v_b at the point */
   double spring;        /* k V / 4 |g|^2: the point's stiffness along g */
   double position[3];
@@ -128,6 +131,14 @@ typedef struct GridContact {
                          * plane, J = sum lambda |d|^2: its share of a torque T is
                          * lambda T arm, and the pair's spin sum lambda arm . v_rel */
 } GridContact;
+
+/* A grid point on both bodies' faces under the penalty response, kept until its pair's
+ * sure normal is known (crossed_face). */
+typedef struct CrossedPenalty {
+  GridContact contact;   /* its moves */
+  DensitySample sample[2];
+  double position[3];
+} CrossedPenalty;
 
 typedef enum Response {
   RESPONSE_AUTOMATIC = 0,
@@ -178,6 +189,7 @@ typedef struct Eulerian {
                              * (grid_point_map), kept from attachment to attachment */
   GArray *pairs;            /* PairContact */
   GArray *grid;             /* GridContact: one pair's overlapping points, scratch */
+  GArray *crossed;          /* CrossedPenalty: one pair's points on two faces, scratch */
   PairFriction *friction;
   GArray *forces;           /* CwbPointWeight */
   GArray *stiffness;        /* CwbPointStiffness */
@@ -261,6 +273,7 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->apexes = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
   self->pairs = g_array_new (FALSE, FALSE, sizeof (PairContact));
   self->grid = g_array_new (FALSE, FALSE, sizeof (GridContact));
+  self->crossed = g_array_new (FALSE, FALSE, sizeof (CrossedPenalty));
   self->constraints = cell_constraints_new ();
   self->friction = pair_friction_new ();
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
@@ -290,6 +303,7 @@ eulerian_destroy (void *data)
   g_ptr_array_unref (self->apexes);
   g_array_unref (self->pairs);
   g_array_unref (self->grid);
+  g_array_unref (self->crossed);
   cell_constraints_free (self->constraints);
   pair_friction_free (self->friction);
   g_array_unref (self->forces);
@@ -869,10 +883,10 @@ add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const CwbGeomet
               {
                 /* (3) The face under the point turns: grad rho_s by turn dn. */
                 const double *turn = turns[sy][my];
-                double factor = side * moves[sx].weight[mx] * (sy == 0 ? 1 : -1)
-                                * contact->push * moves[sy].turn;
+                double gained[9];
+                cwb_m3_mul (gained, contact->turn_gain[sy], turn);
                 for (int e = 0; e < 9; e++)
-                  block.k[e] += factor * turn[e];
+                  block.k[e] += side * moves[sx].weight[mx] * gained[e];
               }
             if (moving_weight)
               {
@@ -917,6 +931,32 @@ twist_arms (GridContact *grid, guint n, const double normal[3], const double cen
   return polar;
 }
 
+/* What bounds the point's friction (GridContact.bearing). The predictor-corrector detects at
+ * the predicted state, where a resting body has fallen by g h^2 into its support and moves
+ * down at g h. Explicitly those forces act as they are. With implicit contacts the step
+ * takes them back to its start through their stiffness and damping (K h (v - v_p) and
+ * B (v - v_p)), so the normal force that carries the body is eq. 2's less
+ * h (dF/dd_a v_a + dF/dd_b v_b), its damping about none at rest: bounded by the predicted
+ * forces, a box spun on the ground turned down at 1.48 times Coulomb's rate (49 N against
+ * its weight of 39 N). */
+static void
+contact_bearing (GridContact *contact, gboolean implicit, double h, const double va[3],
+                 const double vb[3])
+{
+  if (!implicit)
+    {
+      cwb_v3_copy (contact->bearing, contact->force);
+      return;
+    }
+  cwb_v3_copy (contact->bearing, contact->elastic);
+  for (int side = 0; side < 2; side++)
+    {
+      double change[3];
+      cwb_m3_mul_v3 (change, contact->k[side], side == 0 ? va : vb);
+      cwb_v3_axpy (contact->bearing, -h, change);
+    }
+}
+
 /* The pair's friction (pair_friction.h) from its grid points: normal along the resultant of
  * their eq. 2 forces (with the damping's, the friction's plane would turn with the velocity,
  * a dependence none of its blocks carries: a box resting at 1e6 Pa implicitly rang on it
@@ -945,6 +985,7 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   if (!(elastic_force > 0) || !(load > 0))
     return;
   cwb_v3_scale (pair->normal, elastic, 1 / elastic_force);
+
   double normal_force = MAX (cwb_v3_dot (resultant, pair->normal), 0);
   if (!(normal_force > 0))
     return;
@@ -991,31 +1032,6 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
     }
 }
 
-/* What bounds the point's friction (GridContact.bearing). The predictor-corrector detects at
- * the predicted state, where a resting body has fallen by g h^2 into its support and moves
- * down at g h. Explicitly those forces act as they are. With implicit contacts the step
- * takes them back to its start through their stiffness and damping (K h (v - v_p) and
- * B (v - v_p)), so the normal force that carries the body is eq. 2's less
- * h (dF/dd_a v_a + dF/dd_b v_b), its damping about none at rest: bounded by the predicted
- * forces, a box spun on the ground turned down at 1.48 times Coulomb's rate (49 N against
- * its weight of 39 N). */
-static void
-contact_bearing (GridContact *contact, gboolean implicit, double h, const double va[3],
-                 const double vb[3])
-{
-  if (!implicit)
-    {
-      cwb_v3_copy (contact->bearing, contact->force);
-      return;
-    }
-  cwb_v3_copy (contact->bearing, contact->elastic);
-  for (int side = 0; side < 2; side++)
-    {
-      double change[3];
-      cwb_m3_mul_v3 (change, contact->k[side], side == 0 ? va : vb);
-      cwb_v3_axpy (contact->bearing, -h, change);
-    }
-}
 
 /* The pair's root level for inspection: each refined cell (both bodies), and each cell
  * left coarse that one body's transition passes through (body_b CWB_NO_BODY: where that body
@@ -1114,6 +1130,96 @@ add_density_voxels (Eulerian *self, const CwbGeometry *g[2], const GridBox *box,
     }
 }
 
+/* The penalty at one grid point where the pair overlaps, into the pair's points
+ * (self->grid): eq. 2's force, or on one body's face alone (`face`: density_contact_kind)
+ * its part along that face's normal n, P F with P = n n^T; its one-body derivatives (the
+ * projection's P K: a mesh's face is flat, so its density's Hessian lies along n and a
+ * move of either body leaves n as it is, but for the face's turn); the damping along its
+ * gradient (beta times the point's spring, a stiffness-proportional damping of the normal
+ * motion; the tangential one is the friction's) and what bounds its friction. Eq. 2 under
+ * a box's edge resting on a face points half along the edge's rounded density, sideways:
+ * on a box sliding down a slope it pushed the leading edge uphill, below the centre of
+ * mass, and tipped the box over (mu 0.5 on atan (1.3 mu), where a cube cannot tip). */
+static void
+penalty_point (Eulerian *self, const CwbContactQuery *query, const CwbGeometry *g[2],
+               PairContact *pair, GridContact *contact, const DensitySample sample[2],
+               const double r[3], int face, double kv, double beta)
+{
+  double gradient[3], va[3], vb[3];
+  double push = 0.5 * kv * density_overlap (&sample[0], &sample[1]);
+  cwb_v3_sub (gradient, sample[0].gradient, sample[1].gradient);
+  density_penalty_force (kv, &sample[0], &sample[1], contact->force);
+  for (int moving = 0; moving < 2; moving++)
+    density_penalty_body_stiffness (kv, &sample[0], &sample[1], moving, contact->k[moving]);
+  /* Side s's gradient turns by d grad_s = turn_s dn_s (sample_at's GridPoint.turn): eq. 2
+   * changes by push (+-) turn_s dn_s. */
+  for (int side = 0; side < 2; side++)
+    {
+      memset (contact->turn_gain[side], 0, sizeof contact->turn_gain[side]);
+      for (int c = 0; c < 3; c++)
+        contact->turn_gain[side][4 * c] = (side == 0 ? push : -push)
+                                          * contact->moves[side].turn;
+    }
+  if (face >= 0)
+    {
+      /* F = push (n . g) n. Under the face's turn dn (n . dn = 0, and n . d g = 0 as the
+       * face's gradient turns with it): dF = push (n g^T + (n . g) I) dn, dn carrying the
+       * sign of n against the face's normal; under the other side's, P push d g. */
+      double n[3], projector[9], k[9], raw[3], along;
+      cwb_v3_copy (raw, gradient);
+      cwb_v3_copy (n, sample[face].gradient);
+      cwb_v3_normalize (n);
+      along = cwb_v3_dot (gradient, n);
+      for (int row = 0; row < 3; row++)
+        for (int c = 0; c < 3; c++)
+          projector[3 * row + c] = n[row] * n[c];
+      cwb_v3_scale (contact->force, n, cwb_v3_dot (contact->force, n));
+      cwb_v3_scale (gradient, n, along);
+      for (int moving = 0; moving < 2; moving++)
+        {
+          cwb_m3_mul (k, projector, contact->k[moving]);
+          memcpy (contact->k[moving], k, sizeof k);
+        }
+      int other = 1 - face;
+      cwb_m3_mul (k, projector, contact->turn_gain[other]);
+      memcpy (contact->turn_gain[other], k, sizeof k);
+      double sign = contact->moves[face].turn >= 0 ? push : -push;
+      for (int row = 0; row < 3; row++)
+        for (int c = 0; c < 3; c++)
+          contact->turn_gain[face][3 * row + c] = sign * (n[row] * raw[c] + (row == c ? along : 0));
+    }
+  cwb_v3_copy (contact->elastic, contact->force);
+  grid_point_velocity (g[0], &contact->moves[0], va);
+  grid_point_velocity (g[1], &contact->moves[1], vb);
+  cwb_v3_sub (contact->velocity, va, vb);
+  contact->spring = 0.25 * kv * cwb_v3_dot (gradient, gradient);
+  contact->dashpot = 0.25 * kv * beta;
+  cwb_v3_copy (contact->gradient, gradient);
+  cwb_v3_copy (contact->position, r);
+  cwb_v3_axpy (contact->force, -contact->dashpot * cwb_v3_dot (gradient, contact->velocity),
+               gradient);
+  contact_bearing (contact, self->implicit, query->h, va, vb);
+  /* Its load, the friction's weight: made its share of the pair's by add_pair_friction. */
+  contact->share = cwb_v3_norm (contact->force);
+  g_array_append_val (self->grid, *contact);
+  cwb_v3_axpy (pair->center, contact->share, r);
+  pair->weight += contact->share;
+}
+
+/* Which face carries a point on two faces (DENSITY_CONTACT_CROSSED): the one whose normal
+ * (from b towards a) is nearer the pair's sure normal `sure` (its points' normals summed by
+ * their overlaps); with none, -1 (eq. 2's average), as the constraint response's
+ * cell_constraints_end_pair chooses. */
+static int
+crossed_face (const DensitySample sample[2], const double sure[3])
+{
+  if (!(cwb_v3_norm (sure) > 0))
+    return -1;
+  double along_a = cwb_v3_dot (sample[0].gradient, sure) / cwb_v3_norm (sample[0].gradient);
+  double along_b = -cwb_v3_dot (sample[1].gradient, sure) / cwb_v3_norm (sample[1].gradient);
+  return along_a >= along_b ? 0 : 1;
+}
+
 /* One pair: its box, both densities, the forces at every overlapping point. FALSE (with a
  * message) when the box would be too large. */
 static gboolean
@@ -1165,6 +1271,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
                                 g[1]->body < query->n_bodies ? query->friction[g[1]->body] : 0),
   };
   g_array_set_size (self->grid, 0);
+  g_array_set_size (self->crossed, 0);
+  double sure_normal[3] = { 0, 0, 0 };   /* sum of rho_bar n over the points sure of it */
   cell_constraints_begin_pair (self->constraints);
   for (int k = 0; k < box.n[2]; k++)
     for (int j = 0; j < box.n[1]; j++)
@@ -1192,15 +1300,13 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           double overlap = density_overlap (&sample[0], &sample[1]);
           double r[3];
           grid_box_point (&box, i, j, k, r);
+          gboolean on_face[2] = {
+            g_array_index (self->density[0]->on_face, guint8, p),
+            g_array_index (self->density[1]->on_face, guint8, p),
+          };
           if (self->rows)
-            {
-              gboolean on_face[2] = {
-                g_array_index (self->density[0]->on_face, guint8, p),
-                g_array_index (self->density[1]->on_face, guint8, p),
-              };
-              cell_constraints_add (self->constraints, a, b, pair.mu, contact.moves, r, sample,
-                                    on_face, excess, self->margin, volume);
-            }
+            cell_constraints_add (self->constraints, a, b, pair.mu, contact.moves, r, sample,
+                                  on_face, excess, self->margin, volume);
           if (!(overlap > 0))
             continue;
           pair.volume += overlap * volume;
@@ -1226,32 +1332,32 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
           g_array_append_val (self->vectors, arrow);
           if (self->rows)
             continue;
-          density_penalty_force (kv, &sample[0], &sample[1], contact.force);
-          cwb_v3_copy (contact.elastic, contact.force);
-          for (int moving = 0; moving < 2; moving++)
-            density_penalty_body_stiffness (kv, &sample[0], &sample[1], moving,
-                                            contact.k[moving]);
-          contact.push = 0.5 * kv * overlap;
-          /* Damping along the gradient: beta times eq. 3's first term on the relative
-           * velocity, a stiffness-proportional damping of the normal motion (the tangential
-           * one is the friction's). */
-          double va[3], vb[3];
-          grid_point_velocity (g[0], &contact.moves[0], va);
-          grid_point_velocity (g[1], &contact.moves[1], vb);
-          cwb_v3_sub (contact.velocity, va, vb);
-          contact.spring = 0.25 * kv * cwb_v3_dot (gradient, gradient);
-          contact.dashpot = 0.25 * kv * beta;
-          cwb_v3_copy (contact.gradient, gradient);
-          cwb_v3_copy (contact.position, r);
-          cwb_v3_axpy (contact.force, -contact.dashpot * cwb_v3_dot (gradient, contact.velocity),
-                       gradient);
-          contact_bearing (&contact, self->implicit, query->h, va, vb);
-          /* Its load, the friction's weight: made its share of the pair's below. */
-          contact.share = cwb_v3_norm (contact.force);
-          g_array_append_val (self->grid, contact);
-          cwb_v3_axpy (pair.center, contact.share, r);
-          pair.weight += contact.share;
+          DensityContact kind = density_contact_kind (&sample[0], &sample[1], on_face);
+          if (kind == DENSITY_CONTACT_CROSSED)
+            {
+              /* On two faces: which one carries it waits for the pair's sure normal. */
+              CrossedPenalty crossed = { .contact = contact };
+              memcpy (crossed.sample, sample, sizeof crossed.sample);
+              cwb_v3_copy (crossed.position, r);
+              g_array_append_val (self->crossed, crossed);
+              continue;
+            }
+          int face = kind == DENSITY_CONTACT_FACE_A ? 0 : kind == DENSITY_CONTACT_FACE_B ? 1 : -1;
+          penalty_point (self, query, g, &pair, &contact, sample, r, face, kv, beta);
+          if (kind == DENSITY_CONTACT_AVERAGED || face >= 0)
+            {
+              double normal[3];
+              cwb_v3_copy (normal, contact.gradient);
+              cwb_v3_normalize (normal);
+              cwb_v3_axpy (sure_normal, overlap, normal);
+            }
         }
+  for (guint c = 0; c < self->crossed->len; c++)
+    {
+      CrossedPenalty *crossed = &g_array_index (self->crossed, CrossedPenalty, c);
+      penalty_point (self, query, g, &pair, &crossed->contact, crossed->sample,
+                     crossed->position, crossed_face (crossed->sample, sure_normal), kv, beta);
+    }
   if (self->rows)
     cell_constraints_end_pair (self->constraints);
   if (self->rows || !(pair.weight > 0))
