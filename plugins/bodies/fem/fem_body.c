@@ -678,6 +678,11 @@ fem_free_motion (void *self, const CwbFreeMotion *a)
       CgResult result;
       fem_cg_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
                     body->cg_iterations, body->cg_tolerance, &result);
+      /* A contact model's stiffness is not always symmetric (its one-body derivatives),
+       * and there CG can stall or diverge: BiCGSTAB takes over from where it stopped. */
+      if (!result.converged && n_terms > 0)
+        fem_bicgstab_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
+                            body->cg_iterations, body->cg_tolerance, &result);
       if (!result.converged)
         g_debug ("body '%s': CG stopped after %d iterations at relative residual %g",
                  body->name, result.iterations, result.residual);

@@ -141,6 +141,95 @@ fem_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
     }
 }
 
+/* z = the block-Jacobi preconditioner applied to r. */
+static void
+precondition (const double *jacobi, size_t n_nodes, const double *r, double *z)
+{
+  for (size_t i = 0; i < n_nodes; i++)
+    {
+      const double *d = &jacobi[9 * i];
+      const double *ri = &r[3 * i];
+      for (int a = 0; a < 3; a++)
+        z[3 * i + a] = d[3 * a] * ri[0] + d[3 * a + 1] * ri[1] + d[3 * a + 2] * ri[2];
+    }
+}
+
+void
+fem_bicgstab_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
+                    const gboolean *fixed, const double *b, double *x, int max_iterations,
+                    double tolerance, CgResult *result)
+{
+  size_t n = 3 * m->n;
+  g_autofree double *r = g_new (double, n), *shadow = g_new (double, n);
+  g_autofree double *p = g_new0 (double, n), *v = g_new0 (double, n), *y = g_new (double, n);
+  g_autofree double *s = g_new (double, n), *z = g_new (double, n), *t = g_new (double, n);
+  g_autofree double *scratch = g_new (double, n), *jacobi = g_new (double, 9 * MAX (m->n, 1));
+  block_jacobi (m, jacobi);
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed != NULL && fixed[i])
+      x[3 * i] = x[3 * i + 1] = x[3 * i + 2] = 0;
+  double b_norm = 0;
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed == NULL || !fixed[i])
+      b_norm += b[3 * i] * b[3 * i] + b[3 * i + 1] * b[3 * i + 1] + b[3 * i + 2] * b[3 * i + 2];
+  b_norm = sqrt (b_norm);
+  *result = (CgResult) { 0, 0, TRUE };
+  if (b_norm == 0)
+    {
+      memset (x, 0, n * sizeof (double));
+      return;
+    }
+  operator_apply (m, terms, n_terms, fixed, x, t, scratch);
+  for (size_t k = 0; k < n; k++)
+    r[k] = b[k] - t[k];
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed != NULL && fixed[i])
+      r[3 * i] = r[3 * i + 1] = r[3 * i + 2] = 0;
+  memcpy (shadow, r, n * sizeof (double));
+  double rho = 1, alpha = 1, omega = 1;
+  for (int it = 0;; it++)
+    {
+      double r_norm = sqrt (dot (r, r, n));
+      result->iterations = it;
+      result->residual = r_norm / b_norm;
+      if (r_norm <= tolerance * b_norm)
+        return;
+      double rho_next = dot (shadow, r, n);
+      if (it == max_iterations || rho_next == 0 || omega == 0)
+        {
+          result->converged = FALSE;
+          return;
+        }
+      double beta = (rho_next / rho) * (alpha / omega);
+      rho = rho_next;
+      for (size_t k = 0; k < n; k++)
+        p[k] = r[k] + beta * (p[k] - omega * v[k]);
+      precondition (jacobi, m->n, p, y);
+      operator_apply (m, terms, n_terms, fixed, y, v, scratch);
+      double along = dot (shadow, v, n);
+      if (along == 0)
+        {
+          result->converged = FALSE;
+          return;
+        }
+      alpha = rho / along;
+      for (size_t k = 0; k < n; k++)
+        {
+          x[k] += alpha * y[k];
+          s[k] = r[k] - alpha * v[k];
+        }
+      precondition (jacobi, m->n, s, z);
+      operator_apply (m, terms, n_terms, fixed, z, t, scratch);
+      double tt = dot (t, t, n);
+      omega = tt > 0 ? dot (t, s, n) / tt : 0;
+      for (size_t k = 0; k < n; k++)
+        {
+          x[k] += omega * z[k];
+          r[k] = s[k] - omega * t[k];
+        }
+    }
+}
+
 /* ---- CHOLMOD ---------------------------------------------------------------------------- */
 
 struct Cholesky {

@@ -33,6 +33,13 @@ void fem_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms
                    const gboolean *fixed, const double *b, double *x, int max_iterations,
                    double tolerance, CgResult *result);
 
+/* The same system by preconditioned BiCGSTAB (van der Vorst 1992), for an operator that is
+ * not symmetric (an external stiffness from a contact model's one-body derivatives), where
+ * CG stagnates or diverges. x holds the initial guess. */
+void fem_bicgstab_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
+                         const gboolean *fixed, const double *b, double *x,
+                         int max_iterations, double tolerance, CgResult *result);
+
 typedef struct Cholesky Cholesky;
 
 /* The symbolic analysis of m's pattern (values are not read). */
