@@ -281,23 +281,20 @@ cell_constraints_add (CellConstraints *self, uint32_t a, uint32_t b, double mu,
 void
 cell_constraints_end_pair (CellConstraints *self)
 {
-  double reference[3];
-  double length = cwb_v3_norm (self->pair_normal);
-  if (length > 0)
-    cwb_v3_scale (reference, self->pair_normal, 1 / length);
   for (guint k = 0; k < self->crossed->len; k++)
     {
       const CrossedPoint *p = &g_array_index (self->crossed, CrossedPoint, k);
       const double *ga = p->sample[0].gradient, *gb = p->sample[1].gradient;
-      double face_a[3], face_b[3], normal[3];
-      cwb_v3_scale (face_a, ga, 1 / cwb_v3_norm (ga));
-      cwb_v3_scale (face_b, gb, -1 / cwb_v3_norm (gb));
-      if (length > 0)
-        cwb_v3_copy (normal, cwb_v3_dot (face_a, reference) >= cwb_v3_dot (face_b, reference)
-                               ? face_a
-                               : face_b);
-      else
+      double normal[3];
+      switch (density_crossed_face (&p->sample[0], &p->sample[1], self->pair_normal))
         {
+        case 0:
+          cwb_v3_scale (normal, ga, 1 / cwb_v3_norm (ga));
+          break;
+        case 1:
+          cwb_v3_scale (normal, gb, -1 / cwb_v3_norm (gb));
+          break;
+        default:
           cwb_v3_sub (normal, ga, gb);
           cwb_v3_scale (normal, normal, 1 / cwb_v3_norm (normal));
         }

@@ -18,6 +18,16 @@ density_contact_kind (const DensitySample *a, const DensitySample *b, const gboo
   return DENSITY_CONTACT_UNSURE;
 }
 
+int
+density_crossed_face (const DensitySample *a, const DensitySample *b, const double reference[3])
+{
+  if (!(cwb_v3_norm (reference) > 0))
+    return -1;
+  double along_a = cwb_v3_dot (a->gradient, reference) / cwb_v3_norm (a->gradient);
+  double along_b = -cwb_v3_dot (b->gradient, reference) / cwb_v3_norm (b->gradient);
+  return along_a >= along_b ? 0 : 1;
+}
+
 void
 density_penalty_force (double kv, const DensitySample *a, const DensitySample *b,
                        double force[3])

@@ -61,6 +61,12 @@ typedef enum DensityContact {
 DensityContact density_contact_kind (const DensitySample *a, const DensitySample *b,
                                      const gboolean on_face[2]);
 
+/* Which face a point on two faces (DENSITY_CONTACT_CROSSED) is on: 0 (a's) or 1 (b's),
+ * the one whose normal (from b towards a) is nearer `reference` (the pair's normal where
+ * its points are sure of it); -1 without a reference (eq. 2's average). */
+int density_crossed_face (const DensitySample *a, const DensitySample *b,
+                          const double reference[3]);
+
 /* Eq. 2: the force on body a (body b takes its opposite); kv = k V. */
 void density_penalty_force (double kv, const DensitySample *a, const DensitySample *b,
                             double force[3]);

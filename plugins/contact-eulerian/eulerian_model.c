@@ -133,7 +133,7 @@ typedef struct GridContact {
 } GridContact;
 
 /* A grid point on both bodies' faces under the penalty response, kept until its pair's
- * sure normal is known (crossed_face). */
+ * sure normal is known (density_crossed_face). */
 typedef struct CrossedPenalty {
   GridContact contact;   /* its moves */
   DensitySample sample[2];
@@ -931,31 +931,6 @@ twist_arms (GridContact *grid, guint n, const double normal[3], const double cen
   return polar;
 }
 
-/* What bounds the point's friction (GridContact.bearing). The predictor-corrector detects at
- * the predicted state, where a resting body has fallen by g h^2 into its support and moves
- * down at g h. Explicitly those forces act as they are. With implicit contacts the step
- * takes them back to its start through their stiffness and damping (K h (v - v_p) and
- * B (v - v_p)), so the normal force that carries the body is eq. 2's less
- * h (dF/dd_a v_a + dF/dd_b v_b), its damping about none at rest: bounded by the predicted
- * forces, a box spun on the ground turned down at 1.48 times Coulomb's rate (49 N against
- * its weight of 39 N). */
-static void
-contact_bearing (GridContact *contact, gboolean implicit, double h, const double va[3],
-                 const double vb[3])
-{
-  if (!implicit)
-    {
-      cwb_v3_copy (contact->bearing, contact->force);
-      return;
-    }
-  cwb_v3_copy (contact->bearing, contact->elastic);
-  for (int side = 0; side < 2; side++)
-    {
-      double change[3];
-      cwb_m3_mul_v3 (change, contact->k[side], side == 0 ? va : vb);
-      cwb_v3_axpy (contact->bearing, -h, change);
-    }
-}
 
 /* The pair's friction (pair_friction.h) from its grid points: normal along the resultant of
  * their eq. 2 forces (with the damping's, the friction's plane would turn with the velocity,
@@ -985,7 +960,6 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   if (!(elastic_force > 0) || !(load > 0))
     return;
   cwb_v3_scale (pair->normal, elastic, 1 / elastic_force);
-
   double normal_force = MAX (cwb_v3_dot (resultant, pair->normal), 0);
   if (!(normal_force > 0))
     return;
@@ -1032,6 +1006,31 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
     }
 }
 
+/* What bounds the point's friction (GridContact.bearing). The predictor-corrector detects at
+ * the predicted state, where a resting body has fallen by g h^2 into its support and moves
+ * down at g h. Explicitly those forces act as they are. With implicit contacts the step
+ * takes them back to its start through their stiffness and damping (K h (v - v_p) and
+ * B (v - v_p)), so the normal force that carries the body is eq. 2's less
+ * h (dF/dd_a v_a + dF/dd_b v_b), its damping about none at rest: bounded by the predicted
+ * forces, a box spun on the ground turned down at 1.48 times Coulomb's rate (49 N against
+ * its weight of 39 N). */
+static void
+contact_bearing (GridContact *contact, gboolean implicit, double h, const double va[3],
+                 const double vb[3])
+{
+  if (!implicit)
+    {
+      cwb_v3_copy (contact->bearing, contact->force);
+      return;
+    }
+  cwb_v3_copy (contact->bearing, contact->elastic);
+  for (int side = 0; side < 2; side++)
+    {
+      double change[3];
+      cwb_m3_mul_v3 (change, contact->k[side], side == 0 ? va : vb);
+      cwb_v3_axpy (contact->bearing, -h, change);
+    }
+}
 
 /* The pair's root level for inspection: each refined cell (both bodies), and each cell
  * left coarse that one body's transition passes through (body_b CWB_NO_BODY: where that body
@@ -1206,20 +1205,6 @@ penalty_point (Eulerian *self, const CwbContactQuery *query, const CwbGeometry *
   pair->weight += contact->share;
 }
 
-/* Which face carries a point on two faces (DENSITY_CONTACT_CROSSED): the one whose normal
- * (from b towards a) is nearer the pair's sure normal `sure` (its points' normals summed by
- * their overlaps); with none, -1 (eq. 2's average), as the constraint response's
- * cell_constraints_end_pair chooses. */
-static int
-crossed_face (const DensitySample sample[2], const double sure[3])
-{
-  if (!(cwb_v3_norm (sure) > 0))
-    return -1;
-  double along_a = cwb_v3_dot (sample[0].gradient, sure) / cwb_v3_norm (sample[0].gradient);
-  double along_b = -cwb_v3_dot (sample[1].gradient, sure) / cwb_v3_norm (sample[1].gradient);
-  return along_a >= along_b ? 0 : 1;
-}
-
 /* One pair: its box, both densities, the forces at every overlapping point. FALSE (with a
  * message) when the box would be too large. */
 static gboolean
@@ -1356,7 +1341,10 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
     {
       CrossedPenalty *crossed = &g_array_index (self->crossed, CrossedPenalty, c);
       penalty_point (self, query, g, &pair, &crossed->contact, crossed->sample,
-                     crossed->position, crossed_face (crossed->sample, sure_normal), kv, beta);
+                     crossed->position,
+                     density_crossed_face (&crossed->sample[0], &crossed->sample[1],
+                                           sure_normal),
+                     kv, beta);
     }
   if (self->rows)
     cell_constraints_end_pair (self->constraints);

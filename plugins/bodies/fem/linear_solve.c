@@ -63,6 +63,62 @@ dot (const double *a, const double *b, size_t n)
   return s;
 }
 
+/* Records iteration `it`'s relative residual |r| / |b| in `result`; TRUE once it is within
+ * `tolerance`. */
+static gboolean
+residual_reached (const double *r, size_t n, double b_norm, double tolerance, int it,
+                  CgResult *result)
+{
+  double r_norm = sqrt (dot (r, r, n));
+  result->iterations = it;
+  result->residual = r_norm / b_norm;
+  return r_norm <= tolerance * b_norm;
+}
+
+/* The start shared by the iterative solves: x zeroed on the fixed nodes, r = b - A x (zero
+ * on them) and |b| over the free nodes, returned; with b = 0, x = 0 and the solve is done. */
+static double
+solve_start (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
+             const gboolean *fixed, const double *b, double *x, double *r, double *scratch,
+             CgResult *result)
+{
+  size_t n = 3 * m->n;
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed != NULL && fixed[i])
+      x[3 * i] = x[3 * i + 1] = x[3 * i + 2] = 0;
+  double b_norm = 0;
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed == NULL || !fixed[i])
+      b_norm += b[3 * i] * b[3 * i] + b[3 * i + 1] * b[3 * i + 1] + b[3 * i + 2] * b[3 * i + 2];
+  b_norm = sqrt (b_norm);
+  *result = (CgResult) { 0, 0, TRUE };
+  if (b_norm == 0)
+    {
+      memset (x, 0, n * sizeof (double));
+      return 0;
+    }
+  operator_apply (m, terms, n_terms, fixed, x, r, scratch);
+  for (size_t k = 0; k < n; k++)
+    r[k] = b[k] - r[k];
+  for (size_t i = 0; i < m->n; i++)
+    if (fixed != NULL && fixed[i])
+      r[3 * i] = r[3 * i + 1] = r[3 * i + 2] = 0;
+  return b_norm;
+}
+
+/* z = the block-Jacobi preconditioner applied to r. */
+static void
+precondition (const double *jacobi, size_t n_nodes, const double *r, double *z)
+{
+  for (size_t i = 0; i < n_nodes; i++)
+    {
+      const double *d = &jacobi[9 * i];
+      const double *ri = &r[3 * i];
+      for (int a = 0; a < 3; a++)
+        z[3 * i + a] = d[3 * a] * ri[0] + d[3 * a + 1] * ri[1] + d[3 * a + 2] * ri[2];
+    }
+}
+
 void
 fem_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
               const gboolean *fixed, const double *b, double *x, int max_iterations,
@@ -73,49 +129,21 @@ fem_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
                     *ap = g_new (double, n), *scratch = g_new (double, n),
                     *jacobi = g_new (double, 9 * MAX (m->n, 1));
   block_jacobi (m, jacobi);
-  for (size_t i = 0; i < m->n; i++)
-    if (fixed != NULL && fixed[i])
-      x[3 * i] = x[3 * i + 1] = x[3 * i + 2] = 0;
-
-  double b_norm = 0;
-  for (size_t i = 0; i < m->n; i++)
-    if (fixed == NULL || !fixed[i])
-      b_norm += b[3 * i] * b[3 * i] + b[3 * i + 1] * b[3 * i + 1] + b[3 * i + 2] * b[3 * i + 2];
-  b_norm = sqrt (b_norm);
-  *result = (CgResult) { 0, 0, TRUE };
+  double b_norm = solve_start (m, terms, n_terms, fixed, b, x, r, scratch, result);
   if (b_norm == 0)
-    {
-      memset (x, 0, n * sizeof (double));
-      return;
-    }
-
-  operator_apply (m, terms, n_terms, fixed, x, ap, scratch);
-  for (size_t k = 0; k < n; k++)
-    r[k] = b[k] - ap[k];
-  for (size_t i = 0; i < m->n; i++)
-    if (fixed != NULL && fixed[i])
-      r[3 * i] = r[3 * i + 1] = r[3 * i + 2] = 0;
+    return;
 
   double rz = 0;
   for (int it = 0;; it++)
     {
-      double r_norm = sqrt (dot (r, r, n));
-      result->iterations = it;
-      result->residual = r_norm / b_norm;
-      if (r_norm <= tolerance * b_norm)
+      if (residual_reached (r, n, b_norm, tolerance, it, result))
         return;
       if (it == max_iterations)
         {
           result->converged = FALSE;
           return;
         }
-      for (size_t i = 0; i < m->n; i++)
-        {
-          const double *d = &jacobi[9 * i];
-          const double *ri = &r[3 * i];
-          for (int a = 0; a < 3; a++)
-            z[3 * i + a] = d[3 * a] * ri[0] + d[3 * a + 1] * ri[1] + d[3 * a + 2] * ri[2];
-        }
+      precondition (jacobi, m->n, r, z);
       double rz_new = dot (r, z, n);
       if (it == 0)
         memcpy (p, z, n * sizeof (double));
@@ -141,19 +169,6 @@ fem_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
     }
 }
 
-/* z = the block-Jacobi preconditioner applied to r. */
-static void
-precondition (const double *jacobi, size_t n_nodes, const double *r, double *z)
-{
-  for (size_t i = 0; i < n_nodes; i++)
-    {
-      const double *d = &jacobi[9 * i];
-      const double *ri = &r[3 * i];
-      for (int a = 0; a < 3; a++)
-        z[3 * i + a] = d[3 * a] * ri[0] + d[3 * a + 1] * ri[1] + d[3 * a + 2] * ri[2];
-    }
-}
-
 void
 fem_bicgstab_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
                     const gboolean *fixed, const double *b, double *x, int max_iterations,
@@ -165,34 +180,14 @@ fem_bicgstab_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_term
   g_autofree double *s = g_new (double, n), *z = g_new (double, n), *t = g_new (double, n);
   g_autofree double *scratch = g_new (double, n), *jacobi = g_new (double, 9 * MAX (m->n, 1));
   block_jacobi (m, jacobi);
-  for (size_t i = 0; i < m->n; i++)
-    if (fixed != NULL && fixed[i])
-      x[3 * i] = x[3 * i + 1] = x[3 * i + 2] = 0;
-  double b_norm = 0;
-  for (size_t i = 0; i < m->n; i++)
-    if (fixed == NULL || !fixed[i])
-      b_norm += b[3 * i] * b[3 * i] + b[3 * i + 1] * b[3 * i + 1] + b[3 * i + 2] * b[3 * i + 2];
-  b_norm = sqrt (b_norm);
-  *result = (CgResult) { 0, 0, TRUE };
+  double b_norm = solve_start (m, terms, n_terms, fixed, b, x, r, scratch, result);
   if (b_norm == 0)
-    {
-      memset (x, 0, n * sizeof (double));
-      return;
-    }
-  operator_apply (m, terms, n_terms, fixed, x, t, scratch);
-  for (size_t k = 0; k < n; k++)
-    r[k] = b[k] - t[k];
-  for (size_t i = 0; i < m->n; i++)
-    if (fixed != NULL && fixed[i])
-      r[3 * i] = r[3 * i + 1] = r[3 * i + 2] = 0;
+    return;
   memcpy (shadow, r, n * sizeof (double));
   double rho = 1, alpha = 1, omega = 1;
   for (int it = 0;; it++)
     {
-      double r_norm = sqrt (dot (r, r, n));
-      result->iterations = it;
-      result->residual = r_norm / b_norm;
-      if (r_norm <= tolerance * b_norm)
+      if (residual_reached (r, n, b_norm, tolerance, it, result))
         return;
       double rho_next = dot (shadow, r, n);
       if (it == max_iterations || rho_next == 0 || omega == 0)
