@@ -169,6 +169,7 @@ typedef struct Eulerian {
   double stiffness_param;   /* 0: automatic */
   double damping_param;     /* < 0: automatic (the time step) */
   gboolean stiffness_blocks;
+  gboolean exact_stiffness; /* the blocks with appendix B's moving weights and turning faces */
   Response response;
   gboolean rows;            /* this detection's response: constraint rows, not forces */
   gboolean implicit;        /* this detection's solver integrates the forces implicitly
@@ -233,8 +234,13 @@ static const CwbParamSpec eulerian_params[] = {
     "refined to the grid's step only where two bodies meet in them (1: a flat grid). "
     "0: automatic, 2 (a pair with a body of particles: 1)" },
   { "stiffness_blocks", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
-    "Hand the forces' exact derivatives (Faure 2007 appendix B, with eq. 3's one-body parts) "
+    "Hand the forces' derivatives (Faure 2007 appendix B, with eq. 3's one-body parts) "
     "to the solver for implicit integration" },
+  { "exact_stiffness", CWB_PARAM_BOOL, "", "false", 0, 1, NULL,
+    "With stiffness_blocks, hand over the forces' exact derivative: also how the point's "
+    "weights in its body move and how the face under it turns, which are not symmetric; "
+    "false: the one-body derivatives alone, spread over the points that carry the force, "
+    "which keeps a light deformable body's implicit step solvable under a heavy one" },
 };
 
 static void
@@ -245,6 +251,7 @@ read_params (Eulerian *self, const CwbParamSet *params)
   self->stiffness_param = cwb_param_double (params, "stiffness", 0);
   self->damping_param = cwb_param_double (params, "damping", -1);
   self->stiffness_blocks = cwb_param_bool (params, "stiffness_blocks", TRUE);
+  self->exact_stiffness = cwb_param_bool (params, "exact_stiffness", FALSE);
   self->response = (Response) cwb_param_int (params, "response", RESPONSE_AUTOMATIC);
   self->cell_points = (int) cwb_param_int (params, "constraint_cell", 4);
   self->levels_param = (int) cwb_param_int (params, "levels", 0);
@@ -841,18 +848,23 @@ add_pair_friction_damping (Eulerian *self, const CwbContactQuery *query,
  * dw_x = -grad w_x . sum_y w_y dp_y, and the force a side puts there on its point x by
  * dw_x s_x F: blocks -w_y s_x F (grad w_x)^T between the points of the same side. (3) The
  * face or edge the density is taken from turns as its vertices move, and the gradient with
- * it (face_turn, edge_turn). None is symmetric in general: the blocks are the true
- * derivatives, as CwbPointStiffness states (docs/plugins/eulerian.md). */
+ * it (face_turn, edge_turn). None is symmetric in general. With `exact` the blocks are the
+ * true derivatives, as CwbPointStiffness states; without it, their stable part: (1) alone,
+ * the density taken to move with the points that carry the force (w_y for c_y: the
+ * tetrahedron's affine motion at the point), so that every point a force reaches has its
+ * column. (2) and (3) put the force over an element's size on a light body's nodes, not
+ * symmetrically: on a soft ring under a heavy block they made its implicit step's system
+ * near singular (docs/plugins/eulerian.md). */
 static void
 add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const CwbGeometry *g[2],
-                     const GridContact *contact)
+                     const GridContact *contact, gboolean exact)
 {
   const GridPoint *moves = contact->moves;
   const double *force = contact->force;
   /* (3)'s turn of each side's face or edge per corner, the same for every block. */
   double turns[2][3][9];
   for (int s = 0; s < 2; s++)
-    for (int corner = 0; corner < 3 && moves[s].turn != 0; corner++)
+    for (int corner = 0; corner < 3 && exact && moves[s].turn != 0; corner++)
       if (cwb_v3_dot (moves[s].edge, moves[s].edge) > 0)
         edge_turn (g[s], &moves[s], corner, turns[s][corner]);
       else
@@ -863,12 +875,14 @@ add_point_stiffness (Eulerian *self, const uint32_t geometry[2], const CwbGeomet
         for (int my = 0; my < GRID_POINT_TERMS; my++)
           {
             double side = sx == 0 ? 1 : -1;
-            double scale = side * moves[sx].weight[mx] * moves[sy].carry[my];
+            double carry = exact ? moves[sy].carry[my] : moves[sy].weight[my];
+            double scale = side * moves[sx].weight[mx] * carry;
             const double *gradient = moves[sx].gradient[mx];
-            gboolean moving_weight = sx == sy && moves[sy].weight[my] != 0
+            gboolean moving_weight = exact && sx == sy && moves[sy].weight[my] != 0
                                      && (gradient[0] != 0 || gradient[1] != 0
                                          || gradient[2] != 0);
-            gboolean turning = moves[sy].turn != 0 && my < 3 && moves[sx].weight[mx] != 0;
+            gboolean turning = exact && moves[sy].turn != 0 && my < 3
+                               && moves[sx].weight[mx] != 0;
             if (scale == 0 && !moving_weight && !turning)
               continue;
             CwbPointStiffness block = {
@@ -1360,7 +1374,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
       add_point_forces (self, geometry, contact->moves, contact->force);
       if (self->stiffness_blocks)
         {
-          add_point_stiffness (self, geometry, g, contact);
+          add_point_stiffness (self, geometry, g, contact, self->exact_stiffness);
           add_point_damping (self, query, geometry, &pair, contact, local_friction);
         }
     }
