@@ -261,6 +261,18 @@ anderson_mix (Anderson *m, double *g)
   return TRUE;
 }
 
+/* What the coupling forces of the next sweep are taken from: dv = v - v_p and dq = h dv. */
+static void
+coupled_motion (const CwbStepContext *ctx, const double *v, const double *v_p, double *dv,
+                double *dq)
+{
+  for (size_t d = 0; d < ctx->nv; d++)
+    {
+      dv[d] = v[d] - v_p[d];
+      dq[d] = ctx->h * dv[d];
+    }
+}
+
 /* The corrector with the stiffness between bodies (Faure 2007's implicit step takes the
  * contact stiffness of every pair; each body model's step takes only its own blocks): block
  * Gauss-Seidel over the bodies, each integrated again with the forces its neighbours'
@@ -276,18 +288,14 @@ couple_bodies (PredictorCorrector *self, CwbStepContext *ctx, const double *v_p,
                double *residual)
 {
   double *dq = zeroed (self->coupled_dq, 2 * ctx->nv), *dv = dq + ctx->nv;
-  for (size_t d = 0; d < ctx->nv; d++)
-    {
-      dv[d] = v_next[d] - v_p[d];
-      dq[d] = ctx->h * dv[d];
-    }
+  coupled_motion (ctx, v_next, v_p, dv, dq);
   size_t largest_nv = 0;
   for (uint32_t b = 0; b < ctx->n_bodies; b++)
     largest_nv = MAX (largest_nv, ctx->bodies[b].nv);
-  double *f = zeroed (self->body_f, 3 * largest_nv), *coupling = f + largest_nv;
-  double *v_last = coupling + largest_nv;
+  double *f = zeroed (self->body_f, 2 * largest_nv), *coupling = f + largest_nv;
   Anderson mixing;
   anderson_begin (&mixing, self->anderson, ctx->nv);
+  gboolean mixed = FALSE;   /* the last sweep's velocities were mixed, q_next is behind */
   for (int sweep = 1; sweep <= self->coupling_sweeps; sweep++)
     {
       double change = 0, largest = COUPLING_FLOOR;
@@ -299,39 +307,30 @@ couple_bodies (PredictorCorrector *self, CwbStepContext *ctx, const double *v_p,
             continue;
           ctx->contact_coupling_apply (ctx, b, dq, damped ? dv : NULL, coupling);
           for (size_t d = 0; d < s->nv; d++)
-            {
-              f[d] = r[s->v_offset + d] + coupling[d];
-              v_last[d] = v_next[s->v_offset + d];
-            }
+            f[d] = r[s->v_offset + d] + coupling[d];
           integrate_body (ctx, b, f, TRUE, damped, q_next, v_next);
-          for (size_t d = 0; d < s->nv; d++)
+          for (size_t d = s->v_offset; d < s->v_offset + s->nv; d++)
             {
-              double v = v_next[s->v_offset + d];
-              change = MAX (change, fabs (v - v_last[d]));
-              largest = MAX (largest, fabs (v));
-              dv[s->v_offset + d] = v - v_p[s->v_offset + d];
-              dq[s->v_offset + d] = ctx->h * dv[s->v_offset + d];
+              change = MAX (change, fabs (v_next[d] - mixing.x[d]));
+              largest = MAX (largest, fabs (v_next[d]));
+              dv[d] = v_next[d] - v_p[d];
+              dq[d] = ctx->h * dv[d];
             }
         }
       *residual = change / largest;
       if (*residual <= COUPLING_TOLERANCE)
         return sweep;
-      if (self->accelerate && anderson_mix (&mixing, v_next))
-        for (uint32_t b = 0; b < ctx->n_bodies; b++)
-          {
-            /* The mixed velocities' positions, and their part in the next sweep's
-             * coupling forces. */
-            const CwbBodySlot *s = &ctx->bodies[b];
-            if (s->fixed)
-              continue;
-            ctx->integrate_position (ctx, b, ctx->q + s->q_offset, v_next + s->v_offset,
-                                     ctx->h, q_next + s->q_offset);
-            for (size_t d = 0; d < s->nv; d++)
-              {
-                dv[s->v_offset + d] = v_next[s->v_offset + d] - v_p[s->v_offset + d];
-                dq[s->v_offset + d] = ctx->h * dv[s->v_offset + d];
-              }
-          }
+      mixed = self->accelerate && anderson_mix (&mixing, v_next);
+      if (mixed)
+        coupled_motion (ctx, v_next, v_p, dv, dq);
+    }
+  /* Stopped at the cap on mixed velocities: their positions. */
+  for (uint32_t b = 0; mixed && b < ctx->n_bodies; b++)
+    {
+      const CwbBodySlot *s = &ctx->bodies[b];
+      if (!s->fixed)
+        ctx->integrate_position (ctx, b, ctx->q + s->q_offset, v_next + s->v_offset, ctx->h,
+                                 q_next + s->q_offset);
     }
   return self->coupling_sweeps;
 }
