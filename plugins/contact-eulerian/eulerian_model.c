@@ -97,7 +97,7 @@ typedef struct PairContact {
   double normal_force;  /* their resultant's size */
   double friction[3];   /* the friction force on a */
   gboolean slips;
-  double friction_damping;   /* d F_t / d v_t while it sticks: h k_t + c_t (0 slipping) */
+  double friction_damping;   /* -d F_t / d v_t (pair_friction_force): h k_t + c_t sticking */
   double twist_damping;      /* d T / d spin while the twist sticks: h k_theta + c_theta */
   double polar;              /* J = sum lambda |d|^2 over its points' levers */
   double center[3];     /* where it acts: the points weighted by their force */
@@ -105,6 +105,7 @@ typedef struct PairContact {
   double deepest;       /* the largest depth 2 rho_bar / |g| of its points (m) */
   double volume;        /* sum rho_bar V */
   double stiffness;     /* k of the pair, Pa */
+  guint64 cell;         /* its friction cell's key + 1 (0: the whole pair) */
 } PairContact;
 
 /* One grid point where a pair overlaps, between the normal forces and their emission. */
@@ -127,6 +128,9 @@ typedef struct GridContact {
   double velocity[3];   /* v_a - v_b at the point */
   double spring;        /* k V / 4 |g|^2: the point's stiffness along g */
   double position[3];
+  double volume;        /* rho_bar V */
+  double depth;         /* 2 rho_bar / |g|, at most two steps */
+  gint64 cell;          /* its friction cell's lattice key (cell_key) */
   double arm[3];        /* n x d / J, d its lever about the pair's centre in the tangent
                          * plane, J = sum lambda |d|^2: its share of a torque T is
                          * lambda T arm, and the pair's spin sum lambda arm . v_rel */
@@ -175,6 +179,7 @@ typedef struct Eulerian {
   gboolean implicit;        /* this detection's solver integrates the forces implicitly
                              * (CwbContactQuery.forces_implicit, ABI 1.18) */
   int cell_points;          /* constraint_cell */
+  int friction_points;      /* friction_cell */
   int levels_param;         /* 0: automatic */
   GridHierarchy *hierarchy; /* one pair's root level, scratch */
   GArray *present;          /* guint8 per point: where a pair's first body is, scratch */
@@ -188,7 +193,8 @@ typedef struct Eulerian {
   GArray *scales;           /* GeometryScale per geometry */
   GPtrArray *apexes;        /* GArray of uint32_t per geometry: its triangles' apexes
                              * (grid_point_map), kept from attachment to attachment */
-  GArray *pairs;            /* PairContact */
+  GArray *pairs;            /* PairContact: a friction cell each (friction_cell) */
+  double volume, deepest;   /* this detection's sum of rho_bar V and largest depth */
   GArray *grid;             /* GridContact: one pair's overlapping points, scratch */
   GArray *crossed;          /* CrossedPenalty: one pair's points on two faces, scratch */
   PairFriction *friction;
@@ -229,6 +235,10 @@ static const CwbParamSpec eulerian_params[] = {
   { "constraint_cell", CWB_PARAM_INT, "", "4", 1, 64, NULL,
     "Constraint response: the grid points are grouped into cells of this many points a side "
     "and each pair keeps one constraint per cell, its deepest point's (1: every point)" },
+  { "friction_cell", CWB_PARAM_INT, "", "4", 0, 64, NULL,
+    "Penalty response: a pair's grid points are grouped into cells of this many points a "
+    "side, each with its own friction spring, anchors, normal and Coulomb bound (0: one "
+    "for the whole pair)" },
   { "levels", CWB_PARAM_INT, "", "0", 0, 8, NULL,
     "Levels of the grid's hierarchy (Faure 2007 sec. 6): root cells of 2^(levels - 1) steps, "
     "refined to the grid's step only where two bodies meet in them (1: a flat grid). "
@@ -254,6 +264,7 @@ read_params (Eulerian *self, const CwbParamSet *params)
   self->exact_stiffness = cwb_param_bool (params, "exact_stiffness", FALSE);
   self->response = (Response) cwb_param_int (params, "response", RESPONSE_AUTOMATIC);
   self->cell_points = (int) cwb_param_int (params, "constraint_cell", 4);
+  self->friction_points = (int) cwb_param_int (params, "friction_cell", 4);
   self->levels_param = (int) cwb_param_int (params, "levels", 0);
 }
 
@@ -749,19 +760,18 @@ add_point_damping (Eulerian *self, const CwbContactQuery *query, const uint32_t 
           }
 }
 
-/* Side s's share a_x = sum_k lambda_k w_kx of the pair's contact at each of its points
+/* Side s's share a_x = sum_k lambda_k w_kx of the contact at each of its points
  * (CwbPointWeight: the point, a_x in w[0]) and its twist coefficient
- * t_x = sum_k lambda_k w_kx arm_k (3 doubles a point in `twists`), over the pair's grid
- * points. */
+ * t_x = sum_k lambda_k w_kx arm_k (3 doubles a point in `twists`), over the n grid points
+ * of one friction cell. */
 static void
-side_shares (Eulerian *self, uint32_t geometry, int s, GArray *shares, GArray *twists,
-             GHashTable *index)
+side_shares (const GridContact *grid, guint n, uint32_t geometry, int s, GArray *shares,
+             GArray *twists, GHashTable *index)
 {
-  const GridContact *grid = (const GridContact *) self->grid->data;
   g_array_set_size (shares, 0);
   g_array_set_size (twists, 0);
   g_hash_table_remove_all (index);
-  for (guint k = 0; k < self->grid->len; k++)
+  for (guint k = 0; k < n; k++)
     for (int m = 0; m < GRID_POINT_TERMS; m++)
       {
         double w = grid[k].share * grid[k].moves[s].weight[m];
@@ -957,10 +967,8 @@ twist_arms (GridContact *grid, guint n, const double normal[3], const double cen
  * force, and of the torque T by its arm. */
 static void
 add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pair,
-                   double beta)
+                   GridContact *grid, guint n, gboolean turns, double beta)
 {
-  GridContact *grid = (GridContact *) self->grid->data;
-  guint n = self->grid->len;
   double resultant[3] = { 0, 0, 0 }, elastic[3] = { 0, 0, 0 }, velocity[3] = { 0, 0, 0 };
   double load = pair->weight, spring = 0;
   for (guint k = 0; k < n; k++)
@@ -984,20 +992,22 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
   for (guint k = 0; k < n; k++)
     grid[k].share /= load;
   guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
+  if (pair->cell != 0)
+    id = cwb_contact_id_mix (id ^ pair->cell);
   double tangent_spring = TANGENT_SHARE * spring;
   PairTwist twist = { 0 };
   pair->polar = twist_arms (grid, n, pair->normal, pair->center, &twist);
-  twist.stiffness = tangent_spring * pair->polar;
+  if (!turns)
+    twist.radius = 0;
+  twist.stiffness = turns ? tangent_spring * pair->polar : 0;
   twist.damping = beta * twist.stiffness;
   pair->slips = pair_friction_force (self->friction, id, query->geometries, query->n_geometries,
                                      pair->normal, normal_force, pair->mu, velocity,
                                      tangent_spring, beta * tangent_spring, query->h,
-                                     pair->friction, &twist);
-  /* Sticking, F_t = -k_t u - c_t v_t with u grown by the anchors' motion, h v_t over a
-   * step: its velocity derivative; the twist's likewise. Slipping, the size is the bound
-   * whatever the velocity: none is handed over. */
-  pair->friction_damping = pair->slips ? 0 : (query->h + beta) * tangent_spring;
-  pair->twist_damping = twist.slips ? 0 : (query->h + beta) * twist.stiffness;
+                                     pair->friction, &pair->friction_damping, &twist);
+  /* Its velocity derivatives (pair_friction_force's): sticking, F_t = -k_t u - c_t v_t
+   * with u grown by the anchors' motion, h v_t over a step; the twist's likewise. */
+  pair->twist_damping = twist.derivative;
   for (guint k = 0; k < n; k++)
     {
       cwb_v3_axpy (grid[k].force, grid[k].share, pair->friction);
@@ -1012,7 +1022,8 @@ add_pair_friction (Eulerian *self, const CwbContactQuery *query, PairContact *pa
       g_array_set_size (self->twists[s], 0);
       if (cwb_contact_query_geometry_fixed (query, &query->geometries[geometry[s]]))
         continue;
-      side_shares (self, geometry[s], s, self->shares[s], self->twists[s], self->share_index);
+      side_shares (grid, n, geometry[s], s, self->shares[s], self->twists[s],
+                   self->share_index);
       pair_friction_anchor (self->friction, query->geometries,
                             (const CwbPointWeight *) self->shares[s]->data,
                             (const double *) self->twists[s]->data, self->shares[s]->len,
@@ -1159,8 +1170,11 @@ penalty_point (Eulerian *self, const CwbContactQuery *query, const CwbGeometry *
                const double r[3], int face, double kv, double beta)
 {
   double gradient[3], va[3], vb[3];
-  double push = 0.5 * kv * density_overlap (&sample[0], &sample[1]);
+  double overlap = density_overlap (&sample[0], &sample[1]);
+  double push = 0.5 * kv * overlap;
   cwb_v3_sub (gradient, sample[0].gradient, sample[1].gradient);
+  contact->volume = overlap * self->step * self->step * self->step;
+  contact->depth = MIN (2 * overlap / cwb_v3_norm (gradient), 2 * self->step);
   density_penalty_force (kv, &sample[0], &sample[1], contact->force);
   for (int moving = 0; moving < 2; moving++)
     density_penalty_body_stiffness (kv, &sample[0], &sample[1], moving, contact->k[moving]);
@@ -1217,6 +1231,82 @@ penalty_point (Eulerian *self, const CwbContactQuery *query, const CwbGeometry *
   g_array_append_val (self->grid, *contact);
   cwb_v3_axpy (pair->center, contact->share, r);
   pair->weight += contact->share;
+}
+
+/* The lattice cell of `points` grid points a side holding the grid point r (on the
+ * lattice k h): its three indices packed, 21 bits each. */
+static gint64
+cell_key (const double r[3], double h, int points)
+{
+  gint64 key = 0;
+  for (int c = 0; c < 3; c++)
+    {
+      gint64 i = (gint64) llround (r[c] / h);
+      i = i >= 0 ? i / points : -((points - 1 - i) / points);
+      key |= (i & 0x1fffff) << (21 * c);
+    }
+  return key;
+}
+
+static gint
+compare_cells (gconstpointer a, gconstpointer b)
+{
+  gint64 ka = ((const GridContact *) a)->cell, kb = ((const GridContact *) b)->cell;
+  return (ka > kb) - (ka < kb);
+}
+
+/* The pair's friction by cells of `friction_cell` grid points a side (add_pair_friction on
+ * each, its points' shares of its load), then every point's forces and blocks. One friction
+ * for the whole pair acts on its mean motion and twist only: the arcs of a soft ring under a
+ * block swung against each other with nothing to hold them (docs/plugins/eulerian.md).
+ * Each cell becomes one of the set's frames. */
+static void
+add_friction_cells (Eulerian *self, const CwbContactQuery *query, const uint32_t geometry[2],
+                    const CwbGeometry *g[2], const PairContact *whole, double beta)
+{
+  guint n = self->grid->len;
+  GridContact *grid = (GridContact *) self->grid->data;
+  for (guint k = 0; k < n; k++)
+    grid[k].cell = self->friction_points > 0
+                     ? cell_key (grid[k].position, self->step, self->friction_points)
+                     : 0;
+  if (self->friction_points > 0)
+    g_array_sort (self->grid, compare_cells);
+  grid = (GridContact *) self->grid->data;
+  gboolean one_cell = n == 0 || grid[0].cell == grid[n - 1].cell;
+  for (guint start = 0, end; start < n; start = end)
+    {
+      for (end = start + 1; end < n && grid[end].cell == grid[start].cell; end++)
+        ;
+      PairContact cell = *whole;
+      cell.cell = self->friction_points > 0 ? (guint64) grid[start].cell + 1 : 0;
+      cell.weight = cell.volume = cell.deepest = 0;
+      memset (cell.center, 0, sizeof cell.center);
+      for (guint k = start; k < end; k++)
+        {
+          cwb_v3_axpy (cell.center, grid[k].share, grid[k].position);
+          cell.weight += grid[k].share;
+          cell.volume += grid[k].volume;
+          cell.deepest = MAX (cell.deepest, grid[k].depth);
+        }
+      if (cell.weight > 0)
+        {
+          cwb_v3_scale (cell.center, cell.center, 1 / cell.weight);
+          add_pair_friction (self, query, &cell, grid + start, end - start, one_cell, beta);
+        }
+      gboolean local_friction = self->stiffness_blocks
+                                && !add_pair_friction_damping (self, query, geometry, &cell);
+      for (guint k = start; k < end; k++)
+        {
+          add_point_forces (self, geometry, grid[k].moves, grid[k].force);
+          if (self->stiffness_blocks)
+            {
+              add_point_stiffness (self, geometry, g, &grid[k], self->exact_stiffness);
+              add_point_damping (self, query, geometry, &cell, &grid[k], local_friction);
+            }
+        }
+      g_array_append_val (self->pairs, cell);
+    }
 }
 
 /* One pair: its box, both densities, the forces at every overlapping point. FALSE (with a
@@ -1364,21 +1454,10 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
     cell_constraints_end_pair (self->constraints);
   if (self->rows || !(pair.weight > 0))
     return TRUE;
+  self->volume += pair.volume;
+  self->deepest = MAX (self->deepest, pair.deepest);
   cwb_v3_scale (pair.center, pair.center, 1 / pair.weight);
-  add_pair_friction (self, query, &pair, beta);
-  gboolean local_friction = self->stiffness_blocks
-                            && !add_pair_friction_damping (self, query, geometry, &pair);
-  for (guint k = 0; k < self->grid->len; k++)
-    {
-      const GridContact *contact = &g_array_index (self->grid, GridContact, k);
-      add_point_forces (self, geometry, contact->moves, contact->force);
-      if (self->stiffness_blocks)
-        {
-          add_point_stiffness (self, geometry, g, contact, self->exact_stiffness);
-          add_point_damping (self, query, geometry, &pair, contact, local_friction);
-        }
-    }
-  g_array_append_val (self->pairs, pair);
+  add_friction_cells (self, query, geometry, g, &pair, beta);
   return TRUE;
 }
 
@@ -1402,6 +1481,7 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
                                                  detection_automatic_margin (query));
   cell_constraints_begin (self->constraints, self->step, self->cell_points);
   g_array_set_size (self->pairs, 0);
+  self->volume = self->deepest = 0;
   g_array_set_size (self->forces, 0);
   g_array_set_size (self->stiffness, 0);
   g_array_set_size (self->damping, 0);
@@ -1462,7 +1542,7 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
       cell_constraints_write (self->constraints, query, set);
       return TRUE;
     }
-  double total_volume = 0, deepest = 0, smallest_stiffness = INFINITY;
+  double smallest_stiffness = INFINITY;
   for (guint k = 0; k < self->pairs->len; k++)
     {
       const PairContact *pair = &g_array_index (self->pairs, PairContact, k);
@@ -1482,9 +1562,8 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
       frame.force[1] = cwb_v3_dot (pair->friction, frame.t1);
       frame.force[2] = cwb_v3_dot (pair->friction, frame.t2);
       g_array_append_val (set->frames, frame);
-      cwb_contact_set_add_id (set, cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b));
-      total_volume += pair->volume;
-      deepest = MAX (deepest, pair->deepest);
+      guint64 id = cwb_contact_id_mix (((guint64) pair->a << 32) | pair->b);
+      cwb_contact_set_add_id (set, pair->cell != 0 ? cwb_contact_id_mix (id ^ pair->cell) : id);
       smallest_stiffness = MIN (smallest_stiffness, pair->stiffness);
     }
   g_array_append_vals (set->forces, self->forces->data, self->forces->len);
@@ -1492,8 +1571,8 @@ eulerian_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
     g_array_append_vals (set->stiffness, self->stiffness->data, self->stiffness->len);
   if (CWB_STRUCT_HAS (set, CwbContactSet, damping) && set->damping != NULL)
     g_array_append_vals (set->damping, self->damping->data, self->damping->len);
-  set->intersection_volume = total_volume;
-  set->max_penetration = deepest;
+  set->intersection_volume = self->volume;
+  set->max_penetration = self->deepest;
   if (!(self->stiffness_param > 0) && isfinite (smallest_stiffness))
     cwb_inspection_add_derived (inspection, "stiffness", smallest_stiffness);
   return TRUE;

@@ -7,6 +7,7 @@ typedef struct PairSpring {
   guint64 id;
   double u[3];
   double twist;                      /* the spring's turn about the normal, rad */
+  double stiffness, twist_stiffness; /* k_t and k_theta it was given */
   guint32 first_anchor, n_anchors;   /* its anchors in the same detection's anchor array */
 } PairSpring;
 
@@ -112,6 +113,26 @@ anchors_moved (const PairFriction *f, const PairSpring *spring, const CwbGeometr
   return TRUE;
 }
 
+/* The factor on a stored stretch when its spring's stiffness goes from `last` to `now`:
+ * 1/2 k u^2 does not grow. */
+static double
+passive_stretch (double last, double now)
+{
+  return now > last && now > 0 ? last / now : 1;
+}
+
+/* The velocity derivative handed to an implicit step for a slipping contact's force of size
+ * `bound` at the slip speed `speed`: the secant bound / speed, a dashpot through the origin
+ * and through the bound at the predicted velocity, at most `stick` (h k + c, the sticking
+ * spring's). Taken as constant over the step instead (no derivative), a bound that stops a
+ * light body's slip within the step pushes it back, and the derivative jumps from
+ * h k + c to none as the contact starts slipping (docs/plugins/eulerian.md). */
+static double
+slip_dashpot (double bound, double speed, double stick)
+{
+  return speed * stick > bound ? bound / speed : stick;
+}
+
 /* The twist's torque, T = -k theta - c spin, bounded by mu F_n R: on the bound the spring
  * holds what the dashpot does not give. TRUE when it slips. */
 static gboolean
@@ -134,9 +155,10 @@ gboolean
 pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
                      size_t n_geometries, const double normal[3], double normal_force,
                      double mu, const double velocity[3], double stiffness, double damping,
-                     double h, double force[3], PairTwist *twist)
+                     double h, double force[3], double *derivative, PairTwist *twist)
 {
-  PairSpring spring = { .id = id, .first_anchor = f->next_anchors->len };
+  PairSpring spring = { .id = id, .first_anchor = f->next_anchors->len,
+                        .stiffness = stiffness, .twist_stiffness = twist->stiffness };
   gint64 key = (gint64) id;
   guint at = GPOINTER_TO_UINT (g_hash_table_lookup (f->index, &key));
   double vt[3], moved[3], turned;
@@ -145,7 +167,11 @@ pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
   const PairSpring *last = at > 0 ? &g_array_index (f->last, PairSpring, at - 1) : NULL;
   if (last != NULL && anchors_moved (f, last, geometries, n_geometries, moved, &turned))
     {
-      spring.twist = last->twist + turned;
+      /* A stiffer spring keeps the force it had, a softer one its stretch: neither puts
+       * energy into it when the contact's points (and so k) change. */
+      double keep = passive_stretch (last->stiffness, stiffness);
+      spring.twist = last->twist * passive_stretch (last->twist_stiffness, twist->stiffness)
+                     + turned;
       /* The last displacement, turned into this tangent plane with its length kept, and
        * the anchors' tangential motion since. */
       double length = cwb_v3_norm (last->u);
@@ -153,7 +179,7 @@ pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
       cwb_v3_reject (spring.u, normal);
       double projected = cwb_v3_norm (spring.u);
       if (projected > 0)
-        cwb_v3_scale (spring.u, spring.u, length / projected);
+        cwb_v3_scale (spring.u, spring.u, keep * length / projected);
       cwb_v3_reject (moved, normal);
       cwb_v3_add (spring.u, spring.u, moved);
     }
@@ -175,6 +201,13 @@ pair_friction_force (PairFriction *f, guint64 id, const CwbGeometry *geometries,
       for (int c = 0; c < 3; c++)
         spring.u[c] = stiffness > 0 ? -(force[c] + damping * vt[c]) / stiffness : 0;
     }
+  /* The step's derivatives: h k + c sticking, slip_dashpot's slipping. */
+  double stick = h * stiffness + damping;
+  *derivative = slips ? slip_dashpot (bound, cwb_v3_norm (vt), stick) : stick;
+  stick = h * twist->stiffness + twist->damping;
+  twist->derivative = twist->slips
+                        ? slip_dashpot (fabs (twist->torque), fabs (twist->spin), stick)
+                        : stick;
   g_array_append_val (f->next, spring);
   return slips;
 }

@@ -1,8 +1,8 @@
 /* Coulomb friction between two bodies in contact through the Eulerian grid. Faure 2007's
  * penalty is frictionless ("a force orthogonal to the repulsion direction can be applied to
- * model friction", sec. 4.2); this adds it per pair of bodies, as a tangential spring and
- * dashpot bounded by Coulomb's cone (a Cundall-Strack contact, as discrete-element codes
- * use):
+ * model friction", sec. 4.2); this adds it per pair of bodies (per friction cell of their
+ * contact, eulerian_model.c), as a tangential spring and dashpot bounded by Coulomb's cone
+ * (a Cundall-Strack contact, as discrete-element codes use):
  *   u  <- u projected on the tangent plane (length kept) + d_t,
  *   F_t = -k_t u - c_t v_t, and where |F_t| > mu F_n: F_t scaled onto the cone and u set so
  *         that the spring and dashpot give it (the spring slips),
@@ -42,22 +42,28 @@ void pair_friction_end (PairFriction *friction);
 
 /* The pair's twist about its normal: in, the relative spin of a against b about the normal
  * (rad/s), the spring k_theta (N m/rad), the dashpot c_theta (N m s/rad) and the mean lever
- * arm R (m); out, the torque on a about the normal (opposite on b) and whether it slips. */
+ * arm R (m); out, the torque on a about the normal (opposite on b), whether it slips and
+ * the torque's derivative by the spin for an implicit step (N m s/rad, as the force's). */
 typedef struct PairTwist {
   double spin, stiffness, damping, radius;
   double torque;
   gboolean slips;
+  double derivative;
 } PairTwist;
 
 /* One pair's friction force on body a (F_t, opposite on b) and its twist (`twist`); TRUE
  * when the force slips (on the cone). `geometries` the query's (the anchors' points now),
  * `normal` unit from b towards a, `normal_force` >= 0, `velocity` v_a - v_b at the contact,
- * `stiffness` k_t (N/m), `damping` c_t (N s/m), `h` the step. */
+ * `stiffness` k_t (N/m), `damping` c_t (N s/m), `h` the step. `derivative`: -dF_t/dv_t
+ * for an implicit step (N s/m, a multiple of the tangent plane's projection): h k_t + c_t
+ * sticking, slipping the secant mu F_n / |v_t| (at most h k_t + c_t). Where k_t (or
+ * k_theta) grows from the last detection's the spring keeps its force, where it falls its
+ * stretch: 1/2 k u^2 does not grow by it. */
 gboolean pair_friction_force (PairFriction *friction, guint64 id, const CwbGeometry *geometries,
                               size_t n_geometries, const double normal[3],
                               double normal_force, double mu, const double velocity[3],
                               double stiffness, double damping, double h, double force[3],
-                              PairTwist *twist);
+                              double *derivative, PairTwist *twist);
 
 /* The anchors of the pair just given to pair_friction_force: one side's points with their
  * shares of the pair's velocity (w[0]) and their twist coefficients (3 a point: the pair's
