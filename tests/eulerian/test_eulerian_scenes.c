@@ -202,11 +202,12 @@ tilt_on_slope (CwbWorld *world, double angle)
  *     gradients lean the normal by half the box's tilt theta: the friction acts as
  *     mu' = mu - (1 + mu^2) tan (theta / 2) on the slope's plane (Coulomb on a plane turned
  *     by theta / 2), measured against that within PENALTY_LEAN_TOLERANCE. */
-/* A creep of at most 15 micrometres over the half second: measured 5.5e-6 m/s (5e-5 m/s
- * over 2 to 2.5 s, the landing's ringing still decaying). */
+/* A creep of at most 15 micrometres over the half second: measured 2.5e-6 m/s (5.5e-6
+ * before the slipping friction's dashpot, pair_friction.c; 5e-5 m/s over 2 to 2.5 s, the
+ * landing's ringing still decaying). */
 #define PENALTY_STICK_VELOCITY 3e-5
-/* On mu': measured 0.506, 1.2 % above mu (the acceleration 4 % below Coulomb's; 0.509
- * with the exact stiffness blocks). */
+/* On mu': measured 0.5017, 0.3 % above mu (0.506 before the slipping friction's dashpot,
+ * the acceleration then 4 % below Coulomb's; 0.509 with the exact stiffness blocks). */
 #define PENALTY_SLIDE_TOLERANCE 0.05
 /* A cube does not tip below 45 degrees of slope; the penalty's forward tilt measured 2 to 3
  * degrees. */
