@@ -139,6 +139,8 @@ typedef struct BodyDensity {
   /* Volume particles (particle_density.h) instead of a surface: */
   gboolean from_particles;
   double reach;           /* the particles' kernel half-width (m) */
+  double peak;            /* the body's largest density before the clamp, at most 1: the
+                           * densities are divided by it (particle_density_peak) */
   GArray *bucket_start;   /* guint per bucket + 1: the particles near the box, bucketed */
   GArray *bucket_members; /* uint32_t: particle indices, bucket by bucket */
   double bucket_origin[3];

@@ -164,6 +164,9 @@ typedef struct GeometryScale {
   double hanging;   /* the weight of the moving bodies no higher than it, itself included:
                      * what may hang from it */
   double height;    /* its box's centre's, against gravity (m) */
+  double peak;      /* particles: their largest density (particle_density_peak) at the step
+                     * peak_step; 0 not yet measured */
+  double peak_step;
 } GeometryScale;
 
 typedef struct Eulerian {
@@ -346,7 +349,29 @@ forget_scales (Eulerian *self, size_t n_geometries)
 {
   g_array_set_size (self->scales, (guint) n_geometries);
   for (size_t k = 0; k < n_geometries; k++)
-    g_array_index (self->scales, GeometryScale, k).mobility = -1;
+    {
+      GeometryScale *scale = &g_array_index (self->scales, GeometryScale, k);
+      scale->mobility = -1;
+      scale->peak = 0;
+    }
+}
+
+/* Geometry k's particle_density_peak at this detection's step, kept while the step is. The
+ * penalty response divides a body's density by it: a body thinner than the smoothing (a rod
+ * one particle thick) sank through whatever it lay on, its overlap never growing with
+ * depth. The constraint response does not: its rows' gaps, from the density as it is, hold
+ * such a rod at its surface (within 0.1 mm of it), and divided they would hold it 2 mm
+ * out, where the divided density's transition lies. */
+static double
+geometry_peak (Eulerian *self, const CwbContactQuery *query, uint32_t k)
+{
+  GeometryScale *scale = &g_array_index (self->scales, GeometryScale, k);
+  if (!(scale->peak > 0) || scale->peak_step != self->step)
+    {
+      scale->peak = particle_density_peak (&query->geometries[k], self->step);
+      scale->peak_step = self->step;
+    }
+  return scale->peak;
 }
 
 /* Closed triangle surfaces (a density needs an inside) and volume particles with their
@@ -1088,8 +1113,11 @@ add_hierarchy_cells (Eulerian *self, const CwbGeometry *g[2], const GridBox *box
  * densities in the refined cells (grid_hierarchy.h), the second body's only where the first
  * is present; the root level's cells for inspection. */
 static void
-sample_pair (Eulerian *self, const CwbGeometry *g[2], const GridBox *box)
+sample_pair (Eulerian *self, const CwbContactQuery *query, const uint32_t geometry[2],
+             const GridBox *box)
 {
+  const CwbGeometry *g[2] = { &query->geometries[geometry[0]],
+                              &query->geometries[geometry[1]] };
   GridHierarchy *hierarchy = self->hierarchy;
   int levels = self->levels_param > 0 ? self->levels_param
                : g[0]->kind == CWB_GEOMETRY_PARTICLES || g[1]->kind == CWB_GEOMETRY_PARTICLES
@@ -1118,7 +1146,8 @@ sample_pair (Eulerian *self, const CwbGeometry *g[2], const GridBox *box)
   for (int s = 0; s < 2; s++)
     {
       if (g[s]->kind == CWB_GEOMETRY_PARTICLES)
-        body_density_sample_particles (self->density[s], box, g[s], mask);
+        body_density_sample_particles (self->density[s], box, g[s], mask,
+                                       self->rows ? 1 : geometry_peak (self, query, geometry[s]));
       else
         body_density_finish_surface (self->density[s], g[s]->positions, g[s]->triangles,
                                      g[s]->n_triangles, mask);
@@ -1348,7 +1377,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
                    g[0]->body, g[1]->body, MAX_BOX_POINTS, self->step);
       return FALSE;
     }
-  sample_pair (self, g, &box);
+  sample_pair (self, query, geometry, &box);
   GArray *apexes[2] = { geometry_apexes (self, a), geometry_apexes (self, b) };
   double stiffness = self->rows ? 0 : pair_stiffness (self, query, a, b);
   double volume = box.step * box.step * box.step;

@@ -92,11 +92,66 @@ bucket_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
       members[fill[bucket_of[i]]++] = near[i];
 }
 
+double
+particle_density_peak (const CwbGeometry *g, double step)
+{
+  if (g->n_points == 0 || g->radii == NULL)
+    return 1;
+  double reach = particle_density_reach (g, step);
+  /* Buckets of side `reach` by their integer coordinates: a centre's particles lie in the
+   * 27 buckets around its own. */
+  g_autoptr (GHashTable) buckets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                          (GDestroyNotify) g_array_unref);
+  for (size_t p = 0; p < g->n_points; p++)
+    {
+      gint64 key = 0;
+      for (int c = 0; c < 3; c++)
+        key = key * 2097152 + ((gint64) floor (g->positions[3 * p + c] / reach) & 0x1fffff);
+      GArray *members = g_hash_table_lookup (buckets, &key);
+      if (members == NULL)
+        {
+          members = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+          g_hash_table_insert (buckets, g_memdup2 (&key, sizeof key), members);
+        }
+      uint32_t index = (uint32_t) p;
+      g_array_append_val (members, index);
+    }
+  double peak = 0;
+  for (size_t p = 0; p < g->n_points && peak < 1; p++)
+    {
+      const double *r = &g->positions[3 * p];
+      gint64 b[3];
+      for (int c = 0; c < 3; c++)
+        b[c] = (gint64) floor (r[c] / reach);
+      double sum = 0;
+      for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++)
+            {
+              gint64 key = (((b[0] + dx) & 0x1fffff) * 2097152 + ((b[1] + dy) & 0x1fffff))
+                             * 2097152
+                           + ((b[2] + dz) & 0x1fffff);
+              GArray *members = g_hash_table_lookup (buckets, &key);
+              for (guint e = 0; members != NULL && e < members->len; e++)
+                {
+                  uint32_t q = g_array_index (members, uint32_t, e);
+                  double a = half_side (g, q), value = 1;
+                  for (int c = 0; c < 3 && value > 0; c++)
+                    value *= MAX (axis_factor (r[c] - g->positions[3 * q + c], a, step), 0);
+                  sum += value;
+                }
+            }
+      peak = MAX (peak, sum);
+    }
+  return peak > 0 ? MIN (peak, 1) : 1;
+}
+
 void
 body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
-                               const GridMask *mask)
+                               const GridMask *mask, double peak)
 {
   d->box = *box;
+  d->peak = peak > 0 ? MIN (peak, 1) : 1;
   d->from_particles = TRUE;
   size_t n = grid_box_points (box);
   double h = box->step;
@@ -165,7 +220,7 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
           }
     }
   for (size_t p = 0; p < n; p++)
-    rho[p] = MIN (rho[p], 1);
+    rho[p] = MIN (rho[p] / d->peak, 1);
   bucket_particles (d, box, g, near, n_near);
 }
 
@@ -242,6 +297,11 @@ particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int 
               keep_heaviest (m, &kept, p, value * h * h * h / volume * g->masses[p]);
             }
         }
+  sum /= d->peak;
+  for (int x = 0; x < 3; x++)
+    sample->gradient[x] /= d->peak;
+  for (int x = 0; x < 9; x++)
+    sample->hessian[x] /= d->peak;
   sample->rho = MIN (sum, 1);
   if (sum > 1)
     {

@@ -36,14 +36,24 @@ G_BEGIN_DECLS
  * the largest half-side plus a step. */
 double particle_density_reach (const CwbGeometry *g, double step);
 
+/* The largest density the geometry's particles reach at grid step h, at their centres
+ * (before the clamp at 1), at most 1. A body thinner than the smoothing never reaches 1: a
+ * row of particles of the step's size peaks at 0.47 across it (0.69 along each of its two
+ * thin axes), and its faces' gradients cancel within it, so the overlap of eq. 2 with
+ * another body stays small however deep it sinks. Divided by this peak, its density is 1 on
+ * its axis as a thick body's is inside, with the same transitions' width. */
+double particle_density_peak (const CwbGeometry *g, double step);
+
 /* Samples the particles of g over the box: those reaching a point `mask` keeps (NULL: all),
- * so that a point the mask leaves may lack some particles' shares. */
+ * so that a point the mask leaves may lack some particles' shares; the sum divided by `peak`
+ * (particle_density_peak; 1: as it is) before the clamp at 1. */
 void body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
-                                    const GridMask *mask);
+                                    const GridMask *mask, double peak);
 
 /* The density at point (i, j, k) of the box with its exact gradient and Hessian (of the sum
- * of the particles' smoothed cubes), and the particles the point moves with (eq. 6: the
- * GRID_POINT_TERMS heaviest of w_ij m_i / m_j, scaled to sum to 1). */
+ * of the particles' smoothed cubes, divided by the sampling's peak), and the particles the
+ * point moves with (eq. 6: the GRID_POINT_TERMS heaviest of w_ij m_i / m_j, scaled to sum
+ * to 1). */
 void particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,
                               DensitySample *sample, GridPoint *m);
 

@@ -782,6 +782,46 @@ test_stable_stiffness (void)
   check_body_stiffness (scene, 0.006, 1, 3, 3);
 }
 
+/* A rod one particle thick (1 cm, the step) laid on a box under the penalty response with
+ * implicit contacts: its density peaks at 0.47 across it, so its overlap with the box stayed
+ * small however deep it went: in the swap matrix's eulerian-particles it fell through the
+ * cube under it and the ground within 0.5 s, here it sank 5.5 mm into the box, half its
+ * thickness (2026-12-02). Divided by that peak (particle_density_peak) it rests within a
+ * third of its thickness of where it touches (the swap matrix's bound on a pass-through),
+ * at rest after 1 s. Measured: 1.7 mm above it, at 5.4e-11 J (divided, its density's
+ * transition lies beyond its particles' cubes; particle_density.h). */
+static void
+test_penalty_particle_rod (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry,
+    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: eulerian, response: penalty }\n"
+    "solver: { name: predictor-corrector }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [1, 1, 0.2] }\n"
+    "    fixed: true\n"
+    "  - name: box\n"
+    "    shape: { type: box, size: [0.2, 0.2, 0.1] }\n"
+    "    pose: { position: [0.003, -0.002, 0.05] }\n"
+    "    material: { density: 500 }\n"
+    "  - name: rod\n"
+    "    shape: { type: box, size: [0.01, 0.15, 0.01] }\n"
+    "    pose: { position: [0.011, 0.007, 0.1055] }\n"
+    "    material: { density: 700 }\n"
+    "    mapping_params: { sample: volume, particle_spacing: 0.01 }\n");
+  fixture_step (world, 200);
+  CwbBodySummary box = summary (world, 1), rod = summary (world, 2);
+  double touching = box.centroid[2] + 0.05 + 0.005;
+  g_test_message ("rod at %.4f m, touching the box at %.4f m; kinetic energy %.2g J; grid "
+                  "step %.3g m", rod.centroid[2], touching,
+                  rod.kinetic_energy + box.kinetic_energy, derived (world, "cell_size"));
+  g_assert_cmpfloat (fabs (rod.centroid[2] - touching), <, 0.01 / 3);
+  /* At rest: far below the 5e-4 J of the rod's 0.1 kg at 0.1 m/s. */
+  g_assert_cmpfloat (rod.kinetic_energy + box.kinetic_energy, <, 1e-6);
+}
+
 /* A heavy rigid block (37.5 kg) dropped 0.3 m onto a light soft ring (1.4 kg, 3e4 Pa),
  * `eulerian-poolrack.yaml` from its start under the penalty response with implicit
  * contacts, through the impact (step 45 on) and 0.1 s past it. With the exact blocks the
@@ -1735,6 +1775,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/penalty/body-stiffness/fem", test_body_stiffness_fem);
   g_test_add_func ("/eulerian/penalty/stable-stiffness", test_stable_stiffness);
   g_test_add_func ("/eulerian/penalty/heavy-on-light", test_penalty_heavy_on_light);
+  g_test_add_func ("/eulerian/penalty/particle-rod", test_penalty_particle_rod);
   g_test_add_func ("/eulerian/penalty/coupling-acceleration", test_coupling_acceleration);
   g_test_add_func ("/eulerian/penalty/body-damping/friction", test_body_damping_friction);
   g_test_add_func ("/eulerian/penalty/ball-bounces", test_penalty_ball_bounces);

@@ -172,7 +172,7 @@ sample (BodyDensity *d, const CwbGeometry *g, double step)
     }
   GridBox box;
   g_assert_true (grid_box_cover (&box, step, lo, hi, 2, 1u << 24));
-  body_density_sample_particles (d, &box, g, NULL);
+  body_density_sample_particles (d, &box, g, NULL, 1);
 }
 
 /* The grid's sampling of a smoothed face: a plane's step sampled at spacing h integrates to
@@ -236,6 +236,36 @@ particle_cube (double side, double spacing, const double offset[3])
           particles_add (&p, x, radius, 2.0);
         }
   return p;
+}
+
+/* particle_density_peak: a filled cube of particles reaches 1 (its smoothed cubes sum to 1
+ * inside, telescoping); a row of particles of the step's size, one thick, peaks on its axis
+ * at the product of its two thin axes' profiles, phi (0)^2 = (P (-1/2) - P (1/2))^2 = 0.47
+ * (along the row the cubes telescope to 1 again). To round-off: the peak is taken at the
+ * particles' centres, where both hold exactly. */
+static void
+test_peak (void)
+{
+  const double step = 0.01, offset[3] = { 0.0031, -0.0047, 0.0013 };
+  Particles cube = particle_cube (0.1, step, offset);
+  CwbGeometry g = geometry_of (&cube);
+  g_assert_cmpfloat_with_epsilon (particle_density_peak (&g, step), 1, 1e-12);
+  particles_clear (&cube);
+  Particles row = particles_new ();
+  double radius = step / cbrt (4.0 / 3.0 * G_PI);
+  for (int j = 0; j < 30; j++)
+    {
+      double x[3] = { offset[0], offset[1] + j * step, offset[2] };
+      particles_add (&row, x, radius, 0.7);
+    }
+  g = geometry_of (&row);
+  double across = density_profile (-0.5, NULL, NULL) - density_profile (0.5, NULL, NULL);
+  double peak = particle_density_peak (&g, step);
+  g_test_message ("a row one particle thick peaks at %.4f (phi (0)^2 = %.4f)", peak,
+                  across * across);
+  g_assert_cmpfloat_with_epsilon (peak, across * across, 1e-12);
+  g_assert_cmpfloat (fabs (peak - 0.47), <, 0.005);
+  particles_clear (&row);
 }
 
 /* A filled cube of particles at lattice spacings of 0.6 to 2.3 steps, off the grid:
@@ -406,7 +436,7 @@ test_derivatives (void)
         {
           for (guint n = 0; n < p.radius->len; n++)
             g_array_index (p.x, double, 3 * n + axis) += sign * eps;
-          body_density_sample_particles (sign > 0 ? plus : minus, &box, &g, NULL);
+          body_density_sample_particles (sign > 0 ? plus : minus, &box, &g, NULL, 1);
           for (guint n = 0; n < p.radius->len; n++)
             g_array_index (p.x, double, 3 * n + axis) -= sign * eps;
         }
@@ -455,6 +485,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/particles/sample-refusals", test_sample_refusals);
   g_test_add_func ("/eulerian/particles/volume-conserved", test_volume_conserved);
   g_test_add_func ("/eulerian/particles/filled-cube", test_filled_cube);
+  g_test_add_func ("/eulerian/particles/peak", test_peak);
   g_test_add_func ("/eulerian/particles/grid-point", test_grid_point);
   g_test_add_func ("/eulerian/particles/derivatives", test_derivatives);
   return g_test_run ();
