@@ -1199,11 +1199,8 @@ penalty_point (Eulerian *self, const CwbContactQuery *query, const CwbGeometry *
                const double r[3], int face, double kv, double beta)
 {
   double gradient[3], va[3], vb[3];
-  double overlap = density_overlap (&sample[0], &sample[1]);
-  double push = 0.5 * kv * overlap;
+  double push = 0.5 * kv * density_overlap (&sample[0], &sample[1]);
   cwb_v3_sub (gradient, sample[0].gradient, sample[1].gradient);
-  contact->volume = overlap * self->step * self->step * self->step;
-  contact->depth = MIN (2 * overlap / cwb_v3_norm (gradient), 2 * self->step);
   density_penalty_force (kv, &sample[0], &sample[1], contact->force);
   for (int moving = 0; moving < 2; moving++)
     density_penalty_body_stiffness (kv, &sample[0], &sample[1], moving, contact->k[moving]);
@@ -1427,7 +1424,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
                                   on_face, excess, self->margin, volume);
           if (!(overlap > 0))
             continue;
-          pair.volume += overlap * volume;
+          contact.volume = overlap * volume;
+          pair.volume += contact.volume;
           CwbInspectVoxel voxel = {
             .kind = CWB_VOXEL_INTERSECTION, .body_a = g[0]->body, .body_b = g[1]->body,
             .center = { r[0], r[1], r[2] }, .size = { box.step, box.step, box.step },
@@ -1441,7 +1439,8 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
             continue;
           /* How far the bodies would have to part along g to clear the point (as a
            * constraint's gap, cell_constraints.h): what the report calls its depth. */
-          pair.deepest = MAX (pair.deepest, MIN (2 * overlap / slope, 2 * self->step));
+          contact.depth = MIN (2 * overlap / slope, 2 * self->step);
+          pair.deepest = MAX (pair.deepest, contact.depth);
           CwbInspectVector arrow = {
             .kind = CWB_VECTOR_DENSITY_GRADIENT, .geometry = a, .point = contact.moves[0].point[0],
             .origin = { r[0], r[1], r[2] },

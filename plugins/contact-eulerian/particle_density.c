@@ -92,6 +92,13 @@ bucket_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
       members[fill[bucket_of[i]]++] = near[i];
 }
 
+/* The hash key of the bucket with integer coordinates b, 21 bits each. */
+static gint64
+bucket_key (const gint64 b[3])
+{
+  return ((b[0] & 0x1fffff) * 2097152 + (b[1] & 0x1fffff)) * 2097152 + (b[2] & 0x1fffff);
+}
+
 double
 particle_density_peak (const CwbGeometry *g, double step)
 {
@@ -104,9 +111,10 @@ particle_density_peak (const CwbGeometry *g, double step)
                                                           (GDestroyNotify) g_array_unref);
   for (size_t p = 0; p < g->n_points; p++)
     {
-      gint64 key = 0;
+      gint64 b[3];
       for (int c = 0; c < 3; c++)
-        key = key * 2097152 + ((gint64) floor (g->positions[3 * p + c] / reach) & 0x1fffff);
+        b[c] = (gint64) floor (g->positions[3 * p + c] / reach);
+      gint64 key = bucket_key (b);
       GArray *members = g_hash_table_lookup (buckets, &key);
       if (members == NULL)
         {
@@ -128,9 +136,8 @@ particle_density_peak (const CwbGeometry *g, double step)
         for (int dy = -1; dy <= 1; dy++)
           for (int dx = -1; dx <= 1; dx++)
             {
-              gint64 key = (((b[0] + dx) & 0x1fffff) * 2097152 + ((b[1] + dy) & 0x1fffff))
-                             * 2097152
-                           + ((b[2] + dz) & 0x1fffff);
+              gint64 around[3] = { b[0] + dx, b[1] + dy, b[2] + dz };
+              gint64 key = bucket_key (around);
               GArray *members = g_hash_table_lookup (buckets, &key);
               for (guint e = 0; members != NULL && e < members->len; e++)
                 {
@@ -151,7 +158,7 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
                                const GridMask *mask, double peak)
 {
   d->box = *box;
-  d->peak = peak > 0 ? MIN (peak, 1) : 1;
+  d->peak = peak;
   d->from_particles = TRUE;
   size_t n = grid_box_points (box);
   double h = box->step;

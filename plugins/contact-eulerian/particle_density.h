@@ -46,7 +46,7 @@ double particle_density_peak (const CwbGeometry *g, double step);
 
 /* Samples the particles of g over the box: those reaching a point `mask` keeps (NULL: all),
  * so that a point the mask leaves may lack some particles' shares; the sum divided by `peak`
- * (particle_density_peak; 1: as it is) before the clamp at 1. */
+ * (in (0, 1]: particle_density_peak's, or 1 as it is) before the clamp at 1. */
 void body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
                                     const GridMask *mask, double peak);
 
