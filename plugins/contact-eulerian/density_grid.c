@@ -464,3 +464,19 @@ body_density_volume (const BodyDensity *d)
     sum += g_array_index (d->rho, double, p);
   return sum * d->box.step * d->box.step * d->box.step;
 }
+
+double
+face_bins_add (GHashTable *faces, const double n[3], double bin, double area)
+{
+  gint64 key = 0;
+  for (int c = 0; c < 3; c++)
+    key = key * 64 + (gint64) lround (n[c] / bin) + 32;
+  double *sum = g_hash_table_lookup (faces, &key);
+  if (sum == NULL)
+    {
+      sum = g_new0 (double, 1);
+      g_hash_table_insert (faces, g_memdup2 (&key, sizeof key), sum);
+    }
+  *sum += area;
+  return *sum;
+}

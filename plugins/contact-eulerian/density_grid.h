@@ -139,8 +139,8 @@ typedef struct BodyDensity {
   /* Volume particles (particle_density.h) instead of a surface: */
   gboolean from_particles;
   double reach;           /* the particles' kernel half-width (m) */
-  double peak;            /* the body's largest density before the clamp, at most 1: the
-                           * densities are divided by it (particle_density_peak) */
+  double face_scale;      /* what the sum is divided by before the clamp, in (0, 1]
+                           * (particle_density_face_scale) */
   GArray *bucket_start;   /* guint per bucket + 1: the particles near the box, bucketed */
   GArray *bucket_members; /* uint32_t: particle indices, bucket by bucket */
   double bucket_origin[3];
@@ -193,5 +193,10 @@ gboolean body_density_face_or_edge (const BodyDensity *d, int i, int j, int k,
 
 /* The integral of rho over space, sum rho h^3: the body's volume as the grid sees it. */
 double body_density_volume (const BodyDensity *density);
+
+/* Adds `area` to the bin of the unit normal n (each component rounded to a multiple of
+ * `bin`) in `faces` (g_int64 keys to g_new'd doubles, freed by the table) and returns the
+ * bin's sum: the flat faces of a surface, or of a body of particles, by normal. */
+double face_bins_add (GHashTable *faces, const double n[3], double bin, double area);
 
 G_END_DECLS

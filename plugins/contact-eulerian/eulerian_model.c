@@ -164,9 +164,9 @@ typedef struct GeometryScale {
   double hanging;   /* the weight of the moving bodies no higher than it, itself included:
                      * what may hang from it */
   double height;    /* its box's centre's, against gravity (m) */
-  double peak;      /* particles: their largest density (particle_density_peak) at the step
-                     * peak_step; 0 not yet measured */
-  double peak_step;
+  double face_scale;  /* particles: particle_density_face_scale at the step face_scale_step;
+                       * 0 not yet measured */
+  double face_scale_step;
 } GeometryScale;
 
 typedef struct Eulerian {
@@ -352,26 +352,24 @@ forget_scales (Eulerian *self, size_t n_geometries)
     {
       GeometryScale *scale = &g_array_index (self->scales, GeometryScale, k);
       scale->mobility = -1;
-      scale->peak = 0;
+      scale->face_scale = 0;
     }
 }
 
-/* Geometry k's particle_density_peak at this detection's step, kept while the step is. The
- * penalty response divides a body's density by it: a body thinner than the smoothing (a rod
- * one particle thick) sank through whatever it lay on, its overlap never growing with
- * depth. The constraint response does not: its rows' gaps, from the density as it is, hold
- * such a rod at its surface (within 0.1 mm of it), and divided they would hold it 2 mm
- * out, where the divided density's transition lies. */
+/* Geometry k's particle_density_face_scale at this detection's step, kept while the step
+ * is: both responses divide the body's density by it, so that a body thinner than the
+ * smoothing (a rod one particle thick) has its density's half at its particles' faces as a
+ * thick body has. */
 static double
-geometry_peak (Eulerian *self, const CwbContactQuery *query, uint32_t k)
+geometry_face_scale (Eulerian *self, const CwbContactQuery *query, uint32_t k)
 {
   GeometryScale *scale = &g_array_index (self->scales, GeometryScale, k);
-  if (!(scale->peak > 0) || scale->peak_step != self->step)
+  if (!(scale->face_scale > 0) || scale->face_scale_step != self->step)
     {
-      scale->peak = particle_density_peak (&query->geometries[k], self->step);
-      scale->peak_step = self->step;
+      scale->face_scale = particle_density_face_scale (&query->geometries[k], self->step);
+      scale->face_scale_step = self->step;
     }
-  return scale->peak;
+  return scale->face_scale;
 }
 
 /* Closed triangle surfaces (a density needs an inside) and volume particles with their
@@ -455,6 +453,16 @@ geometry_volume (const CwbGeometry *g)
   return fabs (volume);
 }
 
+/* A curved surface's patch (contact_area): pi rho LOAD_SINK h with rho = 2 V / S, at most
+ * `across`; *curved where it is less. */
+static double
+curved_patch (double volume, double surface, double across, double h, gboolean *curved)
+{
+  double patch = G_PI * (2 * volume / surface) * LOAD_SINK * h;
+  *curved = patch < across;
+  return MIN (across, patch);
+}
+
 /* The area a load on the geometry spreads over, resting on it sunk LOAD_SINK of a step (h):
  * its largest flat face where it has one of at least FLAT_FACE_SHARE of its volume^(2/3)
  * (the triangles of one normal, binned by FACE_NORMAL_BIN, summed), at most that; where it
@@ -463,17 +471,29 @@ geometry_volume (const CwbGeometry *g)
  * does, rho = 2 V / S (V its volume, S its area: a tube's radius, two thirds of a ball's).
  * A chain's links and a box's corners on a torus touch at points; sized as faces they sank
  * through (a quarter step of a link's load needs 38 times a face's stiffness). Particles:
- * volume^(2/3). */
+ * their faces and area read off the lattice (particle_density_surface), their flat face
+ * taken as volume^(2/3) as before it was read (a box's largest face, within a factor of
+ * its aspect). */
 static double
 contact_area (const CwbGeometry *g, double h, gboolean *curved)
 {
   double volume = geometry_volume (g), across = pow (volume, 2.0 / 3.0);
+  double surface = 0, flat = 0;
   *curved = FALSE;
-  if (g->kind == CWB_GEOMETRY_PARTICLES || g->n_triangles == 0)
+  if (g->kind == CWB_GEOMETRY_PARTICLES)
+    {
+      particle_density_surface (g, FACE_NORMAL_BIN, &surface, &flat);
+      if (flat >= FLAT_FACE_SHARE * across || !(surface > 0))
+        return across;
+      /* At least a ball's area for the volume: partial cells at a curved surface shift
+       * their centres inward, closer than a lattice step to more neighbours. */
+      surface = MAX (surface, cbrt (36 * G_PI * volume * volume));
+      return curved_patch (volume, surface, across, h, curved);
+    }
+  if (g->n_triangles == 0)
     return across;
   g_autoptr (GHashTable) faces = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
                                                         g_free);
-  double surface = 0, flat = 0;
   for (size_t t = 0; t < g->n_triangles; t++)
     {
       const double *x0 = g->positions + 3 * g->triangles[3 * t];
@@ -487,25 +507,13 @@ contact_area (const CwbGeometry *g, double h, gboolean *curved)
       if (!(twice > 0))
         continue;
       surface += 0.5 * twice;
-      gint64 key = 0;
-      for (int c = 0; c < 3; c++)
-        key = key * 64 + (gint64) lround (n[c] / twice / FACE_NORMAL_BIN) + 32;
-      double *sum = g_hash_table_lookup (faces, &key);
-      if (sum == NULL)
-        {
-          gint64 *stored = g_new (gint64, 1);
-          *stored = key;
-          sum = g_new0 (double, 1);
-          g_hash_table_insert (faces, stored, sum);
-        }
-      *sum += 0.5 * twice;
-      flat = MAX (flat, *sum);
+      cwb_v3_scale (n, n, 1 / twice);
+      double bin = face_bins_add (faces, n, FACE_NORMAL_BIN, 0.5 * twice);
+      flat = MAX (flat, bin);
     }
   if (flat >= FLAT_FACE_SHARE * across || !(surface > 0))
     return MIN (across, flat);
-  double patch = G_PI * (2 * volume / surface) * LOAD_SINK * h;
-  *curved = patch < across;
-  return MIN (across, patch);
+  return curved_patch (volume, surface, across, h, curved);
 }
 
 /* Each geometry's loads: the weight of the moving bodies whose boxes' centres are no lower
@@ -1147,7 +1155,7 @@ sample_pair (Eulerian *self, const CwbContactQuery *query, const uint32_t geomet
     {
       if (g[s]->kind == CWB_GEOMETRY_PARTICLES)
         body_density_sample_particles (self->density[s], box, g[s], mask,
-                                       self->rows ? 1 : geometry_peak (self, query, geometry[s]));
+                                       geometry_face_scale (self, query, geometry[s]));
       else
         body_density_finish_surface (self->density[s], g[s]->positions, g[s]->triangles,
                                      g[s]->n_triangles, mask);

@@ -99,21 +99,19 @@ bucket_key (const gint64 b[3])
   return ((b[0] & 0x1fffff) * 2097152 + (b[1] & 0x1fffff)) * 2097152 + (b[2] & 0x1fffff);
 }
 
-double
-particle_density_peak (const CwbGeometry *g, double step)
+/* The particles in buckets of side `side` keyed by bucket_key of their integer coordinates
+ * (GArrays of uint32_t indices): a point's particles within `side` lie in the 27 buckets
+ * around its own. */
+static GHashTable *
+bucket_table (const CwbGeometry *g, double side)
 {
-  if (g->n_points == 0 || g->radii == NULL)
-    return 1;
-  double reach = particle_density_reach (g, step);
-  /* Buckets of side `reach` by their integer coordinates: a centre's particles lie in the
-   * 27 buckets around its own. */
-  g_autoptr (GHashTable) buckets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
-                                                          (GDestroyNotify) g_array_unref);
+  GHashTable *buckets = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                               (GDestroyNotify) g_array_unref);
   for (size_t p = 0; p < g->n_points; p++)
     {
       gint64 b[3];
       for (int c = 0; c < 3; c++)
-        b[c] = (gint64) floor (g->positions[3 * p + c] / reach);
+        b[c] = (gint64) floor (g->positions[3 * p + c] / side);
       gint64 key = bucket_key (b);
       GArray *members = g_hash_table_lookup (buckets, &key);
       if (members == NULL)
@@ -124,41 +122,148 @@ particle_density_peak (const CwbGeometry *g, double step)
       uint32_t index = (uint32_t) p;
       g_array_append_val (members, index);
     }
-  double peak = 0;
-  for (size_t p = 0; p < g->n_points && peak < 1; p++)
+  return buckets;
+}
+
+/* The bucket (bucket_table) offset by (dx, dy, dz) from the one holding x, or NULL. */
+static GArray *
+bucket_near (GHashTable *buckets, double side, const double x[3], int dx, int dy, int dz)
+{
+  gint64 b[3] = { dx, dy, dz };
+  for (int c = 0; c < 3; c++)
+    b[c] += (gint64) floor (x[c] / side);
+  gint64 key = bucket_key (b);
+  return g_hash_table_lookup (buckets, &key);
+}
+
+/* The sum of the particles' smoothed cubes at x (buckets of side `reach`). */
+static double
+density_at (const CwbGeometry *g, GHashTable *buckets, double reach, double step,
+            const double x[3])
+{
+  double sum = 0;
+  for (int dz = -1; dz <= 1; dz++)
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++)
+        {
+          GArray *members = bucket_near (buckets, reach, x, dx, dy, dz);
+          for (guint e = 0; members != NULL && e < members->len; e++)
+            {
+              uint32_t q = g_array_index (members, uint32_t, e);
+              const double *rq = &g->positions[3 * q];
+              double a = half_side (g, q), value = 1;
+              for (int c = 0; c < 3 && value > 0; c++)
+                value *= MAX (axis_factor (x[c] - rq[c], a, step), 0);
+              sum += value;
+            }
+        }
+  return sum;
+}
+
+/* Whether a particle's centre lies within `radius` (at most the buckets' side) of x. */
+static gboolean
+particle_near (const CwbGeometry *g, GHashTable *buckets, double side, const double x[3],
+               double radius)
+{
+  for (int dz = -1; dz <= 1; dz++)
+    for (int dy = -1; dy <= 1; dy++)
+      for (int dx = -1; dx <= 1; dx++)
+        {
+          GArray *members = bucket_near (buckets, side, x, dx, dy, dz);
+          for (guint e = 0; members != NULL && e < members->len; e++)
+            {
+              double d[3];
+              cwb_v3_sub (d, &g->positions[3 * g_array_index (members, uint32_t, e)], x);
+              if (cwb_v3_norm (d) < radius)
+                return TRUE;
+            }
+        }
+  return FALSE;
+}
+
+double
+particle_density_face_scale (const CwbGeometry *g, double step)
+{
+  if (g->n_points == 0 || g->radii == NULL)
+    return 1;
+  double reach = particle_density_reach (g, step);
+  g_autoptr (GHashTable) buckets = bucket_table (g, reach);
+  /* Each particle's six face centres along the grid's axes; a face is covered where a
+   * neighbour's centre lies within 3/4 of a side of where a lattice neighbour's would (a
+   * lattice turned by 20 degrees puts it 0.35 of a side from there, a diagonal neighbour a
+   * side). Up to 1/2: a thick body's face is there already. */
+  double face = 0;
+  for (size_t p = 0; p < g->n_points && face < 0.5; p++)
+    for (int c = 0; c < 6; c++)
+      {
+        double a = half_side (g, p), x[3], neighbour[3];
+        cwb_v3_copy (x, &g->positions[3 * p]);
+        cwb_v3_copy (neighbour, x);
+        x[c / 2] += c % 2 ? -a : a;
+        neighbour[c / 2] += c % 2 ? -2 * a : 2 * a;
+        if (!particle_near (g, buckets, reach, neighbour, 1.5 * a))
+          face = MAX (face, density_at (g, buckets, reach, step, x));
+      }
+  return face > 0 ? MIN (2 * face, 1) : 1;
+}
+
+void
+particle_density_surface (const CwbGeometry *g, double normal_bin, double *area,
+                          double *flat)
+{
+  *area = *flat = 0;
+  if (g->n_points == 0 || g->radii == NULL)
+    return;
+  double side = 0;
+  for (size_t p = 0; p < g->n_points; p++)
+    side = MAX (side, 2 * half_side (g, p));
+  double near = 1.2 * side;   /* a lattice neighbour's distance, with partial cells' shifts */
+  g_autoptr (GHashTable) buckets = bucket_table (g, near);
+  g_autoptr (GHashTable) faces = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free,
+                                                        g_free);
+  for (size_t p = 0; p < g->n_points; p++)
     {
       const double *r = &g->positions[3 * p];
-      gint64 b[3];
-      for (int c = 0; c < 3; c++)
-        b[c] = (gint64) floor (r[c] / reach);
-      double sum = 0;
+      double toward[3] = { 0, 0, 0 };
+      int neighbours = 0;
       for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
           for (int dx = -1; dx <= 1; dx++)
             {
-              gint64 around[3] = { b[0] + dx, b[1] + dy, b[2] + dz };
-              gint64 key = bucket_key (around);
-              GArray *members = g_hash_table_lookup (buckets, &key);
+              GArray *members = bucket_near (buckets, near, r, dx, dy, dz);
               for (guint e = 0; members != NULL && e < members->len; e++)
                 {
                   uint32_t q = g_array_index (members, uint32_t, e);
-                  double a = half_side (g, q), value = 1;
-                  for (int c = 0; c < 3 && value > 0; c++)
-                    value *= MAX (axis_factor (r[c] - g->positions[3 * q + c], a, step), 0);
-                  sum += value;
+                  double d[3];
+                  cwb_v3_sub (d, &g->positions[3 * q], r);
+                  double length = cwb_v3_norm (d);
+                  if (q == p || length > near)
+                    continue;
+                  neighbours++;
+                  cwb_v3_axpy (toward, 1 / length, d);
                 }
             }
-      peak = MAX (peak, sum);
+      if (neighbours >= 6)
+        continue;
+      /* A face particle: its cube's missing faces, outward opposite its neighbours. */
+      double face = (6 - neighbours) * side * side, length = cwb_v3_norm (toward);
+      *area += face;
+      /* Neighbours on opposite sides cancel (a row's middle, or round-off): no normal. */
+      if (length < 0.5)
+        continue;
+      double outward[3];
+      cwb_v3_scale (outward, toward, -1 / length);
+      double bin = face_bins_add (faces, outward, normal_bin, side * side);
+      *flat = MAX (*flat, bin);
     }
-  return peak > 0 ? MIN (peak, 1) : 1;
 }
 
 void
 body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
-                               const GridMask *mask, double peak)
+                               const GridMask *mask, double face_scale)
 {
   d->box = *box;
-  d->peak = peak;
+  d->face_scale = face_scale;
   d->from_particles = TRUE;
   size_t n = grid_box_points (box);
   double h = box->step;
@@ -227,7 +332,7 @@ body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeom
           }
     }
   for (size_t p = 0; p < n; p++)
-    rho[p] = MIN (rho[p] / d->peak, 1);
+    rho[p] = MIN (rho[p] / d->face_scale, 1);
   bucket_particles (d, box, g, near, n_near);
 }
 
@@ -304,11 +409,11 @@ particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int 
               keep_heaviest (m, &kept, p, value * h * h * h / volume * g->masses[p]);
             }
         }
-  sum /= d->peak;
+  sum /= d->face_scale;
   for (int x = 0; x < 3; x++)
-    sample->gradient[x] /= d->peak;
+    sample->gradient[x] /= d->face_scale;
   for (int x = 0; x < 9; x++)
-    sample->hessian[x] /= d->peak;
+    sample->hessian[x] /= d->face_scale;
   sample->rho = MIN (sum, 1);
   if (sum > 1)
     {

@@ -36,22 +36,33 @@ G_BEGIN_DECLS
  * the largest half-side plus a step. */
 double particle_density_reach (const CwbGeometry *g, double step);
 
-/* The largest density the geometry's particles reach at grid step h, at their centres
- * (before the clamp at 1), at most 1. A body thinner than the smoothing never reaches 1: a
- * row of particles of the step's size peaks at 0.47 across it (0.69 along each of its two
- * thin axes), and its faces' gradients cancel within it, so the overlap of eq. 2 with
- * another body stays small however deep it sinks. Divided by this peak, its density is 1 on
- * its axis as a thick body's is inside, with the same transitions' width. */
-double particle_density_peak (const CwbGeometry *g, double step);
+/* What the density of the geometry's particles at grid step h is divided by: twice its
+ * largest value at the centre of a particle's face that no neighbour covers, at most 1. A
+ * thick body's faces are at 1/2 (the smoothed cubes' edge), so it is 1 there and its
+ * density is left as it is. A body thinner than the smoothing is not: a row of particles
+ * of the step's size is at phi (0) phi (a) = 0.69 x 1/2 on its sides (phi (0) = P (-1/2) -
+ * P (1/2) along a thin axis), its faces sunk inside its density's half, and its overlap
+ * with another body (eq. 2) stayed small however deep it sank: it fell through what it
+ * lay on. Divided by 0.69, its half is at its faces again, with a thick face's slope there,
+ * and it peaks at 0.69 on its axis. */
+double particle_density_face_scale (const CwbGeometry *g, double step);
+
+/* The surface of a body of particles on a lattice, read without its axes: *area the missing
+ * faces of the cubes with fewer than six neighbours, *flat the largest set of such
+ * particles whose outward normals (opposite their neighbours) share a bin of `normal_bin`,
+ * a cube's face each. */
+void particle_density_surface (const CwbGeometry *g, double normal_bin, double *area,
+                               double *flat);
 
 /* Samples the particles of g over the box: those reaching a point `mask` keeps (NULL: all),
- * so that a point the mask leaves may lack some particles' shares; the sum divided by `peak`
- * (in (0, 1]: particle_density_peak's, or 1 as it is) before the clamp at 1. */
+ * so that a point the mask leaves may lack some particles' shares; the sum divided by
+ * `face_scale` (in (0, 1]: particle_density_face_scale's, or 1 as it is) before the clamp
+ * at 1. */
 void body_density_sample_particles (BodyDensity *d, const GridBox *box, const CwbGeometry *g,
-                                    const GridMask *mask, double peak);
+                                    const GridMask *mask, double face_scale);
 
 /* The density at point (i, j, k) of the box with its exact gradient and Hessian (of the sum
- * of the particles' smoothed cubes, divided by the sampling's peak), and the particles the
+ * of the particles' smoothed cubes, divided by the sampling's face_scale), and the particles the
  * point moves with (eq. 6: the GRID_POINT_TERMS heaviest of w_ij m_i / m_j, scaled to sum
  * to 1). */
 void particle_density_sample (const BodyDensity *d, const CwbGeometry *g, int i, int j, int k,

@@ -783,13 +783,15 @@ test_stable_stiffness (void)
 }
 
 /* A rod one particle thick (1 cm, the step) laid on a box under the penalty response with
- * implicit contacts: its density peaks at 0.47 across it, so its overlap with the box stayed
- * small however deep it went: in the swap matrix's eulerian-particles it fell through the
- * cube under it and the ground within 0.5 s, here it sank 5.5 mm into the box, half its
- * thickness (2026-12-02). Divided by that peak (particle_density_peak) it rests within a
- * third of its thickness of where it touches (the swap matrix's bound on a pass-through),
- * at rest after 1 s. Measured: 1.7 mm above it, at 5.4e-11 J (divided, its density's
- * transition lies beyond its particles' cubes; particle_density.h). */
+ * implicit contacts. Its density as it is peaks at 0.47 across it, its faces' half sunk
+ * inside them, so its overlap with the box stayed small however deep it went: in the swap
+ * matrix's eulerian-particles it fell through the cube under it and the ground within
+ * 0.5 s, here it sank 5.5 mm into the box (2026-12-02). Divided by its face scale
+ * (particle_density_face_scale: its half at its particles' faces, as a thick body's) it
+ * rests within a third of its thickness of where it touches (the swap matrix's bound on a
+ * pass-through), near rest after 1 s. Measured: 0.5 mm into it at 2e-7 J, still creeping
+ * (at rest by 2.5 s: 7.8e-12 J, 0.8 mm in; release build); divided by its peak instead, it
+ * rested 1.7 mm above it, that density's half lying beyond its faces. */
 static void
 test_penalty_particle_rod (void)
 {
@@ -818,8 +820,89 @@ test_penalty_particle_rod (void)
                   "step %.3g m", rod.centroid[2], touching,
                   rod.kinetic_energy + box.kinetic_energy, derived (world, "cell_size"));
   g_assert_cmpfloat (fabs (rod.centroid[2] - touching), <, 0.01 / 3);
-  /* At rest: far below the 5e-4 J of the rod's 0.1 kg at 0.1 m/s. */
+  /* Near rest: far below the 5e-5 J of the rod's 10.5 g at 0.1 m/s. */
   g_assert_cmpfloat (rod.kinetic_energy + box.kinetic_energy, <, 1e-6);
+}
+
+/* A ball of particles (`eulerian-particles`'s, 6 cm) dropped 0.5 mm onto the ground under
+ * the penalty response with implicit contacts: its load is carried on a curved surface's
+ * patch (pi rho LOAD_SINK h, rho = 2 V / S, S read off its lattice by
+ * particle_density_surface), its stiffness made for a quarter of a step's sink. After 1 s
+ * it lies within 0.4 of a step of the ground (the quarter, and the patch's curvature read
+ * from a lattice's corners). Measured: 2.35 mm, 0.31 of the 7.5 mm step, at 1.7e5 Pa;
+ * sized as a face (volume^(2/3)) it was 5.5 mm, 0.73 of a step, at 2.0e4 Pa and still
+ * sinking (2026-12-02). */
+static void
+test_penalty_particle_ball (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry,
+    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: eulerian, response: penalty }\n"
+    "solver: { name: predictor-corrector }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [1.5, 1.5, 0.2] }\n"
+    "    fixed: true\n"
+    "    material: { friction: 0.6 }\n"
+    "  - name: ball\n"
+    "    shape: { type: sphere, radius: 0.06, resolution: 24 }\n"
+    "    pose: { position: [-0.05, 0.3, 0.0605] }\n"
+    "    material: { density: 700, friction: 0.6 }\n"
+    "    mapping_params: { sample: volume }\n");
+  fixture_step (world, 200);
+  CwbBodySummary ball = summary (world, 1);
+  double step = derived (world, "cell_size"), depth = 0.06 - ball.centroid[2];
+  g_test_message ("ball %.2f mm into the ground (%.2f of the step %.3g m) at %.3g Pa; kinetic "
+                  "energy %.2g J", depth * 1e3, depth / step, step, derived (world, "stiffness"),
+                  ball.kinetic_energy);
+  g_assert_cmpfloat (depth, >, 0);
+  g_assert_cmpfloat (depth, <, 0.4 * step);
+}
+
+/* The depth the penalty response reports (2 rho_bar / |g| at the deepest grid point, how far
+ * the bodies would part along g to clear it) for a box held into another by a known
+ * overlap p, gravity off, after one step of 1e-7 s: a thick box of particles and a rod of
+ * particles one step thick, both with their faces on grid planes (between them the grid's
+ * sampling reads less: aliasing, docs/plugins/eulerian.md). The rod reads what the thick
+ * box reads to 5 % of p, and both read p to 15 %: the depth is linear in rho_bar while the
+ * smooth step's slope falls off its surface (measured: a surface box 1.0, 2.1, 3.2 mm at 1,
+ * 2, 3 mm). Divided by its peak instead of its face scale, the rod read 4.0, 5.7, 7.7 mm
+ * at 1, 2, 3 mm: its density's half lay beyond its faces. */
+static void
+test_penalty_thin_depth (void)
+{
+  const double overlaps[3] = { 0.001, 0.002, 0.003 };
+  for (guint k = 0; k < G_N_ELEMENTS (overlaps); k++)
+    {
+      double p = overlaps[k], depth[2];
+      for (int thin = 0; thin < 2; thin++)
+        {
+          g_autofree char *scene = g_strdup_printf (
+            "world: { dt: 1.0e-7, gravity: [0, 0, 0] }\n"
+            "contact: { model: eulerian, response: penalty, cell_size: 0.01 }\n"
+            "solver: { name: predictor-corrector }\n"
+            "bodies:\n"
+            "  - name: base\n"
+            "    shape: { type: box, size: [0.2, 0.2, 0.1] }\n"
+            "    pose: { position: [0, 0, 0.05] }\n"
+            "    fixed: true\n"
+            "  - name: upper\n"
+            "    shape: { type: box, size: [%s] }\n"
+            "    pose: { position: [0, 0, %.6f] }\n"
+            "    mapping_params: { sample: volume, particle_spacing: 0.01 }\n",
+            thin ? "0.01, 0.15, 0.01" : "0.1, 0.1, 0.1", 0.1 + (thin ? 0.005 : 0.05) - p);
+          g_autoptr (CwbRegistry) registry = fixture_registry ();
+          g_autoptr (CwbWorld) world = fixture_world (registry, scene);
+          fixture_step (world, 1);
+          depth[thin] = cwb_world_contacts (world)->max_penetration;
+        }
+      g_test_message ("overlap %.1f mm: the thick box reads %.2f mm, the rod %.2f mm", p * 1e3,
+                      depth[0] * 1e3, depth[1] * 1e3);
+      g_assert_cmpfloat (fabs (depth[1] - depth[0]), <, 0.05 * p);
+      for (int thin = 0; thin < 2; thin++)
+        g_assert_cmpfloat (fabs (depth[thin] - p), <, 0.15 * p);
+    }
 }
 
 /* A heavy rigid block (37.5 kg) dropped 0.3 m onto a light soft ring (1.4 kg, 3e4 Pa),
@@ -1776,6 +1859,8 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/penalty/stable-stiffness", test_stable_stiffness);
   g_test_add_func ("/eulerian/penalty/heavy-on-light", test_penalty_heavy_on_light);
   g_test_add_func ("/eulerian/penalty/particle-rod", test_penalty_particle_rod);
+  g_test_add_func ("/eulerian/penalty/thin-depth", test_penalty_thin_depth);
+  g_test_add_func ("/eulerian/penalty/particle-ball", test_penalty_particle_ball);
   g_test_add_func ("/eulerian/penalty/coupling-acceleration", test_coupling_acceleration);
   g_test_add_func ("/eulerian/penalty/body-damping/friction", test_body_damping_friction);
   g_test_add_func ("/eulerian/penalty/ball-bounces", test_penalty_ball_bounces);

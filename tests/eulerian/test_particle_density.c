@@ -238,34 +238,77 @@ particle_cube (double side, double spacing, const double offset[3])
   return p;
 }
 
-/* particle_density_peak: a filled cube of particles reaches 1 (its smoothed cubes sum to 1
- * inside, telescoping); a row of particles of the step's size, one thick, peaks on its axis
- * at the product of its two thin axes' profiles, phi (0)^2 = (P (-1/2) - P (1/2))^2 = 0.47
- * (along the row the cubes telescope to 1 again). To round-off: the peak is taken at the
- * particles' centres, where both hold exactly. */
+/* particle_density_face_scale, in closed form: each particle adds the product over the axes
+ * of phi (u) = P ((u - a) / h) - P ((u + a) / h), its cube of half-side a smoothed by the
+ * step. With a = h / 2 (particles of the step's size):
+ *   - a filled cube: its faces at phi (a) = P (0) - P (1) = 1/2, so 1;
+ *   - a plate one particle thick: its broad faces at phi (a) x 1 (the plate's other axes
+ *     telescope to 1), 1/2 again, so 1;
+ *   - a row one particle thick: its sides at phi (a) phi (0) = phi (0) / 2, so
+ *     phi (0) = P (-1/2) - P (1/2) = 0.6875 (its faces' half sunk 0.14 of a step inside
+ *     them without it; its axis, where it peaks, reaches phi (0)^2 = 0.4727).
+ * To round-off: the face centres are where each closed form holds exactly. */
 static void
-test_peak (void)
+test_face_scale (void)
 {
   const double step = 0.01, offset[3] = { 0.0031, -0.0047, 0.0013 };
+  double radius = step / cbrt (4.0 / 3.0 * G_PI);
   Particles cube = particle_cube (0.1, step, offset);
   CwbGeometry g = geometry_of (&cube);
-  g_assert_cmpfloat_with_epsilon (particle_density_peak (&g, step), 1, 1e-12);
+  g_assert_cmpfloat_with_epsilon (particle_density_face_scale (&g, step), 1, 1e-12);
   particles_clear (&cube);
-  Particles row = particles_new ();
-  double radius = step / cbrt (4.0 / 3.0 * G_PI);
+  Particles plate = particles_new (), row = particles_new ();
   for (int j = 0; j < 30; j++)
     {
       double x[3] = { offset[0], offset[1] + j * step, offset[2] };
       particles_add (&row, x, radius, 0.7);
+      for (int i = 0; i < 30; i++)
+        {
+          double y[3] = { offset[0] + i * step, offset[1] + j * step, offset[2] };
+          particles_add (&plate, y, radius, 0.7);
+        }
     }
+  g = geometry_of (&plate);
+  g_assert_cmpfloat_with_epsilon (particle_density_face_scale (&g, step), 1, 1e-12);
   g = geometry_of (&row);
   double across = density_profile (-0.5, NULL, NULL) - density_profile (0.5, NULL, NULL);
-  double peak = particle_density_peak (&g, step);
-  g_test_message ("a row one particle thick peaks at %.4f (phi (0)^2 = %.4f)", peak,
-                  across * across);
-  g_assert_cmpfloat_with_epsilon (peak, across * across, 1e-12);
-  g_assert_cmpfloat (fabs (peak - 0.47), <, 0.005);
+  double scale = particle_density_face_scale (&g, step);
+  g_test_message ("a row one particle thick: face scale %.4f (phi (0) = %.4f)", scale, across);
+  g_assert_cmpfloat_with_epsilon (scale, across, 1e-12);
+  g_assert_cmpfloat_with_epsilon (across, 0.6875, 1e-12);
+  particles_clear (&plate);
   particles_clear (&row);
+}
+
+/* particle_density_surface on a cube of n^3 particles of side s, turned about an oblique
+ * axis (the reading takes no axes from the grid): its particles with fewer than six
+ * neighbours miss 6 n^2 faces, area 6 (n s)^2; its largest flat face is a face's
+ * (n - 2)^2 particles whose only missing neighbour is outward (an edge's particles miss
+ * two, their normals diagonal, another bin). To round-off. */
+static void
+test_surface (void)
+{
+  const double step = 0.01, offset[3] = { 0.0031, -0.0047, 0.0013 };
+  const int n = 8;
+  Particles cube = particle_cube (n * step, step, offset);
+  double axis[3] = { 1, 2, 3 }, turn[4];
+  cwb_v3_scale (axis, axis, 0.4 / cwb_v3_norm (axis));
+  cwb_quat_from_rotvec (turn, axis);
+  for (guint p = 0; p < cube.x->len / 3; p++)
+    {
+      double *x = &g_array_index (cube.x, double, 3 * p), y[3];
+      cwb_quat_rotate (y, turn, x);
+      cwb_v3_copy (x, y);
+    }
+  CwbGeometry g = geometry_of (&cube);
+  double area, flat;
+  particle_density_surface (&g, 0.05, &area, &flat);
+  g_test_message ("a turned cube of %d^3 particles: area %.6g (6 (n s)^2 = %.6g), flat %.6g "
+                  "((n - 2)^2 s^2 = %.6g)", n, area, 6 * pow (n * step, 2), flat,
+                  pow ((n - 2) * step, 2));
+  g_assert_cmpfloat_with_epsilon (area, 6 * pow (n * step, 2), 1e-12);
+  g_assert_cmpfloat_with_epsilon (flat, pow ((n - 2) * step, 2), 1e-12);
+  particles_clear (&cube);
 }
 
 /* A filled cube of particles at lattice spacings of 0.6 to 2.3 steps, off the grid:
@@ -485,7 +528,8 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/particles/sample-refusals", test_sample_refusals);
   g_test_add_func ("/eulerian/particles/volume-conserved", test_volume_conserved);
   g_test_add_func ("/eulerian/particles/filled-cube", test_filled_cube);
-  g_test_add_func ("/eulerian/particles/peak", test_peak);
+  g_test_add_func ("/eulerian/particles/face-scale", test_face_scale);
+  g_test_add_func ("/eulerian/particles/surface", test_surface);
   g_test_add_func ("/eulerian/particles/grid-point", test_grid_point);
   g_test_add_func ("/eulerian/particles/derivatives", test_derivatives);
   return g_test_run ();

@@ -66,12 +66,6 @@ static const struct {
     "stiffness is sized for the arms' large flat faces: it reaches the depth's ceiling, "
     "two steps",
     "predictor-corrector" },
-  { "eulerian-particles.yaml", "eulerian", SINKS,
-    "the ball of particles on the ground: a body of particles is sized as a face "
-    "(volume^(2/3)), and its curved bottom carries its load 6 mm deep, past a third of the "
-    "rod, the scene's thinnest body (the rod itself holds since its density is divided by "
-    "its peak; until then it fell through the cube under it and the ground)",
-    "predictor-corrector" },
 };
 
 /* The exception for a swap of `scene` into `model` under `solver`, or NULL. */
