@@ -43,6 +43,11 @@
 
 /* Automatic step: this share of the smallest moving geometry's size (16 points across). */
 #define STEP_OF_SIZE (1.0 / 16)
+/* ... and at most this share of the thinnest moving surface's thickness 2 V / S (a slab's
+ * own; a ball's diameter over three): a body thinner than its densities' transition (two
+ * steps) has the gradient turn past its middle, and one pressed past it is pulled
+ * through. */
+#define STEP_OF_THICKNESS 0.5
 /* A pair's grid box holds at most this many points; a pair past it is refused with a
  * message naming the step to raise (a step far too small for the bodies' overlap). */
 #define MAX_BOX_POINTS (8u << 20)
@@ -89,6 +94,13 @@
 #define FRICTION_BLOCK_POINTS 256
 
 #define EULERIAN_ERROR (g_quark_from_static_string ("eulerian"))
+
+/* How much of a pair's surfaces carries its load: the largest footprint its overlap has had
+ * since it began (pair_footprint), kept while it overlaps. */
+typedef struct PairFootprint {
+  double area;
+  guint64 seen;   /* the velocity pass it was last measured in */
+} PairFootprint;
 
 typedef struct PairContact {
   uint32_t a, b;        /* geometries */
@@ -206,6 +218,8 @@ typedef struct Eulerian {
   GArray *damping;          /* CwbPointStiffness: d f / d v */
   GArray *voxels;           /* CwbInspectVoxel, the overlap points */
   GArray *vectors;          /* CwbInspectVector, the density gradients */
+  GHashTable *footprints;   /* pair key -> PairFootprint, while the pair overlaps */
+  guint64 velocity_passes;  /* detections of the velocity pass so far */
 } Eulerian;
 
 static const CwbParamSpec eulerian_params[] = {
@@ -302,6 +316,7 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->damping = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness));
   self->voxels = g_array_new (FALSE, FALSE, sizeof (CwbInspectVoxel));
   self->vectors = g_array_new (FALSE, FALSE, sizeof (CwbInspectVector));
+  self->footprints = g_hash_table_new_full (g_int64_hash, g_int64_equal, g_free, g_free);
   return self;
 }
 
@@ -332,6 +347,7 @@ eulerian_destroy (void *data)
   g_array_unref (self->damping);
   g_array_unref (self->voxels);
   g_array_unref (self->vectors);
+  g_hash_table_unref (self->footprints);
   g_free (self);
 }
 
@@ -396,9 +412,13 @@ eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
     }
   forget_scales (self, query->n_geometries);
   g_ptr_array_set_size (self->apexes, 0);
+  g_hash_table_remove_all (self->footprints);
   self->step = 0;
   return TRUE;
 }
+
+static double geometry_volume (const CwbGeometry *g);
+static double surface_area (const CwbGeometry *g);
 
 /* The step this detection uses: the parameter, or STEP_OF_SIZE of the smallest moving
  * geometry (of any geometry when none moves), and at least the side of the largest moving
@@ -406,13 +426,14 @@ eulerian_attach (void *data, const CwbContactQuery *query, GError **error)
  * cubes' faces over less than a particle, and a lattice of particles turned against the grid
  * (a body that rotated) would show its cells as ripples of the density, dips and crests of
  * up to half the density between particles; smoothed over a particle's side they fall
- * to a few percent. */
+ * to a few percent. And no coarser than STEP_OF_THICKNESS of the thinnest moving surface's
+ * 2 V / S. */
 static double
 resolve_step (const Eulerian *self, const CwbContactQuery *query)
 {
   if (self->step_param > 0)
     return self->step_param;
-  double smallest = INFINITY, smallest_any = INFINITY, particle = 0;
+  double smallest = INFINITY, smallest_any = INFINITY, particle = 0, thinnest = INFINITY;
   for (size_t k = 0; k < query->n_geometries; k++)
     {
       const CwbGeometry *g = &query->geometries[k];
@@ -425,9 +446,38 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
       smallest = MIN (smallest, size);
       if (g->kind == CWB_GEOMETRY_PARTICLES)
         particle = MAX (particle, particle_density_reach (g, 0) * 2);
+      else
+        {
+          double area = surface_area (g);
+          if (area > 0)
+            thinnest = MIN (thinnest, 2 * geometry_volume (g) / area);
+        }
     }
   double size = isfinite (smallest) ? smallest : smallest_any;
-  return isfinite (size) ? MAX (STEP_OF_SIZE * size, particle) : 1;
+  if (!isfinite (size))
+    return 1;
+  return MAX (MIN (STEP_OF_SIZE * size, STEP_OF_THICKNESS * thinnest), particle);
+}
+
+/* A surface geometry's area (0 for particles). */
+static double
+surface_area (const CwbGeometry *g)
+{
+  double area = 0;
+  if (g->kind == CWB_GEOMETRY_PARTICLES)
+    return 0;
+  for (size_t t = 0; t < g->n_triangles; t++)
+    {
+      const double *x0 = g->positions + 3 * g->triangles[3 * t];
+      const double *x1 = g->positions + 3 * g->triangles[3 * t + 1];
+      const double *x2 = g->positions + 3 * g->triangles[3 * t + 2];
+      double e1[3], e2[3], n[3];
+      cwb_v3_sub (e1, x1, x0);
+      cwb_v3_sub (e2, x2, x0);
+      cwb_v3_cross (n, e1, e2);
+      area += 0.5 * cwb_v3_norm (n);
+    }
+  return area;
 }
 
 /* A geometry's volume: a closed surface's by the divergence theorem, particles' as balls. */
@@ -604,11 +654,11 @@ measure_scales (Eulerian *self, const CwbContactQuery *query)
  * load: what hangs from the lower one counts bodies that may rest on others below (a
  * pyramid's boxes under an upper row). 0 without a load. */
 static double
-load_stiffness (const GeometryScale *sa, const GeometryScale *sb, gboolean a_upper)
+load_stiffness (const GeometryScale *sa, const GeometryScale *sb, gboolean a_upper,
+                double area)
 {
   const GeometryScale *upper = a_upper ? sa : sb, *lower = a_upper ? sb : sa;
   double load = upper->mobility > 0 ? upper->load : lower->hanging;
-  double area = MIN (sa->area, sb->area);
   if (!(load > 0) || !(area > 0))
     return 0;
   return load / (LOAD_SPRING * LOAD_SINK * area);
@@ -617,9 +667,11 @@ load_stiffness (const GeometryScale *sa, const GeometryScale *sb, gboolean a_upp
 /* The pair's k: the parameter, or the stiffness that makes a patch of its more mobile
  * geometry's size squared move it by STIFFNESS_SHARE of the force over a step; where the
  * solver integrates the forces implicitly (ABI 1.18), at least the one that carries the
- * pair's load (load_stiffness) as far as the more mobile geometry can bear it. */
+ * pair's load (load_stiffness) as far as the more mobile geometry can bear it; `footprint`
+ * the pair's (pair_footprint), 0 where not measured. */
 static double
-pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t b)
+pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t b,
+                double footprint)
 {
   if (self->stiffness_param > 0)
     return self->stiffness_param;
@@ -638,8 +690,87 @@ pair_stiffness (const Eulerian *self, const CwbContactQuery *query, uint32_t a, 
                       ? BODY_SPRING_SHARE * self->step
                           / (LOAD_SPRING * smaller->area * m->mobility)
                       : INFINITY;
-  double load = load_stiffness (&scale[a], &scale[b], scale[a].height >= scale[b].height);
+  /* The load on the smaller patch, or on the pair's footprint where that is smaller (a face
+   * touching on an edge, a corner or a rib). The yielding cap stays the patch's. */
+  double area = footprint > 0 ? MIN (smaller->area, footprint) : smaller->area;
+  double load = load_stiffness (&scale[a], &scale[b], scale[a].height >= scale[b].height,
+                                area);
   return MAX (stiffness, MIN (load, yielding));
+}
+
+/* The area the pair's overlap carries on, seen along the grid's axes: each column of
+ * points along an axis counts a step squared times its largest overlap over the pair's
+ * largest (a face pressed in evenly counts whole, a point's or an edge's surroundings
+ * little); the most of the three axes. */
+static double
+overlap_footprint (const Eulerian *self, const GridBox *box)
+{
+  const int *n = box->n;
+  g_autofree double *along[3] = {
+    g_new0 (double, (size_t) n[1] * n[2]), g_new0 (double, (size_t) n[0] * n[2]),
+    g_new0 (double, (size_t) n[0] * n[1]),
+  };
+  size_t sizes[3] = { (size_t) n[1] * n[2], (size_t) n[0] * n[2], (size_t) n[0] * n[1] };
+  const double *rho_a = (const double *) self->density[0]->rho->data;
+  const double *rho_b = (const double *) self->density[1]->rho->data;
+  double deepest = 0;
+  for (int k = 0; k < n[2]; k++)
+    for (int j = 0; j < n[1]; j++)
+      for (int i = 0; i < n[0]; i++)
+        {
+          /* The second body's density is read only where the first is present. */
+          size_t p = grid_box_index (box, i, j, k);
+          if (!(rho_a[p] > 0 && rho_b[p] > 0 && rho_a[p] + rho_b[p] > 1))
+            continue;
+          double excess = rho_a[p] + rho_b[p] - 1;
+          deepest = MAX (deepest, excess);
+          size_t cell[3] = { (size_t) j + (size_t) n[1] * k, (size_t) i + (size_t) n[0] * k,
+                             (size_t) i + (size_t) n[0] * j };
+          for (int c = 0; c < 3; c++)
+            along[c][cell[c]] = MAX (along[c][cell[c]], excess);
+        }
+  if (!(deepest > 0))
+    return 0;
+  double most = 0;
+  for (int c = 0; c < 3; c++)
+    {
+      double sum = 0;
+      for (size_t q = 0; q < sizes[c]; q++)
+        sum += along[c][q];
+      most = MAX (most, sum);
+    }
+  return most / deepest * box->step * box->step;
+}
+
+/* The footprint the pair's stiffness is sized on (pair_stiffness): the largest its overlap
+ * has covered since it began, so that the stiffness never rises within a contact (a spring
+ * stiffened while pressed gives back more than it took); 0 where there is none. Measured and
+ * kept on the velocity pass. */
+static double
+pair_footprint (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t b,
+                const GridBox *box)
+{
+  double now = overlap_footprint (self, box);
+  guint64 key = ((guint64) a << 32) | b;
+  PairFootprint *kept = g_hash_table_lookup (self->footprints, &key);
+  gboolean going_on = kept != NULL && kept->seen + 1 >= self->velocity_passes;
+  double area = going_on ? MAX (kept->area, now) : now;
+  if (query->pass == CWB_CONTACT_PASS_VELOCITY)
+    {
+      if (!(now > 0))
+        g_hash_table_remove (self->footprints, &key);
+      else
+        {
+          if (kept == NULL)
+            {
+              kept = g_new0 (PairFootprint, 1);
+              g_hash_table_insert (self->footprints, g_memdup2 (&key, sizeof key), kept);
+            }
+          kept->area = area;
+          kept->seen = self->velocity_passes;
+        }
+    }
+  return area;
 }
 
 /* Geometry k's triangle apexes (grid_point_map), kept across detections. */
@@ -1384,7 +1515,10 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
     }
   sample_pair (self, query, geometry, &box);
   GArray *apexes[2] = { geometry_apexes (self, a), geometry_apexes (self, b) };
-  double stiffness = self->rows ? 0 : pair_stiffness (self, query, a, b);
+  double stiffness = self->rows ? 0
+                     : pair_stiffness (self, query, a, b,
+                                       self->implicit ? pair_footprint (self, query, a, b, &box)
+                                                      : 0);
   double volume = box.step * box.step * box.step;
   double kv = stiffness * volume;
   double beta = self->damping_param >= 0 ? self->damping_param : query->h;
@@ -1534,7 +1668,10 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
     }
   gboolean velocity_pass = query->pass == CWB_CONTACT_PASS_VELOCITY;
   if (velocity_pass)
-    pair_friction_begin (self->friction);
+    {
+      pair_friction_begin (self->friction);
+      self->velocity_passes++;
+    }
   for (uint32_t a = 0; a < query->n_geometries; a++)
     for (uint32_t b = a + 1; b < query->n_geometries; b++)
       {

@@ -860,6 +860,53 @@ test_penalty_particle_ball (void)
   g_assert_cmpfloat (depth, <, 0.4 * step);
 }
 
+/* Two steel bars (0.2 x 0.04 x 0.024 m, 1.5 kg) crossed at right angles on the ground under
+ * the penalty with implicit contacts. The automatic step is half the bars' thickness
+ * 2 V / S (13.95 mm; STEP_OF_THICKNESS), here finer than a sixteenth of their length (to
+ * 1e-9), and the upper bar's stiffness is made to carry its load sunk a quarter step on
+ * the crossing's footprint (0.04 x 0.04, read off the overlap's grid columns), not on its
+ * face (0.2 x 0.04): after 1.5 s it rests within half a step of the lower bar, the quarter
+ * and the footprint's reading off a grid of 6 to 7 columns across. Measured (2026-12-02):
+ * 2.23 mm, 0.32 step; sized on the face, 6.32 mm, 0.91 step; at a sixteenth of the length
+ * (12.5 mm) and sized on the face, it fell through the lower bar to the ground: a bar
+ * thinner than its density's two-step transition has its gradient turn past its middle. */
+static void
+test_penalty_crossed_bars (void)
+{
+  const double length = 0.2, width = 0.04, thick = 0.024;
+  g_autofree char *scene = g_strdup_printf (
+    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: eulerian, response: penalty }\n"
+    "solver: { name: predictor-corrector }\n"
+    "bodies:\n"
+    "  - name: ground\n"
+    "    shape: { type: ground, size: [1, 1, 0.2] }\n"
+    "    fixed: true\n"
+    "    material: { friction: 0.5 }\n"
+    "  - name: lower\n"
+    "    shape: { type: box, size: [%g, %g, %g] }\n"
+    "    pose: { position: [0, 0, %g] }\n"
+    "    material: { density: 7800, friction: 0.5 }\n"
+    "  - name: upper\n"
+    "    shape: { type: box, size: [%g, %g, %g] }\n"
+    "    pose: { position: [0.003, 0.002, %g] }\n"
+    "    material: { density: 7800, friction: 0.5 }\n",
+    length, width, thick, thick / 2 + 0.0005, width, length, thick, 1.5 * thick + 0.001);
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, scene);
+  fixture_step (world, 300);
+  CwbBodySummary lower = summary (world, 1), upper = summary (world, 2);
+  double into = thick - (upper.centroid[2] - lower.centroid[2]);
+  double volume = length * width * thick;
+  double area = 2 * (length * width + length * thick + width * thick);
+  double step = derived (world, "cell_size");
+  g_test_message ("upper bar %.2f mm into the lower at the step %.4g m (half of 2 V / S: "
+                  "%.4g); kinetic energy %.2g J", into * 1e3, step, volume / area,
+                  upper.kinetic_energy + lower.kinetic_energy);
+  g_assert_cmpfloat_with_epsilon (step, volume / area, 1e-9);
+  g_assert_cmpfloat (fabs (into), <, 0.5 * step);
+}
+
 /* The depth the penalty response reports (2 rho_bar / |g| at the deepest grid point, how far
  * the bodies would part along g to clear it) for a box held into another by a known
  * overlap p, gravity off, after one step of 1e-7 s: a thick box of particles and a rod of
@@ -1861,6 +1908,7 @@ main (int argc, char **argv)
   g_test_add_func ("/eulerian/penalty/particle-rod", test_penalty_particle_rod);
   g_test_add_func ("/eulerian/penalty/thin-depth", test_penalty_thin_depth);
   g_test_add_func ("/eulerian/penalty/particle-ball", test_penalty_particle_ball);
+  g_test_add_func ("/eulerian/penalty/crossed-bars", test_penalty_crossed_bars);
   g_test_add_func ("/eulerian/penalty/coupling-acceleration", test_coupling_acceleration);
   g_test_add_func ("/eulerian/penalty/body-damping/friction", test_body_damping_friction);
   g_test_add_func ("/eulerian/penalty/ball-bounces", test_penalty_ball_bounces);

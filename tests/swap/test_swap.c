@@ -37,11 +37,8 @@ typedef struct Pair {
  *   - REFUSES: the new model cannot read the scene's geometries (volume particles under a
  *     model of surfaces): the swap is refused with a message naming what it cannot read,
  *     and the world keeps its pair and runs on;
- *   - SINKS: an open fault of the new pair (docs/plugins/eulerian.md): its contacts go
- *     deeper than a third of the thinnest body; the energy bound and every step's success
- *     are still asserted.
  * An exception names the new model, and its solver where only that pair has it. */
-typedef enum Exception { CANNOT_REST, REFUSES, SINKS } Exception;
+typedef enum Exception { CANNOT_REST, REFUSES } Exception;
 
 static const struct {
   const char *scene, *model;
@@ -61,11 +58,6 @@ static const struct {
   { "eulerian-particles.yaml", "penalty", REFUSES, "particles", NULL },
   { "penalty-clamped-box.yaml", "eulerian", CANNOT_REST,
     "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force", NULL },
-  { "ldi-detailed-rigids.yaml", "eulerian", SINKS,
-    "the upper arm lies across the lower one, a contact of a few grid points whose "
-    "stiffness is sized for the arms' large flat faces: it reaches the depth's ceiling, "
-    "two steps",
-    "predictor-corrector" },
 };
 
 /* The exception for a swap of `scene` into `model` under `solver`, or NULL. */
@@ -237,13 +229,6 @@ test_scene (gconstpointer data)
                       scene->contact_model != NULL ? scene->contact_model : "none", own_solver,
                       pairs[k].model, pairs[k].solver, ke0, peak_ke, bound, rise, deepest,
                       settled_text);
-      if (why != NULL && kind == SINKS)
-        {
-          g_test_message ("  sinks under %s / %s (%s): %.3g m against %.3g m", pairs[k].model,
-                          pairs[k].solver, why, deepest, PASS_THROUGH_FRACTION * thinnest);
-          g_assert_cmpfloat (peak_ke, <=, bound);
-          continue;
-        }
       if (why != NULL)
         {
           g_test_message ("  does not rest under %s (%s): no energy injected instead",
