@@ -209,16 +209,28 @@ swap_and_check (CwbAppWindow *window, const char *action, const char *name)
   g_action_group_activate_action (G_ACTION_GROUP (window), action, g_variant_new_string (name));
   /* The swap ran between two steps and published the state it found: it equals the state
    * the last step left (the history's newest entry, of the same step count). */
-  g_autoptr (CwbSnapshot) after = cwb_simulation_latest (sim);
+  /* The simulation runs on while the history is read: a scan may miss the entry as steps
+   * are pushed beside it (a CI run under load missed it), so it is read again, the newest
+   * state taken anew each time, for up to 5 s. */
+  g_autoptr (CwbSnapshot) after = NULL;
   g_autoptr (CwbSnapshot) before = NULL;
-  for (size_t k = cwb_simulation_history_len (sim); k-- > 0 && before == NULL;)
+  gint64 until = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+  do
     {
-      CwbSnapshot *s = cwb_simulation_history_get (sim, k);
-      if (s->steps == after->steps)
-        before = s;
-      else
-        cwb_snapshot_unref (s);
+      g_clear_pointer (&after, cwb_snapshot_unref);
+      after = cwb_simulation_latest (sim);
+      for (size_t k = cwb_simulation_history_len (sim); k-- > 0 && before == NULL;)
+        {
+          CwbSnapshot *s = cwb_simulation_history_get (sim, k);
+          if (s != NULL && s->steps == after->steps)
+            before = s;
+          else if (s != NULL)
+            cwb_snapshot_unref (s);
+        }
+      if (before == NULL)
+        g_main_context_iteration (NULL, FALSE);
     }
+  while (before == NULL && g_get_monotonic_time () < until);
   g_assert_nonnull (before);
   g_assert_cmpuint (cwb_snapshot_state_hash (after), ==, cwb_snapshot_state_hash (before));
   g_assert_null (cwb_app_window_last_error (window));
