@@ -706,11 +706,10 @@ static double
 overlap_footprint (const Eulerian *self, const GridBox *box)
 {
   const int *n = box->n;
-  g_autofree double *along[3] = {
-    g_new0 (double, (size_t) n[1] * n[2]), g_new0 (double, (size_t) n[0] * n[2]),
-    g_new0 (double, (size_t) n[0] * n[1]),
-  };
   size_t sizes[3] = { (size_t) n[1] * n[2], (size_t) n[0] * n[2], (size_t) n[0] * n[1] };
+  double *along[3];
+  for (int c = 0; c < 3; c++)
+    along[c] = g_new0 (double, sizes[c]);
   const double *rho_a = (const double *) self->density[0]->rho->data;
   const double *rho_b = (const double *) self->density[1]->rho->data;
   double deepest = 0;
@@ -729,8 +728,6 @@ overlap_footprint (const Eulerian *self, const GridBox *box)
           for (int c = 0; c < 3; c++)
             along[c][cell[c]] = MAX (along[c][cell[c]], excess);
         }
-  if (!(deepest > 0))
-    return 0;
   double most = 0;
   for (int c = 0; c < 3; c++)
     {
@@ -738,8 +735,9 @@ overlap_footprint (const Eulerian *self, const GridBox *box)
       for (size_t q = 0; q < sizes[c]; q++)
         sum += along[c][q];
       most = MAX (most, sum);
+      g_free (along[c]);
     }
-  return most / deepest * box->step * box->step;
+  return deepest > 0 ? most / deepest * box->step * box->step : 0;
 }
 
 /* The footprint the pair's stiffness is sized on (pair_stiffness): the largest its overlap
