@@ -459,6 +459,20 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
   return MAX (MIN (STEP_OF_SIZE * size, STEP_OF_THICKNESS * thinnest), particle);
 }
 
+/* Triangle t's (x1 - x0) x (x2 - x0) into n; its length, twice the triangle's area. */
+static double
+triangle_cross (const CwbGeometry *g, size_t t, double n[3])
+{
+  const double *x0 = g->positions + 3 * g->triangles[3 * t];
+  const double *x1 = g->positions + 3 * g->triangles[3 * t + 1];
+  const double *x2 = g->positions + 3 * g->triangles[3 * t + 2];
+  double e1[3], e2[3];
+  cwb_v3_sub (e1, x1, x0);
+  cwb_v3_sub (e2, x2, x0);
+  cwb_v3_cross (n, e1, e2);
+  return cwb_v3_norm (n);
+}
+
 /* A surface geometry's area (0 for particles). */
 static double
 surface_area (const CwbGeometry *g)
@@ -468,14 +482,8 @@ surface_area (const CwbGeometry *g)
     return 0;
   for (size_t t = 0; t < g->n_triangles; t++)
     {
-      const double *x0 = g->positions + 3 * g->triangles[3 * t];
-      const double *x1 = g->positions + 3 * g->triangles[3 * t + 1];
-      const double *x2 = g->positions + 3 * g->triangles[3 * t + 2];
-      double e1[3], e2[3], n[3];
-      cwb_v3_sub (e1, x1, x0);
-      cwb_v3_sub (e2, x2, x0);
-      cwb_v3_cross (n, e1, e2);
-      area += 0.5 * cwb_v3_norm (n);
+      double n[3];
+      area += 0.5 * triangle_cross (g, t, n);
     }
   return area;
 }
@@ -546,14 +554,7 @@ contact_area (const CwbGeometry *g, double h, gboolean *curved)
                                                         g_free);
   for (size_t t = 0; t < g->n_triangles; t++)
     {
-      const double *x0 = g->positions + 3 * g->triangles[3 * t];
-      const double *x1 = g->positions + 3 * g->triangles[3 * t + 1];
-      const double *x2 = g->positions + 3 * g->triangles[3 * t + 2];
-      double e1[3], e2[3], n[3];
-      cwb_v3_sub (e1, x1, x0);
-      cwb_v3_sub (e2, x2, x0);
-      cwb_v3_cross (n, e1, e2);
-      double twice = cwb_v3_norm (n);
+      double n[3], twice = triangle_cross (g, t, n);
       if (!(twice > 0))
         continue;
       surface += 0.5 * twice;

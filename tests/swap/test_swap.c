@@ -37,36 +37,34 @@ typedef struct Pair {
  *   - REFUSES: the new model cannot read the scene's geometries (volume particles under a
  *     model of surfaces): the swap is refused with a message naming what it cannot read,
  *     and the world keeps its pair and runs on;
- * An exception names the new model, and its solver where only that pair has it. */
+ * An exception names the new model, under any solver. */
 typedef enum Exception { CANNOT_REST, REFUSES } Exception;
 
 static const struct {
   const char *scene, *model;
   Exception kind;
   const char *why;
-  const char *solver;   /* NULL: under any solver */
 } exceptions[] = {
   { "penalty-clamped-box.yaml", "ldi", CANNOT_REST,
-    "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force", NULL },
+    "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force" },
   { "penalty-clamped-box.yaml", "proximity", CANNOT_REST,
-    "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force", NULL },
+    "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force" },
   { "penalty-ball-pyramid.yaml", "eulerian", CANNOT_REST,
     "the balls' rest under penalty overlaps them; the constraints part them and the "
-    "pyramid settles again, a quarter of a millimetre lower", NULL },
-  { "eulerian-particles.yaml", "ldi", REFUSES, "particles", NULL },
-  { "eulerian-particles.yaml", "proximity", REFUSES, "particles", NULL },
-  { "eulerian-particles.yaml", "penalty", REFUSES, "particles", NULL },
+    "pyramid settles again, a quarter of a millimetre lower" },
+  { "eulerian-particles.yaml", "ldi", REFUSES, "particles" },
+  { "eulerian-particles.yaml", "proximity", REFUSES, "particles" },
+  { "eulerian-particles.yaml", "penalty", REFUSES, "particles" },
   { "penalty-clamped-box.yaml", "eulerian", CANNOT_REST,
-    "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force", NULL },
+    "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force" },
 };
 
-/* The exception for a swap of `scene` into `model` under `solver`, or NULL. */
+/* The exception for a swap of `scene` into `model`, or NULL. */
 static const char *
-exception_of (const char *scene, const char *model, const char *solver, Exception *kind)
+exception_of (const char *scene, const char *model, Exception *kind)
 {
   for (size_t k = 0; k < G_N_ELEMENTS (exceptions); k++)
-    if (strcmp (exceptions[k].scene, scene) == 0 && strcmp (exceptions[k].model, model) == 0
-        && (exceptions[k].solver == NULL || strcmp (exceptions[k].solver, solver) == 0))
+    if (strcmp (exceptions[k].scene, scene) == 0 && strcmp (exceptions[k].model, model) == 0)
       {
         *kind = exceptions[k].kind;
         return exceptions[k].why;
@@ -183,7 +181,7 @@ test_scene (gconstpointer data)
       g_assert_true (cwb_world_restore_state (world, q0, nq, v0, nv, t0, (guint64) settle,
                                               NULL, &error));
       Exception kind = CANNOT_REST;
-      const char *why = exception_of (name, pairs[k].model, pairs[k].solver, &kind);
+      const char *why = exception_of (name, pairs[k].model, &kind);
       if (why != NULL && kind == REFUSES)
         {
           /* `why` is what the refusal must name. */
