@@ -64,6 +64,11 @@ typedef struct CwbBodyInfo {
   size_t n_nodes;
   const uint32_t *tetrahedra;
   size_t n_tetrahedra;
+  /* ABI 1.20 (check struct_size): a body whose nodes are particles of its own (a fluid's),
+   * each with a radius (m) and a mass (kg), n_nodes each; NULL for any other body. The
+   * particles mapping shows them to the contact models as they are. */
+  const double *node_radii;
+  const double *node_masses;
 } CwbBodyInfo;
 
 /* Inputs and outputs of one unconstrained step of length h. */

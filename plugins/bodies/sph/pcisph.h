@@ -1,0 +1,82 @@
+/* The fluid's step: predictive-corrective incompressible SPH (Solenthaler and Pajarola 2009,
+ * "Predictive-corrective incompressible SPH", Alg. 2), on particles of equal mass.
+ *
+ * One step of length dt from x, v under the non-pressure accelerations a_np (gravity, the
+ * external force the contact model applies, viscosity):
+ *   1. neighbours of x within the support H (the lists stay for the iterations);
+ *   2. pressure p = 0; then repeat
+ *        v* = v + dt (a_np + a_p),  x* = x + dt v*            predict
+ *        rho*_i = sum_j m W(x*_i - x*_j)                        eq. 1 at x*
+ *        p_i += delta max(rho*_i - rho_0, -p_i / delta)        eq. 8, p >= 0 (free surface)
+ *        a_p,i = -sum_j m (p_i + p_j) / rho_0^2 grad W_ij        eq. 5 with rho = rho_0,
+ *                                                   grad W at x (central pair forces)
+ *      until the mean compression mean(max(rho* - rho_0, 0)) / rho_0 is below the tolerance
+ *      (at least SPH_MIN_ITERATIONS times, at most the limit);
+ *   3. the last prediction is the step's result.
+ * delta = 1 / (beta sum_j |grad W_ij|^2), beta = 2 (dt m / rho_0)^2 (eq. 8 for a full
+ * neighbourhood, where sum_j grad W_ij = 0), computed on the particles' own lattice.
+ *
+ * Viscosity is Monaghan's (2005, "Smoothed particle hydrodynamics", eq. 6.13 in the form of
+ * Ihmsen 2014 eq. 11): a_i = 2 (d + 2) nu sum_j m / rho_0 (v_ij . x_ij) / (|x_ij|^2 +
+ * 0.01 H^2) grad W_ij, antisymmetric in i, j as the pressure term is, so that the fluid's
+ * momentum changes only by gravity and the external forces.
+ *
+ * rho_0 is the density the lattice the particles were placed on has under the kernel
+ * (m sum_j W over a full neighbourhood): a fluid at rest on its lattice has zero pressure,
+ * and its mass per volume is the material's density m / s^3. */
+#pragma once
+
+#include "neighbour_grid.h"
+
+G_BEGIN_DECLS
+
+/* The fewest pressure iterations per step (Solenthaler and Pajarola 2009 sec. 4: "a minimum
+ * of three iterations" so that the pressure has spread over a neighbourhood). */
+#define SPH_MIN_ITERATIONS 3
+/* The CFL number: a step moves no particle by more than this share of the spacing (Ihmsen
+ * 2014 eq. 13's lambda = 0.4); a longer step is cut into substeps. */
+#define SPH_CFL 0.4
+/* The most substeps a step is cut into: beyond, the velocities are not a fluid's (a blow-up
+ * the world's energy guard reports), and the step runs with this many. */
+#define SPH_MAX_SUBSTEPS 64
+
+typedef struct SphParams {
+  double spacing;          /* the lattice spacing s; the support H = 2 s */
+  double mass;             /* each particle's, rho_material s^3 */
+  double viscosity;        /* kinematic, m^2/s */
+  double tolerance;        /* the mean compression the pressure iterations stop at */
+  int max_iterations;
+} SphParams;
+
+typedef struct SphStats {
+  int substeps;
+  int iterations;          /* of the last substep */
+  double mean_compression; /* after it, a share of rho_0 */
+  double max_compression;
+} SphStats;
+
+typedef struct SphSolver {
+  SphParams params;
+  double support;          /* H */
+  double rest_density;     /* rho_0 of the lattice */
+  double delta_unit;       /* 1 / (2 (m / rho_0)^2 sum |grad W|^2): delta = delta_unit / dt^2 */
+  size_t n;
+  NeighbourGrid grid;
+  double *density, *pressure, *a_np, *a_p, *x_pred, *v_pred, *x_sub, *v_sub;
+  double *gradients;       /* 3 per pair of the lists: grad W(x_i - x_j) at the step's start */
+  size_t gradient_capacity;
+  SphStats stats;
+} SphSolver;
+
+void sph_solver_init (SphSolver *solver, const SphParams *params, size_t n);
+void sph_solver_clear (SphSolver *solver);
+
+/* One step of length dt from x, v (3 n each) under gravity and the external forces f_ext
+ * (3 n, N, or NULL), into x_out, v_out (which may not alias x, v). */
+void sph_solver_step (SphSolver *solver, const double *x, const double *v, const double *f_ext,
+                      const double gravity[3], double dt, double *x_out, double *v_out);
+
+/* The densities sum_j m W at x (n), with the grid rebuilt for x: what the tests measure. */
+void sph_solver_densities (SphSolver *solver, const double *x, double *density);
+
+G_END_DECLS

@@ -1,0 +1,380 @@
+/* The SPH fluid body model: a Lagrangian particle fluid whose DOFs are its particles.
+ *
+ * State: q = the particles' positions, v = their velocities (world, particle-major), so
+ * nq = nv = 3 n. The fluid fills its shape on a cubic lattice of spacing s (each lattice cell
+ * at least half inside the shape gets a particle at its centre), every particle of mass
+ * rho s^3 with rho the material's density, so that the fluid weighs its shape's volume of
+ * water to the lattice's precision.
+ *
+ * Free motion is one PCISPH step (pcisph.h) under gravity, viscosity and the contact
+ * model's forces; the fluid's walls are other bodies, met through the contact model like any
+ * body's (Faure 2007 sec. 5 couples its fluids through the Eulerian layer alone), never a
+ * boundary of the fluid's own. Compliance: C = h^2 M^-1, each particle its own mass: the
+ * contact's correction moves the particles it touches, and the next step's pressure spreads
+ * it through the fluid. */
+#include <float.h>
+#include <math.h>
+
+#include <cwb/body_model.h>
+#include <cwb/vecmath.h>
+
+#include "pcisph.h"
+#include "volume_particles.h"
+
+#define SPH_ERROR (sph_error_quark ())
+static GQuark sph_error_quark (void);
+CWB_DEFINE_ERROR_QUARK (cwb-sph-error-quark, sph_error)
+enum { SPH_ERROR_SHAPE };
+
+/* The automatic spacing's share of the shape's largest extent: 20 particles across. */
+#define SPH_SPACING_OF_SIZE (1.0 / 20)
+/* A lattice cell gets a particle when at least this share of it is inside the shape. */
+#define SPH_CELL_INSIDE_SHARE 0.5
+
+typedef struct SphBody {
+  char *name;
+  gboolean fixed;
+  size_t n;
+  double spacing, particle_mass, mass;
+  double *rest;            /* 3 n: the particles in the shape's (mesh) frame */
+  double *radii, *masses;  /* n each, for the particles mapping */
+  double com_mesh[3], inertia[9];
+  double position[3], orientation[4], linear_velocity[3], angular_velocity[3];
+  CwbSurfaceMesh reference;
+  double *ref_vertices;
+  uint32_t *ref_triangles;
+  char *ref_source;
+  SphSolver solver;
+} SphBody;
+
+static void
+sph_body_free (SphBody *body)
+{
+  sph_solver_clear (&body->solver);
+  g_free (body->name);
+  g_free (body->rest);
+  g_free (body->radii);
+  g_free (body->masses);
+  g_free (body->ref_vertices);
+  g_free (body->ref_triangles);
+  g_free (body->ref_source);
+  g_free (body);
+}
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (SphBody, sph_body_free)
+
+static const CwbParamSpec sph_params[] = {
+  { "particle_spacing", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,
+    "The lattice spacing the particles fill the shape on (the kernel's support is twice "
+    "it). 0: automatic, 1/20 of the shape's largest extent" },
+  { "viscosity", CWB_PARAM_DOUBLE, "m^2/s", "1e-6", 0, 100, NULL,
+    "Kinematic viscosity (water: 1e-6 m^2/s; Monaghan 2005's SPH viscosity)" },
+  { "density_tolerance", CWB_PARAM_DOUBLE, "", "0.001", 1e-6, 0.5, NULL,
+    "The mean compression (a share of the rest density) at which the pressure iterations "
+    "of a step stop (Solenthaler and Pajarola 2009)" },
+  { "max_pressure_iterations", CWB_PARAM_INT, "", "100", SPH_MIN_ITERATIONS, 10000, NULL,
+    "The most pressure iterations a step makes" },
+};
+
+static void
+solver_params (const SphBody *body, const CwbParamSet *params, SphParams *out)
+{
+  *out = (SphParams) {
+    .spacing = body->spacing,
+    .mass = body->particle_mass,
+    .viscosity = cwb_param_double (params, "viscosity", 1e-6),
+    .tolerance = cwb_param_double (params, "density_tolerance", 0.001),
+    .max_iterations = (int) cwb_param_int (params, "max_pressure_iterations", 100),
+  };
+}
+
+/* The lattice cells at least SPH_CELL_INSIDE_SHARE inside the surface, their centres into
+ * body->rest. The cells are volume_particles_sample's (centred on the surface's box): each
+ * sampled part's centroid lies in its cell, which gives the cell. */
+static gboolean
+fill_shape (SphBody *body, const CwbSurfaceMesh *surface, double spacing, GError **error)
+{
+  double lo[3], hi[3], size = 0;
+  CwbGeometry shape = { .n_points = surface->n_vertices,
+                        .positions = (double *) surface->vertices };
+  cwb_geometry_bounds (&shape, lo, hi);
+  for (int c = 0; c < 3; c++)
+    size = MAX (size, hi[c] - lo[c]);
+  if (!(spacing > 0))
+    spacing = SPH_SPACING_OF_SIZE * size;
+
+  VolumeParticles parts;
+  if (!volume_particles_sample (surface, spacing, body->name, &parts, error))
+    return FALSE;
+  double corner[3];
+  for (int c = 0; c < 3; c++)
+    {
+      double cells = ceil ((hi[c] - lo[c]) / spacing - 1e-9);
+      corner[c] = 0.5 * (lo[c] + hi[c]) - 0.5 * cells * spacing;
+    }
+  double cell_volume = spacing * spacing * spacing;
+  body->rest = g_new (double, 3 * parts.n);
+  body->n = 0;
+  for (size_t k = 0; k < parts.n; k++)
+    {
+      if (parts.volumes[k] < SPH_CELL_INSIDE_SHARE * cell_volume)
+        continue;
+      for (int c = 0; c < 3; c++)
+        {
+          double cell = floor ((parts.positions[3 * k + c] - corner[c]) / spacing);
+          body->rest[3 * body->n + c] = corner[c] + (cell + 0.5) * spacing;
+        }
+      body->n++;
+    }
+  volume_particles_clear (&parts);
+  body->spacing = spacing;
+  if (body->n == 0)
+    {
+      g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
+                   "body '%s': particle_spacing %g m leaves no lattice cell half inside its "
+                   "shape; lower it", body->name, spacing);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* Mass, centre of mass and inertia of the particles (points of equal mass). */
+static void
+mass_properties (SphBody *body)
+{
+  body->mass = body->particle_mass * body->n;
+  double com[3] = { 0, 0, 0 };
+  for (size_t i = 0; i < body->n; i++)
+    cwb_v3_add (com, com, &body->rest[3 * i]);
+  cwb_v3_scale (body->com_mesh, com, 1.0 / body->n);
+  memset (body->inertia, 0, sizeof body->inertia);
+  for (size_t i = 0; i < body->n; i++)
+    {
+      double r[3];
+      cwb_v3_sub (r, &body->rest[3 * i], body->com_mesh);
+      double r2 = cwb_v3_dot (r, r);
+      for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 3; b++)
+          body->inertia[3 * a + b] += body->particle_mass * ((a == b) * r2 - r[a] * r[b]);
+    }
+}
+
+static void
+reference_copy (SphBody *body, const CwbSurfaceMesh *surface)
+{
+  body->ref_vertices = g_memdup2 (surface->vertices, 3 * surface->n_vertices * sizeof (double));
+  body->ref_triangles = g_memdup2 (surface->triangles,
+                                   3 * surface->n_triangles * sizeof (uint32_t));
+  body->ref_source = g_strdup (surface->source);
+  body->reference = *surface;
+  body->reference.struct_size = sizeof (CwbSurfaceMesh);
+  body->reference.vertices = body->ref_vertices;
+  body->reference.triangles = body->ref_triangles;
+  body->reference.source = body->ref_source;
+}
+
+static void *
+sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError **error)
+{
+  g_return_val_if_fail (info != NULL && info->surface != NULL, NULL);
+  g_autoptr (SphBody) body = g_new0 (SphBody, 1);
+  body->name = g_strdup (info->name != NULL ? info->name : "(unnamed)");
+  body->fixed = info->fixed;
+  if (!(info->density > 0))
+    {
+      g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
+                   "body '%s': material.density must be positive for a fluid, got %g",
+                   body->name, info->density);
+      return NULL;
+    }
+  if (!fill_shape (body, info->surface,
+                   cwb_param_double (info->params, "particle_spacing", 0), error))
+    return NULL;
+  body->particle_mass = info->density * body->spacing * body->spacing * body->spacing;
+  mass_properties (body);
+  body->radii = g_new (double, body->n);
+  body->masses = g_new (double, body->n);
+  for (size_t i = 0; i < body->n; i++)
+    {
+      body->radii[i] = 0.5 * body->spacing;
+      body->masses[i] = body->particle_mass;
+    }
+  reference_copy (body, info->surface);
+
+  SphParams params;
+  solver_params (body, info->params, &params);
+  sph_solver_init (&body->solver, &params, body->n);
+  g_debug ("body '%s': %zu particles of %g m, %g kg each; lattice rest density %g kg/m^3",
+           body->name, body->n, body->spacing, body->particle_mass,
+           body->solver.rest_density);
+
+  cwb_v3_copy (body->position, info->position);
+  memcpy (body->orientation, info->orientation, sizeof body->orientation);
+  if (body->orientation[0] == 0 && body->orientation[1] == 0 && body->orientation[2] == 0
+      && body->orientation[3] == 0)
+    cwb_quat_identity (body->orientation);
+  cwb_quat_normalize (body->orientation);
+  cwb_v3_copy (body->linear_velocity, info->linear_velocity);
+  cwb_v3_copy (body->angular_velocity, info->angular_velocity);
+  return g_steal_pointer (&body);
+}
+
+static void
+sph_destroy (void *self)
+{
+  sph_body_free (self);
+}
+
+static void
+sph_get_info (void *self, CwbBodyInfo *info)
+{
+  SphBody *body = self;
+  *info = (CwbBodyInfo) {
+    .struct_size = sizeof (CwbBodyInfo),
+    .nq = 3 * body->n,
+    .nv = 3 * body->n,
+    .mass = body->fixed ? 0 : body->mass,
+    .fixed = body->fixed,
+    .reference_surface = &body->reference,
+    .rest_nodes = body->rest,
+    .n_nodes = body->n,
+    .node_radii = body->radii,
+    .node_masses = body->masses,
+  };
+  cwb_v3_copy (info->center_of_mass, body->com_mesh);
+  memcpy (info->inertia, body->inertia, sizeof info->inertia);
+}
+
+static void
+sph_init_state (void *self, double *q, double *v)
+{
+  SphBody *body = self;
+  double rot[9], com[3];
+  cwb_quat_to_m3 (rot, body->orientation);
+  cwb_m3_mul_v3 (com, rot, body->com_mesh);
+  cwb_v3_add (com, com, body->position);
+  for (size_t i = 0; i < body->n; i++)
+    {
+      double *x = &q[3 * i];
+      cwb_m3_mul_v3 (x, rot, &body->rest[3 * i]);
+      cwb_v3_add (x, x, body->position);
+      double arm[3], spin[3];
+      cwb_v3_sub (arm, x, com);
+      cwb_v3_cross (spin, body->angular_velocity, arm);
+      cwb_v3_add (&v[3 * i], body->linear_velocity, spin);
+      if (body->fixed)
+        cwb_v3_set (&v[3 * i], 0, 0, 0);
+    }
+}
+
+static void
+sph_free_motion (void *self, const CwbFreeMotion *a)
+{
+  SphBody *body = self;
+  if (body->fixed)
+    {
+      memcpy (a->q_free, a->q, 3 * body->n * sizeof (double));
+      memset (a->v_free, 0, 3 * body->n * sizeof (double));
+      return;
+    }
+  sph_solver_step (&body->solver, a->q, a->v, a->f_ext, a->gravity, a->h, a->q_free,
+                   a->v_free);
+  g_debug ("body '%s': %d substeps, %d pressure iterations, compression mean %.2e max %.2e",
+           body->name, body->solver.stats.substeps, body->solver.stats.iterations,
+           body->solver.stats.mean_compression, body->solver.stats.max_compression);
+}
+
+static void
+sph_integrate_position (void *self, const double *q, const double *dv, double h,
+                        double *q_out)
+{
+  SphBody *body = self;
+  for (size_t c = 0; c < 3 * body->n; c++)
+    q_out[c] = q[c] + (body->fixed ? 0 : h * dv[c]);
+}
+
+/* C = h^2 M^-1 (Saupin 2008 eq. 14 without the fluid's pressure stiffness). */
+static void
+sph_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
+                      const double *r, double *dq)
+{
+  SphBody *body = self;
+  double scale = body->fixed ? 0 : h * h / body->particle_mass;
+  for (size_t c = 0; c < 3 * body->n; c++)
+    dq[c] = scale * r[c];
+}
+
+static void
+sph_mass_apply (void *self, const double *q, const double *x, double *y)
+{
+  SphBody *body = self;
+  double m = body->fixed ? 0 : body->particle_mass;
+  for (size_t c = 0; c < 3 * body->n; c++)
+    y[c] = m * x[c];
+}
+
+static void
+sph_summary (void *self, const double *q, const double *v, CwbBodySummary *out)
+{
+  SphBody *body = self;
+  *out = (CwbBodySummary) { .struct_size = sizeof (CwbBodySummary), .mass = body->mass };
+  cwb_quat_identity (out->orientation);
+  double m = body->particle_mass;
+  for (size_t i = 0; i < body->n; i++)
+    {
+      cwb_v3_axpy (out->centroid, 1.0 / body->n, &q[3 * i]);
+      cwb_v3_axpy (out->linear_momentum, m, &v[3 * i]);
+      out->kinetic_energy += 0.5 * m * cwb_v3_dot (&v[3 * i], &v[3 * i]);
+    }
+  cwb_v3_scale (out->linear_velocity, out->linear_momentum, 1.0 / body->mass);
+  for (size_t i = 0; i < body->n; i++)
+    {
+      double arm[3], l[3];
+      cwb_v3_sub (arm, &q[3 * i], out->centroid);
+      cwb_v3_cross (l, arm, &v[3 * i]);
+      cwb_v3_axpy (out->angular_momentum, m, l);
+    }
+  if (body->fixed)
+    {
+      memset (out->linear_momentum, 0, sizeof out->linear_momentum);
+      memset (out->angular_momentum, 0, sizeof out->angular_momentum);
+      out->kinetic_energy = 0;
+    }
+}
+
+static void
+sph_params_changed (void *self, const CwbParamSet *params)
+{
+  SphBody *body = self;
+  SphParams next;
+  solver_params (body, params, &next);
+  body->solver.params = next;
+}
+
+static const CwbBodyModelVTable sph_vtable = {
+  .struct_size = sizeof (CwbBodyModelVTable),
+  .create = sph_create,
+  .destroy = sph_destroy,
+  .get_info = sph_get_info,
+  .init_state = sph_init_state,
+  .free_motion = sph_free_motion,
+  .integrate_position = sph_integrate_position,
+  .compliance_apply = sph_compliance_apply,
+  .mass_apply = sph_mass_apply,
+  .summary = sph_summary,
+  .params_changed = sph_params_changed,
+};
+
+static const CwbPluginDesc sph_desc = {
+  .struct_size = sizeof (CwbPluginDesc),
+  .abi_major = CWB_ABI_MAJOR,
+  .abi_minor = CWB_ABI_MINOR,
+  .kind = CWB_PLUGIN_BODY_MODEL,
+  .name = "sph",
+  .version = "1.0.0",
+  .summary = "SPH fluid: particles filling the shape, PCISPH pressure, Monaghan viscosity",
+  .params = sph_params,
+  .n_params = G_N_ELEMENTS (sph_params),
+  .vtable = &sph_vtable,
+};
+
+CWB_DEFINE_PLUGIN (sph_desc)
