@@ -1074,7 +1074,8 @@ test_margin_brute_force (void)
     }
 }
 
-/* Open surfaces are never penetrated, but their points penetrate; particles are skipped. */
+/* Open surfaces are never penetrated, but their points penetrate; a particle penetrates as a
+ * sphere: centre 1 cm under the closed box's top, radius 1 cm, so 2 cm deep along +z. */
 static void
 test_open_and_particles (void)
 {
@@ -1089,8 +1090,14 @@ test_open_and_particles (void)
   g_autoptr (GArray) candidates = candidates_new ();
   DetectionParams params = { .max_depth = 0.15 };
   collision_detector_run (detector, geometries, 3, &params, candidates);
-  g_assert_cmpuint (candidates->len, ==, 4);   /* the open box's -z corners, 0.1 m deep */
-  for (guint i = 0; i < candidates->len; i++)
+  g_assert_cmpuint (candidates->len, ==, 5);
+  const ContactCandidate *sphere = candidate (candidates, 0);   /* sorted by point geometry */
+  g_assert_cmpuint (sphere->point_geometry, ==, 0);
+  g_assert_cmpuint (sphere->surface_geometry, ==, 2);
+  g_assert_cmpfloat (fabs (sphere->gap + 0.02), <, LENGTH_TOLERANCE);
+  g_assert_cmpfloat (fabs (sphere->depth[2] - 0.02), <, LENGTH_TOLERANCE);
+  g_assert_cmpfloat (fabs (sphere->normal[2] - 1), <, LENGTH_TOLERANCE);
+  for (guint i = 1; i < candidates->len; i++)   /* the open box's -z corners, 0.1 m deep */
     {
       const ContactCandidate *c = candidate (candidates, i);
       g_assert_cmpuint (c->point_geometry, ==, 1);

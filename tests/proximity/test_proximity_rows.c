@@ -3,7 +3,8 @@
  * (frame, gap, normal, weights: +n on the point, -h_j n on the triangle, the b side summing to
  * -n; orthonormal right-handed tangents; the friction rows and the pass that drops them), a
  * point outside near an edge within the margin (and the margin stated as the set's reach),
- * two geometries that cannot move, and the refusal of particles. */
+ * two geometries that cannot move, a particle's sphere against the cube, and the refusal of
+ * particles without radii. */
 #include <math.h>
 
 #include <cwb/cwb.h>
@@ -378,9 +379,47 @@ test_fixed_pair (gconstpointer announce)
   scene_clear (&scene);
 }
 
-/* Particles are refused at attach, naming the body. */
+/* A particle is a sphere: its centre joins the surface with the gap measured from the sphere.
+ * Radius 5 mm at the probe points of test_point_inside's geometry: centre 1 cm under the top
+ * face penetrates by 0.005 + 0.01 = 0.015; centre 3 mm above it by 0.005 - 0.003 = 0.002
+ * (outward normal +z both times, the same triangle weights as a point); centre 0.1 m above
+ * it: no contact. Expected values are exact sums of decimals (TOLERANCE). */
 static void
-test_refuses_particles (void)
+test_particle_sphere (void)
+{
+  const double heights[] = { 0.49, 0.503, 0.6 }, gaps[] = { -0.015, -0.002, NAN };
+  for (size_t c = 0; c < G_N_ELEMENTS (heights); c++)
+    {
+      Scene scene;
+      const double point[3] = { 0.1, 0.2, heights[c] }, radius = 0.005, mass = 1e-3;
+      scene_init (&scene, point, 0.4, 0.9);
+      scene.geometries[1].kind = CWB_GEOMETRY_PARTICLES;
+      scene.geometries[1].radii = &radius;
+      scene.geometries[1].masses = &mass;
+      Output out;
+      run_model (&scene, CWB_CONTACT_PASS_VELOCITY, 0, &out);
+      const CwbContactSet *set = &out.set;
+      if (isnan (gaps[c]))
+        g_assert_cmpuint (set->frames->len, ==, 0);
+      else
+        {
+          g_assert_cmpuint (set->frames->len, ==, 1);
+          const CwbContactFrame *frame = &g_array_index (set->frames, CwbContactFrame, 0);
+          assert_v3 (frame->normal, 0, 0, 1);
+          g_assert_cmpfloat (fabs (frame->gap - gaps[c]), <, TOLERANCE);
+          const CwbConstraintRow *normal = &g_array_index (set->rows, CwbConstraintRow, 0);
+          g_assert_cmpfloat (fabs (normal->violation - gaps[c]), <, TOLERANCE);
+          assert_point_row (&scene, set, 0, CWB_ROW_NORMAL, frame->normal, 4);
+          g_assert_cmpfloat (fabs (set->max_penetration + gaps[c]), <, TOLERANCE);
+        }
+      output_clear (&out);
+      scene_clear (&scene);
+    }
+}
+
+/* Particles without radii are not spheres: refused at attach, naming the body. */
+static void
+test_refuses_particles_without_radii (void)
 {
   g_autoptr (CwbRegistry) registry = NULL;
   const CwbPluginDesc *desc = proximity_plugin (&registry);
@@ -389,11 +428,10 @@ test_refuses_particles (void)
   CwbContactModelCreateInfo info = { .struct_size = sizeof info, .params = &params };
   g_autoptr (GError) error = NULL;
   void *model = vt->create (&info, NULL, &error);
-  const double centre[3] = { 0, 0, 0 }, radius = 0.1, mass = 1;
+  const double centre[3] = { 0, 0, 0 }, mass = 1;
   CwbGeometry particles = { .struct_size = sizeof (CwbGeometry),
                             .kind = CWB_GEOMETRY_PARTICLES, .body = 3, .n_points = 1,
-                            .positions = (double *) centre, .radii = &radius,
-                            .masses = &mass };
+                            .positions = (double *) centre, .masses = &mass };
   CwbContactQuery query = { .struct_size = sizeof query, .geometries = &particles,
                             .n_geometries = 1 };
   g_assert_false (vt->attach (model, &query, &error));
@@ -412,6 +450,8 @@ main (int argc, char **argv)
   g_test_add_data_func ("/proximity/rows/fixed-pair", GINT_TO_POINTER (FALSE), test_fixed_pair);
   g_test_add_data_func ("/proximity/rows/fixed-pair-announced", GINT_TO_POINTER (TRUE),
                         test_fixed_pair);
-  g_test_add_func ("/proximity/rows/refuses-particles", test_refuses_particles);
+  g_test_add_func ("/proximity/rows/particle-sphere", test_particle_sphere);
+  g_test_add_func ("/proximity/rows/refuses-particles-without-radii",
+                   test_refuses_particles_without_radii);
   return g_test_run ();
 }

@@ -68,7 +68,8 @@
 #define DOMINANCE_FRACTION (2.0 / 3.0)
 
 typedef struct GeometryInfo {
-  size_t offset;                /* first global point id (surface geometries only) */
+  size_t offset;                /* first global point id (surface and particle geometries) */
+  double radius;                /* particles: the largest radius; 0 for a surface */
   size_t n_finite;              /* points with finite coordinates (= hashed) */
   double lo[3], hi[3];          /* box of the finite points */
   Topology *topology;           /* NULL: no triangles, or not a surface */
@@ -594,7 +595,7 @@ prepare_geometries (CollisionDetector *detector, const CwbGeometry *geometries,
       GeometryInfo *info = &detector->info[g];
       *info = (GeometryInfo) { .offset = total, .lo = { INFINITY, INFINITY, INFINITY },
                                .hi = { -INFINITY, -INFINITY, -INFINITY } };
-      if (geometry->kind != CWB_GEOMETRY_SURFACE)
+      if (!detection_geometry_has_points (geometry))
         continue;
       total += geometry->n_points;
       for (size_t i = 0; i < geometry->n_points; i++)
@@ -602,6 +603,8 @@ prepare_geometries (CollisionDetector *detector, const CwbGeometry *geometries,
           const double *p = geometry->positions + 3 * i;
           if (!finite3 (p))
             continue;
+          if (geometry->kind == CWB_GEOMETRY_PARTICLES)
+            info->radius = MAX (info->radius, geometry->radii[i]);
           info->n_finite++;
           for (int k = 0; k < 3; k++)
             {
@@ -763,6 +766,51 @@ entered_this_step (const CwbGeometry *geometries, uint32_t a, uint32_t b, size_t
   return depth <= params->max_depth + params->motion_time * approach;
 }
 
+/* The candidates of particles against surface b (pair pq): a particle of radius r whose
+ * centre lies at the signed distance s_d from B's surface (negative inside) along the
+ * outward normal n at its nearest point penetrates by delta = r - s_d. With delta > 0 (and
+ * the centre at most the pair's max_depth inside) it is an inside candidate: depth delta n, gap -delta; else,
+ * within the margin, an outside one with gap -delta >= 0. The rows of a contact then join
+ * the particle's centre to the surface point with the gap measured from the particle's
+ * sphere, so that a particle rests on B with its centre r above it. */
+static void
+add_particle_candidates (CollisionDetector *detector, const CwbGeometry *geometries,
+                         const PairQuery *pq, const DetectionParams *params)
+{
+  const CwbGeometry *particles = &geometries[pq->a], *surface = &geometries[pq->b];
+  const Topology *topology = detector->info[pq->b].topology;
+  sort_ids (detector->touched, pq->n_touched);
+  RESERVE (detector, found, detector->n_found + pq->n_touched);
+  for (size_t i = 0; i < pq->n_touched; i++)
+    {
+      const Nearest *rec = &detector->nearest[detector->touched[i]];
+      size_t point = detector->touched[i] - detector->info[pq->a].offset;
+      double dist = sqrt (rec->dist2), outward[3], normal[3];
+      surface_pseudo_normal (surface, topology, rec->triangle, (int) rec->feature, normal);
+      gboolean inside = dist > 0 && cwb_v3_dot (rec->depth, normal) > 0;
+      if (dist > 0)
+        cwb_v3_scale (outward, rec->depth, (inside ? 1 : -1) / dist);
+      else
+        {
+          cwb_v3_copy (outward, normal);   /* on the surface: its pseudo-normal */
+          if (cwb_v3_normalize (outward) == 0)
+            continue;
+        }
+      /* The band holds centres within max_depth inside B, as it holds a surface's points. */
+      double delta = particles->radii[point] - (inside ? -dist : dist);
+      gboolean penetrates = delta > 0 && delta - particles->radii[point] <= pq->max_depth;
+      if (!penetrates && !(params->margin > 0 && -delta <= params->margin && delta <= 0))
+        continue;
+      ContactCandidate *candidate = add_candidate (detector, pq->a, pq->b,
+                                                   detector->touched[i], rec);
+      candidate->gap = -delta;
+      cwb_v3_copy (candidate->normal, outward);
+      cwb_v3_scale (candidate->depth, outward, delta);   /* out of B inside, into it outside */
+      if (!penetrates)
+        detector->stats.outside_contacts++;
+    }
+}
+
 /* Points of geometry a against closed surface b (its triangles prepared). */
 static void
 detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_t a,
@@ -774,9 +822,14 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
   double motion = pair_motion (params, a, b);
   PairQuery pq = { .a = a, .b = b, .stamp = next_stamp (detector, n_points),
                    .mode = QUERY_NEAREST, .max_depth = params->max_depth + motion };
-  pq.reach = MAX (pq.max_depth, params->margin);
+  pq.reach = MAX (pq.max_depth, params->margin) + ia->radius;
   detector->stats.pairs_tested++;
   query_surface (detector, &pq, geometries, ia->lo, ia->hi);
+  if (geometries[a].kind == CWB_GEOMETRY_PARTICLES)
+    {
+      add_particle_candidates (detector, geometries, &pq, params);
+      return;
+    }
 
   sort_ids (detector->touched, pq.n_touched);
   size_t first = detector->n_found;
@@ -835,10 +888,10 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
   detector->n_found = 0;
   if (params->skip_pairs_among != NULL)
     {
-      /* Nothing to do when another detector has every surface. */
+      /* Nothing to do when another detector has every surface and there are no particles. */
       gboolean any = FALSE;
       for (size_t g = 0; g < n_geometries && !any; g++)
-        any = geometries[g].kind == CWB_GEOMETRY_SURFACE && !params->skip_pairs_among[g];
+        any = detection_geometry_has_points (&geometries[g]) && !params->skip_pairs_among[g];
       if (!any)
         return;
     }
@@ -874,10 +927,11 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
       for (size_t a = 0; a < n_geometries; a++)
         {
           const GeometryInfo *ia = &detector->info[a];
-          if (a == b || geometries[a].kind != CWB_GEOMETRY_SURFACE || ia->n_finite == 0)
+          if (a == b || !detection_geometry_has_points (&geometries[a]) || ia->n_finite == 0)
             continue;
-          /* b's box grown by this pair's reach: its band and the step's motion. */
-          double pair_reach = reach + pair_motion (params, a, b);
+          /* b's box grown by this pair's reach: its band, the step's motion and a's
+           * particles' radius. */
+          double pair_reach = reach + pair_motion (params, a, b) + ia->radius;
           double lo[3], hi[3];
           for (int k = 0; k < 3; k++)
             {
@@ -948,7 +1002,7 @@ median_moving_size (const CwbContactQuery *query)
   for (size_t k = 0; k < query->n_geometries; k++)
     {
       const CwbGeometry *geometry = &query->geometries[k];
-      if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->n_points == 0
+      if (!detection_geometry_has_points (geometry) || geometry->n_points == 0
           || cwb_contact_query_geometry_fixed (query, geometry))
         continue;
       double size = cwb_geometry_size (geometry);
@@ -986,7 +1040,7 @@ detection_motion (const CwbContactQuery *query, DetectionVelocities *motion)
       DetectionVelocities *box = &motion[k];
       memset (box, 0, sizeof *box);
       box->fixed = cwb_contact_query_geometry_fixed (query, geometry);
-      if (geometry->kind != CWB_GEOMETRY_SURFACE || geometry->velocities == NULL
+      if (!detection_geometry_has_points (geometry) || geometry->velocities == NULL
           || geometry->n_points == 0 || box->fixed)
         continue;
       for (int c = 0; c < 3; c++)
@@ -1031,13 +1085,29 @@ gboolean
 detection_check_geometries (const CwbGeometry *geometries, size_t n_geometries,
                             const char *model, GError **error)
 {
+  const CwbGeometry *first_particles = NULL;
   for (size_t g = 0; g < n_geometries; g++)
-    if (geometries[g].kind != CWB_GEOMETRY_SURFACE)
-      {
-        g_set_error (error, g_quark_from_string (model), 0,
-                     "body %u: the %s model handles surface geometries only (particles are not "
-                     "supported yet)", geometries[g].body, model);
-        return FALSE;
-      }
+    {
+      const CwbGeometry *geometry = &geometries[g];
+      if (!detection_geometry_has_points (geometry))
+        {
+          g_set_error (error, g_quark_from_string (model), 0,
+                       "body %u: the %s model reads triangle surfaces and particles with radii; "
+                       "this body's geometry is neither", geometry->body, model);
+          return FALSE;
+        }
+      if (geometry->kind != CWB_GEOMETRY_PARTICLES || geometry->n_points == 0)
+        continue;
+      if (first_particles != NULL && first_particles->body != geometry->body)
+        {
+          g_set_error (error, g_quark_from_string (model), 0,
+                       "bodies %u and %u: the %s model joins particles to triangle surfaces, "
+                       "not to other particles, so these two would pass through each other; "
+                       "the eulerian model makes particles meet particles",
+                       first_particles->body, geometry->body, model);
+          return FALSE;
+        }
+      first_particles = geometry;
+    }
   return TRUE;
 }

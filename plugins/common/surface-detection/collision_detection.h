@@ -48,7 +48,8 @@ typedef struct ContactCandidate {
   double bary[3];             /* h_ij: barycentric coordinates of the contact location on T_i */
   double depth[3];            /* d_i: from the point to the contact location, pointing out of the
                                * surface for a point inside it (|d_i| = penetration depth), into it
-                               * for a point outside within the margin */
+                               * for a point outside within the margin; for a particle, the
+                               * sphere's penetration along the outward normal */
   double gap;                 /* signed distance of the point to the surface along d_i: -|d_i|
                                * inside, +|d_i| outside (0 on the surface) */
   double normal[3];           /* unit, out of the surface at the contact: d_i / |d_i| inside,
@@ -69,6 +70,16 @@ contact_candidate_id (const ContactCandidate *c)
   if (pg <= 0xffff && sg <= 0xffff)
     return (pg << 48) | (sg << 32) | c->point;
   return ((pg * G_GUINT64_CONSTANT (0x9e3779b97f4a7c15)) ^ (sg << 32) ^ c->point) | 1;
+}
+
+/* Whether the detector reads the geometry's points: a triangle surface's vertices, or
+ * particles with their radii (spheres whose centres the contacts join to surfaces). */
+static inline gboolean
+detection_geometry_has_points (const CwbGeometry *geometry)
+{
+  return geometry->kind == CWB_GEOMETRY_SURFACE
+         || (geometry->kind == CWB_GEOMETRY_PARTICLES
+             && (geometry->radii != NULL || geometry->n_points == 0));
 }
 
 typedef struct CollisionDetector CollisionDetector;
@@ -119,7 +130,9 @@ typedef struct DetectionParams {
  * (point, closed surface of ANOTHER geometry) where the point lies inside that surface within
  * max_depth, or outside it within margin, in a deterministic order (sorted by point_geometry,
  * point, surface_geometry).
- * Geometries: the CwbGeometry array of geometry.h (kind SURFACE only; PARTICLES are skipped;
+ * Geometries: the CwbGeometry array of geometry.h: SURFACE, and PARTICLES with radii, whose
+ * spheres penetrate closed surfaces (gap measured from the sphere, add_particle_candidates
+ * in collision_detection.c) but are never penetrated: two particle geometries do not meet;
  * open surfaces (closed == FALSE) are never penetrated but their points can penetrate
  * others). No self-collision. Points with a non-finite coordinate are ignored. Allocates
  * nothing once the sizes have settled (except growing `candidates` itself). */
@@ -226,7 +239,9 @@ void detection_depth_publish (const DetectionDepth *depth, const DetectionParams
 double detection_automatic_margin (const CwbContactQuery *query);
 
 /* For a model's attach: refuses (FALSE, with a message naming the body and `model`, which is
- * also the error domain) geometries the detector cannot see, i.e. anything but surfaces. */
+ * also the error domain) geometries the detector cannot see (anything but surfaces and
+ * particles with radii), and particles of two bodies, which it would let pass through each
+ * other. */
 gboolean detection_check_geometries (const CwbGeometry *geometries, size_t n_geometries,
                                      const char *model, GError **error);
 

@@ -57,7 +57,8 @@ spatial_hash_build (SpatialHash *hash, const CwbGeometry *geometries, size_t n_g
 
   size_t n_points = 0;
   for (size_t g = 0; g < n_geometries; g++)
-    if (geometries[g].kind == CWB_GEOMETRY_SURFACE)
+    if (geometries[g].kind == CWB_GEOMETRY_SURFACE
+        || geometries[g].kind == CWB_GEOMETRY_PARTICLES)
       n_points += geometries[g].n_points;
   g_return_if_fail (n_points < G_MAXUINT32 / 2);
 
@@ -87,7 +88,7 @@ spatial_hash_build (SpatialHash *hash, const CwbGeometry *geometries, size_t n_g
   for (size_t g = 0; g < n_geometries; g++)
     {
       const CwbGeometry *geometry = &geometries[g];
-      if (geometry->kind != CWB_GEOMETRY_SURFACE)
+      if (geometry->kind != CWB_GEOMETRY_SURFACE && geometry->kind != CWB_GEOMETRY_PARTICLES)
         continue;
       for (size_t i = 0; i < geometry->n_points; i++)
         {
@@ -113,7 +114,7 @@ spatial_hash_build (SpatialHash *hash, const CwbGeometry *geometries, size_t n_g
   for (size_t g = 0; g < n_geometries; g++)
     {
       const CwbGeometry *geometry = &geometries[g];
-      if (geometry->kind != CWB_GEOMETRY_SURFACE)
+      if (geometry->kind != CWB_GEOMETRY_SURFACE && geometry->kind != CWB_GEOMETRY_PARTICLES)
         continue;
       for (size_t i = 0; i < geometry->n_points; i++)
         {

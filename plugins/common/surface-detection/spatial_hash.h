@@ -50,8 +50,8 @@ typedef struct SpatialHash {
 void spatial_hash_init (SpatialHash *hash);
 void spatial_hash_clear (SpatialHash *hash);
 
-/* Rebuilds the table from the points of the SURFACE geometries (points with a non-finite
- * coordinate are left out). cell_size > 0. */
+/* Rebuilds the table from the points of the SURFACE and PARTICLES geometries (points with a
+ * non-finite coordinate are left out). cell_size > 0. */
 void spatial_hash_build (SpatialHash *hash, const CwbGeometry *geometries, size_t n_geometries,
                          double cell_size);
 
