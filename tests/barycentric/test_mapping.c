@@ -309,6 +309,39 @@ test_j_points (Fixture *fx, gconstpointer data)
       g_assert_cmpfloat (dp[3 * i + a], ==, jdq[3 * points[i] + a]);
 }
 
+/* point_dofs lists where J^T of a point's force lands: over every point, a random force's
+ * J^T is nonzero only at the listed DOFs (12: four nodes, three each), and nonzero at each
+ * node whose weight is (exact zeros aside, which random forces and weights do not give). */
+static void
+test_point_dofs (Fixture *fx, gconstpointer data)
+{
+  g_autoptr (GRand) rand = g_rand_new_with_seed (41);
+  g_assert_nonnull (fx->vt->point_dofs);
+  g_autofree double *r = g_new0 (double, fx->nq);
+  g_autofree gboolean *listed = g_new0 (gboolean, fx->nq);
+  for (size_t i = 0; i < fx->n_points; i++)
+    {
+      uint32_t dofs[12];
+      g_assert_cmpuint (fx->vt->point_dofs (fx->map, (uint32_t) i, dofs, 12), ==, 12);
+      uint32_t fewer[5];
+      g_assert_cmpuint (fx->vt->point_dofs (fx->map, (uint32_t) i, fewer, 5), ==, 12);
+      for (int k = 0; k < 12; k++)
+        {
+          g_assert_cmpuint (dofs[k], <, fx->nq);
+          listed[dofs[k]] = TRUE;
+        }
+      CwbPointWeight force = { .point = (uint32_t) i };
+      for (int a = 0; a < 3; a++)
+        force.w[a] = g_rand_double_range (rand, 0.5, 1.5);
+      memset (r, 0, fx->nq * sizeof (double));
+      fx->vt->apply_jt (fx->map, fx->q, &force, 1, r);
+      for (size_t d = 0; d < fx->nq; d++)
+        g_assert_true (r[d] == 0 || listed[d]);
+      for (int k = 0; k < 12; k++)
+        listed[dofs[k]] = FALSE;
+    }
+}
+
 /* velocities = J v (the same combination of node velocities), and the map is linear: no
  * geometric stiffness. */
 static void
@@ -595,6 +628,7 @@ main (int argc, char **argv)
   ADD ("jt-adjoint", test_jt_adjoint);
   ADD ("j-points", test_j_points);
   ADD ("velocities", test_velocities);
+  ADD ("point-dofs", test_point_dofs);
 #define ADD_VOLUME(path, fn) g_test_add ("/barycentric/mapping/volume/" path, Fixture, \
                                          "volume", fixture_setup, fn, fixture_teardown)
   ADD_VOLUME ("affine", test_affine);
@@ -602,6 +636,7 @@ main (int argc, char **argv)
   ADD_VOLUME ("jt-adjoint", test_jt_adjoint);
   ADD_VOLUME ("j-points", test_j_points);
   ADD_VOLUME ("velocities", test_velocities);
+  ADD_VOLUME ("point-dofs", test_point_dofs);
   g_test_add_func ("/barycentric/mapping/sphere-rest-shape", test_sphere_rest_shape);
   g_test_add_func ("/barycentric/mapping/torus-rest-shape", test_torus_rest_shape);
   g_test_add_func ("/barycentric/mapping/refined-box", test_refined_box);

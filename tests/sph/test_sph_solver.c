@@ -126,7 +126,8 @@ static void
 solver_for (SphSolver *solver, size_t n, double spacing)
 {
   SphParams params = { .spacing = spacing, .mass = 1000 * spacing * spacing * spacing,
-                       .viscosity = 1e-6, .tolerance = 1e-3, .max_iterations = 100 };
+                       .viscosity = 1e-6, .tolerance = 1e-3, .max_compression = 0.01,
+                       .max_iterations = 100 };
   sph_solver_init (solver, &params, n);
 }
 

@@ -70,11 +70,60 @@ test_momentum_through_collision (void)
   g_assert_cmpfloat (water.linear_momentum[0], <, 0.1 * p0[0]);
 }
 
+/* The particles mapping is the identity: J^T of a force on particle i is that force on
+ * i's three DOFs, which point_dofs lists and apply_jt writes, nothing else; a body without
+ * particles is refused with a message naming it. */
+static void
+test_particles_mapping (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  const CwbPluginDesc *desc = cwb_registry_find (registry, CWB_PLUGIN_MAPPING, "particles");
+  g_assert_nonnull (desc);
+  const CwbMappingVTable *vt = desc->vtable;
+  enum { N = 5 };
+  double rest[3 * N] = { 0 }, radii[N], masses[N];
+  for (int i = 0; i < N; i++)
+    {
+      rest[3 * i] = 0.01 * i;
+      radii[i] = 0.005;
+      masses[i] = 1e-3;
+    }
+  CwbBodyInfo body = { .struct_size = sizeof body, .nq = 3 * N, .nv = 3 * N,
+                       .rest_nodes = rest, .n_nodes = N, .node_radii = radii,
+                       .node_masses = masses };
+  CwbMappingCreateInfo info = { .struct_size = sizeof info, .name = "drops", .body = &body };
+  g_autoptr (GError) error = NULL;
+  void *map = vt->create (&info, NULL, &error);
+  g_assert_no_error (error);
+  for (uint32_t i = 0; i < N; i++)
+    {
+      uint32_t dofs[3];
+      g_assert_cmpuint (vt->point_dofs (map, i, dofs, 3), ==, 3);
+      double r[3 * N] = { 0 };
+      CwbPointWeight force = { .point = i, .w = { 1, -2, 3 } };
+      vt->apply_jt (map, rest, &force, 1, r);
+      for (int c = 0; c < 3; c++)
+        {
+          g_assert_cmpuint (dofs[c], ==, 3 * i + (uint32_t) c);
+          g_assert_cmpfloat (r[dofs[c]], ==, force.w[c]);
+          r[dofs[c]] = 0;
+        }
+      for (int d = 0; d < 3 * N; d++)
+        g_assert_cmpfloat (r[d], ==, 0);
+    }
+  vt->destroy (map);
+  body.node_radii = NULL;
+  g_assert_null (vt->create (&info, NULL, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "body 'drops'"));
+}
+
 int
 main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/sph/world/fill", test_fill);
   g_test_add_func ("/sph/world/momentum-collision", test_momentum_through_collision);
+  g_test_add_func ("/sph/world/particles-mapping", test_particles_mapping);
   return g_test_run ();
 }

@@ -69,6 +69,22 @@ ctx_compliance_apply (CwbStepContext *ctx, uint32_t body, const double *q, CwbCo
   world->compliance_ns += cwb_clock_ns () - t0;
 }
 
+static gboolean
+ctx_compliance_diagonal (CwbStepContext *ctx, uint32_t body, const double *q,
+                         CwbCompliance kind, double *diagonal)
+{
+  CwbWorld *world = world_of (ctx);
+  CwbWorldBody *b = body_at (world, body);
+  if (!CWB_STRUCT_HAS (b->model, CwbBodyModelVTable, compliance_diagonal)
+      || b->model->compliance_diagonal == NULL)
+    return FALSE;
+  gint64 t0 = cwb_clock_ns ();
+  gboolean diagonal_known = b->model->compliance_diagonal (b->model_self, q, world->h, kind,
+                                                           diagonal);
+  world->compliance_ns += cwb_clock_ns () - t0;
+  return diagonal_known;
+}
+
 void
 cwb_world_map_geometries (CwbWorld *world, const double *q, const double *v)
 {
@@ -180,11 +196,49 @@ row_geometries (const CwbPointWeight *items, size_t n, uint32_t *out, size_t cap
   return count;
 }
 
+/* The most DOFs a row's points on one body may touch for H to be read at them alone: the
+ * points of a contact's row on a deformable body (a triangle's three in four nodes each). */
+#define SPARSE_ROW_DOFS 96
+
+static int
+compare_dofs (const void *a, const void *b)
+{
+  uint32_t x = *(const uint32_t *) a, y = *(const uint32_t *) b;
+  return (x > y) - (x < y);
+}
+
+/* The DOFs J^T of the weights moves, ascending and distinct, into dofs (SPARSE_ROW_DOFS),
+ * when the body's mapping lists them (point_dofs, ABI 1.20) and they are that few; -1
+ * otherwise (H is then read over all nv). */
+static ptrdiff_t
+touched_dofs (const CwbWorldBody *b, const CwbPointWeight *weights, size_t n, uint32_t *dofs)
+{
+  const CwbMappingVTable *vt = b->mapping;
+  if (!CWB_STRUCT_HAS (vt, CwbMappingVTable, point_dofs) || vt->point_dofs == NULL)
+    return -1;
+  size_t count = 0;
+  for (size_t k = 0; k < n; k++)
+    {
+      size_t more = vt->point_dofs (b->mapping_self, weights[k].point, dofs + count,
+                                    SPARSE_ROW_DOFS - count);
+      if (more > SPARSE_ROW_DOFS - count)
+        return -1;
+      count += more;
+    }
+  qsort (dofs, count, sizeof *dofs, compare_dofs);
+  size_t distinct = 0;
+  for (size_t k = 0; k < count; k++)
+    if (distinct == 0 || dofs[distinct - 1] != dofs[k])
+      dofs[distinct++] = dofs[k];
+  return (ptrdiff_t) distinct;
+}
+
 /* H_i = J_V^T w_i per body (Saupin 2008 eq. 17: r = H^T f): one row at a time, one body at a
  * time in ascending order (one geometry per body, in body order), through the mapping's J^T
- * into a dense nv scratch, keeping the nonzeros, which are then sorted by body and DOF as
- * they come. Fixed bodies are left out: they never move, so they add nothing to W nor to the
- * corrective motion. */
+ * into an nv scratch, keeping the nonzeros, which are then sorted by body and DOF as they
+ * come. Where the mapping lists the DOFs a point moves, only those are cleared and read, so a
+ * row costs what it touches, not the body's nv. Fixed bodies are left out: they never move,
+ * so they add nothing to W nor to the corrective motion. */
 static void
 build_dof_rows (CwbWorld *world)
 {
@@ -212,22 +266,32 @@ build_dof_rows (CwbWorld *world)
           uint32_t body = world->geometries[g].body;
           if (world->slots[body].fixed)
             continue;
+          gather_geometry (world, items, row->n_weights, g);
+          const CwbPointWeight *weights = (const CwbPointWeight *) world->scratch_weights->data;
+          size_t n_weights = world->scratch_weights->len;
+          if (n_weights == 0)
+            continue;
           size_t nv = world->slots[body].nv;
           g_array_set_size (world->scratch_r, nv);
           double *r = (double *) world->scratch_r->data;
-          memset (r, 0, nv * sizeof (double));
-          gather_geometry (world, items, row->n_weights, g);
-          if (world->scratch_weights->len == 0)
-            continue;
-          mapping_jt (world, body, (const CwbPointWeight *) world->scratch_weights->data,
-                      world->scratch_weights->len, r);
+          uint32_t dofs[SPARSE_ROW_DOFS];
+          ptrdiff_t n_dofs = touched_dofs (body_at (world, body), weights, n_weights, dofs);
+          if (n_dofs < 0)
+            memset (r, 0, nv * sizeof (double));
+          for (ptrdiff_t d = 0; d < n_dofs; d++)
+            r[dofs[d]] = 0;
+          mapping_jt (world, body, weights, n_weights, r);
+          size_t most = n_dofs < 0 ? nv : (size_t) n_dofs;
           guint end = world->dof_entries->len;
-          g_array_set_size (world->dof_entries, end + (guint) nv);
+          g_array_set_size (world->dof_entries, end + (guint) most);
           CwbDofEntry *entries = &g_array_index (world->dof_entries, CwbDofEntry, end);
           size_t kept = 0;
-          for (size_t d = 0; d < nv; d++)
-            if (r[d] != 0)
-              entries[kept++] = (CwbDofEntry) { .body = body, .dof = (uint32_t) d, .value = r[d] };
+          for (size_t k = 0; k < most; k++)
+            {
+              uint32_t d = n_dofs < 0 ? (uint32_t) k : dofs[k];
+              if (r[d] != 0)
+                entries[kept++] = (CwbDofEntry) { .body = body, .dof = d, .value = r[d] };
+            }
           g_array_set_size (world->dof_entries, end + (guint) kept);
         }
       row_start[i + 1] = world->dof_entries->len;
@@ -500,6 +564,7 @@ cwb_world_init_step_context (CwbWorld *world)
   ctx->free_motion = ctx_free_motion;
   ctx->integrate_position = ctx_integrate_position;
   ctx->compliance_apply = ctx_compliance_apply;
+  ctx->compliance_diagonal = ctx_compliance_diagonal;
   ctx->detect = ctx_detect;
   ctx->dof_rows = ctx_dof_rows;
   ctx->point_forces_to_dofs = ctx_point_forces_to_dofs;

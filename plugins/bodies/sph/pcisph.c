@@ -207,7 +207,8 @@ substep (SphSolver *solver, const double *x, const double *v, const double *f_ex
       solver->stats.mean_compression = n > 0 ? sum / n : 0;
       solver->stats.max_compression = most;
       if ((iteration >= SPH_MIN_ITERATIONS
-           && solver->stats.mean_compression <= solver->params.tolerance)
+           && solver->stats.mean_compression <= solver->params.tolerance
+           && most <= solver->params.max_compression)
           || iteration >= solver->params.max_iterations)
         break;
       for (size_t i = 0; i < n; i++)

@@ -11,7 +11,9 @@
  *        a_p,i = -sum_j m (p_i + p_j) / rho_0^2 grad W_ij        eq. 5 with rho = rho_0,
  *                                                   grad W at x (central pair forces)
  *      until the mean compression mean(max(rho* - rho_0, 0)) / rho_0 is below the tolerance
- *      (at least SPH_MIN_ITERATIONS times, at most the limit);
+ *      and no particle's above max_compression (at least SPH_MIN_ITERATIONS times, at most
+ *      the limit): a mean alone lets a few particles pressed against a wall keep a tenth,
+ *      whose pressure, growing as 1 / dt^2, throws them off;
  *   3. the last prediction is the step's result.
  * delta = 1 / (beta sum_j |grad W_ij|^2), beta = 2 (dt m / rho_0)^2 (eq. 8 for a full
  * neighbourhood, where sum_j grad W_ij = 0), computed on the particles' own lattice.
@@ -45,6 +47,7 @@ typedef struct SphParams {
   double mass;             /* each particle's, rho_material s^3 */
   double viscosity;        /* kinematic, m^2/s */
   double tolerance;        /* the mean compression the pressure iterations stop at */
+  double max_compression;  /* and the most any particle may keep */
   int max_iterations;
 } SphParams;
 

@@ -71,6 +71,9 @@ static const CwbParamSpec sph_params[] = {
   { "density_tolerance", CWB_PARAM_DOUBLE, "", "0.001", 1e-6, 0.5, NULL,
     "The mean compression (a share of the rest density) at which the pressure iterations "
     "of a step stop (Solenthaler and Pajarola 2009)" },
+  { "max_compression", CWB_PARAM_DOUBLE, "", "0.01", 1e-6, 0.5, NULL,
+    "The most compression (a share of the rest density) any one particle may keep when the "
+    "pressure iterations stop" },
   { "max_pressure_iterations", CWB_PARAM_INT, "", "100", SPH_MIN_ITERATIONS, 10000, NULL,
     "The most pressure iterations a step makes" },
 };
@@ -83,6 +86,7 @@ solver_params (const SphBody *body, const CwbParamSet *params, SphParams *out)
     .mass = body->particle_mass,
     .viscosity = cwb_param_double (params, "viscosity", 1e-6),
     .tolerance = cwb_param_double (params, "density_tolerance", 0.001),
+    .max_compression = cwb_param_double (params, "max_compression", 0.01),
     .max_iterations = (int) cwb_param_int (params, "max_pressure_iterations", 100),
   };
 }
@@ -303,6 +307,18 @@ sph_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
     dq[c] = scale * r[c];
 }
 
+/* The same C as a diagonal: each particle answers its own force alone. */
+static gboolean
+sph_compliance_diagonal (void *self, const double *q, double h, CwbCompliance kind,
+                         double *diagonal)
+{
+  SphBody *body = self;
+  double scale = body->fixed ? 0 : h * h / body->particle_mass;
+  for (size_t c = 0; c < 3 * body->n; c++)
+    diagonal[c] = scale;
+  return TRUE;
+}
+
 static void
 sph_mass_apply (void *self, const double *q, const double *x, double *y)
 {
@@ -359,6 +375,7 @@ static const CwbBodyModelVTable sph_vtable = {
   .free_motion = sph_free_motion,
   .integrate_position = sph_integrate_position,
   .compliance_apply = sph_compliance_apply,
+  .compliance_diagonal = sph_compliance_diagonal,
   .mass_apply = sph_mass_apply,
   .summary = sph_summary,
   .params_changed = sph_params_changed,

@@ -285,6 +285,19 @@ mapping_apply_jt (void *self, const double *q, const CwbPointWeight *f, size_t n
     }
 }
 
+/* A point's force moves the three DOFs of each of its tetrahedron's four nodes. */
+static size_t
+mapping_point_dofs (void *self, uint32_t point, uint32_t *dofs, size_t capacity)
+{
+  BarycentricMapping *map = self;
+  g_return_val_if_fail (point < map->n_points, 0);
+  const TetEmbeddedPoint *embedded = &map->points[point];
+  for (size_t k = 0; k < 4; k++)
+    for (size_t c = 0; c < 3 && 3 * k + c < capacity; c++)
+      dofs[3 * k + c] = 3 * embedded->nodes[k] + (uint32_t) c;
+  return 12;
+}
+
 static const CwbParamSpec mapping_params[] = {
   VOLUME_PARTICLES_PARAMS,
   { "refine_surface", CWB_PARAM_BOOL, "", "true", 1, 0, NULL,
@@ -304,6 +317,7 @@ static const CwbMappingVTable mapping_vtable = {
   .apply_j = mapping_apply_j,
   .apply_j_points = mapping_apply_j_points,
   .apply_jt = mapping_apply_jt,
+  .point_dofs = mapping_point_dofs,
   /* Linear map: no geometric stiffness (see the top of the file). */
   .geometric_stiffness_apply = NULL,
 };

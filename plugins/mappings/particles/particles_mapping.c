@@ -114,6 +114,17 @@ mapping_apply_jt (void *self, const double *q, const CwbPointWeight *f, size_t n
     }
 }
 
+/* A particle's force moves that particle's three DOFs alone. */
+static size_t
+mapping_point_dofs (void *self, uint32_t point, uint32_t *dofs, size_t capacity)
+{
+  ParticlesMapping *map = self;
+  g_return_val_if_fail (point < map->n_points, 0);
+  for (size_t c = 0; c < 3 && c < capacity; c++)
+    dofs[c] = 3 * point + (uint32_t) c;
+  return 3;
+}
+
 static const CwbMappingVTable mapping_vtable = {
   .struct_size = sizeof (CwbMappingVTable),
   .create = mapping_create,
@@ -123,6 +134,7 @@ static const CwbMappingVTable mapping_vtable = {
   .apply_j = mapping_apply_j,
   .apply_j_points = mapping_apply_j_points,
   .apply_jt = mapping_apply_jt,
+  .point_dofs = mapping_point_dofs,
 };
 
 static const CwbPluginDesc mapping_desc = {

@@ -17,6 +17,10 @@ typedef struct Segment {
   uint32_t body;
   uint32_t offset, row_offset;
   uint32_t v_offset, nv;
+  uint32_t first_dof;      /* the body's DOF the segment starts at: 0 for a whole column,
+                            * the row's first DOF for a body of diagonal compliance, whose
+                            * column is the row's own DOFs alone (v_offset and nv are then
+                            * those of that window) */
 } Segment;
 
 /* An entry of H with its DOF's place in the flat nv space (the body's v_offset + the DOF),

@@ -141,18 +141,42 @@ build_columns (BgsSolver *s, const BgsProblem *p)
       while (e < end)
         {
           uint32_t body = p->h->entries[e].body;
-          size_t nv = slot (p, body)->nv;
-          g_array_set_size (s->r, nv);
+          size_t run_end = e;
+          while (run_end < end && p->h->entries[run_end].body == body)
+            run_end++;
+          /* A body of diagonal compliance answers the row on the row's own DOFs alone: its
+           * segment is their window, not the body's nv. */
+          const double *diagonal = p->compliance_diagonal != NULL
+                                     ? p->compliance_diagonal (p->compliance_data, body)
+                                     : NULL;
+          size_t first = 0, count = slot (p, body)->nv;
+          if (diagonal != NULL)
+            {
+              size_t last = first = p->h->entries[e].dof;
+              for (size_t k = e; k < run_end; k++)
+                {
+                  first = MIN (first, p->h->entries[k].dof);
+                  last = MAX (last, p->h->entries[k].dof);
+                }
+              count = last - first + 1;
+            }
+          g_array_set_size (s->r, count);
           double *r = (double *) s->r->data;
-          memset (r, 0, nv * sizeof (double));
-          for (; e < end && p->h->entries[e].body == body; e++)
-            r[p->h->entries[e].dof] += p->h->entries[e].value;
+          memset (r, 0, count * sizeof (double));
+          for (; e < run_end; e++)
+            r[p->h->entries[e].dof - first] += p->h->entries[e].value;
           Segment seg = { .body = body, .offset = s->pool->len, .row_offset = s->row_pool->len,
-                          .v_offset = (uint32_t) slot (p, body)->v_offset, .nv = (uint32_t) nv };
-          g_array_set_size (s->pool, s->pool->len + (guint) nv);
-          p->compliance (p->compliance_data, body, r, &g_array_index (s->pool, double, seg.offset));
+                          .v_offset = (uint32_t) (slot (p, body)->v_offset + first),
+                          .nv = (uint32_t) count, .first_dof = (uint32_t) first };
+          g_array_set_size (s->pool, s->pool->len + (guint) count);
+          double *column = &g_array_index (s->pool, double, seg.offset);
+          if (diagonal != NULL)
+            for (size_t d = 0; d < count; d++)
+              column[d] = diagonal[first + d] * r[d];
+          else
+            p->compliance (p->compliance_data, body, r, column);
           if (dense)
-            g_array_append_vals (s->row_pool, r, (guint) nv);
+            g_array_append_vals (s->row_pool, r, (guint) count);
           g_array_append_val (s->segments, seg);
         }
       spans[i].end_segment = s->segments->len;
@@ -253,7 +277,8 @@ w_entry (const BgsSolver *s, const BgsProblem *p, size_t i, size_t j)
       for (size_t k = span->first_segment; k < span->end_segment; k++)
         if (segs[k].body == entry->body)
           {
-            sum += entry->value * pool[segs[k].offset + entry->dof];
+            if (entry->dof >= segs[k].first_dof && entry->dof - segs[k].first_dof < segs[k].nv)
+              sum += entry->value * pool[segs[k].offset + entry->dof - segs[k].first_dof];
             break;
           }
     }

@@ -34,6 +34,8 @@ G_BEGIN_DECLS
 /* dq = C r for one body's nv-space force r (C from the body model, at the configuration the
  * rows were detected at). */
 typedef void (*BgsComplianceFunc) (void *data, uint32_t body, const double *r, double *dq);
+/* The diagonal of a body's compliance (nv values) when it is diagonal, else NULL. */
+typedef const double *(*BgsDiagonalFunc) (void *data, uint32_t body);
 
 typedef struct BgsProblem {
   size_t n_rows;
@@ -52,6 +54,7 @@ typedef struct BgsProblem {
                                      * h H v_free, which its value max (rate, gap) exceeds
                                      * by its opening (direct_start.c, held_opening) */
   BgsComplianceFunc compliance;
+  BgsDiagonalFunc compliance_diagonal;   /* may be NULL: every column through compliance */
   void *compliance_data;
   gboolean friction;                /* FALSE: tangent rows stay at zero force */
   CwbFrictionLaw friction_law;      /* the set bounding the tangential force */

@@ -17,6 +17,9 @@ struct ComplianceCache {
                             * NO_INVERSE */
   GArray *inverses;  /* double: nv x nv per body inverted so far */
   GArray *unit;      /* double: a unit vector of nv values */
+  GArray *diagonal_offset;  /* size_t per body: its diagonal C in `diagonals`, NO_MATRIX
+                             * (not asked yet) or NO_DIAGONAL (its C is not diagonal) */
+  GArray *diagonals; /* double: nv per body whose model declares its C diagonal */
 };
 
 /* One nonzero entry of a body's C: row `row`, column `column`. */
@@ -32,6 +35,7 @@ typedef struct SparseRange {
 
 #define NO_MATRIX SIZE_MAX
 #define NO_INVERSE (SIZE_MAX - 1)
+#define NO_DIAGONAL (SIZE_MAX - 1)
 /* C's symmetry is checked to this part of its largest entry: a body model's compliance is
  * symmetric up to rounding, and one that is not (a gyroscopic or damping term) has no
  * inverse here. */
@@ -48,6 +52,8 @@ compliance_cache_new (void)
   cache->inverse_offset = g_array_new (FALSE, FALSE, sizeof (size_t));
   cache->inverses = g_array_new (FALSE, FALSE, sizeof (double));
   cache->unit = g_array_new (FALSE, TRUE, sizeof (double));
+  cache->diagonal_offset = g_array_new (FALSE, FALSE, sizeof (size_t));
+  cache->diagonals = g_array_new (FALSE, FALSE, sizeof (double));
   return cache;
 }
 
@@ -63,6 +69,8 @@ compliance_cache_free (ComplianceCache *cache)
   g_array_unref (cache->inverse_offset);
   g_array_unref (cache->inverses);
   g_array_unref (cache->unit);
+  g_array_unref (cache->diagonal_offset);
+  g_array_unref (cache->diagonals);
   g_free (cache);
 }
 
@@ -85,6 +93,36 @@ compliance_cache_begin (ComplianceCache *cache, CwbStepContext *ctx, const doubl
   for (size_t b = 0; b < ctx->n_bodies; b++)
     inverse_offset[b] = NO_MATRIX;
   g_array_set_size (cache->inverses, 0);
+  g_array_set_size (cache->diagonal_offset, (guint) MAX (ctx->n_bodies, 1));
+  size_t *diagonal_offset = (size_t *) cache->diagonal_offset->data;
+  for (size_t b = 0; b < ctx->n_bodies; b++)
+    diagonal_offset[b] = NO_MATRIX;
+  g_array_set_size (cache->diagonals, 0);
+}
+
+const double *
+compliance_cache_diagonal (ComplianceCache *cache, uint32_t body)
+{
+  CwbStepContext *ctx = cache->ctx;
+  const CwbBodySlot *slot = &ctx->bodies[body];
+  size_t *offset = &g_array_index (cache->diagonal_offset, size_t, body);
+  if (*offset == NO_MATRIX)
+    {
+      *offset = NO_DIAGONAL;
+      if (slot->nv > COMPLIANCE_CACHE_MAX_DOFS
+          && CWB_STRUCT_HAS (ctx, CwbStepContext, compliance_diagonal)
+          && ctx->compliance_diagonal != NULL)
+        {
+          size_t at = cache->diagonals->len;
+          g_array_set_size (cache->diagonals, (guint) (at + slot->nv));
+          if (ctx->compliance_diagonal (ctx, body, cache->q + slot->q_offset, cache->kind,
+                                        &g_array_index (cache->diagonals, double, at)))
+            *offset = at;
+          else
+            g_array_set_size (cache->diagonals, (guint) at);
+        }
+    }
+  return *offset == NO_DIAGONAL ? NULL : &g_array_index (cache->diagonals, double, *offset);
 }
 
 /* The body's dense C, taken on first use: column d is C e_d. */
@@ -128,6 +166,13 @@ compliance_cache_apply (ComplianceCache *cache, uint32_t body, const double *r, 
 {
   const CwbBodySlot *slot = &cache->ctx->bodies[body];
   size_t nv = slot->nv;
+  const double *diagonal = compliance_cache_diagonal (cache, body);
+  if (diagonal != NULL)
+    {
+      for (size_t d = 0; d < nv; d++)
+        dq[d] = diagonal[d] * r[d];
+      return;
+    }
   if (nv > COMPLIANCE_CACHE_MAX_DOFS)
     {
       cache->ctx->compliance_apply (cache->ctx, body, cache->q + slot->q_offset, cache->kind, r,

@@ -3,8 +3,10 @@
  * matrix, taken once per cache lifetime by applying the body model's operator to the unit
  * vectors; every later product is a small matrix-vector product instead of a call through
  * the host (a solve applies C once per row and body: thousands of calls a step on a
- * pyramid), over the matrix's nonzero entries only (a rigid body's 12 of 36). Larger bodies (FEM) are applied through the host each time. The operator is
- * linear at a fixed configuration, so both give C r up to rounding. */
+ * pyramid), over the matrix's nonzero entries only (a rigid body's 12 of 36). Larger bodies
+ * are applied through the host each time (FEM), or, when their model declares C diagonal
+ * (a fluid), by their diagonal. The operator is linear at a fixed configuration, so each
+ * way gives C r up to rounding. */
 #pragma once
 
 #include <cwb/cwb.h>
@@ -23,6 +25,11 @@ void compliance_cache_free (ComplianceCache *cache);
  * matrices of the last one. q must stay valid and unchanged until the next begin. */
 void compliance_cache_begin (ComplianceCache *cache, CwbStepContext *ctx, const double *q,
                              CwbCompliance kind);
+
+/* The diagonal of C_body (nv values) when its body model declares C diagonal (a fluid's
+ * particles, CwbBodyModelVTable.compliance_diagonal), taken on first use; NULL otherwise
+ * (and for bodies kept dense). Valid until the next begin. */
+const double *compliance_cache_diagonal (ComplianceCache *cache, uint32_t body);
 
 /* dq = C_body r (the body's nv values each). */
 void compliance_cache_apply (ComplianceCache *cache, uint32_t body, const double *r, double *dq);

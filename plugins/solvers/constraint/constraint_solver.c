@@ -320,6 +320,13 @@ compliance_at (void *data, uint32_t body, const double *r, double *dq)
   compliance_cache_apply (data, body, r, dq);
 }
 
+/* C's diagonal of a body whose model declares it diagonal, else NULL. */
+static const double *
+diagonal_at (void *data, uint32_t body)
+{
+  return compliance_cache_diagonal (data, body);
+}
+
 /* C^-1 of a body for the direct start of the sweeps (island_direct.h). */
 static const double *
 stiffness_at (void *data, uint32_t body)
@@ -504,6 +511,7 @@ solve_contacts (ConstraintSolver *self, CwbStepContext *ctx, CwbContactSet *set,
     .speculative_rate = speculative_rate,
     .nv = ctx->nv,
     .compliance = compliance_at,
+    .compliance_diagonal = diagonal_at,
     .compliance_data = compliance,
     .friction = v != NULL,
     .friction_law = self->friction,

@@ -42,7 +42,9 @@ G_BEGIN_DECLS
  * 1.18: CwbSolverVTable.contact_forces_implicit, CwbContactQuery.forces_implicit and
  *       body_mass; cwb_v3_reject.
  * 1.19: CWB_CONTACT_OUTPUT_IMPLICIT_FORCES, CwbSolverVTable.contact_outputs_changed.
- * 1.20: CwbBodyInfo.node_radii and node_masses (bodies whose nodes are particles). */
+ * 1.20: CwbBodyInfo.node_radii and node_masses (bodies whose nodes are particles),
+ *       CwbBodyModelVTable.compliance_diagonal, CwbStepContext.compliance_diagonal,
+ *       CwbMappingVTable.point_dofs. */
 #define CWB_ABI_MINOR 20
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"

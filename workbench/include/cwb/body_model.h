@@ -159,6 +159,14 @@ typedef struct CwbBodyModelVTable {
                          double *f_on_dofs);
   /* ABI 1.12, optional: fills `out` for the state q (bodies reporting tetrahedra). */
   void (*inspect_elements) (void *self, const double *q, CwbElementInspection *out);
+  /* ABI 1.20, optional: for a body whose compliance at q is diagonal (each DOF answers its
+   * own force alone, as a fluid's particles do), writes that diagonal (nv values: C =
+   * diag(diagonal), what compliance_apply multiplies by) and returns TRUE; FALSE for a
+   * compliance that is not, whose columns a solver must then take from compliance_apply. A
+   * solver that knows the diagonal builds a contact row's column over the row's own DOFs
+   * instead of all nv. */
+  gboolean (*compliance_diagonal) (void *self, const double *q, double h, CwbCompliance kind,
+                                   double *diagonal);
 } CwbBodyModelVTable;
 
 G_END_DECLS

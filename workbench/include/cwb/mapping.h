@@ -55,6 +55,13 @@ typedef struct CwbMappingVTable {
    * contact's response costs O(1) rather than O(points). The host falls back to apply_j. */
   void (*apply_j_points) (void *self, const double *q, const double *dq,
                           const uint32_t *points, size_t n, double *dp);
+
+  /* ABI 1.20, optional: the velocity DOFs that J(q)^T of a force at `point` writes into
+   * (the nonzero columns of the point's three rows of J), at most `capacity` of them into
+   * dofs, in any order; returns how many there are (more than capacity: the caller reads r
+   * densely). apply_jt must write nowhere else. It lets the host build a contact row's
+   * H = J^T w in the DOFs it touches rather than in all nv (a fluid's thousands). */
+  size_t (*point_dofs) (void *self, uint32_t point, uint32_t *dofs, size_t capacity);
 } CwbMappingVTable;
 
 G_END_DECLS

@@ -173,6 +173,12 @@ struct CwbStepContext {
    * (predictor-corrector's `implicit_contacts`). */
   void (*contact_coupling_apply) (CwbStepContext *ctx, uint32_t body, const double *dq,
                                   const double *dv, double *df);
+
+  /* ABI 1.20 (check struct_size): the diagonal of body `body`'s compliance at q (its nv
+   * values into `diagonal`) and TRUE when the body model declares it diagonal
+   * (CwbBodyModelVTable.compliance_diagonal); FALSE otherwise (then nothing is written). */
+  gboolean (*compliance_diagonal) (CwbStepContext *ctx, uint32_t body, const double *q,
+                                   CwbCompliance kind, double *diagonal);
 };
 
 typedef struct CwbSolverCreateInfo {
