@@ -11,9 +11,11 @@
  * moving body. The rise of the mechanical energy (kinetic plus gravity's potential) is
  * printed beside. One test per scene; each prints its rows of the matrix
  * (docs/validation.md). rain.yaml is measured by bench/swap_matrix.py only: its 40 FEM cows
- * under ldi take minutes a swap in a debug build. fluid-dam-break.yaml never settles (half a
- * second in, its wave is running up the end wall), so it has no rest to swap from; its water
- * is held by tests/sph/test_sph_container.c. */
+ * under ldi take minutes a swap in a debug build. The fluid scenes (fluid-*.yaml) are not
+ * swapped yet: their water is held under proximity (tests/sph/test_sph_container.c), while
+ * under penalty its pair mobility costs minutes a step's worth of contacts and under
+ * eulerian the post-stabilization pumps energy into it (docs/plugins/sph.md, issue 21);
+ * fluid-dam-break.yaml never settles besides. */
 #include <math.h>
 #include <string.h>
 
@@ -280,7 +282,7 @@ main (int argc, char **argv)
   g_autoptr (GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
   for (const char *f; (f = g_dir_read_name (dir)) != NULL;)
     if (g_str_has_suffix (f, ".yaml") && strcmp (f, "rain.yaml") != 0
-        && strcmp (f, "fluid-dam-break.yaml") != 0)
+        && !g_str_has_prefix (f, "fluid-"))
       g_ptr_array_add (names, g_strdup (f));
   g_ptr_array_sort (names, compare_names);
   for (guint i = 0; i < names->len; i++)
