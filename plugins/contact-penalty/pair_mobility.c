@@ -198,7 +198,8 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
   column_start[n] = w->rows->len;
   g_array_set_size (w->blocks, 9 * MAX (w->rows->len, 1));
   double *blocks = (double *) w->blocks->data;
-  const guint *rows = (const guint *) w->rows->data;
+  guint *rows = (guint *) w->rows->data;
+  size_t kept = 0;   /* entries kept so far: the columns are compacted as they are made */
   for (size_t k = 0; k < n; k++)
     {
       size_t first = column_start[k], m = column_start[k + 1] - first;
@@ -236,7 +237,26 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
         }
       else
         g_array_index (w->own_scale, double, k) = 1;
+      /* Contacts on one body that do not move each other (a fluid's particles, each of
+       * which answers its own force alone) leave zero blocks: drop them, so that W of a
+       * fluid's contacts is as sparse as its coupling. The own block stays first. */
+      column_start[k] = kept;
+      g_array_index (w->diagonal, size_t, k) = kept;
+      for (size_t e = 0; e < m; e++)
+        {
+          const double *block = &blocks[9 * (first + e)];
+          gboolean zero = e > 0;
+          for (int i = 0; i < 9 && zero; i++)
+            zero = block[i] == 0;
+          if (zero)
+            continue;
+          rows[kept] = rows[first + e];
+          memmove (&blocks[9 * kept], block, 9 * sizeof (double));
+          kept++;
+        }
     }
+  column_start[n] = kept;
+  g_array_set_size (w->rows, (guint) kept);
   /* Past the budget every product measures all the pairs' points (pair_mobility_apply). */
   if (!w->coupled)
     g_array_set_size (w->product_points, (guint) list_points (w->product_points, pairs, 0, n,

@@ -10,6 +10,7 @@
  * one J call written straight into the caller's displacements. A call costs O(n) in its
  * forces and points plus one compliance product per body touched, whatever the world's size;
  * items grouped by geometry (as contact models list them) make the fewest calls. */
+#include "clock.h"
 #include "world_private.h"
 
 /* Where a geometry stands in the current call: touched in this call when its stamp is the
@@ -19,7 +20,11 @@ typedef struct Touched {
   guint64 query_stamp;   /* has a query point in this call */
   guint64 full_stamp;    /* ABI 1.0 mapping: J dq at all points is in `full` at full_offset */
   size_t offset, full_offset;
+  const double *diagonal;   /* with a force: its diagonal compliance (sparse), or NULL */
 } Touched;
+
+/* The largest point_dofs list read (a barycentric point's 12, with room). */
+#define POINT_DOFS_MAX 32
 
 static gboolean
 has_apply_j_points (const CwbMappingVTable *vt)
@@ -63,8 +68,76 @@ run_end (const CwbPointWeight *items, size_t n, size_t begin)
   return end;
 }
 
+/* Body `body`'s diagonal compliance at q_detect for the step's h (compliance_diagonal, ABI
+ * 1.20), cached until either changes; NULL unless the body has one and its mapping lists
+ * its points' DOFs (point_dofs). Such a body answers a force at its own DOFs alone, so a
+ * call touches only the DOFs of its forces and query points, not the body's nv: a fluid's
+ * thousands of particles each cost what one does. */
+static const double *
+sparse_diagonal (CwbWorld *world, uint32_t body)
+{
+  CwbResponseScratch *s = &world->response;
+  CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
+  if (!CWB_STRUCT_HAS (b->model, CwbBodyModelVTable, compliance_diagonal)
+      || b->model->compliance_diagonal == NULL
+      || !CWB_STRUCT_HAS (b->mapping, CwbMappingVTable, point_dofs)
+      || b->mapping->point_dofs == NULL)
+    return NULL;
+  if (s->diagonal->len < world->nv)
+    g_array_set_size (s->diagonal, (guint) world->nv);
+  if (s->diagonal_serial->len < world->bodies->len)
+    g_array_set_size (s->diagonal_serial, world->bodies->len);
+  guint64 *serials = (guint64 *) (void *) s->diagonal_serial->data;
+  if (s->diagonal_h != world->h)
+    {
+      memset (serials, 0, s->diagonal_serial->len * sizeof (guint64));
+      s->diagonal_h = world->h;
+    }
+  double *diagonal = &g_array_index (s->diagonal, double, b->slot.v_offset);
+  if (serials[body] == world->q_detect_serial + 1)
+    return diagonal;
+  gint64 t0 = cwb_clock_ns ();
+  gboolean known = b->model->compliance_diagonal (b->model_self,
+                                                  world->q_detect + b->slot.q_offset, world->h,
+                                                  CWB_COMPLIANCE_EXACT, diagonal);
+  world->compliance_ns += cwb_clock_ns () - t0;
+  if (!known)
+    return NULL;
+  serials[body] = world->q_detect_serial + 1;
+  return diagonal;
+}
+
+/* For a sparse body: clears r and dq (at `offset` in s->dofs) at the DOFs `point` moves, the
+ * first time this call reaches each; adds them to s->forced (with the geometry) when
+ * `forced`. */
+static void
+touch_point_dofs (CwbWorld *world, uint32_t g, const CwbWorldBody *b, size_t offset,
+                  uint32_t point, gboolean forced)
+{
+  CwbResponseScratch *s = &world->response;
+  uint32_t dofs[POINT_DOFS_MAX];
+  size_t n = b->mapping->point_dofs (b->mapping_self, point, dofs, POINT_DOFS_MAX);
+  g_return_if_fail (n <= POINT_DOFS_MAX);
+  guint64 *stamp = (guint64 *) (void *) s->dof_stamp->data + b->slot.v_offset;
+  double *r = &g_array_index (s->dofs, double, offset), *dq = r + b->slot.nv;
+  for (size_t k = 0; k < n; k++)
+    {
+      uint32_t d = dofs[k];
+      if (stamp[d] == s->stamp)
+        continue;
+      stamp[d] = s->stamp;
+      r[d] = dq[d] = 0;
+      if (forced)
+        {
+          uint32_t pair[2] = { g, d };
+          g_array_append_vals (s->forced, pair, 2);
+        }
+    }
+}
+
 /* Pass 1: J^T f of every run of forces on a movable body that has query points, accumulated
- * per body. Lists the bodies touched in s->touched_list. */
+ * per body. Lists the bodies touched in s->touched_list. A sparse body clears only the DOFs
+ * its forces and query points move. */
 static void
 gather_forces (CwbWorld *world, const CwbPointWeight *forces, size_t n_forces)
 {
@@ -85,25 +158,43 @@ gather_forces (CwbWorld *world, const CwbPointWeight *forces, size_t n_forces)
           t->offset = s->dofs_used;
           s->dofs_used += 2 * b->slot.nv;
           double *dofs = reserve (s->dofs, s->dofs_used);
-          memset (&dofs[t->offset], 0, b->slot.nv * sizeof (double));
+          t->diagonal = sparse_diagonal (world, body);
+          if (t->diagonal == NULL)
+            memset (&dofs[t->offset], 0, b->slot.nv * sizeof (double));
           uint32_t *list = reserve (s->touched_list, s->n_touched + 1);
           list[s->n_touched++] = g;
         }
+      if (t->diagonal != NULL)
+        for (size_t k = begin; k < end; k++)
+          touch_point_dofs (world, g, b, t->offset, forces[k].point, TRUE);
       double *r = &g_array_index (s->dofs, double, t->offset);
       b->mapping->apply_jt (b->mapping_self, world->q_detect + b->slot.q_offset,
                             &forces[begin], end - begin, r);
     }
 }
 
-/* Pass 2: dq = C r for every body touched (its r and dq follow each other in s->dofs). */
+/* Pass 2: dq = C r for every body touched (its r and dq follow each other in s->dofs); a
+ * sparse body's at its forced DOFs alone. */
 static void
 apply_compliance (CwbWorld *world)
 {
   CwbResponseScratch *s = &world->response;
   const Touched *touched = (const Touched *) s->touched->data;
+  const uint32_t *forced = (const uint32_t *) (void *) s->forced->data;
+  for (guint k = 0; k + 1 < s->forced->len; k += 2)
+    {
+      const Touched *t = &touched[forced[k]];
+      uint32_t d = forced[k + 1];
+      double *r = &g_array_index (s->dofs, double, t->offset);
+      size_t nv = g_array_index (world->bodies, CwbWorldBody,
+                                 world->geometries[forced[k]].body).slot.nv;
+      r[nv + d] = t->diagonal[d] * r[d];
+    }
   for (size_t k = 0; k < s->n_touched; k++)
     {
       uint32_t g = g_array_index (s->touched_list, uint32_t, k);
+      if (touched[g].diagonal != NULL)
+        continue;
       uint32_t body = world->geometries[g].body;
       CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
       double *r = &g_array_index (s->dofs, double, touched[g].offset);
@@ -128,6 +219,9 @@ measure_points (CwbWorld *world, const CwbPointWeight *at, size_t n_at, double *
       uint32_t body = world->geometries[g].body;
       CwbWorldBody *b = &g_array_index (world->bodies, CwbWorldBody, body);
       const double *q = world->q_detect + b->slot.q_offset;
+      if (t->diagonal != NULL)   /* dq is 0 at the DOFs no force reached: clear them */
+        for (size_t k = begin; k < end; k++)
+          touch_point_dofs (world, g, b, t->offset, at[k].point, FALSE);
       const double *dq = &g_array_index (s->dofs, double, t->offset + b->slot.nv);
       size_t n = end - begin;
       if (has_apply_j_points (b->mapping))
@@ -179,6 +273,9 @@ cwb_world_point_response (void *host_data, const CwbPointWeight *forces, size_t 
   s->n_touched = 0;
   s->dofs_used = 0;
   s->full_used = 0;
+  g_array_set_size (s->forced, 0);
+  if (s->dof_stamp->len < world->nv)
+    g_array_set_size (s->dof_stamp, (guint) world->nv);
   Touched *touched = (Touched *) s->touched->data;
   for (size_t k = 0; k < n_at; k++)
     touched[at[k].geometry].query_stamp = s->stamp;
@@ -196,6 +293,11 @@ cwb_response_scratch_init (CwbResponseScratch *s)
   s->point_ids = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   s->dofs = g_array_new (FALSE, FALSE, sizeof (double));
   s->full = g_array_new (FALSE, FALSE, sizeof (double));
+  s->diagonal = g_array_new (FALSE, FALSE, sizeof (double));
+  s->diagonal_serial = g_array_new (FALSE, TRUE, sizeof (guint64));
+  s->dof_stamp = g_array_new (FALSE, TRUE, sizeof (guint64));
+  s->forced = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  s->diagonal_h = NAN;
   s->stamp = 0;
   s->n_touched = s->dofs_used = s->full_used = 0;
 }
@@ -203,7 +305,8 @@ cwb_response_scratch_init (CwbResponseScratch *s)
 void
 cwb_response_scratch_destroy (CwbResponseScratch *s)
 {
-  GArray **arrays[] = { &s->touched, &s->touched_list, &s->point_ids, &s->dofs, &s->full };
+  GArray **arrays[] = { &s->touched, &s->touched_list, &s->point_ids, &s->dofs, &s->full,
+                        &s->diagonal, &s->diagonal_serial, &s->dof_stamp, &s->forced };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_clear_pointer (arrays[k], g_array_unref);
 }

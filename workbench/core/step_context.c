@@ -128,6 +128,7 @@ ctx_detect (CwbStepContext *ctx, const double *q, const double *v, CwbContactPas
   gint64 t0 = cwb_clock_ns ();
   cwb_world_map_geometries (world, q, v);
   memcpy (world->q_detect, q, world->nq * sizeof (double));
+  world->q_detect_serial++;
   cwb_contact_set_clear (&world->contacts);
   cwb_inspection_clear (&world->inspection);
   world->dof_rows_valid = FALSE;

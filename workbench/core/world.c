@@ -429,6 +429,7 @@ plugin_create (CwbWorld *world, const CwbPluginDesc *desc, const CwbParamBinding
     return NULL;
   cwb_world_map_geometries (world, world->q, world->v);
   memcpy (world->q_detect, world->q, world->nq * sizeof (double));
+  world->q_detect_serial++;
   CwbContactQuery query = cwb_world_contact_query (world, CWB_CONTACT_PASS_VELOCITY);
   if (!vt->attach (self, &query, plugin_error))
     {
@@ -664,6 +665,7 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
       world->body_mass[i] = summary.mass;
     }
   memcpy (world->q_detect, world->q, world->nq * sizeof (double));
+  world->q_detect_serial++;
 
   if (scene->contact_model == NULL && scene->contact_params != NULL
       && scene->contact_params->len > 0)

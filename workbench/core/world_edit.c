@@ -13,6 +13,7 @@ state_replaced (CwbWorld *world)
   memcpy (world->q_prev, world->q, world->nq * sizeof (double));
   memcpy (world->v_prev, world->v, world->nv * sizeof (double));
   memcpy (world->q_detect, world->q, world->nq * sizeof (double));
+  world->q_detect_serial++;
   cwb_contact_set_clear (&world->contacts);
   cwb_inspection_clear (&world->inspection);
   world->contacts_fresh = FALSE;

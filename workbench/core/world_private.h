@@ -30,6 +30,12 @@ typedef struct CwbResponseScratch {
   GArray *point_ids;         /* uint32_t: one run's query points */
   GArray *dofs;              /* double: r then dq (nv each) of each geometry touched */
   GArray *full;              /* double: J dq at all points, for ABI 1.0 mappings */
+  GArray *diagonal;          /* double, nv of the world: diagonal compliances, per body */
+  GArray *diagonal_serial;   /* guint64 per body: q_detect_serial + 1 the diagonal is of
+                              * (0: none cached), G_MAXUINT64: the body has no diagonal */
+  GArray *dof_stamp;         /* guint64, nv of the world: the call that last zeroed r, dq */
+  GArray *forced;            /* uint32_t: (geometry, dof) pairs a sparse body was forced at */
+  double diagonal_h;         /* the step length the cached diagonals are for */
   size_t n_touched, dofs_used, full_used;   /* the parts of the three above in use */
   guint64 stamp;             /* the current call's number */
 } CwbResponseScratch;
@@ -72,6 +78,8 @@ struct CwbWorld {
 
   CwbGeometry *geometries;      /* one per body, in body order */
   double *q_detect;             /* configuration of the last detection (where J is taken) */
+  guint64 q_detect_serial;      /* bumped whenever q_detect changes (point_response.c's
+                                 * cached diagonals) */
 
   CwbWorldPlugin contact;       /* desc == NULL: no contact model */
   CwbWorldPlugin solver;
