@@ -33,10 +33,13 @@ for variant in normal sanitize; do
   export ASAN_OPTIONS=detect_leaks=1
   # The system's OpenGL stack keeps a few allocations for the process's life (tests/lsan.supp).
   export LSAN_OPTIONS=suppressions=$top/tests/lsan.supp
-  # The GTK application tests need a display: without one, run the suite under Xvfb.
+  # The GTK application tests need a display: without one, run the suite under Xvfb. By
+  # default Xvfb resets itself each time its last client leaves, and a test connecting during
+  # that reset loses the display and exits (GDK: "Error reading events from display", status
+  # 1): -noreset keeps one server for the whole suite.
   display_wrap=()
   if [ -z "${DISPLAY:-}" ] && command -v xvfb-run >/dev/null; then
-    display_wrap=(xvfb-run -a -s "-screen 0 1600x1000x24")
+    display_wrap=(xvfb-run -a -s "-screen 0 1600x1000x24 -noreset")
   fi
   "${display_wrap[@]}" meson test -C "$dir" --print-errorlogs --num-processes 2 || status=1
   count "$dir"
