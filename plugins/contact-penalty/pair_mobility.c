@@ -21,13 +21,51 @@ struct PairMobility {
   size_t max_blocks;      /* pair_mobility_set_max_blocks; no budget until set */
   gboolean coupled;       /* FALSE: over max_blocks, the diagonal only */
   /* scratch */
-  GArray *by_geometry_start, *by_geometry;   /* the contacts touching each movable geometry */
+  GArray *by_geometry_start, *by_geometry;   /* the contacts touching each movable geometry
+                                              * whose points move each other */
+  GArray *by_point;       /* PointContact, sorted: the contacts at each point of a movable
+                           * geometry whose points move apart (CwbContactQuery.points_apart) */
+  const CwbContactQuery *query;   /* while W is built: its points_apart, per body */
   GArray *stamp;          /* guint per contact, to list a contact once per column */
   GArray *at;             /* CwbPointWeight: up to 6 per contact of a column */
   GArray *dp;             /* double, 3 per entry of at */
   GArray *product_forces; /* CwbPointWeight: every pair's force pattern, for a product */
   GArray *product_points; /* CwbPointWeight: every pair's points, listed once past the budget */
 };
+
+/* A contact at one point of a points-apart geometry. */
+typedef struct PointContact {
+  guint64 key;   /* geometry << 32 | point */
+  guint contact;
+} PointContact;
+
+static guint64
+point_key (uint32_t geometry, uint32_t point)
+{
+  return (guint64) geometry << 32 | point;
+}
+
+static int
+point_contact_compare (const void *a, const void *b)
+{
+  const PointContact *x = a, *y = b;
+  if (x->key != y->key)
+    return x->key < y->key ? -1 : 1;
+  return x->contact < y->contact ? -1 : x->contact > y->contact;
+}
+
+/* The points of pair p on its side `side` (0: i's vertices, 1: T's), into points; how many. */
+static uint32_t
+side_points (const PenaltyPair *p, int side, uint32_t points[3])
+{
+  if (side == 1)
+    {
+      memcpy (points, p->vertices, 3 * sizeof (uint32_t));
+      return 3;
+    }
+  memcpy (points, p->points, p->n_points * sizeof (uint32_t));
+  return p->n_points;
+}
 
 PairMobility *
 pair_mobility_new (void)
@@ -41,6 +79,7 @@ pair_mobility_new (void)
   w->own_scale = g_array_new (FALSE, FALSE, sizeof (double));
   w->by_geometry_start = g_array_new (FALSE, FALSE, sizeof (size_t));
   w->by_geometry = g_array_new (FALSE, FALSE, sizeof (guint));
+  w->by_point = g_array_new (FALSE, FALSE, sizeof (PointContact));
   w->stamp = g_array_new (FALSE, TRUE, sizeof (guint));
   w->at = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   w->dp = g_array_new (FALSE, FALSE, sizeof (double));
@@ -55,27 +94,56 @@ pair_mobility_free (PairMobility *w)
   if (w == NULL)
     return;
   GArray *arrays[] = { w->column_start, w->rows, w->blocks, w->diagonal, w->own_scale,
-                       w->by_geometry_start, w->by_geometry, w->stamp, w->at, w->dp,
+                       w->by_geometry_start, w->by_geometry, w->by_point, w->stamp, w->at, w->dp,
                        w->product_forces, w->product_points };
   for (size_t k = 0; k < G_N_ELEMENTS (arrays); k++)
     g_array_unref (arrays[k]);
   g_free (w);
 }
 
+/* Whether geometry g's points move apart (the query's points_apart, ABI 1.21). */
+static gboolean
+apart (const PairMobility *w, uint32_t g)
+{
+  const CwbContactQuery *q = w->query;
+  if (!CWB_STRUCT_HAS (q, CwbContactQuery, points_apart) || q->points_apart == NULL)
+    return FALSE;
+  uint32_t body = q->geometries[g].body;
+  return body < q->n_bodies && q->points_apart[body];
+}
+
 /* The contacts touching each movable geometry (CSR), so that a column is measured only where
- * its force can act. */
+ * its force can act; on a geometry whose points move apart, the contacts at each of its
+ * points instead (by_point), since a contact there moves only those sharing its point. */
 static void
 index_contacts (PairMobility *w, const PenaltyPair *pairs, size_t n, const gboolean *movable,
                 size_t n_geometries)
 {
+  g_array_set_size (w->by_point, 0);
+  for (size_t k = 0; k < n; k++)
+    for (int side = 0; side < 2; side++)
+      {
+        uint32_t g = side == 0 ? pairs[k].point_geometry : pairs[k].surface_geometry;
+        if (!movable[g] || !apart (w, g))
+          continue;
+        uint32_t points[3];
+        uint32_t n_points = side_points (&pairs[k], side, points);
+        for (uint32_t l = 0; l < n_points; l++)
+          {
+            PointContact entry = { point_key (g, points[l]), (guint) k };
+            g_array_append_val (w->by_point, entry);
+          }
+      }
+  qsort (w->by_point->data, w->by_point->len, sizeof (PointContact), point_contact_compare);
+
   g_array_set_size (w->by_geometry_start, n_geometries + 1);
   size_t *start = (size_t *) w->by_geometry_start->data;
   memset (start, 0, (n_geometries + 1) * sizeof (size_t));
   for (size_t k = 0; k < n; k++)
     {
-      if (movable[pairs[k].point_geometry])
+      if (movable[pairs[k].point_geometry] && !apart (w, pairs[k].point_geometry))
         start[pairs[k].point_geometry + 1]++;
-      if (movable[pairs[k].surface_geometry])
+      if (movable[pairs[k].surface_geometry] && !apart (w, pairs[k].surface_geometry))
         start[pairs[k].surface_geometry + 1]++;
     }
   for (size_t g = 0; g < n_geometries; g++)
@@ -85,20 +153,76 @@ index_contacts (PairMobility *w, const PenaltyPair *pairs, size_t n, const gbool
   g_autofree size_t *fill = g_memdup2 (start, MAX (n_geometries, 1) * sizeof (size_t));
   for (size_t k = 0; k < n; k++)
     {
-      if (movable[pairs[k].point_geometry])
+      if (movable[pairs[k].point_geometry] && !apart (w, pairs[k].point_geometry))
         list[fill[pairs[k].point_geometry]++] = (guint) k;
-      if (movable[pairs[k].surface_geometry])
+      if (movable[pairs[k].surface_geometry] && !apart (w, pairs[k].surface_geometry))
         list[fill[pairs[k].surface_geometry]++] = (guint) k;
     }
 }
 
-/* At most the contacts a pair moves: itself and those on its movable geometries. */
+/* The run of by_point entries at (g, point): its first entry, and its length in *count. */
+static const PointContact *
+contacts_at_point (const PairMobility *w, uint32_t g, uint32_t point, size_t *count)
+{
+  const PointContact *entries = (const PointContact *) w->by_point->data;
+  guint64 key = point_key (g, point);
+  size_t lo = 0, hi = w->by_point->len;
+  while (lo < hi)   /* the first entry with a key >= key */
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (entries[mid].key < key)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  size_t end = lo;
+  while (end < w->by_point->len && entries[end].key == key)
+    end++;
+  *count = end - lo;
+  return &entries[lo];
+}
+
+/* The contacts pair k can move on its side `side`, with repeats, each passed to `visit`. */
+static void
+side_contacts (const PairMobility *w, const PenaltyPair *pair, int side,
+               void (*visit) (guint contact, gpointer data), gpointer data)
+{
+  uint32_t g = side == 0 ? pair->point_geometry : pair->surface_geometry;
+  if (apart (w, g))
+    {
+      uint32_t points[3];
+      uint32_t n_points = side_points (pair, side, points);
+      for (uint32_t l = 0; l < n_points; l++)
+        {
+          size_t count;
+          const PointContact *run = contacts_at_point (w, g, points[l], &count);
+          for (size_t e = 0; e < count; e++)
+            visit (run[e].contact, data);
+        }
+      return;
+    }
+  const size_t *start = (const size_t *) w->by_geometry_start->data;
+  const guint *list = (const guint *) w->by_geometry->data;
+  for (size_t e = start[g]; e < start[g + 1]; e++)
+    visit (list[e], data);
+}
+
+static void
+count_contact (guint contact, gpointer data)
+{
+  (void) contact;
+  (*(size_t *) data)++;
+}
+
+/* At most the contacts a pair moves: itself and those on its movable geometries (at its own
+ * points on a geometry whose points move apart). */
 static size_t
 contacts_sharing (const PairMobility *w, const PenaltyPair *pair)
 {
-  const size_t *start = (const size_t *) w->by_geometry_start->data;
-  uint32_t a = pair->point_geometry, b = pair->surface_geometry;
-  return 1 + (start[a + 1] - start[a]) + (start[b + 1] - start[b]);
+  size_t count = 1;
+  for (int side = 0; side < 2; side++)
+    side_contacts (w, pair, side, count_contact, &count);
+  return count;
 }
 
 /* At most the blocks W would store. */
@@ -111,23 +235,31 @@ blocks_bound (const PairMobility *w, const PenaltyPair *pairs, size_t n)
   return bound;
 }
 
-/* Column k's rows: k itself, then every other contact on k's movable geometries, once. */
+/* A column being listed: its stamp, so that each contact is listed once. */
+typedef struct ColumnListing {
+  PairMobility *w;
+  guint stamp_now;
+} ColumnListing;
+
+static void
+list_contact (guint contact, gpointer data)
+{
+  ColumnListing *c = data;
+  guint *stamp = (guint *) c->w->stamp->data;
+  if (stamp[contact] == c->stamp_now)
+    return;
+  stamp[contact] = c->stamp_now;
+  g_array_append_val (c->w->rows, contact);
+}
+
+/* Column k's rows: k itself, then every other contact k can move, once. */
 static void
 list_column (PairMobility *w, const PenaltyPair *pairs, size_t k, guint stamp_now)
 {
-  const size_t *start = (const size_t *) w->by_geometry_start->data;
-  const guint *list = (const guint *) w->by_geometry->data;
-  guint *stamp = (guint *) w->stamp->data;
-  stamp[k] = stamp_now;
-  g_array_append_val (w->rows, k);
-  uint32_t geometries[2] = { pairs[k].point_geometry, pairs[k].surface_geometry };
+  ColumnListing listing = { w, stamp_now };
+  list_contact ((guint) k, &listing);
   for (int side = 0; side < 2; side++)
-    for (size_t e = start[geometries[side]]; e < start[geometries[side] + 1]; e++)
-      if (stamp[list[e]] != stamp_now)
-        {
-          stamp[list[e]] = stamp_now;
-          g_array_append_val (w->rows, list[e]);
-        }
+    side_contacts (w, &pairs[k], side, list_contact, &listing);
 }
 
 /* Each pair's points, i's vertices then T's, one pair after the other (what a column's
@@ -171,6 +303,7 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
                      size_t n, const gboolean *movable)
 {
   w->n = n;
+  w->query = query;
   index_contacts (w, pairs, n, movable, query->n_geometries);
   g_array_set_size (w->column_start, n + 1);
   g_array_set_size (w->diagonal, n);
@@ -261,6 +394,7 @@ pair_mobility_build (PairMobility *w, const CwbContactQuery *query, const Penalt
   if (!w->coupled)
     g_array_set_size (w->product_points, (guint) list_points (w->product_points, pairs, 0, n,
                                                               NULL));
+  w->query = NULL;
 }
 
 const double *

@@ -1,7 +1,6 @@
-/* The SPH fluid held by solid bodies through a surface contact model (proximity): a dam
- * break against Martin and Moyce's experiment, and water at rest in a box. The penalty
- * model holds the same water, but its pair mobility asks the host a response per contact,
- * too slow for the suite with a fluid's thousands (docs/validation.md). */
+/* The SPH fluid held by solid bodies through a surface contact model (proximity, penalty): a
+ * dam break against Martin and Moyce's experiment, water at rest in a box, and boxes floating
+ * and sinking in it. */
 #include <math.h>
 #include <string.h>
 
@@ -250,8 +249,8 @@ free_surface (const double *x, size_t n, double s, const double footprint[4])
   return sum / g_hash_table_size (top) + s / 2;
 }
 
-/* A box 8 cm a side of density `data` (kg/m^3) set on the water of
- * scenes/fluid-floating.yaml, alone, under proximity. Lighter than water, it floats: its
+/* A box 8 cm a side set on the water of scenes/fluid-floating.yaml, alone, under a contact
+ * model; `data` is "model/density" (kg/m^3). Lighter than water, it floats: its
  * draft (the free surface's height away from it less its bottom's), averaged over ten
  * samples from 1.5 s to 2.5 s (it bobs by about 4 % about its rest, lightly damped), within
  * 5 % of Archimedes' (rho_box / rho_water) 8 cm, the issue's bound; the surface is read to
@@ -263,7 +262,8 @@ free_surface (const double *x, size_t n, double s, const double footprint[4])
 static void
 test_floating (gconstpointer data)
 {
-  const char *density = data;
+  g_auto (GStrv) model_density = g_strsplit (data, "/", 2);
+  const char *model = model_density[0], *density = model_density[1];
   g_autofree char *path = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
                                             "fluid-floating.yaml", NULL);
   g_autofree char *text = NULL;
@@ -282,6 +282,9 @@ test_floating (gconstpointer data)
     g_assert_cmpuint (g_string_replace (scene, "dt: 0.001", "dt: 0.002", 1), ==, 1);
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   g_autoptr (CwbWorld) world = fixture_world (registry, scene->str);
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_world_set_contact_model (world, model, NULL, &error));
+  g_assert_no_error (error);
   size_t water = 5, box = 6, n;
   g_assert_cmpstr (cwb_world_body_name (world, box), ==, "light-box");
   const double s = 0.01, side = 0.08, radius = s / 2;
@@ -327,7 +330,10 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_data_func ("/sph/container/dam-break/proximity", "proximity", test_dam_break);
   g_test_add_data_func ("/sph/container/rest/proximity", "proximity/constraint", test_rest);
-  g_test_add_data_func ("/sph/container/floating/500", "500", test_floating);
-  g_test_add_data_func ("/sph/container/floating/2000", "2000", test_floating);
+  g_test_add_data_func ("/sph/container/rest/penalty", "penalty/constraint", test_rest);
+  g_test_add_data_func ("/sph/container/floating/500", "proximity/500", test_floating);
+  g_test_add_data_func ("/sph/container/floating/2000", "proximity/2000", test_floating);
+  g_test_add_data_func ("/sph/container/floating/penalty/500", "penalty/500", test_floating);
+  g_test_add_data_func ("/sph/container/floating/penalty/2000", "penalty/2000", test_floating);
   return g_test_run ();
 }

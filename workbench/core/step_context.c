@@ -116,6 +116,7 @@ cwb_world_contact_query (CwbWorld *world, CwbContactPass pass)
     .solves = cwb_world_solver_solves (world),
     .forces_implicit = cwb_world_solver_forces_implicit (world),
     .body_mass = world->body_mass,
+    .points_apart = world->points_apart,
   };
 }
 

@@ -624,6 +624,42 @@ cwb_world_new (const CwbScene *scene, CwbRegistry *registry, GError **error)
   return cwb_world_new_full (scene, registry, NULL, error);
 }
 
+/* The most DOFs a point of a points-apart body may list: a particle's three, with room. */
+#define POINTS_APART_DOFS_MAX 8
+
+/* Whether a force at one of body b's points moves that point alone (CwbContactQuery.
+ * points_apart, ABI 1.21): the model answers a diagonal compliance at q and the mapping lists
+ * each point's DOFs, no DOF belonging to two points. */
+static gboolean
+points_apart (const CwbWorldBody *b, const double *q, double h)
+{
+  if (!CWB_STRUCT_HAS (b->model, CwbBodyModelVTable, compliance_diagonal)
+      || b->model->compliance_diagonal == NULL
+      || !CWB_STRUCT_HAS (b->mapping, CwbMappingVTable, point_dofs)
+      || b->mapping->point_dofs == NULL || b->slot.nv == 0)
+    return FALSE;
+  g_autofree double *diagonal = g_new (double, b->slot.nv);
+  if (!b->model->compliance_diagonal (b->model_self, q, h, CWB_COMPLIANCE_EXACT, diagonal))
+    return FALSE;
+  CwbGeometryLayout layout = { .struct_size = sizeof layout };
+  b->mapping->get_layout (b->mapping_self, &layout);
+  g_autofree gboolean *owned = g_new0 (gboolean, b->slot.nv);
+  for (uint32_t point = 0; point < layout.n_points; point++)
+    {
+      uint32_t dofs[POINTS_APART_DOFS_MAX];
+      size_t n = b->mapping->point_dofs (b->mapping_self, point, dofs, POINTS_APART_DOFS_MAX);
+      if (n > POINTS_APART_DOFS_MAX)
+        return FALSE;
+      for (size_t k = 0; k < n; k++)
+        {
+          if (dofs[k] >= b->slot.nv || owned[dofs[k]])
+            return FALSE;
+          owned[dofs[k]] = TRUE;
+        }
+    }
+  return TRUE;
+}
+
 /* The part of cwb_world_new_full that makes the plugins, between setting the build options
  * and clearing them. */
 static gboolean
@@ -648,6 +684,7 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
   world->slots = g_new0 (CwbBodySlot, MAX (n, 1));
   world->body_fixed = g_new0 (gboolean, MAX (n, 1));
   world->body_mass = g_new0 (double, MAX (n, 1));
+  world->points_apart = g_new0 (gboolean, MAX (n, 1));
   world->q = g_new0 (double, MAX (world->nq, 1));
   world->v = g_new0 (double, MAX (world->nv, 1));
   world->q_prev = g_new0 (double, MAX (world->nq, 1));
@@ -663,6 +700,7 @@ world_build (CwbWorld *world, const CwbScene *scene, GError **error)
       CwbBodySummary summary = { .struct_size = sizeof summary };
       cwb_world_body_summary (world, i, &summary);
       world->body_mass[i] = summary.mass;
+      world->points_apart[i] = points_apart (b, world->q + b->slot.q_offset, scene->dt);
     }
   memcpy (world->q_detect, world->q, world->nq * sizeof (double));
   world->q_detect_serial++;
@@ -767,6 +805,7 @@ cwb_world_free (CwbWorld *world)
   g_free (world->friction);
   g_free (world->body_fixed);
   g_free (world->body_mass);
+  g_free (world->points_apart);
   g_free (world->slots);
   g_free (world->q);
   g_free (world->v);

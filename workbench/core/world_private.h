@@ -72,6 +72,7 @@ struct CwbWorld {
   double *friction;             /* per body, for contact queries */
   gboolean *body_fixed;         /* per body, for contact queries (slots[i].fixed) */
   double *body_mass;            /* per body, kg, for contact queries */
+  gboolean *points_apart;       /* per body, for contact queries (world_points_apart) */
   size_t nq, nv;
   double *q, *v;
   double *q_prev, *v_prev;      /* state before the current step, restored on failure */

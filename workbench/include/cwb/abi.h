@@ -44,8 +44,9 @@ G_BEGIN_DECLS
  * 1.19: CWB_CONTACT_OUTPUT_IMPLICIT_FORCES, CwbSolverVTable.contact_outputs_changed.
  * 1.20: CwbBodyInfo.node_radii and node_masses (bodies whose nodes are particles),
  *       CwbBodyModelVTable.compliance_diagonal, CwbStepContext.compliance_diagonal,
- *       CwbMappingVTable.point_dofs. */
-#define CWB_ABI_MINOR 20
+ *       CwbMappingVTable.point_dofs.
+ * 1.21: CwbContactQuery.points_apart. */
+#define CWB_ABI_MINOR 21
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -66,6 +66,14 @@ typedef struct CwbContactQuery {
    * which that load follows. */
   gboolean forces_implicit;
   const double *body_mass;
+
+  /* ABI 1.21 (check struct_size; NULL from an older host): per body, whether a force at one
+   * of its geometry's points moves that point alone, so that two contacts on the geometry
+   * move each other only when they share a point: a body whose compliance is diagonal
+   * (CwbBodyModelVTable.compliance_diagonal) under a mapping that gives each point DOFs of
+   * its own (CwbMappingVTable.point_dofs), as a fluid's particles are. The host decides it
+   * once, when the body is made. FALSE: any force on the body may move any of its points. */
+  const gboolean *points_apart;
 } CwbContactQuery;
 
 /* Whether a geometry's body never moves (the query's body_fixed, ABI 1.4; FALSE from an
