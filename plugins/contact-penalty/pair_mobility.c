@@ -134,7 +134,8 @@ index_contacts (PairMobility *w, const PenaltyPair *pairs, size_t n, const gbool
             g_array_append_val (w->by_point, entry);
           }
       }
-  qsort (w->by_point->data, w->by_point->len, sizeof (PointContact), point_contact_compare);
+  if (w->by_point->len > 1)   /* an empty GArray's data is NULL, which qsort may not take */
+    qsort (w->by_point->data, w->by_point->len, sizeof (PointContact), point_contact_compare);
 
   g_array_set_size (w->by_geometry_start, n_geometries + 1);
   size_t *start = (size_t *) w->by_geometry_start->data;
