@@ -115,6 +115,13 @@ test_rest_lattice (void)
     }
   g_assert_cmpuint (inside, ==, 6 * 6 * 6);
   g_assert_cmpfloat (most_rarefied, <, FACE_RAREFACTION);
+
+  /* What an inspection costs (once per state the window shows): reported, not bounded. */
+  g_autoptr (GTimer) timer = g_timer_new ();
+  for (int k = 0; k < 10; k++)
+    fluid_inspect (&f, f.q, f.v);
+  g_test_message ("inspect_nodes: %.2f us per particle",
+                  1e6 * g_timer_elapsed (timer, NULL) / (10.0 * (double) f.n));
   fluid_close (&f);
 }
 
