@@ -1,4 +1,4 @@
-/* Particles coloured by their node values (particle_fields.h, ABI 1.21 inspect_nodes): the
+/* Particles coloured by their node values (particle_fields.h, ABI 1.22 inspect_nodes): the
  * colour maps, the automatic scale and the legend line against closed forms, and frames
  * drawn headless (EGL surfaceless) in which a moving fluid's particles take the speed's full
  * colour and a resting one's the white at zero, read back from the pixels. */

@@ -85,7 +85,7 @@ nans_new (size_t n)
   return values;
 }
 
-/* The nodes' fields of body i as its model gives them at the world's state (ABI 1.21). */
+/* The nodes' fields of body i as its model gives them at the world's state (ABI 1.22). */
 static void
 body_node_values (CwbSnapshotBody *body, const double *q, const double *v,
                   const CwbWorldBody *wb)

@@ -21,7 +21,7 @@ typedef enum CwbElementField {
 extern const char *const cwb_render_element_field_names[CWB_RENDER_ELEMENT_FIELD_COUNT];
 
 /* What the element overlay colours a particle body's particles by, from CwbSnapshotBody's
- * node values (ABI 1.21 inspect_nodes): particle_fields.h. */
+ * node values (ABI 1.22 inspect_nodes): particle_fields.h. */
 typedef enum CwbParticleField {
   CWB_PARTICLE_DENSITY = 0,   /* density error rho / rho_0 - 1: blue rarefied, white at rest
                                * density, red compressed */

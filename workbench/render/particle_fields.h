@@ -1,5 +1,5 @@
 /* The element overlay's colouring of particles: a body whose model reports node values (ABI
- * 1.21 inspect_nodes, CwbSnapshotBody's node_*) and is drawn as particles, one per node, has
+ * 1.22 inspect_nodes, CwbSnapshotBody's node_*) and is drawn as particles, one per node, has
  * each particle drawn in the colour of its density error, pressure or speed
  * (CwbOverlayOptions.particle_field) instead of the body's own. Kept apart from GL, as the
  * overlay geometry is, so that tests can check values, scales and colours. */
