@@ -9,7 +9,9 @@
 
 #include <glib/gstdio.h>
 
+#include "annotations.h"
 #include "app_test_home.h"
+#include "particle_fields.h"
 #include "window.h"
 
 static char *
@@ -624,20 +626,29 @@ wait_for_frame (CwbAppViewport *viewport, CwbSimulation *sim)
   g_assert_true (iterate_until (frames_after, viewport, 30));
 }
 
+/* Plays the window's run as fast as it goes until `steps` steps, then waits for the view to
+ * draw that state; returns the simulation. */
+static CwbSimulation *
+play_to (CwbAppWindow *window, guint64 steps)
+{
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "realtime",
+                                      g_variant_new_boolean (FALSE));
+  CwbSimulation *sim = cwb_app_window_simulation (window);
+  cwb_simulation_set_stop_at (sim, steps);
+  cwb_simulation_play (sim);
+  cwb_simulation_wait_idle (sim);
+  wait_for_frame (cwb_app_window_viewport (window), sim);
+  return sim;
+}
+
 static void
 test_viewport_overlays (void)
 {
   Fixture f = { 0 };
   fixture_open (&f, "scenes/penalty-incline.yaml");
   CwbAppWindow *window = f.window;
-  g_action_group_change_action_state (G_ACTION_GROUP (window), "realtime",
-                                      g_variant_new_boolean (FALSE));
-  CwbSimulation *sim = cwb_app_window_simulation (window);
-  cwb_simulation_set_stop_at (sim, 100);
-  cwb_simulation_play (sim);
-  cwb_simulation_wait_idle (sim);
+  CwbSimulation *sim = play_to (window, 100);
   CwbAppViewport *viewport = cwb_app_window_viewport (window);
-  wait_for_frame (viewport, sim);
   CwbSnapshot *s = cwb_app_viewport_snapshot (viewport);
   g_assert_cmpuint (s->steps, ==, 100);
   const CwbOverlayGeometry *g = cwb_app_viewport_overlay_geometry (viewport);
@@ -678,6 +689,63 @@ test_viewport_overlays (void)
   g_assert_cmpfloat_with_epsilon (grown, (0.03 - automatic) * force_sum
                                            * (1 + 2 * sqrt (0.2 * 0.2 + 0.08 * 0.08)), 1e-4);
   g_assert_cmpfloat (grown, >, 0.01);
+  fixture_close (&f);
+}
+
+/* ---- particles coloured by a field ---------------------------------------------------------- */
+
+/* A block of water, 125 particles of 2 cm, falling in the air. */
+static const char *const falling_water_yaml =
+  "world: { dt: 0.002 }\n"
+  "bodies:\n"
+  "  - name: water\n"
+  "    model: sph\n"
+  "    mapping: particles\n"
+  "    shape: { type: box, size: [0.1, 0.1, 0.1] }\n"
+  "    model_params: { particle_spacing: 0.02 }\n";
+
+/* As a person does: the elements overlay turned on from the eye menu, then "speed" chosen in
+ * the View section's particle_field drop-down. The legend the view shows says the density
+ * error first (the default field), then the speed in m/s up to the fastest particle of the
+ * drawn state (the automatic scale: 20 steps of free fall, g t = 0.39 m/s). */
+static void
+test_particle_field_legend (void)
+{
+  Fixture f = { 0 };
+  fixture_app (&f);
+  g_autofree char *path = g_build_filename (f.dir, "falling-water.yaml", NULL);
+  g_assert_true (g_file_set_contents (path, falling_water_yaml, -1, NULL));
+  fixture_window (&f, path);
+  CwbAppWindow *window = f.window;
+  CwbSimulation *sim = play_to (window, 20);
+  CwbAppViewport *viewport = cwb_app_window_viewport (window);
+  g_action_group_change_action_state (G_ACTION_GROUP (window), "overlay-elements",
+                                      g_variant_new_boolean (TRUE));
+  wait_for_frame (viewport, sim);
+  CwbSnapshot *s = cwb_app_viewport_snapshot (viewport);
+  g_assert_cmpuint (s->steps, ==, 20);
+  g_assert_nonnull (cwb_render_legend_find (cwb_app_viewport_legend (viewport), "particles, density error rho/rho0 - 1: "));
+  g_assert_null (cwb_render_legend_find (cwb_app_viewport_legend (viewport), "particles, speed"));
+
+  GtkWidget *field = cwb_property_editor_find (cwb_app_window_properties (window),
+                                               "view.particle_field");
+  g_assert_nonnull (field);
+  g_assert_true (GTK_IS_DROP_DOWN (field));
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (field)), ==,
+                    CWB_PARTICLE_DENSITY);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (field), CWB_PARTICLE_SPEED);
+  wait_for_frame (viewport, sim);
+  const CwbOverlayOptions *options = cwb_app_viewport_overlays (viewport);
+  g_assert_cmpint (options->particle_field, ==, CWB_PARTICLE_SPEED);
+  double fastest = cwb_render_particle_scale (s, options);
+  g_assert_cmpfloat_with_epsilon (fastest, 9.81 * 20 * 0.002, 0.01);
+  g_test_message ("fastest particle %.4f m/s", fastest);
+  g_autofree char *expected = g_strdup_printf ("particles, speed: 0 to %.3g m/s (largest in "
+                                               "view)", fastest);
+  const CwbLegendEntry *line = cwb_render_legend_find (cwb_app_viewport_legend (viewport), "particles, speed");
+  g_assert_nonnull (line);
+  g_assert_cmpstr (line->text, ==, expected);
+  g_assert_null (cwb_render_legend_find (cwb_app_viewport_legend (viewport), "particles, density"));
   fixture_close (&f);
 }
 
@@ -1004,6 +1072,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/drag-edit", test_drag_edit);
   g_test_add_func ("/app/autosave-recovery", test_autosave_recovery);
   g_test_add_func ("/app/viewport-overlays", test_viewport_overlays);
+  g_test_add_func ("/app/particle-field-legend", test_particle_field_legend);
   g_test_add_func ("/app/long-build/open-cancel", test_open_slow_cancel);
   g_test_add_func ("/app/long-build/open", test_open_slow);
   g_test_add_func ("/app/long-build/edit-cancel", test_edit_slow_cancel);

@@ -293,15 +293,6 @@ test_overlay_clipped (void)
   cwb_render_overlay_destroy (&g);
 }
 
-static const CwbLegendEntry *
-legend_line (const GArray *legend, const char *start)
-{
-  for (guint k = 0; k < legend->len; k++)
-    if (g_str_has_prefix (g_array_index (legend, CwbLegendEntry, k).text, start))
-      return &g_array_index (legend, CwbLegendEntry, k);
-  return NULL;
-}
-
 /* The legend names what the active overlays draw, in their colours, with the scales the
  * frame used: the contact states in cwb_render_state_color's colours; "10 cm of arrow" (half
  * the 0.2 m box, rounded to 1, 2 or 5 times a power of ten) as 0.1 m over the resolved
@@ -322,8 +313,8 @@ test_legend (void)
   cwb_render_overlay_init (&g);
   cwb_render_overlay_build (&g, snapshot, &o);
   g_autoptr (GArray) legend = cwb_render_legend (snapshot, &o, &g);
-  const CwbLegendEntry *stick = legend_line (legend, "stick");
-  const CwbLegendEntry *slip = legend_line (legend, "slip");
+  const CwbLegendEntry *stick = cwb_render_legend_find (legend, "stick");
+  const CwbLegendEntry *slip = cwb_render_legend_find (legend, "slip");
   g_assert_nonnull (stick);
   g_assert_nonnull (slip);
   float green[4], red[4];
@@ -333,11 +324,11 @@ test_legend (void)
   g_assert_cmpmem (slip->color, sizeof red, red, sizeof red);
   g_autofree char *force = g_strdup_printf ("force: 10 cm of arrow or cone = %.3g N",
                                             0.1 / g.force_scale);
-  g_assert_nonnull (legend_line (legend, force));
-  g_assert_nonnull (legend_line (legend, "ground grid: 0.5 m squares"));
-  g_assert_nonnull (legend_line (legend, "x-ray: every body at 30 % opacity"));
-  g_assert_nonnull (legend_line (legend, "1 of 2 bodies hidden"));
-  g_assert_null (legend_line (legend, "FEM elements"));   /* no elements drawn */
+  g_assert_nonnull (cwb_render_legend_find (legend, force));
+  g_assert_nonnull (cwb_render_legend_find (legend, "ground grid: 0.5 m squares"));
+  g_assert_nonnull (cwb_render_legend_find (legend, "x-ray: every body at 30 % opacity"));
+  g_assert_nonnull (cwb_render_legend_find (legend, "1 of 2 bodies hidden"));
+  g_assert_null (cwb_render_legend_find (legend, "FEM elements"));   /* no elements drawn */
   o.legend = FALSE;
   g_autoptr (GArray) none = cwb_render_legend (snapshot, &o, &g);
   g_assert_cmpuint (none->len, ==, 0);
@@ -432,8 +423,8 @@ test_overlay_volume_inspection (void)
   g_assert_true (memcmp (first->color, last->color, sizeof first->color) != 0);
   o.legend = TRUE;
   g_autoptr (GArray) legend = cwb_render_legend (snapshot, &o, &g);
-  const CwbLegendEntry *fine = legend_line (legend, "multi-volume grid cells (1)");
-  const CwbLegendEntry *alone = legend_line (legend, "coarse cells, one body in each (1)");
+  const CwbLegendEntry *fine = cwb_render_legend_find (legend, "multi-volume grid cells (1)");
+  const CwbLegendEntry *alone = cwb_render_legend_find (legend, "coarse cells, one body in each (1)");
   g_assert_nonnull (fine);
   g_assert_nonnull (alone);
   g_assert_cmpmem (fine->color, sizeof fine->color, first->color, sizeof first->color);
@@ -738,7 +729,8 @@ test_view_settings (void)
   const char *settings[][2] = {
     { "force_scale", "0.02" }, { "vector_scale", "3" }, { "element_field", "rotation" },
     { "element_scale", "0.5" }, { "xray", "true" }, { "xray_opacity", "0.5" },
-    { "section", "z" }, { "section_offset", "-0.25" },
+    { "section", "z" }, { "section_offset", "-0.25" }, { "particle_field", "speed" },
+    { "particle_scale", "2500" },
   };
   for (size_t k = 0; k < G_N_ELEMENTS (settings); k++)
     {
@@ -754,6 +746,8 @@ test_view_settings (void)
   g_assert_cmpfloat (o.xray_opacity, ==, 0.5);
   g_assert_cmpint (o.section, ==, CWB_SECTION_Z);
   g_assert_cmpfloat (o.section_offset, ==, -0.25);
+  g_assert_cmpint (o.particle_field, ==, CWB_PARTICLE_SPEED);
+  g_assert_cmpfloat (o.particle_scale, ==, 2500);
 
   const char *bad[][3] = {
     { "xray", "maybe", "expected one of false, true" },
@@ -761,6 +755,8 @@ test_view_settings (void)
     { "xray_opacity", "0", "expected a number from 0.02 to 1" },
     { "force_scale", "1x", "expected a number from 0 to 10" },
     { "wobble", "1", "unknown view setting 'wobble'" },
+    { "particle_field", "heat", "expected one of density, pressure, speed" },
+    { "particle_scale", "-1", "expected a number from 0 to 1e+09" },
   };
   for (size_t k = 0; k < G_N_ELEMENTS (bad); k++)
     {
@@ -957,21 +953,29 @@ run_program (const char *const *args, char **err)
   return WEXITSTATUS (status);
 }
 
-/* Runs the program with `extra` options after a 20-step headless run of the incline and
- * --screenshot PNG; returns the exit status, stderr in *err. */
+/* Runs the program with `extra` options after a headless run of `steps` steps of the scene
+ * (a file of scenes/) and --screenshot PNG; returns the exit status, stderr in *err. */
 static int
-screenshot_with (const char *png, const char *const *extra, char **err)
+screenshot_of (const char *scene_file, const char *steps, const char *png,
+               const char *const *extra, char **err)
 {
   g_autofree char *scene = g_build_filename (g_getenv ("CWB_SOURCE_DIR"), "scenes",
-                                             "penalty-incline.yaml", NULL);
+                                             scene_file, NULL);
   g_autoptr (GPtrArray) args = g_ptr_array_new ();
-  const char *base[] = { "--headless", scene, "--steps", "20", "--screenshot", png };
+  const char *base[] = { "--headless", scene, "--steps", steps, "--screenshot", png };
   for (size_t k = 0; k < G_N_ELEMENTS (base); k++)
     g_ptr_array_add (args, (gpointer) base[k]);
   for (const char *const *e = extra; *e != NULL; e++)
     g_ptr_array_add (args, (gpointer) *e);
   g_ptr_array_add (args, NULL);
   return run_program ((const char *const *) args->pdata, err);
+}
+
+/* The same after 20 steps of the incline. */
+static int
+screenshot_with (const char *png, const char *const *extra, char **err)
+{
+  return screenshot_of ("penalty-incline.yaml", "20", png, extra, err);
 }
 
 static GBytes *
@@ -1188,6 +1192,40 @@ test_cli_record (void)
   g_rmdir (dir);
 }
 
+/* The dam break's fluid after two steps, drawn from the command line with the elements
+ * overlay: --view particle_field=pressure colours its particles otherwise than the default
+ * density error, which colours them otherwise than the body's own colour (no overlay); a
+ * field that is none exits 2 naming the choices. */
+static void
+test_cli_screenshot_particles (void)
+{
+  g_autofree char *dir = g_dir_make_tmp ("cwb-particles-XXXXXX", NULL);
+  g_autofree char *png = g_build_filename (dir, "fluid.png", NULL);
+  const char *density[] = { "--size", "160x120", "--overlays", "elements", NULL };
+  const char *pressure[] = { "--size", "160x120", "--overlays", "elements", "--view",
+                             "particle_field=pressure", NULL };
+  const char *plain[] = { "--size", "160x120", "--overlays", "none", NULL };
+  const char *const *runs[3] = { density, pressure, plain };
+  GBytes *pixels[3];
+  for (int k = 0; k < 3; k++)
+    {
+      g_autofree char *err = NULL;
+      g_assert_cmpint (screenshot_of ("fluid-dam-break.yaml", "2", png, runs[k], &err), ==, 0);
+      int w, h;
+      pixels[k] = png_pixels (png, &w, &h);
+    }
+  for (int k = 0; k < 3; k++)
+    g_assert_false (g_bytes_equal (pixels[k], pixels[(k + 1) % 3]));
+  for (int k = 0; k < 3; k++)
+    g_bytes_unref (pixels[k]);
+  const char *bad[] = { "--view", "particle_field=temperature", NULL };
+  g_autofree char *err = NULL;
+  g_assert_cmpint (screenshot_of ("fluid-dam-break.yaml", "0", png, bad, &err), ==, 2);
+  g_assert_nonnull (strstr (err, "particle_field: expected one of density, pressure, speed"));
+  g_remove (png);
+  g_rmdir (dir);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -1213,6 +1251,7 @@ main (int argc, char **argv)
   g_test_add_func ("/render/view-settings", test_view_settings);
   g_test_add_func ("/render/cli/screenshot", test_cli_screenshot);
   g_test_add_func ("/render/cli/screenshot-view", test_cli_screenshot_view);
+  g_test_add_func ("/render/cli/screenshot-particles", test_cli_screenshot_particles);
   g_test_add_func ("/render/cli/record", test_cli_record);
   return g_test_run ();
 }

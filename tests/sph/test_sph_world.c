@@ -4,6 +4,9 @@
 #include <math.h>
 #include <string.h>
 
+#include <cwb/vecmath.h>
+
+#include "snapshot.h"
 #include "world_fixture.h"
 
 /* A block of water 0.1 m a side, particles of 1 cm, and a rigid box of density 2000 sent
@@ -97,6 +100,36 @@ test_ldi_refuses_particles (void)
   g_assert_cmpfloat (box.linear_momentum[0], <, 0);
 }
 
+/* A captured state holds the fluid's node values (ABI 1.22), one per particle of its
+ * geometry, as its model reports them at the captured q, v: after the collision's steps,
+ * speed |v| per particle, pressures >= 0; the rigid box, whose model has none, holds none. */
+static void
+test_snapshot_node_values (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, water_and_box_yaml);
+  fixture_step (world, 20);
+  g_autoptr (CwbSnapshot) s = cwb_snapshot_capture (world, NULL);
+  const CwbSnapshotBody *water = &s->bodies[0], *box = &s->bodies[1];
+  g_assert_cmpuint (water->n_node_values, ==, 1000);
+  g_assert_cmpuint (water->n_node_values, ==, water->n_points);
+  double fastest = 0, highest = 0;
+  for (size_t k = 0; k < water->n_node_values; k++)
+    {
+      double speed = cwb_v3_norm (&water->velocities[3 * k]);
+      g_assert_cmpfloat_with_epsilon (water->node_speed[k], speed, 1e-15 * MAX (speed, 1e-300));
+      g_assert_cmpfloat (water->node_pressure[k], >=, 0);
+      g_assert_true (isfinite (water->node_density_error[k]));
+      fastest = MAX (fastest, speed);
+      highest = MAX (highest, water->node_pressure[k]);
+    }
+  g_test_message ("fastest particle %.3f m/s, highest pressure %.4g Pa", fastest, highest);
+  g_assert_cmpfloat (fastest, >, 0.1);   /* the box has pushed the water */
+  g_assert_cmpfloat (highest, >, 0);
+  g_assert_cmpuint (box->n_node_values, ==, 0);
+  g_assert_null (box->node_speed);
+}
+
 /* The particles mapping is the identity: J^T of a force on particle i is that force on
  * i's three DOFs, which point_dofs lists and apply_jt writes, nothing else; a body without
  * particles is refused with a message naming it. */
@@ -158,5 +191,6 @@ main (int argc, char **argv)
                         test_momentum_through_collision);
   g_test_add_func ("/sph/world/ldi-refuses-particles", test_ldi_refuses_particles);
   g_test_add_func ("/sph/world/particles-mapping", test_particles_mapping);
+  g_test_add_func ("/sph/world/snapshot-node-values", test_snapshot_node_values);
   return g_test_run ();
 }

@@ -824,6 +824,12 @@ cwb_app_viewport_probed_pixels (CwbAppViewport *self)
   return self->probed_pixels;
 }
 
+const GArray *
+cwb_app_viewport_legend (CwbAppViewport *self)
+{
+  return self->legend_shown;
+}
+
 const CwbOverlayGeometry *
 cwb_app_viewport_overlay_geometry (CwbAppViewport *self)
 {

@@ -97,6 +97,8 @@ GArray *cwb_app_viewport_timings (CwbAppViewport *viewport);
 
 /* The overlay geometry of the last frame (counts of cones, arrows ...), or NULL before one. */
 const CwbOverlayGeometry *cwb_app_viewport_overlay_geometry (CwbAppViewport *viewport);
+/* The legend the view drew last (CwbLegendEntry, one per line), or NULL before any. */
+const GArray *cwb_app_viewport_legend (CwbAppViewport *viewport);
 /* The OpenGL renderer string of the context ("unknown" before realize). */
 const char *cwb_app_viewport_gl_renderer (CwbAppViewport *viewport);
 /* The renderer's error when the GL context or the shaders failed, else NULL. */

@@ -1281,6 +1281,8 @@ cwb_app_window_take_view (CwbAppWindow *self, CwbAppWindow *from)
   to->vector_scale = o->vector_scale;
   to->element_field = o->element_field;
   to->element_scale = o->element_scale;
+  to->particle_field = o->particle_field;
+  to->particle_scale = o->particle_scale;
   to->xray_opacity = o->xray_opacity;
   to->section_offset = o->section_offset;
   const CwbCamera *camera = cwb_app_viewport_camera (from->viewport);

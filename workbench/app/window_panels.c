@@ -5,6 +5,7 @@
 
 #include <cwb/vecmath.h>
 
+#include "particle_fields.h"
 #include "window_private.h"
 
 /* Panels that follow the run refresh at most this often, so that a fast simulation is never
@@ -36,6 +37,13 @@ static const CwbParamSpec view_specs[] = {
   { "element_scale", CWB_PARAM_DOUBLE, "1 or rad", "0", 0, 10, NULL,
     "The strain (1 = 100 %) or rotation (rad) drawn at full colour; 0: automatic, the "
     "largest in the frame." },
+  { "particle_field", CWB_PARAM_ENUM, "", "density", 1, 0, "density|pressure|speed",
+    "What the elements overlay colours a fluid's particles by: the density error rho/rho0 - 1 "
+    "(blue rarefied, white at rest density, red compressed), the pressure (white none, red "
+    "the scale) or the speed (white at rest, blue the scale)." },
+  { "particle_scale", CWB_PARAM_DOUBLE, "1, Pa or m/s", "0", 0, 1e9, NULL,
+    "The density error (1 = 100 %), pressure (Pa) or speed (m/s) drawn at full colour; 0: "
+    "automatic, the largest in the frame (for the density error, the largest compression)." },
   { "xray_opacity", CWB_PARAM_DOUBLE, "1", "0.3", 0.02, 1, NULL,
     "Opacity of every body under x-ray (View, x) and of translucent bodies (t)." },
   { "section_offset", CWB_PARAM_DOUBLE, "m", "0", -1e6, 1e6, NULL,
@@ -195,13 +203,17 @@ refresh_properties (CwbAppWindow *self)
   g_autofree char *force = g_strdup_printf ("%.17g", o->force_scale);
   g_autofree char *vector = g_strdup_printf ("%.17g", o->vector_scale);
   g_autofree char *element_scale = g_strdup_printf ("%.17g", o->element_scale);
+  g_autofree char *particle_scale = g_strdup_printf ("%.17g", o->particle_scale);
   g_autofree char *xray_opacity = g_strdup_printf ("%.17g", o->xray_opacity);
   g_autofree char *section_offset = g_strdup_printf ("%.17g", o->section_offset);
   const char *view_names[] = { "force_scale", "vector_scale", "element_field", "element_scale",
-                               "xray_opacity", "section_offset" };
+                               "particle_field", "particle_scale", "xray_opacity",
+                               "section_offset" };
   const char *view_texts[] = { force, vector,
                                cwb_render_element_field_names[o->element_field],
-                               element_scale, xray_opacity, section_offset };
+                               element_scale,
+                               cwb_render_particle_field_names[o->particle_field],
+                               particle_scale, xray_opacity, section_offset };
   g_autoptr (GPtrArray) view = params_of (view_names, view_texts, G_N_ELEMENTS (view_names));
   cwb_property_editor_add_section (self->properties, "View (not saved)", "view", view_specs,
                                    G_N_ELEMENTS (view_specs), view);
@@ -559,6 +571,9 @@ cwb_app_window_refresh_run (CwbAppWindow *self)
   if (overlays->elements && overlays->element_scale == 0)
     cwb_property_editor_show_derived (self->properties, "view.element_scale",
                                       cwb_render_element_scale (s, overlays));
+  if (overlays->elements && overlays->particle_scale == 0)
+    cwb_property_editor_show_derived (self->properties, "view.particle_scale",
+                                      cwb_render_particle_scale (s, overlays));
 
   g_autofree char *failure = cwb_simulation_take_error (self->simulation);
   if (failure != NULL)

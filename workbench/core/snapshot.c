@@ -76,6 +76,41 @@ body_elements (CwbSnapshotBody *body, const double *q, const CwbWorldBody *wb,
   wb->model->inspect_elements (wb->model_self, q + wb->slot.q_offset, &out);
 }
 
+static double *
+nans_new (size_t n)
+{
+  double *values = g_new (double, n);
+  for (size_t k = 0; k < n; k++)
+    values[k] = NAN;
+  return values;
+}
+
+/* The nodes' fields of body i as its model gives them at the world's state (ABI 1.22). */
+static void
+body_node_values (CwbSnapshotBody *body, const double *q, const double *v,
+                  const CwbWorldBody *wb)
+{
+  if (!CWB_STRUCT_HAS (wb->model, CwbBodyModelVTable, inspect_nodes)
+      || wb->model->inspect_nodes == NULL)
+    return;
+  CwbBodyInfo info = { .struct_size = sizeof info };
+  wb->model->get_info (wb->model_self, &info);
+  if (info.n_nodes == 0)
+    return;
+  body->n_node_values = info.n_nodes;
+  body->node_density_error = nans_new (info.n_nodes);
+  body->node_pressure = nans_new (info.n_nodes);
+  body->node_speed = nans_new (info.n_nodes);
+  CwbNodeInspection out = {
+    .struct_size = sizeof out,
+    .density_error = body->node_density_error,
+    .pressure = body->node_pressure,
+    .speed = body->node_speed,
+  };
+  wb->model->inspect_nodes (wb->model_self, q + wb->slot.q_offset, v + wb->slot.v_offset,
+                            &out);
+}
+
 /* The world's state with q, v in place of its own (a stage's), geometries mapped at them. */
 static CwbSnapshot *
 capture_state (CwbWorld *world, const CwbSnapshot *share, const double *q, const double *v)
@@ -120,6 +155,7 @@ capture_state (CwbWorld *world, const CwbSnapshot *share, const double *q, const
       b->n_triangles = g->kind == CWB_GEOMETRY_SURFACE ? g->n_triangles : 0;
       body_topology (b, g, share, i);
       body_elements (b, q, wb, share, i);
+      body_node_values (b, q, v, wb);
       b->q_offset = wb->slot.q_offset;
       b->nq = wb->slot.nq;
       b->v_offset = wb->slot.v_offset;
@@ -237,6 +273,9 @@ cwb_snapshot_unref (CwbSnapshot *snapshot)
       g_free (b->nodes);
       g_free (b->element_strain);
       g_free (b->element_rotation);
+      g_free (b->node_density_error);
+      g_free (b->node_pressure);
+      g_free (b->node_speed);
     }
   g_free (snapshot->bodies);
   g_array_unref (snapshot->residuals);
@@ -266,7 +305,8 @@ cwb_snapshot_bytes (const CwbSnapshot *s)
                  + s->n_bodies * sizeof (CwbSnapshotBody);
   for (size_t i = 0; i < s->n_bodies; i++)
     bytes += (6 * s->bodies[i].n_points + 3 * s->bodies[i].n_nodes
-              + 7 * s->bodies[i].n_tetrahedra) * sizeof (double) + 64;
+              + 7 * s->bodies[i].n_tetrahedra + 3 * s->bodies[i].n_node_values)
+               * sizeof (double) + 64;
   bytes += array_bytes (s->residuals) + array_bytes (s->frames);
   bytes += s->contact_state != NULL ? g_bytes_get_size (s->contact_state) : 0;
   bytes += array_bytes (s->inspection.spans) + array_bytes (s->inspection.voxels)

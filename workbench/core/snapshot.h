@@ -35,6 +35,11 @@ typedef struct CwbSnapshotBody {
   GBytes *tetrahedra;
   size_t n_tetrahedra, n_nodes;
   double *nodes, *element_strain, *element_rotation;   /* owned */
+  /* A body whose model inspects its nodes (ABI 1.22 inspect_nodes; NULL and 0 otherwise):
+   * per node, its density error rho / rho_0 - 1, pressure (Pa) and speed (m/s), NAN where the
+   * model has no such field (CwbNodeInspection). */
+  size_t n_node_values;
+  double *node_density_error, *node_pressure, *node_speed;   /* owned */
 } CwbSnapshotBody;
 
 typedef struct CwbSnapshot {

@@ -7,6 +7,7 @@
 #include <cwb/cwb.h>
 
 #include "annotations.h"
+#include "particle_fields.h"
 #include "renderer.h"
 
 #define LEGEND_FONT "Sans 9"
@@ -116,6 +117,40 @@ add_elements (GArray *legend, const CwbOverlayOptions *o, double scale)
     }
 }
 
+/* The particles' field: its name, unit and the value at full colour, as the elements' line
+ * gives theirs. */
+static void
+add_particles (GArray *legend, const CwbOverlayOptions *o, double scale)
+{
+  CwbParticleField field = o->particle_field;
+  float low[4], zero[4], high[4];
+  cwb_render_particle_color (field, -scale, scale, low);
+  cwb_render_particle_color (field, 0, scale, zero);
+  cwb_render_particle_color (field, scale, scale, high);
+  float middle[4] = { 0.5f * (zero[0] + high[0]), 0.5f * (zero[1] + high[1]),
+                      0.5f * (zero[2] + high[2]), 1 };
+  char text[160];
+  const char *automatic = o->particle_scale > 0 ? "" : " (largest in view)";
+  switch (field)
+    {
+    case CWB_PARTICLE_PRESSURE:
+      g_snprintf (text, sizeof text, "particles, pressure: 0 to %.3g Pa%s", scale, automatic);
+      add_ramp (legend, zero, middle, high, text);
+      break;
+    case CWB_PARTICLE_SPEED:
+      g_snprintf (text, sizeof text, "particles, speed: 0 to %.3g m/s%s", scale, automatic);
+      add_ramp (legend, zero, middle, high, text);
+      break;
+    case CWB_PARTICLE_DENSITY:
+    default:
+      g_snprintf (text, sizeof text, "particles, density error rho/rho0 - 1: -%.3g %% "
+                  "(rarefied) to +%.3g %% (compressed)%s", 100 * scale, 100 * scale,
+                  o->particle_scale > 0 ? "" : " (largest compression in view)");
+      add_ramp (legend, low, zero, high, text);
+      break;
+    }
+}
+
 static size_t
 count_named (const char *const *list)
 {
@@ -171,6 +206,8 @@ cwb_render_legend (const CwbSnapshot *snapshot, const CwbOverlayOptions *o,
               (float[4]){ 1, 0.3f, 0, 1 }, "voxels: occupancy or density 0 to 1");
   if (o->elements && drawn->n_elements > 0)
     add_elements (legend, o, drawn->element_scale);
+  if (o->elements && drawn->n_particles > 0)
+    add_particles (legend, o, drawn->particle_scale);
   if (o->aabbs && drawn->n_aabbs > 0)
     add (legend, box_color, "bounding boxes");
   if (o->grid)
@@ -189,6 +226,15 @@ cwb_render_legend (const CwbSnapshot *snapshot, const CwbOverlayOptions *o,
   else if (hidden > 0)
     add (legend, NULL, "%zu of %zu bodies hidden", hidden, snapshot->n_bodies);
   return legend;
+}
+
+const CwbLegendEntry *
+cwb_render_legend_find (const GArray *legend, const char *start)
+{
+  for (guint k = 0; legend != NULL && k < legend->len; k++)
+    if (g_str_has_prefix (g_array_index (legend, CwbLegendEntry, k).text, start))
+      return &g_array_index (legend, CwbLegendEntry, k);
+  return NULL;
 }
 
 /* ---- drawing ----------------------------------------------------------------------------- */

@@ -25,6 +25,9 @@ typedef struct CwbLegendEntry {
 GArray *cwb_render_legend (const CwbSnapshot *snapshot, const CwbOverlayOptions *options,
                            const CwbOverlayGeometry *drawn);
 
+/* The first line of `legend` whose text starts with `start`, or NULL. */
+const CwbLegendEntry *cwb_render_legend_find (const GArray *legend, const char *start);
+
 /* Draws the legend (bottom left), body labels and contact labels as the options ask, on a
  * frame of width x height pixels drawn with `camera`. */
 void cwb_render_annotate (cairo_t *cr, const CwbSnapshot *snapshot, const CwbCamera *camera,

@@ -5,6 +5,7 @@
 #include <cwb/cwb.h>
 
 #include "overlays.h"
+#include "particle_fields.h"
 
 /* Cones and rims are drawn with this many segments: smooth at any zoom a user would use. */
 #define CONE_SEGMENTS 24
@@ -29,6 +30,10 @@
 #define ELEMENT_FACE_ALPHA 0.55f
 #define MIN_AUTO_STRAIN 1e-3
 #define MIN_AUTO_ROTATION (G_PI / 180)
+
+/* The largest particle_scale a view accepts: 1e9 Pa is ten thousand atmospheres, past any
+ * fluid's pressure a scene would hold (and past any speed or density error). */
+#define PARTICLE_SCALE_MAX 1e9
 
 /* X-ray's default opacity: faces still read as shapes, and a line behind two of them (the
  * near and far side of a body) keeps half its contrast. */
@@ -128,6 +133,7 @@ cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, G
 {
   static const char *const booleans[] = { "false", "true", NULL };
   static const char *const fields[] = { "strain", "volume", "rotation", NULL };
+  static const char *const particle_fields[] = { "density", "pressure", "speed", NULL };
   static const char *const sections[] = { "none", "x", "y", "z", "view", NULL };
   double number;
   int choice;
@@ -154,6 +160,19 @@ cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, G
       if (!parse_number (key, value, 0, 10, &number, error))
         return FALSE;
       o->element_scale = number;
+    }
+  else if (strcmp (key, "particle_field") == 0)
+    {
+      if (!parse_name (key, value, particle_fields, CWB_RENDER_PARTICLE_FIELD_COUNT, &choice,
+                       error))
+        return FALSE;
+      o->particle_field = (CwbParticleField) choice;
+    }
+  else if (strcmp (key, "particle_scale") == 0)
+    {
+      if (!parse_number (key, value, 0, PARTICLE_SCALE_MAX, &number, error))
+        return FALSE;
+      o->particle_scale = number;
     }
   else if (strcmp (key, "xray") == 0)
     {
@@ -192,7 +211,8 @@ cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, G
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "unknown view setting '%s' (expected force_scale, vector_scale, "
-                   "element_field, element_scale, xray, xray_opacity, section, "
+                   "element_field, element_scale, particle_field, particle_scale, xray, "
+                   "xray_opacity, section, "
                    "section_offset, legend, labels or contact_labels)", key);
       return FALSE;
     }
@@ -725,7 +745,8 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   geometry->n_spans = geometry->n_cells = geometry->n_voxels = geometry->n_aabbs = 0;
   geometry->n_ghost_edges = geometry->n_elements = geometry->n_clipped = 0;
   geometry->n_root_cells = 0;
-  geometry->element_scale = 0;
+  geometry->element_scale = geometry->particle_scale = 0;
+  geometry->n_particles = 0;
   geometry->force_scale = cwb_render_overlay_force_scale (snapshot, options);
   if (options->grid)
     add_grid (geometry);
@@ -735,7 +756,12 @@ cwb_render_overlay_build (CwbOverlayGeometry *geometry, const CwbSnapshot *snaps
   add_contacts (geometry, snapshot->frames, snapshot->friction_law, options,
                 geometry->force_scale, longest);
   if (options->elements)
-    add_elements (geometry, snapshot, options);
+    {
+      add_elements (geometry, snapshot, options);
+      /* The particles are bodies, coloured where the renderer draws them (renderer.c). */
+      geometry->particle_scale = cwb_render_particle_scale (snapshot, options);
+      geometry->n_particles = cwb_render_particles_colored (snapshot, options);
+    }
   add_inspection (geometry, &snapshot->inspection, options);
   add_bodies (geometry, snapshot, options);
   if (options->grab)

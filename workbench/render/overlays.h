@@ -20,6 +20,18 @@ typedef enum CwbElementField {
 /* "strain", "volume", "rotation": the View panel's and --view's names of the fields. */
 extern const char *const cwb_render_element_field_names[CWB_RENDER_ELEMENT_FIELD_COUNT];
 
+/* What the element overlay colours a particle body's particles by, from CwbSnapshotBody's
+ * node values (ABI 1.22 inspect_nodes): particle_fields.h. */
+typedef enum CwbParticleField {
+  CWB_PARTICLE_DENSITY = 0,   /* density error rho / rho_0 - 1: blue rarefied, white at rest
+                               * density, red compressed */
+  CWB_PARTICLE_PRESSURE = 1,  /* pressure (Pa): white none, red the scale */
+  CWB_PARTICLE_SPEED = 2,     /* speed (m/s): white at rest, blue the scale */
+} CwbParticleField;
+#define CWB_RENDER_PARTICLE_FIELD_COUNT 3
+/* "density", "pressure", "speed": the View panel's and --view's names of the fields. */
+extern const char *const cwb_render_particle_field_names[CWB_RENDER_PARTICLE_FIELD_COUNT];
+
 typedef enum CwbSectionAxis {
   CWB_SECTION_NONE = 0,
   CWB_SECTION_X, CWB_SECTION_Y, CWB_SECTION_Z,
@@ -40,10 +52,15 @@ typedef struct CwbOverlayOptions {
   gboolean voxels;          /* intersection and density voxels */
   gboolean wireframe;       /* triangle edges of every body */
   gboolean aabbs;           /* each body's axis-aligned bounding box */
-  gboolean elements;        /* deformable bodies' tetrahedra, coloured by element_field */
+  gboolean elements;        /* deformable bodies' tetrahedra, coloured by element_field, and
+                             * the particles of bodies that report node values, coloured by
+                             * particle_field */
   CwbElementField element_field;
   double element_scale;     /* the |value| drawn at full colour (strain, or rad); 0:
                              * automatic, the largest in the frame (cwb_render_element_scale) */
+  CwbParticleField particle_field;
+  double particle_scale;    /* the value drawn at full colour (1, Pa or m/s); 0: automatic
+                             * (cwb_render_particle_scale) */
   double force_scale;       /* m per N: force arrows and cone heights; 0: automatic
                              * (cwb_render_overlay_force_scale) */
   double vector_scale;      /* length factor of inspection vectors */
@@ -120,7 +137,8 @@ gboolean cwb_render_body_names_check (const CwbOverlayOptions *options,
                                       const CwbSnapshot *snapshot, GError **error);
 
 /* Sets a view setting by the name the View panel and --view use: force_scale, vector_scale,
- * element_field (strain, volume, rotation), element_scale, xray (true/false),
+ * element_field (strain, volume, rotation), element_scale, particle_field (density,
+ * pressure, speed), particle_scale, xray (true/false),
  * xray_opacity (0 to 1), section (none, x, y, z, view), section_offset (m), legend, labels,
  * contact_labels (true/false). FALSE with a
  * message naming what was expected; `options` then unchanged. */
@@ -143,10 +161,12 @@ typedef struct CwbOverlayGeometry {
   /* What was drawn, for tests and the status bar. */
   size_t n_force_arrows, n_cones, n_vectors, n_spans, n_cells, n_voxels, n_aabbs, n_ghost_edges;
   size_t n_elements;
+  size_t n_particles;  /* particles coloured by particle_field */
   size_t n_root_cells; /* cells one body alone is in (a hierarchy's coarse level) */
   size_t n_clipped;    /* arrows and cones cut to the automatic scale's longest */
-  /* The scales the frame was drawn with (for legends): m per N, and the element field's. */
-  double force_scale, element_scale;
+  /* The scales the frame was drawn with (for legends): m per N, the element field's and
+   * the particle field's. */
+  double force_scale, element_scale, particle_scale;
 } CwbOverlayGeometry;
 
 void cwb_render_overlay_init (CwbOverlayGeometry *geometry);

@@ -9,6 +9,7 @@
 #include <cwb/cwb.h>
 
 #include "cwb-shaders.h"
+#include "particle_fields.h"
 #include "renderer.h"
 
 G_DEFINE_QUARK (cwb-render-error-quark, cwb_render_error)
@@ -207,15 +208,23 @@ append_triangle (CwbRenderer *r, const double *p[3], const float rgba[4])
 }
 
 /* Volume particles (Faure 2007 sec. 5.4) as octahedra of their radii: eight faces each, so
- * that a body of thousands stays cheap to draw while showing the lattice it is made of. */
+ * that a body of thousands stays cheap to draw while showing the lattice it is made of. With
+ * the element overlay on, a body that reports node values has each particle in the colour
+ * of the chosen field (particle_fields.h) at the overlays' scale. */
 static void
-append_particles (CwbRenderer *r, const CwbSnapshotBody *g, const float rgba[4])
+append_particles (CwbRenderer *r, const CwbSnapshotBody *g, const float body_rgba[4],
+                  const CwbOverlayOptions *options)
 {
   static const double axes[6][3] = { { 1, 0, 0 }, { -1, 0, 0 }, { 0, 1, 0 },
                                      { 0, -1, 0 }, { 0, 0, 1 }, { 0, 0, -1 } };
   const double *radii = g_bytes_get_data (g->radii, NULL);
+  gboolean tinted = options->elements && cwb_render_particles_colorable (g);
   for (size_t k = 0; k < g->n_points; k++)
     {
+      float rgba[4] = { body_rgba[0], body_rgba[1], body_rgba[2], body_rgba[3] };
+      if (tinted)
+        cwb_render_particle_tint (options->particle_field, g, k, r->overlays.particle_scale,
+                                  rgba);
       double corner[6][3];
       for (int a = 0; a < 6; a++)
         {
@@ -239,7 +248,8 @@ append_particles (CwbRenderer *r, const CwbSnapshotBody *g, const float rgba[4])
 }
 
 static void
-append_body (CwbRenderer *r, const CwbSnapshot *snapshot, size_t b, float opacity)
+append_body (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbOverlayOptions *options,
+             size_t b, float opacity)
 {
   const CwbSnapshotBody *g = &snapshot->bodies[b];
   float rgba[4];
@@ -247,7 +257,7 @@ append_body (CwbRenderer *r, const CwbSnapshot *snapshot, size_t b, float opacit
   rgba[3] = opacity;
   if (g->kind == CWB_GEOMETRY_PARTICLES)
     {
-      append_particles (r, g, rgba);
+      append_particles (r, g, rgba, options);
       return;
     }
   const uint32_t *triangles = g_bytes_get_data (g->triangles, NULL);
@@ -268,7 +278,8 @@ farther_first (gconstpointer x, gconstpointer y)
 }
 
 /* The opaque bodies, then the translucent ones from the farthest to the nearest (each
- * blended over what lies behind it); hidden bodies not at all. */
+ * blended over what lies behind it); hidden bodies not at all. The overlays are built first:
+ * particles take their colours' scale from them. */
 static void
 build_meshes (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbOverlayOptions *options,
               const double eye[3])
@@ -285,7 +296,7 @@ build_meshes (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbOverlayOptio
         continue;
       if (opacity >= 1)
         {
-          append_body (r, snapshot, b, 1);
+          append_body (r, snapshot, options, b, 1);
           continue;
         }
       double lo[3], hi[3], centre[3], arm[3];
@@ -302,7 +313,7 @@ build_meshes (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbOverlayOptio
   for (guint k = 0; k < r->order->len; k++)
     {
       size_t b = g_array_index (r->order, BodyDepth, k).body;
-      append_body (r, snapshot, b,
+      append_body (r, snapshot, options, b,
                    (float) cwb_render_body_opacity (options, snapshot->bodies[b].name));
     }
 }
@@ -363,6 +374,7 @@ cwb_render_frame (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbCamera *
   glEnable (GL_DEPTH_TEST);
   glDisable (GL_CULL_FACE);
 
+  cwb_render_overlay_build (&r->overlays, snapshot, options);
   build_meshes (r, snapshot, options, eye);
   glUseProgram (r->mesh_program);
   glUniformMatrix4fv (r->mesh_view_projection, 1, GL_FALSE, view_projection);
@@ -385,7 +397,6 @@ cwb_render_frame (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbCamera *
   /* The section cuts bodies only; the line shader writes no clip distance. */
   glDisable (GL_CLIP_DISTANCE0);
 
-  cwb_render_overlay_build (&r->overlays, snapshot, options);
   glUseProgram (r->line_program);
   glUniformMatrix4fv (r->line_view_projection, 1, GL_FALSE, view_projection);
   upload (r->line_vbo, r->overlays.lines);

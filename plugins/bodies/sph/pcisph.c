@@ -71,11 +71,11 @@ sph_solver_clear (SphSolver *solver)
   memset (solver, 0, sizeof *solver);
 }
 
-/* density_i = m (W(0) + sum_j W(x_i - x_j)) over the grid's lists. */
+/* density_i = m (W(0) + sum_j W(x_i - x_j)) over the lists of `grid` (built at x). */
 static void
-densities_at (const SphSolver *solver, const double *x, double *density)
+densities_at (const SphSolver *solver, const NeighbourGrid *grid, const double *x,
+              double *density)
 {
-  const NeighbourGrid *grid = &solver->grid;
   double h = solver->support, m = solver->params.mass;
   double self = m * sph_kernel_w (0, h);
   for (size_t i = 0; i < solver->n; i++)
@@ -95,7 +95,17 @@ void
 sph_solver_densities (SphSolver *solver, const double *x, double *density)
 {
   neighbour_grid_build (&solver->grid, x, solver->n, solver->support);
-  densities_at (solver, x, density);
+  densities_at (solver, &solver->grid, x, density);
+}
+
+void
+sph_solver_inspect_densities (const SphSolver *solver, const double *x, double *density)
+{
+  NeighbourGrid grid;
+  neighbour_grid_init (&grid);
+  neighbour_grid_build (&grid, x, solver->n, solver->support);
+  densities_at (solver, &grid, x, density);
+  neighbour_grid_clear (&grid);
 }
 
 /* a_np = g + f_ext / m + Monaghan's viscosity at x, v. */
@@ -195,7 +205,7 @@ substep (SphSolver *solver, const double *x, const double *v, const double *f_ex
   for (int iteration = 1;; iteration++)
     {
       predict (solver, x, v, dt);
-      densities_at (solver, solver->x_pred, solver->density);
+      densities_at (solver, &solver->grid, solver->x_pred, solver->density);
       double sum = 0, most = 0;
       for (size_t i = 0; i < n; i++)
         {

@@ -81,5 +81,8 @@ void sph_solver_step (SphSolver *solver, const double *x, const double *v, const
 
 /* The densities sum_j m W at x (n), with the grid rebuilt for x: what the tests measure. */
 void sph_solver_densities (SphSolver *solver, const double *x, double *density);
+/* The same on a grid of its own, the solver left as it is: what the step's scratch holds
+ * (the grid's lists for the pressure iterations) is not touched by an inspection. */
+void sph_solver_inspect_densities (const SphSolver *solver, const double *x, double *density);
 
 G_END_DECLS

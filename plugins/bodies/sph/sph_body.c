@@ -366,6 +366,26 @@ sph_params_changed (void *self, const CwbParamSet *params)
   body->solver.params = next;
 }
 
+/* The particles' fields for the element overlay (ABI 1.22). The density is recomputed at q
+ * (eq. 1 on a grid of the inspection's own), so that it belongs to the state shown whatever
+ * brought it there: a step, a restored or edited state, a solver's stage. The pressure is no
+ * function of the state: it is what the last PCISPH step solved for (the pressures of its
+ * last substep's final iteration, which moved the particles to that step's end), zero before
+ * the first step and for a fixed fluid. */
+static void
+sph_inspect_nodes (void *self, const double *q, const double *v, CwbNodeInspection *out)
+{
+  SphBody *body = self;
+  sph_solver_inspect_densities (&body->solver, q, out->density_error);
+  double rho0 = body->solver.rest_density;
+  for (size_t i = 0; i < body->n; i++)
+    {
+      out->density_error[i] = out->density_error[i] / rho0 - 1;
+      out->pressure[i] = body->fixed ? 0 : body->solver.pressure[i];
+      out->speed[i] = cwb_v3_norm (&v[3 * i]);
+    }
+}
+
 static const CwbBodyModelVTable sph_vtable = {
   .struct_size = sizeof (CwbBodyModelVTable),
   .create = sph_create,
@@ -379,6 +399,7 @@ static const CwbBodyModelVTable sph_vtable = {
   .mass_apply = sph_mass_apply,
   .summary = sph_summary,
   .params_changed = sph_params_changed,
+  .inspect_nodes = sph_inspect_nodes,
 };
 
 static const CwbPluginDesc sph_desc = {

@@ -45,8 +45,9 @@ G_BEGIN_DECLS
  * 1.20: CwbBodyInfo.node_radii and node_masses (bodies whose nodes are particles),
  *       CwbBodyModelVTable.compliance_diagonal, CwbStepContext.compliance_diagonal,
  *       CwbMappingVTable.point_dofs.
- * 1.21: CwbContactQuery.points_apart. */
-#define CWB_ABI_MINOR 21
+ * 1.21: CwbContactQuery.points_apart.
+ * 1.22: CwbBodyModelVTable.inspect_nodes (CwbNodeInspection). */
+#define CWB_ABI_MINOR 22
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 

@@ -12,6 +12,7 @@
  *   stiffness_apply       and the Eulerian coupling (Faure 2007 sec. 5)
  *   element_*           local force elements with their own stable step (Harmon 2009 sec. 2)
  *   inspect_elements    each tetrahedron's strain and rotation, for the element overlay
+ *   inspect_nodes       each node's density error, pressure and speed (a fluid's particles)
  * The instance (`self`) holds what is described (mass, rest shape, precomputed C0); the state
  * q, v belongs to the world, which passes it in: a body model keeps no copy of the state. */
 #pragma once
@@ -121,6 +122,20 @@ typedef struct CwbElementInspection {
   double *rotation;    /* per tetrahedron: the angle of R (rad, 0 to pi) */
 } CwbElementInspection;
 
+/* ABI 1.22: per-node fields at q, v, for the element overlay's colouring of a body whose
+ * nodes are particles (CwbBodyInfo.node_radii: the renderer colours the geometry's point k by
+ * node k). The host allocates each array of CwbBodyInfo's n_nodes values and fills it with
+ * NAN before the call; the model writes the fields it has and leaves the others NAN (not
+ * known: such a node keeps the body's colour). Fields appended by a later minor version are
+ * written only when CWB_STRUCT_HAS (out, CwbNodeInspection, field) says the host has them. */
+typedef struct CwbNodeInspection {
+  size_t struct_size;
+  double *density_error;   /* rho / rho_0 - 1 (dimensionless): > 0 compressed, < 0 rarefied
+                            * (as a free surface's particles are, with fewer neighbours) */
+  double *pressure;        /* Pa */
+  double *speed;           /* |v| of the node, m/s */
+} CwbNodeInspection;
+
 typedef struct CwbBodyModelVTable {
   size_t struct_size;
 
@@ -167,6 +182,10 @@ typedef struct CwbBodyModelVTable {
    * instead of all nv. */
   gboolean (*compliance_diagonal) (void *self, const double *q, double h, CwbCompliance kind,
                                    double *diagonal);
+  /* ABI 1.22, optional: fills `out` (CwbNodeInspection) for the state q, v. The host calls
+   * it whenever it captures a state (after a step, or at a solver's stage within one), on
+   * the thread that steps the world, never during another of the model's calls. */
+  void (*inspect_nodes) (void *self, const double *q, const double *v, CwbNodeInspection *out);
 } CwbBodyModelVTable;
 
 G_END_DECLS
