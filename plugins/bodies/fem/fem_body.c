@@ -36,6 +36,7 @@
 #include "dense_inverse.h"
 #include "linear_solve.h"
 #include "rest_compliance.h"
+#include "rigid_placement.h"
 #include "tet_grid.h"
 
 #define FEM_ERROR (g_quark_from_string ("fem"))
@@ -561,22 +562,11 @@ static void
 fem_init_state (void *self, double *q, double *v)
 {
   FemBody *body = self;
-  double rot[9], com[3];
-  cwb_quat_to_m3 (rot, body->orientation);
-  cwb_m3_mul_v3 (com, rot, body->com_mesh);
-  cwb_v3_add (com, com, body->position);
+  rigid_placement_apply (body->rest, body->n_nodes, body->position, body->orientation,
+                         body->com_mesh, body->linear_velocity, body->angular_velocity, q, v);
   for (size_t i = 0; i < body->n_nodes; i++)
-    {
-      double *x = &q[3 * i];
-      cwb_m3_mul_v3 (x, rot, &body->rest[3 * i]);
-      cwb_v3_add (x, x, body->position);
-      double arm[3], spin[3];
-      cwb_v3_sub (arm, x, com);
-      cwb_v3_cross (spin, body->angular_velocity, arm);
-      cwb_v3_add (&v[3 * i], body->linear_velocity, spin);
-      if (body->fixed[i])
-        cwb_v3_set (&v[3 * i], 0, 0, 0);
-    }
+    if (body->fixed[i])
+      cwb_v3_set (&v[3 * i], 0, 0, 0);
 }
 
 /* Adds each element's four 3-vectors into the nodes' entries of y (3n). */

@@ -14,11 +14,13 @@
  * it through the fluid. */
 #include <float.h>
 #include <math.h>
+#include <string.h>
 
 #include <cwb/body_model.h>
 #include <cwb/vecmath.h>
 
 #include "pcisph.h"
+#include "rigid_placement.h"
 #include "volume_particles.h"
 
 #define SPH_ERROR (sph_error_quark ())
@@ -252,22 +254,10 @@ static void
 sph_init_state (void *self, double *q, double *v)
 {
   SphBody *body = self;
-  double rot[9], com[3];
-  cwb_quat_to_m3 (rot, body->orientation);
-  cwb_m3_mul_v3 (com, rot, body->com_mesh);
-  cwb_v3_add (com, com, body->position);
-  for (size_t i = 0; i < body->n; i++)
-    {
-      double *x = &q[3 * i];
-      cwb_m3_mul_v3 (x, rot, &body->rest[3 * i]);
-      cwb_v3_add (x, x, body->position);
-      double arm[3], spin[3];
-      cwb_v3_sub (arm, x, com);
-      cwb_v3_cross (spin, body->angular_velocity, arm);
-      cwb_v3_add (&v[3 * i], body->linear_velocity, spin);
-      if (body->fixed)
-        cwb_v3_set (&v[3 * i], 0, 0, 0);
-    }
+  rigid_placement_apply (body->rest, body->n, body->position, body->orientation,
+                         body->com_mesh, body->linear_velocity, body->angular_velocity, q, v);
+  if (body->fixed)
+    memset (v, 0, 3 * body->n * sizeof (double));
 }
 
 static void
