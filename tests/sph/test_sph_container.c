@@ -329,6 +329,7 @@ main (int argc, char **argv)
 {
   g_test_init (&argc, &argv, NULL);
   g_test_add_data_func ("/sph/container/dam-break/proximity", "proximity", test_dam_break);
+  g_test_add_data_func ("/sph/container/dam-break/penalty", "penalty", test_dam_break);
   g_test_add_data_func ("/sph/container/rest/proximity", "proximity/constraint", test_rest);
   g_test_add_data_func ("/sph/container/rest/penalty", "penalty/constraint", test_rest);
   g_test_add_data_func ("/sph/container/floating/500", "proximity/500", test_floating);
