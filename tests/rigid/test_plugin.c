@@ -1,5 +1,7 @@
 #include "test_plugin.h"
 
+#include <stdio.h>
+
 #include <gmodule.h>
 
 const CwbPluginDesc *
@@ -62,6 +64,10 @@ test_params_init (TestParams *params, const CwbPluginDesc *desc)
         case CWB_PARAM_ENUM:
           value->i = enum_index (spec, spec->default_value);
           value->s = spec->default_value;
+          break;
+        case CWB_PARAM_VEC3:
+          g_assert_cmpint (sscanf (spec->default_value, "[%lf , %lf , %lf]", &value->v3[0],
+                                   &value->v3[1], &value->v3[2]), ==, 3);
           break;
         default:
           g_error ("parameter %s: type %d not needed by these tests", spec->name, spec->type);

@@ -14,7 +14,7 @@ G_BEGIN_DECLS
 const CwbPluginDesc *test_plugin_load (const char *env_var, CwbPluginKind kind,
                                        const char *name);
 
-#define TEST_PARAMS_MAX 16
+#define TEST_PARAMS_MAX 24
 
 /* A parameter set holding a schema's defaults, editable by name. */
 typedef struct TestParams {

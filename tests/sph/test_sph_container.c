@@ -324,6 +324,51 @@ test_floating (gconstpointer data)
     }
 }
 
+/* The jet of scenes/fluid-inflow.yaml filling its tank under `model`: every 10 ms to 1.2 s,
+ * no particle has left the tank through a wall or the floor (the nozzle's waiting particles
+ * are above the tank, within its walls' span); by 1.2 s the inflow is out (its 0.68 s are
+ * over: no particle waits in the nozzle) and the water's mean height is within a spacing of
+ * half the depth its particles fill the tank to (n s^3 over the 0.1 m square floor; the
+ * bound of the water at rest's test above, for the same missing wall neighbourhood). */
+static void
+test_inflow_tank (gconstpointer data)
+{
+  const char *model = data;
+  g_autofree char *contact = g_strdup_printf ("contact.model=%s", model);
+  const char *sets[] = { contact, NULL };
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world_from_file (registry, "scenes/fluid-inflow.yaml",
+                                                        sets);
+  size_t water = cwb_world_n_bodies (world) - 1, n;
+  g_assert_cmpstr (cwb_world_body_name (world, water), ==, "water");
+  const double s = 0.005, radius = s / 2;
+  const double lo[3] = { -0.05, -0.05, 0 }, hi[3] = { 0.05, 0.05, 0 };
+  while (cwb_world_time (world) < 1.2 - 1e-9)
+    {
+      fixture_step (world, 10);
+      const double *x = particles_of (world, water, &n);
+      size_t out = escaped (x, n, radius, lo, hi);
+      if (out > 0)
+        g_test_message ("%zu particles out at %.3f s", out, cwb_world_time (world));
+      for (size_t i = 0; out > 0 && i < n; i++)
+        if (escaped (&x[3 * i], 1, radius, lo, hi))
+          g_test_message ("  %zu at %.4f %.4f %.4f", i, x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+      g_assert_cmpuint (out, ==, 0);
+    }
+  const double *x = particles_of (world, water, &n);
+  double mean = 0, depth = n * s * s * s / (0.1 * 0.1);
+  for (size_t i = 0; i < n; i++)
+    {
+      g_assert_cmpfloat (x[3 * i + 2], <, 0.1);  /* none waits in the nozzle, 0.15 m up */
+      mean += x[3 * i + 2] / n;
+    }
+  CwbBodySummary summary;
+  cwb_world_body_summary (world, water, &summary);
+  g_test_message ("%s: %zu particles, mean height %.4f m for a depth of %.4f m, kinetic "
+                  "energy %.2e J", model, n, mean, depth, summary.kinetic_energy);
+  g_assert_cmpfloat (fabs (mean - depth / 2), <, s);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -336,5 +381,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/sph/container/floating/2000", "proximity/2000", test_floating);
   g_test_add_data_func ("/sph/container/floating/penalty/500", "penalty/500", test_floating);
   g_test_add_data_func ("/sph/container/floating/penalty/2000", "penalty/2000", test_floating);
+  g_test_add_data_func ("/sph/container/inflow/proximity", "proximity", test_inflow_tank);
+  g_test_add_data_func ("/sph/container/inflow/penalty", "penalty", test_inflow_tank);
   return g_test_run ();
 }

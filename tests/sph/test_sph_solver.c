@@ -8,6 +8,7 @@
 
 #include "neighbour_grid.h"
 #include "pcisph.h"
+#include "sph_block.h"
 #include "sph_kernel.h"
 
 static gint
@@ -109,19 +110,6 @@ test_kernel (void)
     }
 }
 
-/* A block of n^3 particles on the lattice of spacing s, its corner at the origin. */
-static double *
-block (int n, double s)
-{
-  double *x = g_new (double, 3 * n * n * n);
-  size_t i = 0;
-  for (int a = 0; a < n; a++)
-    for (int b = 0; b < n; b++)
-      for (int c = 0; c < n; c++, i++)
-        cwb_v3_set (&x[3 * i], a * s, b * s, c * s);
-  return x;
-}
-
 static void
 solver_for (SphSolver *solver, size_t n, double spacing)
 {
@@ -140,7 +128,7 @@ test_lattice_rest (void)
   int n = 8;
   double s = 0.01;
   size_t count = (size_t) n * n * n;
-  g_autofree double *x = block (n, s);
+  g_autofree double *x = sph_block (n, s);
   g_autofree double *v = g_new0 (double, 3 * count);
   g_autofree double *x1 = g_new (double, 3 * count);
   g_autofree double *v1 = g_new (double, 3 * count);
@@ -158,7 +146,7 @@ test_lattice_rest (void)
       memcpy (x, x1, sizeof (double) * 3 * count);
       memcpy (v, v1, sizeof (double) * 3 * count);
     }
-  g_autofree double *x0 = block (n, s);
+  g_autofree double *x0 = sph_block (n, s);
   for (size_t c = 0; c < 3 * count; c++)
     g_assert_cmpfloat_with_epsilon (x[c], x0[c], 1e-12);
   sph_solver_clear (&solver);
@@ -175,7 +163,7 @@ test_momentum (void)
   int n = 8;
   double s = 0.01;
   size_t count = (size_t) n * n * n;
-  g_autofree double *x = block (n, 0.9 * s);
+  g_autofree double *x = sph_block (n, 0.9 * s);
   g_autofree double *v = g_new (double, 3 * count);
   g_autofree double *x1 = g_new (double, 3 * count);
   g_autofree double *v1 = g_new (double, 3 * count);
@@ -225,7 +213,7 @@ test_compressed_block (void)
   int n = 8;
   double s = 0.01;
   size_t count = (size_t) n * n * n;
-  g_autofree double *x = block (n, 0.9 * s);
+  g_autofree double *x = sph_block (n, 0.9 * s);
   g_autofree double *v = g_new0 (double, 3 * count);
   g_autofree double *x1 = g_new (double, 3 * count);
   g_autofree double *v1 = g_new (double, 3 * count);

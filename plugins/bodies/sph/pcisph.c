@@ -7,6 +7,7 @@
 #include <cwb/vecmath.h>
 
 #include "sph_kernel.h"
+#include "surface_tension.h"
 
 /* rho_0 and sum |grad W|^2 over a full neighbourhood of the particles' cubic lattice. */
 static void
@@ -53,6 +54,7 @@ sph_solver_init (SphSolver *solver, const SphParams *params, size_t n)
   solver->v_pred = g_new0 (double, 3 * n);
   solver->x_sub = g_new0 (double, 3 * n);
   solver->v_sub = g_new0 (double, 3 * n);
+  solver->x_grid = g_new0 (double, 3 * n);
 }
 
 void
@@ -68,6 +70,8 @@ sph_solver_clear (SphSolver *solver)
   g_free (solver->x_sub);
   g_free (solver->v_sub);
   g_free (solver->gradients);
+  g_free (solver->normals);
+  g_free (solver->x_grid);
   memset (solver, 0, sizeof *solver);
 }
 
@@ -91,24 +95,44 @@ densities_at (const SphSolver *solver, const NeighbourGrid *grid, const double *
     }
 }
 
+/* Builds `grid` for x, parked particles (modes) left out: their positions, in `scratch` (3
+ * n), are made NAN, which the grid gives no neighbours and nobody as one. */
+static void
+grid_build (const SphSolver *solver, NeighbourGrid *grid, const double *x,
+            const uint8_t *modes, double *scratch)
+{
+  const double *positions = x;
+  if (modes != NULL)
+    {
+      memcpy (scratch, x, 3 * solver->n * sizeof (double));
+      for (size_t i = 0; i < solver->n; i++)
+        if (modes[i] == SPH_MODE_PARKED)
+          scratch[3 * i] = scratch[3 * i + 1] = scratch[3 * i + 2] = NAN;
+      positions = scratch;
+    }
+  neighbour_grid_build (grid, positions, solver->n, solver->support);
+}
+
 void
 sph_solver_densities (SphSolver *solver, const double *x, double *density)
 {
-  neighbour_grid_build (&solver->grid, x, solver->n, solver->support);
+  grid_build (solver, &solver->grid, x, solver->modes, solver->x_grid);
   densities_at (solver, &solver->grid, x, density);
 }
 
 void
-sph_solver_inspect_densities (const SphSolver *solver, const double *x, double *density)
+sph_solver_inspect_densities (const SphSolver *solver, const double *x,
+                              const uint8_t *modes, double *density)
 {
   NeighbourGrid grid;
   neighbour_grid_init (&grid);
-  neighbour_grid_build (&grid, x, solver->n, solver->support);
+  g_autofree double *scratch = modes != NULL ? g_new (double, 3 * solver->n) : NULL;
+  grid_build (solver, &grid, x, modes, scratch);
   densities_at (solver, &grid, x, density);
   neighbour_grid_clear (&grid);
 }
 
-/* a_np = g + f_ext / m + Monaghan's viscosity at x, v. */
+/* a_np = g + f_ext / m + Monaghan's viscosity at x, v, and surface tension when it is on. */
 static void
 non_pressure_accelerations (SphSolver *solver, const double *x, const double *v,
                             const double *f_ext, const double gravity[3])
@@ -133,6 +157,15 @@ non_pressure_accelerations (SphSolver *solver, const double *x, const double *v,
           cwb_v3_axpy (a, nu_term * cwb_v3_dot (dv, d) / (cwb_v3_dot (d, d) + 0.01 * h * h),
                        &solver->gradients[3 * k]);
         }
+    }
+  if (solver->params.surface_tension > 0)
+    {
+      if (solver->normals == NULL)
+        solver->normals = g_new (double, 3 * solver->n);
+      densities_at (solver, grid, x, solver->density);
+      sph_surface_tension_add (grid, x, solver->density, solver->gradients, solver->n, m,
+                               solver->rest_density, h, solver->params.surface_tension,
+                               solver->normals, solver->a_np);
     }
 }
 
@@ -179,13 +212,15 @@ pressure_accelerations (SphSolver *solver)
     }
 }
 
-/* x*, v* from x, v and the accelerations. */
+/* x*, v* from x, v and the accelerations; a driven or parked particle keeps its v. */
 static void
 predict (SphSolver *solver, const double *x, const double *v, double dt)
 {
+  const uint8_t *modes = solver->modes;
   for (size_t c = 0; c < 3 * solver->n; c++)
     {
-      solver->v_pred[c] = v[c] + dt * (solver->a_np[c] + solver->a_p[c]);
+      gboolean moves = modes == NULL || modes[c / 3] == SPH_MODE_FREE;
+      solver->v_pred[c] = moves ? v[c] + dt * (solver->a_np[c] + solver->a_p[c]) : v[c];
       solver->x_pred[c] = x[c] + dt * solver->v_pred[c];
     }
 }
@@ -196,7 +231,7 @@ substep (SphSolver *solver, const double *x, const double *v, const double *f_ex
          const double gravity[3], double dt)
 {
   size_t n = solver->n;
-  neighbour_grid_build (&solver->grid, x, n, solver->support);
+  grid_build (solver, &solver->grid, x, solver->modes, solver->x_grid);
   pair_gradients (solver, x);
   non_pressure_accelerations (solver, x, v, f_ext, gravity);
   memset (solver->pressure, 0, n * sizeof (double));
@@ -207,14 +242,18 @@ substep (SphSolver *solver, const double *x, const double *v, const double *f_ex
       predict (solver, x, v, dt);
       densities_at (solver, &solver->grid, solver->x_pred, solver->density);
       double sum = 0, most = 0;
+      size_t counted = 0;
       for (size_t i = 0; i < n; i++)
         {
+          if (solver->modes != NULL && solver->modes[i] != SPH_MODE_FREE)
+            continue;
           double compression = MAX (solver->density[i] - rho0, 0) / rho0;
           sum += compression;
           most = MAX (most, compression);
+          counted++;
         }
       solver->stats.iterations = iteration;
-      solver->stats.mean_compression = n > 0 ? sum / n : 0;
+      solver->stats.mean_compression = counted > 0 ? sum / counted : 0;
       solver->stats.max_compression = most;
       if ((iteration >= SPH_MIN_ITERATIONS
            && solver->stats.mean_compression <= solver->params.tolerance

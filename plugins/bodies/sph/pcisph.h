@@ -23,6 +23,14 @@
  * 0.01 H^2) grad W_ij, antisymmetric in i, j as the pressure term is, so that the fluid's
  * momentum changes only by gravity and the external forces.
  *
+ * Surface tension (surface_tension.h, Akinci et al. 2013) joins the non-pressure
+ * accelerations when its coefficient is positive; at 0 the step is the one above, bit for bit.
+ *
+ * Particles that the fluid does not move (an inflow's, sph_inflow.h) have a mode: a driven
+ * particle moves on at its own velocity, x += dt v, and is every other particle's neighbour
+ * (its density and pressure push the fluid as a moving wall would); a parked one keeps its
+ * x and v and is nobody's neighbour. The stopping test counts the free particles alone.
+ *
  * rho_0 is the density the lattice the particles were placed on has under the kernel
  * (m sum_j W over a full neighbourhood): a fluid at rest on its lattice has zero pressure,
  * and its mass per volume is the material's density m / s^3. */
@@ -49,7 +57,11 @@ typedef struct SphParams {
   double tolerance;        /* the mean compression the pressure iterations stop at */
   double max_compression;  /* and the most any particle may keep */
   int max_iterations;
+  double surface_tension;  /* Akinci 2013's gamma; 0: none */
 } SphParams;
+
+/* A particle's part in the step (SphSolver.modes). */
+enum { SPH_MODE_FREE = 0, SPH_MODE_DRIVEN = 1, SPH_MODE_PARKED = 2 };
 
 typedef struct SphStats {
   int substeps;
@@ -67,6 +79,9 @@ typedef struct SphSolver {
   NeighbourGrid grid;
   double *density, *pressure, *a_np, *a_p, *x_pred, *v_pred, *x_sub, *v_sub;
   double *gradients;       /* 3 per pair of the lists: grad W(x_i - x_j) at the step's start */
+  double *normals;         /* 3 n, surface tension's n_i (allocated when it is on) */
+  double *x_grid;          /* 3 n, the positions the lists are built from (parked: NAN) */
+  const uint8_t *modes;    /* n SPH_MODE_* the caller sets before a step; NULL: all free */
   size_t gradient_capacity;
   SphStats stats;
 } SphSolver;
@@ -82,7 +97,9 @@ void sph_solver_step (SphSolver *solver, const double *x, const double *v, const
 /* The densities sum_j m W at x (n), with the grid rebuilt for x: what the tests measure. */
 void sph_solver_densities (SphSolver *solver, const double *x, double *density);
 /* The same on a grid of its own, the solver left as it is: what the step's scratch holds
- * (the grid's lists for the pressure iterations) is not touched by an inspection. */
-void sph_solver_inspect_densities (const SphSolver *solver, const double *x, double *density);
+ * (the grid's lists for the pressure iterations) is not touched by an inspection. modes (n,
+ * or NULL) as SphSolver.modes: parked particles are left out. */
+void sph_solver_inspect_densities (const SphSolver *solver, const double *x,
+                                   const uint8_t *modes, double *density);
 
 G_END_DECLS

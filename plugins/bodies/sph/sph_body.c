@@ -6,12 +6,17 @@
  * rho s^3 with rho the material's density, so that the fluid weighs its shape's volume of
  * water to the lattice's precision.
  *
- * Free motion is one PCISPH step (pcisph.h) under gravity, viscosity and the contact
- * model's forces; the fluid's walls are other bodies, met through the contact model like any
- * body's (Faure 2007 sec. 5 couples its fluids through the Eulerian layer alone), never a
- * boundary of the fluid's own. Compliance: C = h^2 M^-1, each particle its own mass: the
- * contact's correction moves the particles it touches, and the next step's pressure spreads
- * it through the fluid. */
+ * An inflow (inflow.h) adds particles over time through a nozzle. The world sizes the
+ * state once, so they are the body's from its creation, a reserve after the fill (up to
+ * max_particles in all), parked and then driven through the nozzle until they leave it.
+ *
+ * Free motion is one PCISPH step (pcisph.h) under gravity, viscosity, optional surface
+ * tension (surface_tension.h) and the contact model's forces; the fluid's walls are other
+ * bodies, met through the contact model like any body's (Faure 2007 sec. 5 couples its
+ * fluids through the Eulerian layer alone), never a boundary of the fluid's own.
+ * Compliance: C = h^2 M^-1, each particle its own mass: the contact's correction moves the
+ * particles it touches, and the next step's pressure spreads it through the fluid; an
+ * inflow's particle in the nozzle or waiting behind it answers no force (C = 0). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -19,6 +24,7 @@
 #include <cwb/body_model.h>
 #include <cwb/vecmath.h>
 
+#include "inflow.h"
 #include "pcisph.h"
 #include "rigid_placement.h"
 #include "volume_particles.h"
@@ -36,7 +42,8 @@ enum { SPH_ERROR_SHAPE };
 typedef struct SphBody {
   char *name;
   gboolean fixed;
-  size_t n;
+  size_t n;                /* all particles: the fill's n_fill, then the inflow's reserve */
+  size_t n_fill;
   double spacing, particle_mass, mass;
   double *rest;            /* 3 n: the particles in the shape's (mesh) frame */
   double *radii, *masses;  /* n each, for the particles mapping */
@@ -47,12 +54,19 @@ typedef struct SphBody {
   uint32_t *ref_triangles;
   char *ref_source;
   SphSolver solver;
+  gboolean has_inflow;
+  SphInflow inflow;
+  /* n SPH_MODE_* of the state the last free motion started from (init_state's before the
+   * first), for the operators that get q alone; NULL without an inflow. */
+  uint8_t *modes;
 } SphBody;
 
 static void
 sph_body_free (SphBody *body)
 {
   sph_solver_clear (&body->solver);
+  sph_inflow_clear (&body->inflow);
+  g_free (body->modes);
   g_free (body->name);
   g_free (body->rest);
   g_free (body->radii);
@@ -78,6 +92,33 @@ static const CwbParamSpec sph_params[] = {
     "pressure iterations stop" },
   { "max_pressure_iterations", CWB_PARAM_INT, "", "100", SPH_MIN_ITERATIONS, 10000, NULL,
     "The most pressure iterations a step makes" },
+  { "surface_tension", CWB_PARAM_DOUBLE, "", "0", 0, 1e6, NULL,
+    "Akinci et al. 2013's surface tension coefficient gamma (cohesion and curvature, eq. 1-5; "
+    "SPlisHSPlasH's surfaceTension), not a tension in N/m. 0: none" },
+  { "fill", CWB_PARAM_BOOL, "", "true", 0, 0, NULL,
+    "Whether the fluid starts filling its shape; false: it starts empty (the shape only sets "
+    "the automatic spacing) and the inflow brings it" },
+  { "max_particles", CWB_PARAM_INT, "", "0", 0, 1 << 24, NULL,
+    "The most particles the body has, the fill's and the inflow's together: what is left "
+    "after the fill is the inflow's reserve. 0: the fill's" },
+  { "inflow_speed", CWB_PARAM_DOUBLE, "m/s", "0", 0, 1e3, NULL,
+    "The speed the inflow's particles leave the nozzle at; its mass rate is density x the "
+    "nozzle's area x this speed. 0: no inflow" },
+  { "inflow_position", CWB_PARAM_VEC3, "m", "[0, 0, 0]", -1e9, 1e9, NULL,
+    "The centre of the inflow's nozzle, world frame" },
+  { "inflow_direction", CWB_PARAM_VEC3, "", "[0, 0, -1]", -1e9, 1e9, NULL,
+    "The direction the inflow leaves the nozzle in, world frame (normalised)" },
+  { "inflow_shape", CWB_PARAM_ENUM, "", "disc", 0, 0, "disc|rectangle",
+    "The nozzle's opening: a disc of inflow_radius, or a rectangle of inflow_width (along "
+    "world x in the nozzle's plane; y for a jet along x) by inflow_height" },
+  { "inflow_radius", CWB_PARAM_DOUBLE, "m", "0.01", 0, 100, NULL,
+    "The disc nozzle's radius" },
+  { "inflow_width", CWB_PARAM_DOUBLE, "m", "0.02", 0, 100, NULL,
+    "The rectangular nozzle's width" },
+  { "inflow_height", CWB_PARAM_DOUBLE, "m", "0.02", 0, 100, NULL,
+    "The rectangular nozzle's height" },
+  { "inflow_duration", CWB_PARAM_DOUBLE, "s", "0", 0, 1e9, NULL,
+    "How long the inflow runs from the start. 0: until max_particles are out" },
 };
 
 static void
@@ -90,6 +131,7 @@ solver_params (const SphBody *body, const CwbParamSet *params, SphParams *out)
     .tolerance = cwb_param_double (params, "density_tolerance", 0.001),
     .max_compression = cwb_param_double (params, "max_compression", 0.01),
     .max_iterations = (int) cwb_param_int (params, "max_pressure_iterations", 100),
+    .surface_tension = cwb_param_double (params, "surface_tension", 0),
   };
 }
 
@@ -143,17 +185,20 @@ fill_shape (SphBody *body, const CwbSurfaceMesh *surface, double spacing, GError
   return TRUE;
 }
 
-/* Mass, centre of mass and inertia of the particles (points of equal mass). */
+/* Mass (every particle's, the reserve's too), centre of mass and inertia of the particles
+ * filling the shape (points of equal mass; all of them when the fluid starts empty): the
+ * shape's, about which an initial spin turns the fill. */
 static void
 mass_properties (SphBody *body)
 {
   body->mass = body->particle_mass * body->n;
+  size_t n = body->n_fill > 0 ? body->n_fill : body->n;
   double com[3] = { 0, 0, 0 };
-  for (size_t i = 0; i < body->n; i++)
+  for (size_t i = 0; i < n; i++)
     cwb_v3_add (com, com, &body->rest[3 * i]);
-  cwb_v3_scale (body->com_mesh, com, 1.0 / body->n);
+  cwb_v3_scale (body->com_mesh, com, 1.0 / n);
   memset (body->inertia, 0, sizeof body->inertia);
-  for (size_t i = 0; i < body->n; i++)
+  for (size_t i = 0; i < n; i++)
     {
       double r[3];
       cwb_v3_sub (r, &body->rest[3 * i], body->com_mesh);
@@ -178,6 +223,62 @@ reference_copy (SphBody *body, const CwbSurfaceMesh *surface)
   body->reference.source = body->ref_source;
 }
 
+/* The inflow from the parameters, its reserve appended to the fill (rest positions: the
+ * park point in the shape's frame). */
+static gboolean
+inflow_setup (SphBody *body, const CwbBodyCreateInfo *info, GError **error)
+{
+  const CwbParamSet *params = info->params;
+  SphInflowSpec spec = {
+    .speed = cwb_param_double (params, "inflow_speed", 0),
+    .shape = (SphNozzle) cwb_param_int (params, "inflow_shape", SPH_NOZZLE_DISC),
+    .radius = cwb_param_double (params, "inflow_radius", 0.01),
+    .width = cwb_param_double (params, "inflow_width", 0.02),
+    .height = cwb_param_double (params, "inflow_height", 0.02),
+    .duration = cwb_param_double (params, "inflow_duration", 0),
+  };
+  const CwbParamValue *centre = cwb_param_find (params, "inflow_position");
+  const CwbParamValue *direction = cwb_param_find (params, "inflow_direction");
+  if (centre != NULL)
+    cwb_v3_copy (spec.centre, centre->v3);
+  cwb_v3_set (spec.direction, 0, 0, -1);
+  if (direction != NULL)
+    cwb_v3_copy (spec.direction, direction->v3);
+  size_t most = (size_t) cwb_param_int (params, "max_particles", 0);
+  spec.reserve = most > body->n_fill ? most - body->n_fill : 0;
+  if (!(spec.speed > 0))
+    {
+      if (body->n == 0)
+        {
+          g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
+                       "body '%s': with fill false and no inflow (inflow_speed 0) the fluid "
+                       "has no particle", body->name);
+          return FALSE;
+        }
+      return TRUE;
+    }
+  if (body->fixed)
+    {
+      g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
+                   "body '%s': a fixed fluid has no inflow; set inflow_speed 0 or fixed false",
+                   body->name);
+      return FALSE;
+    }
+  if (!sph_inflow_init (&body->inflow, &spec, body->spacing, body->n_fill, info->dt,
+                        body->name, error))
+    return FALSE;
+  body->has_inflow = TRUE;
+  body->n = body->n_fill + sph_inflow_particles (&body->inflow);
+  body->rest = g_renew (double, body->rest, 3 * body->n);
+  double rot[9], rel[3];
+  cwb_quat_to_m3 (rot, body->orientation);
+  cwb_v3_sub (rel, body->inflow.park, body->position);
+  for (size_t i = body->n_fill; i < body->n; i++)
+    cwb_m3t_mul_v3 (&body->rest[3 * i], rot, rel);
+  body->modes = g_new0 (uint8_t, body->n);
+  return TRUE;
+}
+
 static void *
 sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError **error)
 {
@@ -195,6 +296,19 @@ sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
   if (!fill_shape (body, info->surface,
                    cwb_param_double (info->params, "particle_spacing", 0), error))
     return NULL;
+  if (!cwb_param_bool (info->params, "fill", TRUE))
+    body->n = 0;
+  body->n_fill = body->n;
+  cwb_v3_copy (body->position, info->position);
+  memcpy (body->orientation, info->orientation, sizeof body->orientation);
+  if (body->orientation[0] == 0 && body->orientation[1] == 0 && body->orientation[2] == 0
+      && body->orientation[3] == 0)
+    cwb_quat_identity (body->orientation);
+  cwb_quat_normalize (body->orientation);
+  cwb_v3_copy (body->linear_velocity, info->linear_velocity);
+  cwb_v3_copy (body->angular_velocity, info->angular_velocity);
+  if (!inflow_setup (body, info, error))
+    return NULL;
   body->particle_mass = info->density * body->spacing * body->spacing * body->spacing;
   mass_properties (body);
   body->radii = g_new (double, body->n);
@@ -209,18 +323,16 @@ sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
   SphParams params;
   solver_params (body, info->params, &params);
   sph_solver_init (&body->solver, &params, body->n);
+  body->solver.modes = body->modes;
   g_debug ("body '%s': %zu particles of %g m, %g kg each; lattice rest density %g kg/m^3",
            body->name, body->n, body->spacing, body->particle_mass,
            body->solver.rest_density);
-
-  cwb_v3_copy (body->position, info->position);
-  memcpy (body->orientation, info->orientation, sizeof body->orientation);
-  if (body->orientation[0] == 0 && body->orientation[1] == 0 && body->orientation[2] == 0
-      && body->orientation[3] == 0)
-    cwb_quat_identity (body->orientation);
-  cwb_quat_normalize (body->orientation);
-  cwb_v3_copy (body->linear_velocity, info->linear_velocity);
-  cwb_v3_copy (body->angular_velocity, info->angular_velocity);
+  if (body->has_inflow)
+    g_debug ("body '%s': inflow of %zu layers of %zu particles, %g kg/s for %g s",
+             body->name, body->inflow.n_layers, body->inflow.layer_size,
+             body->particle_mass * body->inflow.layer_size * body->inflow.speed
+               / body->spacing,
+             body->inflow.n_layers * body->spacing / body->inflow.speed);
   return g_steal_pointer (&body);
 }
 
@@ -254,10 +366,15 @@ static void
 sph_init_state (void *self, double *q, double *v)
 {
   SphBody *body = self;
-  rigid_placement_apply (body->rest, body->n, body->position, body->orientation,
+  rigid_placement_apply (body->rest, body->n_fill, body->position, body->orientation,
                          body->com_mesh, body->linear_velocity, body->angular_velocity, q, v);
   if (body->fixed)
     memset (v, 0, 3 * body->n * sizeof (double));
+  if (body->has_inflow)
+    {
+      sph_inflow_start (&body->inflow, q, v);
+      sph_inflow_modes (&body->inflow, q, v, body->n, body->modes);
+    }
 }
 
 static void
@@ -270,8 +387,12 @@ sph_free_motion (void *self, const CwbFreeMotion *a)
       memset (a->v_free, 0, 3 * body->n * sizeof (double));
       return;
     }
+  if (body->has_inflow)
+    sph_inflow_modes (&body->inflow, a->q, a->v, body->n, body->modes);
   sph_solver_step (&body->solver, a->q, a->v, a->f_ext, a->gravity, a->h, a->q_free,
                    a->v_free);
+  if (body->has_inflow)
+    sph_inflow_emit (&body->inflow, a->q, body->modes, a->h, a->q_free, a->v_free);
   g_debug ("body '%s': %d substeps, %d pressure iterations, compression mean %.2e max %.2e",
            body->name, body->solver.stats.substeps, body->solver.stats.iterations,
            body->solver.stats.mean_compression, body->solver.stats.max_compression);
@@ -286,15 +407,24 @@ sph_integrate_position (void *self, const double *q, const double *dv, double h,
     q_out[c] = q[c] + (body->fixed ? 0 : h * dv[c]);
 }
 
+/* Particle i's compliance h^2 / m; 0 for a fixed fluid, and for an inflow's particle that
+ * its step drives or parks, which no force moves. */
+static double
+particle_compliance (const SphBody *body, size_t i, double h)
+{
+  if (body->fixed || (body->modes != NULL && body->modes[i] != SPH_MODE_FREE))
+    return 0;
+  return h * h / body->particle_mass;
+}
+
 /* C = h^2 M^-1 (Saupin 2008 eq. 14 without the fluid's pressure stiffness). */
 static void
 sph_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
                       const double *r, double *dq)
 {
   SphBody *body = self;
-  double scale = body->fixed ? 0 : h * h / body->particle_mass;
   for (size_t c = 0; c < 3 * body->n; c++)
-    dq[c] = scale * r[c];
+    dq[c] = particle_compliance (body, c / 3, h) * r[c];
 }
 
 /* The same C as a diagonal: each particle answers its own force alone. */
@@ -303,9 +433,8 @@ sph_compliance_diagonal (void *self, const double *q, double h, CwbCompliance ki
                          double *diagonal)
 {
   SphBody *body = self;
-  double scale = body->fixed ? 0 : h * h / body->particle_mass;
   for (size_t c = 0; c < 3 * body->n; c++)
-    diagonal[c] = scale;
+    diagonal[c] = particle_compliance (body, c / 3, h);
   return TRUE;
 }
 
@@ -361,15 +490,24 @@ sph_params_changed (void *self, const CwbParamSet *params)
  * brought it there: a step, a restored or edited state, a solver's stage. The pressure is no
  * function of the state: it is what the last PCISPH step solved for (the pressures of its
  * last substep's final iteration, which moved the particles to that step's end), zero before
- * the first step and for a fixed fluid. */
+ * the first step and for a fixed fluid. An inflow's parked particles have no fields (NAN:
+ * they keep the body's colour) and are nobody's neighbour. */
 static void
 sph_inspect_nodes (void *self, const double *q, const double *v, CwbNodeInspection *out)
 {
   SphBody *body = self;
-  sph_solver_inspect_densities (&body->solver, q, out->density_error);
+  g_autofree uint8_t *modes = body->has_inflow ? g_new (uint8_t, body->n) : NULL;
+  if (modes != NULL)
+    sph_inflow_modes (&body->inflow, q, v, body->n, modes);
+  sph_solver_inspect_densities (&body->solver, q, modes, out->density_error);
   double rho0 = body->solver.rest_density;
   for (size_t i = 0; i < body->n; i++)
     {
+      if (modes != NULL && modes[i] == SPH_MODE_PARKED)
+        {
+          out->density_error[i] = out->pressure[i] = out->speed[i] = NAN;
+          continue;
+        }
       out->density_error[i] = out->density_error[i] / rho0 - 1;
       out->pressure[i] = body->fixed ? 0 : body->solver.pressure[i];
       out->speed[i] = cwb_v3_norm (&v[3 * i]);

@@ -40,3 +40,18 @@ sph_kernel_gradient (const double d[3], double r, double support, double g[3])
   g[1] = s * d[1];
   g[2] = s * d[2];
 }
+
+/* Akinci et al. 2013 ("Versatile surface tension and adhesion for SPH fluids") eq. 2: the
+ * cohesion spline C(r) on the same support H, attracting at r > H / 2 and repelling closer,
+ * with its maximum at r = H / 2 (C(H / 2) = H^6 / 64 of its 32 / (pi H^9)) and C(H) = 0. */
+static inline double
+sph_kernel_cohesion (double r, double support)
+{
+  double h = support, sigma = 32.0 / (G_PI * pow (h, 9));
+  if (r <= 0 || r > h)
+    return 0.0;
+  double t = (h - r) * (h - r) * (h - r) * r * r * r;
+  if (2 * r > h)
+    return sigma * t;
+  return sigma * (2 * t - h * h * h * h * h * h / 64.0);
+}
