@@ -25,9 +25,10 @@
 #include <cwb/vecmath.h>
 
 #include "inflow.h"
+#include "lattice_fill.h"
 #include "pcisph.h"
+#include "point_masses.h"
 #include "rigid_placement.h"
-#include "volume_particles.h"
 
 #define SPH_ERROR (sph_error_quark ())
 static GQuark sph_error_quark (void);
@@ -40,19 +41,16 @@ enum { SPH_ERROR_SHAPE };
 #define SPH_CELL_INSIDE_SHARE 0.5
 
 typedef struct SphBody {
+  PointMasses points;   /* first: the shared operators read it; n counts all particles,
+                         * the fill's n_fill, then the inflow's reserve */
   char *name;
-  gboolean fixed;
-  size_t n;                /* all particles: the fill's n_fill, then the inflow's reserve */
   size_t n_fill;
-  double spacing, particle_mass, mass;
+  double spacing, mass;
   double *rest;            /* 3 n: the particles in the shape's (mesh) frame */
   double *radii, *masses;  /* n each, for the particles mapping */
   double com_mesh[3], inertia[9];
   double position[3], orientation[4], linear_velocity[3], angular_velocity[3];
-  CwbSurfaceMesh reference;
-  double *ref_vertices;
-  uint32_t *ref_triangles;
-  char *ref_source;
+  SurfaceCopy reference;
   SphSolver solver;
   gboolean has_inflow;
   SphInflow inflow;
@@ -71,9 +69,7 @@ sph_body_free (SphBody *body)
   g_free (body->rest);
   g_free (body->radii);
   g_free (body->masses);
-  g_free (body->ref_vertices);
-  g_free (body->ref_triangles);
-  g_free (body->ref_source);
+  surface_copy_clear (&body->reference);
   g_free (body);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SphBody, sph_body_free)
@@ -126,7 +122,7 @@ solver_params (const SphBody *body, const CwbParamSet *params, SphParams *out)
 {
   *out = (SphParams) {
     .spacing = body->spacing,
-    .mass = body->particle_mass,
+    .mass = body->points.m,
     .viscosity = cwb_param_double (params, "viscosity", 1e-6),
     .tolerance = cwb_param_double (params, "density_tolerance", 0.001),
     .max_compression = cwb_param_double (params, "max_compression", 0.01),
@@ -136,52 +132,19 @@ solver_params (const SphBody *body, const CwbParamSet *params, SphParams *out)
 }
 
 /* The lattice cells at least SPH_CELL_INSIDE_SHARE inside the surface, their centres into
- * body->rest. The cells are volume_particles_sample's (centred on the surface's box): each
- * sampled part's centroid lies in its cell, which gives the cell. */
+ * body->rest (lattice_fill.h). */
 static gboolean
 fill_shape (SphBody *body, const CwbSurfaceMesh *surface, double spacing, GError **error)
 {
-  double lo[3], hi[3], size = 0;
-  CwbGeometry shape = { .n_points = surface->n_vertices,
-                        .positions = (double *) surface->vertices };
-  cwb_geometry_bounds (&shape, lo, hi);
-  for (int c = 0; c < 3; c++)
-    size = MAX (size, hi[c] - lo[c]);
   if (!(spacing > 0))
-    spacing = SPH_SPACING_OF_SIZE * size;
-
-  VolumeParticles parts;
-  if (!volume_particles_sample (surface, spacing, body->name, &parts, error))
+    spacing = SPH_SPACING_OF_SIZE * lattice_fill_extent (surface);
+  LatticeFill fill;
+  if (!lattice_fill (surface, spacing, SPH_CELL_INSIDE_SHARE, body->name, "particle_spacing",
+                     &fill, error))
     return FALSE;
-  double corner[3];
-  for (int c = 0; c < 3; c++)
-    {
-      double cells = ceil ((hi[c] - lo[c]) / spacing - 1e-9);
-      corner[c] = 0.5 * (lo[c] + hi[c]) - 0.5 * cells * spacing;
-    }
-  double cell_volume = spacing * spacing * spacing;
-  body->rest = g_new (double, 3 * parts.n);
-  body->n = 0;
-  for (size_t k = 0; k < parts.n; k++)
-    {
-      if (parts.volumes[k] < SPH_CELL_INSIDE_SHARE * cell_volume)
-        continue;
-      for (int c = 0; c < 3; c++)
-        {
-          double cell = floor ((parts.positions[3 * k + c] - corner[c]) / spacing);
-          body->rest[3 * body->n + c] = corner[c] + (cell + 0.5) * spacing;
-        }
-      body->n++;
-    }
-  volume_particles_clear (&parts);
+  body->rest = g_steal_pointer (&fill.points);
+  body->points.n = fill.n;
   body->spacing = spacing;
-  if (body->n == 0)
-    {
-      g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
-                   "body '%s': particle_spacing %g m leaves no lattice cell half inside its "
-                   "shape; lower it", body->name, spacing);
-      return FALSE;
-    }
   return TRUE;
 }
 
@@ -191,36 +154,9 @@ fill_shape (SphBody *body, const CwbSurfaceMesh *surface, double spacing, GError
 static void
 mass_properties (SphBody *body)
 {
-  body->mass = body->particle_mass * body->n;
-  size_t n = body->n_fill > 0 ? body->n_fill : body->n;
-  double com[3] = { 0, 0, 0 };
-  for (size_t i = 0; i < n; i++)
-    cwb_v3_add (com, com, &body->rest[3 * i]);
-  cwb_v3_scale (body->com_mesh, com, 1.0 / n);
-  memset (body->inertia, 0, sizeof body->inertia);
-  for (size_t i = 0; i < n; i++)
-    {
-      double r[3];
-      cwb_v3_sub (r, &body->rest[3 * i], body->com_mesh);
-      double r2 = cwb_v3_dot (r, r);
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-          body->inertia[3 * a + b] += body->particle_mass * ((a == b) * r2 - r[a] * r[b]);
-    }
-}
-
-static void
-reference_copy (SphBody *body, const CwbSurfaceMesh *surface)
-{
-  body->ref_vertices = g_memdup2 (surface->vertices, 3 * surface->n_vertices * sizeof (double));
-  body->ref_triangles = g_memdup2 (surface->triangles,
-                                   3 * surface->n_triangles * sizeof (uint32_t));
-  body->ref_source = g_strdup (surface->source);
-  body->reference = *surface;
-  body->reference.struct_size = sizeof (CwbSurfaceMesh);
-  body->reference.vertices = body->ref_vertices;
-  body->reference.triangles = body->ref_triangles;
-  body->reference.source = body->ref_source;
+  body->mass = body->points.m * body->points.n;
+  size_t n = body->n_fill > 0 ? body->n_fill : body->points.n;
+  point_masses_properties (body->rest, n, body->points.m, body->com_mesh, body->inertia);
 }
 
 /* The inflow from the parameters, its reserve appended to the fill (rest positions: the
@@ -248,7 +184,7 @@ inflow_setup (SphBody *body, const CwbBodyCreateInfo *info, GError **error)
   spec.reserve = most > body->n_fill ? most - body->n_fill : 0;
   if (!(spec.speed > 0))
     {
-      if (body->n == 0)
+      if (body->points.n == 0)
         {
           g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
                        "body '%s': with fill false and no inflow (inflow_speed 0) the fluid "
@@ -257,7 +193,7 @@ inflow_setup (SphBody *body, const CwbBodyCreateInfo *info, GError **error)
         }
       return TRUE;
     }
-  if (body->fixed)
+  if (body->points.fixed)
     {
       g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
                    "body '%s': a fixed fluid has no inflow; set inflow_speed 0 or fixed false",
@@ -268,14 +204,14 @@ inflow_setup (SphBody *body, const CwbBodyCreateInfo *info, GError **error)
                         body->name, error))
     return FALSE;
   body->has_inflow = TRUE;
-  body->n = body->n_fill + sph_inflow_particles (&body->inflow);
-  body->rest = g_renew (double, body->rest, 3 * body->n);
+  body->points.n = body->n_fill + sph_inflow_particles (&body->inflow);
+  body->rest = g_renew (double, body->rest, 3 * body->points.n);
   double rot[9], rel[3];
   cwb_quat_to_m3 (rot, body->orientation);
   cwb_v3_sub (rel, body->inflow.park, body->position);
-  for (size_t i = body->n_fill; i < body->n; i++)
+  for (size_t i = body->n_fill; i < body->points.n; i++)
     cwb_m3t_mul_v3 (&body->rest[3 * i], rot, rel);
-  body->modes = g_new0 (uint8_t, body->n);
+  body->modes = g_new0 (uint8_t, body->points.n);
   return TRUE;
 }
 
@@ -285,7 +221,7 @@ sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
   g_return_val_if_fail (info != NULL && info->surface != NULL, NULL);
   g_autoptr (SphBody) body = g_new0 (SphBody, 1);
   body->name = g_strdup (info->name != NULL ? info->name : "(unnamed)");
-  body->fixed = info->fixed;
+  body->points.fixed = info->fixed;
   if (!(info->density > 0))
     {
       g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
@@ -297,8 +233,8 @@ sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
                    cwb_param_double (info->params, "particle_spacing", 0), error))
     return NULL;
   if (!cwb_param_bool (info->params, "fill", TRUE))
-    body->n = 0;
-  body->n_fill = body->n;
+    body->points.n = 0;
+  body->n_fill = body->points.n;
   cwb_v3_copy (body->position, info->position);
   memcpy (body->orientation, info->orientation, sizeof body->orientation);
   if (body->orientation[0] == 0 && body->orientation[1] == 0 && body->orientation[2] == 0
@@ -309,28 +245,28 @@ sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
   cwb_v3_copy (body->angular_velocity, info->angular_velocity);
   if (!inflow_setup (body, info, error))
     return NULL;
-  body->particle_mass = info->density * body->spacing * body->spacing * body->spacing;
+  body->points.m = info->density * body->spacing * body->spacing * body->spacing;
   mass_properties (body);
-  body->radii = g_new (double, body->n);
-  body->masses = g_new (double, body->n);
-  for (size_t i = 0; i < body->n; i++)
+  body->radii = g_new (double, body->points.n);
+  body->masses = g_new (double, body->points.n);
+  for (size_t i = 0; i < body->points.n; i++)
     {
       body->radii[i] = 0.5 * body->spacing;
-      body->masses[i] = body->particle_mass;
+      body->masses[i] = body->points.m;
     }
-  reference_copy (body, info->surface);
+  surface_copy_init (&body->reference, info->surface);
 
   SphParams params;
   solver_params (body, info->params, &params);
-  sph_solver_init (&body->solver, &params, body->n);
+  sph_solver_init (&body->solver, &params, body->points.n);
   body->solver.modes = body->modes;
   g_debug ("body '%s': %zu particles of %g m, %g kg each; lattice rest density %g kg/m^3",
-           body->name, body->n, body->spacing, body->particle_mass,
+           body->name, body->points.n, body->spacing, body->points.m,
            body->solver.rest_density);
   if (body->has_inflow)
     g_debug ("body '%s': inflow of %zu layers of %zu particles, %g kg/s for %g s",
              body->name, body->inflow.n_layers, body->inflow.layer_size,
-             body->particle_mass * body->inflow.layer_size * body->inflow.speed
+             body->points.m * body->inflow.layer_size * body->inflow.speed
                / body->spacing,
              body->inflow.n_layers * body->spacing / body->inflow.speed);
   return g_steal_pointer (&body);
@@ -348,13 +284,13 @@ sph_get_info (void *self, CwbBodyInfo *info)
   SphBody *body = self;
   *info = (CwbBodyInfo) {
     .struct_size = sizeof (CwbBodyInfo),
-    .nq = 3 * body->n,
-    .nv = 3 * body->n,
-    .mass = body->fixed ? 0 : body->mass,
-    .fixed = body->fixed,
-    .reference_surface = &body->reference,
+    .nq = 3 * body->points.n,
+    .nv = 3 * body->points.n,
+    .mass = body->points.fixed ? 0 : body->mass,
+    .fixed = body->points.fixed,
+    .reference_surface = &body->reference.mesh,
     .rest_nodes = body->rest,
-    .n_nodes = body->n,
+    .n_nodes = body->points.n,
     .node_radii = body->radii,
     .node_masses = body->masses,
   };
@@ -368,12 +304,12 @@ sph_init_state (void *self, double *q, double *v)
   SphBody *body = self;
   rigid_placement_apply (body->rest, body->n_fill, body->position, body->orientation,
                          body->com_mesh, body->linear_velocity, body->angular_velocity, q, v);
-  if (body->fixed)
-    memset (v, 0, 3 * body->n * sizeof (double));
+  if (body->points.fixed)
+    memset (v, 0, 3 * body->points.n * sizeof (double));
   if (body->has_inflow)
     {
       sph_inflow_start (&body->inflow, q, v);
-      sph_inflow_modes (&body->inflow, q, v, body->n, body->modes);
+      sph_inflow_modes (&body->inflow, q, v, body->points.n, body->modes);
     }
 }
 
@@ -381,14 +317,14 @@ static void
 sph_free_motion (void *self, const CwbFreeMotion *a)
 {
   SphBody *body = self;
-  if (body->fixed)
+  if (body->points.fixed)
     {
-      memcpy (a->q_free, a->q, 3 * body->n * sizeof (double));
-      memset (a->v_free, 0, 3 * body->n * sizeof (double));
+      memcpy (a->q_free, a->q, 3 * body->points.n * sizeof (double));
+      memset (a->v_free, 0, 3 * body->points.n * sizeof (double));
       return;
     }
   if (body->has_inflow)
-    sph_inflow_modes (&body->inflow, a->q, a->v, body->n, body->modes);
+    sph_inflow_modes (&body->inflow, a->q, a->v, body->points.n, body->modes);
   sph_solver_step (&body->solver, a->q, a->v, a->f_ext, a->gravity, a->h, a->q_free,
                    a->v_free);
   if (body->has_inflow)
@@ -398,23 +334,14 @@ sph_free_motion (void *self, const CwbFreeMotion *a)
            body->solver.stats.mean_compression, body->solver.stats.max_compression);
 }
 
-static void
-sph_integrate_position (void *self, const double *q, const double *dv, double h,
-                        double *q_out)
-{
-  SphBody *body = self;
-  for (size_t c = 0; c < 3 * body->n; c++)
-    q_out[c] = q[c] + (body->fixed ? 0 : h * dv[c]);
-}
-
 /* Particle i's compliance h^2 / m; 0 for a fixed fluid, and for an inflow's particle that
  * its step drives or parks, which no force moves. */
 static double
 particle_compliance (const SphBody *body, size_t i, double h)
 {
-  if (body->fixed || (body->modes != NULL && body->modes[i] != SPH_MODE_FREE))
+  if (body->points.fixed || (body->modes != NULL && body->modes[i] != SPH_MODE_FREE))
     return 0;
-  return h * h / body->particle_mass;
+  return h * h / body->points.m;
 }
 
 /* C = h^2 M^-1 (Saupin 2008 eq. 14 without the fluid's pressure stiffness). */
@@ -423,7 +350,7 @@ sph_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
                       const double *r, double *dq)
 {
   SphBody *body = self;
-  for (size_t c = 0; c < 3 * body->n; c++)
+  for (size_t c = 0; c < 3 * body->points.n; c++)
     dq[c] = particle_compliance (body, c / 3, h) * r[c];
 }
 
@@ -433,47 +360,9 @@ sph_compliance_diagonal (void *self, const double *q, double h, CwbCompliance ki
                          double *diagonal)
 {
   SphBody *body = self;
-  for (size_t c = 0; c < 3 * body->n; c++)
+  for (size_t c = 0; c < 3 * body->points.n; c++)
     diagonal[c] = particle_compliance (body, c / 3, h);
   return TRUE;
-}
-
-static void
-sph_mass_apply (void *self, const double *q, const double *x, double *y)
-{
-  SphBody *body = self;
-  double m = body->fixed ? 0 : body->particle_mass;
-  for (size_t c = 0; c < 3 * body->n; c++)
-    y[c] = m * x[c];
-}
-
-static void
-sph_summary (void *self, const double *q, const double *v, CwbBodySummary *out)
-{
-  SphBody *body = self;
-  *out = (CwbBodySummary) { .struct_size = sizeof (CwbBodySummary), .mass = body->mass };
-  cwb_quat_identity (out->orientation);
-  double m = body->particle_mass;
-  for (size_t i = 0; i < body->n; i++)
-    {
-      cwb_v3_axpy (out->centroid, 1.0 / body->n, &q[3 * i]);
-      cwb_v3_axpy (out->linear_momentum, m, &v[3 * i]);
-      out->kinetic_energy += 0.5 * m * cwb_v3_dot (&v[3 * i], &v[3 * i]);
-    }
-  cwb_v3_scale (out->linear_velocity, out->linear_momentum, 1.0 / body->mass);
-  for (size_t i = 0; i < body->n; i++)
-    {
-      double arm[3], l[3];
-      cwb_v3_sub (arm, &q[3 * i], out->centroid);
-      cwb_v3_cross (l, arm, &v[3 * i]);
-      cwb_v3_axpy (out->angular_momentum, m, l);
-    }
-  if (body->fixed)
-    {
-      memset (out->linear_momentum, 0, sizeof out->linear_momentum);
-      memset (out->angular_momentum, 0, sizeof out->angular_momentum);
-      out->kinetic_energy = 0;
-    }
 }
 
 static void
@@ -496,12 +385,12 @@ static void
 sph_inspect_nodes (void *self, const double *q, const double *v, CwbNodeInspection *out)
 {
   SphBody *body = self;
-  g_autofree uint8_t *modes = body->has_inflow ? g_new (uint8_t, body->n) : NULL;
+  g_autofree uint8_t *modes = body->has_inflow ? g_new (uint8_t, body->points.n) : NULL;
   if (modes != NULL)
-    sph_inflow_modes (&body->inflow, q, v, body->n, modes);
+    sph_inflow_modes (&body->inflow, q, v, body->points.n, modes);
   sph_solver_inspect_densities (&body->solver, q, modes, out->density_error);
   double rho0 = body->solver.rest_density;
-  for (size_t i = 0; i < body->n; i++)
+  for (size_t i = 0; i < body->points.n; i++)
     {
       if (modes != NULL && modes[i] == SPH_MODE_PARKED)
         {
@@ -509,7 +398,7 @@ sph_inspect_nodes (void *self, const double *q, const double *v, CwbNodeInspecti
           continue;
         }
       out->density_error[i] = out->density_error[i] / rho0 - 1;
-      out->pressure[i] = body->fixed ? 0 : body->solver.pressure[i];
+      out->pressure[i] = body->points.fixed ? 0 : body->solver.pressure[i];
       out->speed[i] = cwb_v3_norm (&v[3 * i]);
     }
 }
@@ -521,11 +410,11 @@ static const CwbBodyModelVTable sph_vtable = {
   .get_info = sph_get_info,
   .init_state = sph_init_state,
   .free_motion = sph_free_motion,
-  .integrate_position = sph_integrate_position,
+  .integrate_position = point_masses_integrate_position,
   .compliance_apply = sph_compliance_apply,
   .compliance_diagonal = sph_compliance_diagonal,
-  .mass_apply = sph_mass_apply,
-  .summary = sph_summary,
+  .mass_apply = point_masses_mass_apply,
+  .summary = point_masses_body_summary,
   .params_changed = sph_params_changed,
   .inspect_nodes = sph_inspect_nodes,
 };
