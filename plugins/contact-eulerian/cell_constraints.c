@@ -54,7 +54,8 @@ typedef struct CrossedPoint {
 
 struct CellConstraints {
   double step;
-  int cell_points;
+  int cell_points;        /* constraint_cell */
+  int pair_cell_points;   /* the pair's (cell_constraints_begin_pair) */
   GArray *contacts;      /* RowContact */
   GArray *entries;       /* CellEntry */
   GHashTable *cells;     /* a pair's cell identity -> its contact + 1 */
@@ -96,8 +97,9 @@ cell_constraints_begin (CellConstraints *c, double step, int cell_points)
 }
 
 void
-cell_constraints_begin_pair (CellConstraints *c)
+cell_constraints_begin_pair (CellConstraints *c, int cell_points)
 {
+  c->pair_cell_points = CLAMP (cell_points, 1, c->cell_points);
   g_hash_table_remove_all (c->cells);
   g_array_set_size (c->crossed, 0);
   cwb_v3_set (c->pair_normal, 0, 0, 0);
@@ -182,21 +184,18 @@ add_point (CellConstraints *self, uint32_t a, uint32_t b, double mu, const GridP
    * leaves the cell's mean continuously. */
   double overlap = apart ? 0 : excess;
   double weight = apart ? (margin - gap) / h : excess;
-  /* The cell of the lattice holding the point (constraint_cell points a side): the pair
+  /* The cell of the lattice holding the point (the pair's cell points a side): the pair
    * keeps one constraint per cell, the mean of its points' weighted as above (a
    * point entering or leaving the contact does so with no weight, so the constraint moves
    * continuously), and the cell names it, so that it keeps its identity (and the solver its
    * warm start) while the cell stays in contact. */
-  gint64 cell[3];
-  for (int c = 0; c < 3; c++)
-    {
-      gint64 index = (gint64) llround (r[c] / self->step);
-      cell[c] = index >= 0 ? index / self->cell_points
-                           : -((-index + self->cell_points - 1) / self->cell_points);
-    }
   guint64 id = cwb_contact_id_mix (((guint64) a << 32) | b);
   for (int c = 0; c < 3; c++)
-    id = cwb_contact_id_mix (id ^ (guint64) cell[c]);
+    {
+      gint64 index = (gint64) llround (r[c] / self->step), side = self->pair_cell_points;
+      id = cwb_contact_id_mix (id ^ (guint64) (index >= 0 ? index / side
+                                                        : -((-index + side - 1) / side)));
+    }
   /* A cell keeps its overlapping points and its points apart in two contacts of the same
    * identity; the second counts only where the first has none (cell_constraints_write):
    * mixed in, the points apart pulled a resting contact's normal and gap towards the rim of

@@ -35,8 +35,12 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (CellConstraints, cell_constraints_free)
 /* A detection's start: no contacts, the grid's step and the cells' size in points. */
 void cell_constraints_begin (CellConstraints *constraints, double step, int cell_points);
 
-/* A pair's start: its cells are its own. */
-void cell_constraints_begin_pair (CellConstraints *constraints);
+/* A pair's start: its cells are its own, `cell_points` grid points a side (at most the
+ * detection's constraint_cell). A cell's row holds the mean of its points' gaps, which a
+ * body whose points share DOFs meets as one; particles that move apart (a fluid's) would
+ * meet it by pushing the one that carries the cell most past its neighbours while the
+ * others stay in, so a pair with such a geometry takes cells no wider than a particle. */
+void cell_constraints_begin_pair (CellConstraints *constraints, int cell_points);
 
 /* One grid point of the pair (a, b) at r, with both densities' samples, whether each
  * body's closest surface point is on a face, its excess rho_a + rho_b - 1 (the overlap

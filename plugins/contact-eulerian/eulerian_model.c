@@ -1482,6 +1482,22 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
   const uint32_t geometry[2] = { a, b };
   const CwbGeometry *g[2] = { &query->geometries[a], &query->geometries[b] };
   double lo[2][3], hi[2][3], min[3], max[3];
+  /* A geometry whose points move apart (a fluid's particles, ABI 1.21) meets the rows in
+   * cells no wider than its particles (cell_constraints_begin_pair), and in the velocity
+   * pass alone: a position pass moves points without changing their velocities, and a
+   * fluid's next pressure solve reads such a move of a few particles, into their
+   * neighbours, as compression and turns it into velocity within its step, energy from
+   * nowhere at every step. Its velocity pass's rows (the margin's among them) stop the
+   * particles at contact. */
+  int cell_points = self->cell_points;
+  for (int s = 0; s < 2; s++)
+    if (cwb_contact_query_points_apart (query, g[s]))
+      {
+        if (self->rows && query->pass == CWB_CONTACT_PASS_POSITION)
+          return TRUE;
+        double particle = 2 * particle_density_reach (g[s], 0);
+        cell_points = MIN (cell_points, MAX ((int) floor (particle / self->step), 1));
+      }
   for (int s = 0; s < 2; s++)
     {
       /* Where the density reaches: the surface's box, or the particles' centres' widened by
@@ -1529,7 +1545,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
   g_array_set_size (self->grid, 0);
   g_array_set_size (self->crossed, 0);
   double sure_normal[3] = { 0, 0, 0 };   /* sum of rho_bar n over the points sure of it */
-  cell_constraints_begin_pair (self->constraints);
+  cell_constraints_begin_pair (self->constraints, cell_points);
   for (int k = 0; k < box.n[2]; k++)
     for (int j = 0; j < box.n[1]; j++)
       for (int i = 0; i < box.n[0]; i++)

@@ -105,11 +105,7 @@ pair_mobility_free (PairMobility *w)
 static gboolean
 apart (const PairMobility *w, uint32_t g)
 {
-  const CwbContactQuery *q = w->query;
-  if (!CWB_STRUCT_HAS (q, CwbContactQuery, points_apart) || q->points_apart == NULL)
-    return FALSE;
-  uint32_t body = q->geometries[g].body;
-  return body < q->n_bodies && q->points_apart[body];
+  return cwb_contact_query_points_apart (w->query, &w->query->geometries[g]);
 }
 
 /* The contacts touching each movable geometry (CSR), so that a column is measured only where

@@ -169,11 +169,13 @@ lattice_density (double s, double mass)
 /* Water at rest in a box under `pair` (contact model / solver) for 2 s: no particle leaves
  * the box; the mean compression stays under 1 % of the rest density, the issue's bound
  * (the measure of Ihmsen et al. 2014's comparisons; the wall layers, pushed by the contacts
- * after the pressure solve, keep a few percent locally, printed); the water settles
- * (kinetic energy under 1e-3 of m g h, the potential energy of its height); and its level
- * stays within one spacing of the filled height. Without boundary particles a particle at a
- * wall lacks the wall side of its neighbourhood, reads under rho_0 and packs closer: the
- * water settles by up to a spacing. */
+ * after the pressure solve, keep a few percent locally, printed); its kinetic energy never
+ * exceeds m g s, the potential energy of settling by a spacing (a blow-up's energy from
+ * nowhere); the water settles (kinetic energy under 1e-3 of m g h, the potential energy of
+ * its height, at 2 s; under eulerian, which has not by then, the test is marked incomplete
+ * rather than passed); and its level stays within one spacing of the filled height. Without
+ * boundary particles a particle at a wall lacks the wall side of its neighbourhood, reads
+ * under rho_0 and packs closer: the water settles by up to a spacing. */
 static void
 test_rest (gconstpointer data)
 {
@@ -208,10 +210,17 @@ test_rest (gconstpointer data)
                       "kinetic energy %.2e J", (const char *) data, cwb_world_time (world),
                       mean, most, summary.centroid[2], summary.kinetic_energy);
       g_assert_cmpfloat (mean, <, 0.01);
+      /* Energy from nowhere: the water's motion comes from settling, by up to a spacing. */
+      g_assert_cmpfloat (summary.kinetic_energy, <, summary.mass * g * s);
       if (second == 7)
         {
-          g_assert_cmpfloat (summary.kinetic_energy, <, 1e-3 * summary.mass * g * height);
           g_assert_cmpfloat (fabs (summary.centroid[2] - height / 2), <, s);
+          double settled = 1e-3 * summary.mass * g * height;
+          if (summary.kinetic_energy >= settled && g_str_equal (pair[0], "eulerian"))
+            g_test_incomplete ("under eulerian the water has not settled by 2 s "
+                               "(docs/plugins/sph.md)");
+          else
+            g_assert_cmpfloat (summary.kinetic_energy, <, settled);
         }
     }
 }
@@ -377,6 +386,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/sph/container/dam-break/penalty", "penalty", test_dam_break);
   g_test_add_data_func ("/sph/container/rest/proximity", "proximity/constraint", test_rest);
   g_test_add_data_func ("/sph/container/rest/penalty", "penalty/constraint", test_rest);
+  g_test_add_data_func ("/sph/container/rest/eulerian", "eulerian/constraint", test_rest);
   g_test_add_data_func ("/sph/container/floating/500", "proximity/500", test_floating);
   g_test_add_data_func ("/sph/container/floating/2000", "proximity/2000", test_floating);
   g_test_add_data_func ("/sph/container/floating/penalty/500", "penalty/500", test_floating);

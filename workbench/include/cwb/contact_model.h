@@ -85,6 +85,15 @@ cwb_contact_query_geometry_fixed (const CwbContactQuery *query, const CwbGeometr
          && geometry->body < query->n_bodies && query->body_fixed[geometry->body];
 }
 
+/* Whether a geometry's points move apart (the query's points_apart, ABI 1.21; FALSE from an
+ * older host). */
+static inline gboolean
+cwb_contact_query_points_apart (const CwbContactQuery *query, const CwbGeometry *geometry)
+{
+  return CWB_STRUCT_HAS (query, CwbContactQuery, points_apart) && query->points_apart != NULL
+         && geometry->body < query->n_bodies && query->points_apart[geometry->body];
+}
+
 
 typedef struct CwbContactModelVTable {
   size_t struct_size;
