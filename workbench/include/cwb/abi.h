@@ -46,8 +46,9 @@ G_BEGIN_DECLS
  *       CwbBodyModelVTable.compliance_diagonal, CwbStepContext.compliance_diagonal,
  *       CwbMappingVTable.point_dofs.
  * 1.21: CwbContactQuery.points_apart.
- * 1.22: CwbBodyModelVTable.inspect_nodes (CwbNodeInspection). */
-#define CWB_ABI_MINOR 22
+ * 1.22: CwbBodyModelVTable.inspect_nodes (CwbNodeInspection).
+ * 1.23: cwb_contact_query_points_apart. */
+#define CWB_ABI_MINOR 23
 
 #define CWB_PLUGIN_ENTRY_SYMBOL "cwb_plugin_entry"
 
