@@ -245,5 +245,6 @@ main (int argc, char **argv)
   g_test_add_func ("/grid-fluid/world/momentum", test_momentum);
   g_test_add_data_func ("/grid-fluid/world/rest/proximity", "proximity/constraint", test_rest);
   g_test_add_data_func ("/grid-fluid/world/rest/penalty", "penalty/constraint", test_rest);
+  g_test_add_data_func ("/grid-fluid/world/rest/eulerian", "eulerian/constraint", test_rest);
   return g_test_run ();
 }
