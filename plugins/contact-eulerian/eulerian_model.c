@@ -427,7 +427,7 @@ static double surface_area (const CwbGeometry *g);
  * (a body that rotated) would show its cells as ripples of the density, dips and crests of
  * up to half the density between particles; smoothed over a particle's side they fall
  * to a few percent. And no coarser than STEP_OF_THICKNESS of the thinnest moving surface's
- * 2 V / S. */
+ * 2 V / S. A geometry whose points move apart counts by its particles alone. */
 static double
 resolve_step (const Eulerian *self, const CwbContactQuery *query)
 {
@@ -443,7 +443,10 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
       smallest_any = MIN (smallest_any, size);
       if (cwb_contact_query_geometry_fixed (query, g))
         continue;
-      smallest = MIN (smallest, size);
+      /* Particles that move apart (a fluid's) have no size of their own but their
+       * particles': the water's extent would set a step of a sixteenth of the tank. */
+      if (!cwb_contact_query_points_apart (query, g))
+        smallest = MIN (smallest, size);
       if (g->kind == CWB_GEOMETRY_PARTICLES)
         particle = MAX (particle, particle_density_reach (g, 0) * 2);
       else
@@ -453,6 +456,8 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
             thinnest = MIN (thinnest, 2 * geometry_volume (g) / area);
         }
     }
+  if (!isfinite (smallest) && particle > 0)
+    return MIN (particle, STEP_OF_THICKNESS * thinnest);   /* only a fluid moves */
   double size = isfinite (smallest) ? smallest : smallest_any;
   if (!isfinite (size))
     return 1;
