@@ -9,17 +9,6 @@
 #include "snapshot.h"
 #include "world_fixture.h"
 
-/* The particles' positions (3 per particle) of body `body`, and their count. */
-static const double *
-particles_of (CwbWorld *world, size_t body, size_t *n)
-{
-  size_t nq;
-  const double *q = cwb_world_q (world, &nq);
-  const CwbBodySlot *slot = cwb_world_body_slot (world, body);
-  *n = slot->nq / 3;
-  return q + slot->q_offset;
-}
-
 static const double *
 velocities_of (CwbWorld *world, size_t body)
 {
@@ -64,7 +53,7 @@ test_free_fall (void)
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   size_t n;
-  particles_of (world, 0, &n);
+  fixture_body_points (world, 0, &n);
   g_assert_cmpuint (n, ==, 1000);
   CwbBodySummary s0, s;
   cwb_world_body_summary (world, 0, &s0);
@@ -141,23 +130,6 @@ static const char *const water_in_tank_yaml =
   "    material: { density: 1000, friction: 0 }\n"
   "    model_params: { cell_size: 0.02 }\n";
 
-/* Particles whose sphere lies wholly outside the open box [lo, hi] (no top: hi[2] unused),
- * i.e. through a wall or the floor. */
-static size_t
-escaped (const double *x, size_t n, double radius, const double lo[3], const double hi[3])
-{
-  size_t count = 0;
-  for (size_t i = 0; i < n; i++)
-    {
-      const double *p = &x[3 * i];
-      gboolean out = p[2] < lo[2] - radius;
-      for (int c = 0; c < 2; c++)
-        out = out || p[c] < lo[c] - radius || p[c] > hi[c] + radius;
-      count += out;
-    }
-  return count;
-}
-
 /* The least-squares slope and intercept of p against depth d over the particles (the
  * surface at `level`) more than a cell below it. */
 static void
@@ -210,7 +182,7 @@ test_rest (gconstpointer data)
   for (int k = 1; k <= 6; k++)
     {
       fixture_step (world, 125);
-      const double *x = particles_of (world, water, &n);
+      const double *x = fixture_body_points (world, water, &n);
       double top = -INFINITY, bottom = INFINITY;
       for (size_t i = 0; i < n; i++)
         {
@@ -221,8 +193,8 @@ test_rest (gconstpointer data)
       g_test_message ("%s at %.2f s: centroid %.4f m, particles from %.4f to %.4f m, kinetic "
                       "energy %.2e J, %zu outside the tank", (const char *) data,
                       cwb_world_time (world), summary.centroid[2], bottom, top,
-                      summary.kinetic_energy, escaped (x, n, radius, lo, hi));
-      g_assert_cmpuint (escaped (x, n, radius, lo, hi), ==, 0);
+                      summary.kinetic_energy, fixture_points_escaped (x, n, radius, lo, hi));
+      g_assert_cmpuint (fixture_points_escaped (x, n, radius, lo, hi), ==, 0);
       g_assert_cmpfloat (fabs (summary.centroid[2] - height / 2), <, cell / 4);
     }
   g_assert_cmpfloat (summary.kinetic_energy, <, 1e-3 * summary.mass * g * height);

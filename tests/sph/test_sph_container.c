@@ -7,17 +7,6 @@
 #include "sph_kernel.h"
 #include "world_fixture.h"
 
-/* The particles' positions (3 per particle) of body `body`, and their count. */
-static const double *
-particles_of (CwbWorld *world, size_t body, size_t *n)
-{
-  size_t nq;
-  const double *q = cwb_world_q (world, &nq);
-  const CwbBodySlot *slot = cwb_world_body_slot (world, body);
-  *n = slot->nq / 3;
-  return q + slot->q_offset;
-}
-
 static int
 compare_doubles (const void *a, const void *b)
 {
@@ -31,23 +20,6 @@ static const double martin_moyce_t[] = { 0.41, 0.84, 1.19, 1.43, 1.63, 1.83, 1.9
                                          2.32, 2.51, 2.65, 2.83, 2.98, 3.11, 3.33 };
 static const double martin_moyce_z[] = { 1.11, 1.22, 1.44, 1.67, 1.89, 2.11, 2.33, 2.56,
                                          2.78, 3.00, 3.22, 3.44, 3.67, 3.89, 4.11 };
-
-/* Particles whose sphere lies wholly outside the open box [lo, hi] (no top: hi[2] unused),
- * i.e. through a wall or the floor. */
-static size_t
-escaped (const double *x, size_t n, double radius, const double lo[3], const double hi[3])
-{
-  size_t count = 0;
-  for (size_t i = 0; i < n; i++)
-    {
-      const double *p = &x[3 * i];
-      gboolean out = p[2] < lo[2] - radius;
-      for (int c = 0; c < 2; c++)
-        out = out || p[c] < lo[c] - radius || p[c] > hi[c] + radius;
-      count += out;
-    }
-  return count;
-}
 
 /* Kinetic plus gravity's potential energy of body `body`. */
 static double
@@ -90,7 +62,7 @@ test_dam_break (gconstpointer data)
           fixture_step (world, 1);
           most = MAX (most, mechanical_energy (world, water, g));
         }
-      const double *x = particles_of (world, water, &n);
+      const double *x = fixture_body_points (world, water, &n);
       g_autofree double *along = g_new (double, n);
       for (size_t i = 0; i < n; i++)
         along[i] = x[3 * i];
@@ -103,8 +75,8 @@ test_dam_break (gconstpointer data)
   while (cwb_world_time (world) < 0.6)
     {
       fixture_step (world, 1);
-      const double *x = particles_of (world, water, &n);
-      g_assert_cmpuint (escaped (x, n, radius, lo, hi), ==, 0);
+      const double *x = fixture_body_points (world, water, &n);
+      g_assert_cmpuint (fixture_points_escaped (x, n, radius, lo, hi), ==, 0);
       most = MAX (most, mechanical_energy (world, water, g));
     }
   g_test_message ("mechanical energy: %.4f J at the start, at most %.4f J, %.4f J at 0.6 s", e0,
@@ -193,8 +165,8 @@ test_rest (gconstpointer data)
   for (int second = 0; second < 8; second++)
     {
       fixture_step (world, 125);
-      const double *x = particles_of (world, water, &n);
-      g_assert_cmpuint (escaped (x, n, radius, lo, hi), ==, 0);
+      const double *x = fixture_body_points (world, water, &n);
+      g_assert_cmpuint (fixture_points_escaped (x, n, radius, lo, hi), ==, 0);
       density = g_renew (double, density, n);
       densities (x, n, mass, 2 * s, density);
       double mean = 0, most = 0;
@@ -310,8 +282,8 @@ test_floating (gconstpointer data)
       const double *c = summary.centroid;
       const double footprint[4] = { c[0] - side / 2, c[0] + side / 2, c[1] - side / 2,
                                     c[1] + side / 2 };
-      const double *x = particles_of (world, water, &n);
-      g_assert_cmpuint (escaped (x, n, radius, lo, hi), ==, 0);
+      const double *x = fixture_body_points (world, water, &n);
+      g_assert_cmpuint (fixture_points_escaped (x, n, radius, lo, hi), ==, 0);
       double surface = free_surface (x, n, s, footprint);
       double draft = surface - (c[2] - side / 2);
       sum += draft / samples;
@@ -355,16 +327,16 @@ test_inflow_tank (gconstpointer data)
   while (cwb_world_time (world) < 1.2 - 1e-9)
     {
       fixture_step (world, 10);
-      const double *x = particles_of (world, water, &n);
-      size_t out = escaped (x, n, radius, lo, hi);
+      const double *x = fixture_body_points (world, water, &n);
+      size_t out = fixture_points_escaped (x, n, radius, lo, hi);
       if (out > 0)
         g_test_message ("%zu particles out at %.3f s", out, cwb_world_time (world));
       for (size_t i = 0; out > 0 && i < n; i++)
-        if (escaped (&x[3 * i], 1, radius, lo, hi))
+        if (fixture_points_escaped (&x[3 * i], 1, radius, lo, hi))
           g_test_message ("  %zu at %.4f %.4f %.4f", i, x[3 * i], x[3 * i + 1], x[3 * i + 2]);
       g_assert_cmpuint (out, ==, 0);
     }
-  const double *x = particles_of (world, water, &n);
+  const double *x = fixture_body_points (world, water, &n);
   double mean = 0, depth = n * s * s * s / (0.1 * 0.1);
   for (size_t i = 0; i < n; i++)
     {

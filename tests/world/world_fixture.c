@@ -315,3 +315,30 @@ fixture_derived (const GArray *derived, const char *name)
       return g_array_index (derived, CwbDerivedParam, k).value;
   return NAN;
 }
+
+const double *
+fixture_body_points (CwbWorld *world, size_t body, size_t *n)
+{
+  size_t nq;
+  const double *q = cwb_world_q (world, &nq);
+  const CwbBodySlot *slot = cwb_world_body_slot (world, body);
+  *n = slot->nq / 3;
+  return q + slot->q_offset;
+}
+
+size_t
+fixture_points_escaped (const double *x, size_t n, double radius, const double lo[3],
+                        const double hi[3])
+{
+  size_t count = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      const double *p = &x[3 * i];
+      gboolean out = p[2] < lo[2] - radius;
+      for (int c = 0; c < 2; c++)
+        out = out || p[c] < lo[c] - radius || p[c] > hi[c] + radius;
+      count += out;
+    }
+  return count;
+}
+

@@ -121,6 +121,15 @@ double fixture_body_lowest_point (CwbWorld *world, size_t body);
  * closed). */
 double fixture_pyramid_drift (CwbWorld *world, int rows, double gap, double offset);
 
+/* The positions (3 per point) of a body whose DOFs are points (a fluid's particles), and
+ * their count into *n. */
+const double *fixture_body_points (CwbWorld *world, size_t body, size_t *n);
+
+/* How many of n points of this radius lie wholly outside the open box [lo, hi] (no top:
+ * hi[2] unused), i.e. through a wall or the floor. */
+size_t fixture_points_escaped (const double *x, size_t n, double radius, const double lo[3],
+                               const double hi[3]);
+
 /* The value of the automatic parameter `name` in `derived` (CwbDerivedParam: a contact
  * model's inspection or the solver's), NAN when it holds none. */
 double fixture_derived (const GArray *derived, const char *name);
