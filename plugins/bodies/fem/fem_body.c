@@ -515,13 +515,8 @@ fem_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
   body->reference.triangles = body->ref_triangles;
   body->reference.source = body->ref_source;
 
-  cwb_v3_copy (body->position, info->position);
-  memcpy (body->orientation, info->orientation, sizeof body->orientation);
-  if (cwb_v3_norm (body->orientation + 1) == 0 && body->orientation[0] == 0)
-    cwb_quat_identity (body->orientation);
-  cwb_quat_normalize (body->orientation);
-  cwb_v3_copy (body->linear_velocity, info->linear_velocity);
-  cwb_v3_copy (body->angular_velocity, info->angular_velocity);
+  rigid_placement_pose (info, body->position, body->orientation, body->linear_velocity,
+                        body->angular_velocity);
 
   /* The rest compliance needs the step; an older host (ABI < 1.3) does not give it, and
    * then C0 is built at the first warped compliance request instead. */

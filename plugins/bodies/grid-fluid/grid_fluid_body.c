@@ -46,13 +46,7 @@ enum { GRID_FLUID_ERROR_SHAPE };
 
 typedef struct GridFluidBody {
   PointMasses points;   /* first: the shared operators read it */
-  char *name;
-  double spacing, mass, density;
-  double *rest;            /* 3 n: the particles in the shape's (mesh) frame */
-  double *radii, *masses;  /* n each, for the particles mapping */
-  double com_mesh[3], inertia[9];
-  double position[3], orientation[4], linear_velocity[3], angular_velocity[3];
-  SurfaceCopy reference;
+  double spacing, density;
   FlipSolver solver;
 } GridFluidBody;
 
@@ -60,11 +54,7 @@ static void
 grid_fluid_body_free (GridFluidBody *body)
 {
   flip_solver_clear (&body->solver);
-  g_free (body->name);
-  g_free (body->rest);
-  g_free (body->radii);
-  g_free (body->masses);
-  surface_copy_clear (&body->reference);
+  point_masses_clear (&body->points);
   g_free (body);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (GridFluidBody, grid_fluid_body_free)
@@ -126,8 +116,8 @@ domain_box (GridFluidBody *body, const CwbParamSet *params, const double corner_
   g_autofree double *q = g_new (double, 3 * body->points.n);
   g_autofree double *v = g_new (double, 3 * body->points.n);
   double zero[3] = { 0, 0, 0 };
-  rigid_placement_apply (body->rest, body->points.n, body->position, body->orientation,
-                         body->com_mesh, zero, zero, q, v);
+  rigid_placement_apply (body->points.rest, body->points.n, body->points.position,
+                         body->points.orientation, body->points.com_mesh, zero, zero, q, v);
   if (explicit_box)
     {
       cwb_v3_copy (lo, dmin->v3);
@@ -147,9 +137,9 @@ domain_box (GridFluidBody *body, const CwbParamSet *params, const double corner_
         }
     }
   double rot[9], corner[3];
-  cwb_quat_to_m3 (rot, body->orientation);
+  cwb_quat_to_m3 (rot, body->points.orientation);
   cwb_m3_mul_v3 (corner, rot, corner_mesh);
-  cwb_v3_add (corner, corner, body->position);
+  cwb_v3_add (corner, corner, body->points.position);
   double cells = 1;
   for (int c = 0; c < 3; c++)
     {
@@ -162,7 +152,7 @@ domain_box (GridFluidBody *body, const CwbParamSet *params, const double corner_
       g_set_error (error, GRID_FLUID_ERROR, GRID_FLUID_ERROR_SHAPE,
                    "body '%s': the domain [%g, %g, %g] to [%g, %g, %g] m at cell_size %g m "
                    "has %.3g cells, more than %u; raise cell_size or shrink the domain",
-                   body->name, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], dx, cells,
+                   body->points.name, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], dx, cells,
                    GRID_FLUID_MAX_CELLS);
       return FALSE;
     }
@@ -174,13 +164,13 @@ grid_fluid_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, G
 {
   g_return_val_if_fail (info != NULL && info->surface != NULL, NULL);
   g_autoptr (GridFluidBody) body = g_new0 (GridFluidBody, 1);
-  body->name = g_strdup (info->name != NULL ? info->name : "(unnamed)");
+  body->points.name = g_strdup (info->name != NULL ? info->name : "(unnamed)");
   body->points.fixed = info->fixed;
   if (!(info->density > 0))
     {
       g_set_error (error, GRID_FLUID_ERROR, GRID_FLUID_ERROR_SHAPE,
                    "body '%s': material.density must be positive for a fluid, got %g",
-                   body->name, info->density);
+                   body->points.name, info->density);
       return NULL;
     }
   double extent = lattice_fill_extent (info->surface);
@@ -189,32 +179,26 @@ grid_fluid_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, G
     dx = GRID_FLUID_CELL_OF_SIZE * extent;
   body->spacing = dx / GRID_FLUID_MARKERS_PER_AXIS;
   LatticeFill fill;
-  if (!lattice_fill (info->surface, body->spacing, GRID_FLUID_CELL_INSIDE_SHARE, body->name,
+  if (!lattice_fill (info->surface, body->spacing, GRID_FLUID_CELL_INSIDE_SHARE, body->points.name,
                      "cell_size / 2", &fill, error))
     return NULL;
-  body->rest = g_steal_pointer (&fill.points);
+  body->points.rest = g_steal_pointer (&fill.points);
   body->points.n = fill.n;
   body->density = info->density;
   body->points.m = info->density * body->spacing * body->spacing * body->spacing;
-  body->mass = body->points.m * body->points.n;
-  point_masses_properties (body->rest, body->points.n, body->points.m, body->com_mesh,
-                           body->inertia);
-  body->radii = g_new (double, body->points.n);
-  body->masses = g_new (double, body->points.n);
+  body->points.mass = body->points.m * body->points.n;
+  point_masses_properties (body->points.rest, body->points.n, body->points.m, body->points.com_mesh,
+                           body->points.inertia);
+  body->points.radii = g_new (double, body->points.n);
+  body->points.masses = g_new (double, body->points.n);
   for (size_t i = 0; i < body->points.n; i++)
     {
-      body->radii[i] = 0.5 * body->spacing;
-      body->masses[i] = body->points.m;
+      body->points.radii[i] = 0.5 * body->spacing;
+      body->points.masses[i] = body->points.m;
     }
-  surface_copy_init (&body->reference, info->surface);
-  cwb_v3_copy (body->position, info->position);
-  memcpy (body->orientation, info->orientation, sizeof body->orientation);
-  if (body->orientation[0] == 0 && body->orientation[1] == 0 && body->orientation[2] == 0
-      && body->orientation[3] == 0)
-    cwb_quat_identity (body->orientation);
-  cwb_quat_normalize (body->orientation);
-  cwb_v3_copy (body->linear_velocity, info->linear_velocity);
-  cwb_v3_copy (body->angular_velocity, info->angular_velocity);
+  surface_copy_init (&body->points.reference, info->surface);
+  rigid_placement_pose (info, body->points.position, body->points.orientation,
+                        body->points.linear_velocity, body->points.angular_velocity);
 
   double lo[3], hi[3];
   if (!domain_box (body, info->params, fill.corner, extent, lo, hi, error))
@@ -224,8 +208,8 @@ grid_fluid_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, G
   flip_solver_init (&body->solver, &params, body->points.n, lo, hi);
   const MacGrid *grid = &body->solver.grid;
   g_debug ("body '%s': %zu particles of %g kg on a %d x %d x %d grid of %g m from "
-           "[%g, %g, %g]", body->name, body->points.n, body->points.m, grid->n[0], grid->n[1],
-           grid->n[2], grid->dx, grid->origin[0], grid->origin[1], grid->origin[2]);
+           "[%g, %g, %g]", body->points.name, body->points.n, body->points.m, grid->n[0],
+           grid->n[1], grid->n[2], grid->dx, grid->origin[0], grid->origin[1], grid->origin[2]);
   return g_steal_pointer (&body);
 }
 
@@ -236,33 +220,10 @@ grid_fluid_destroy (void *self)
 }
 
 static void
-grid_fluid_get_info (void *self, CwbBodyInfo *info)
-{
-  GridFluidBody *body = self;
-  *info = (CwbBodyInfo) {
-    .struct_size = sizeof (CwbBodyInfo),
-    .nq = 3 * body->points.n,
-    .nv = 3 * body->points.n,
-    .mass = body->points.fixed ? 0 : body->mass,
-    .fixed = body->points.fixed,
-    .reference_surface = &body->reference.mesh,
-    .rest_nodes = body->rest,
-    .n_nodes = body->points.n,
-    .node_radii = body->radii,
-    .node_masses = body->masses,
-  };
-  cwb_v3_copy (info->center_of_mass, body->com_mesh);
-  memcpy (info->inertia, body->inertia, sizeof info->inertia);
-}
-
-static void
 grid_fluid_init_state (void *self, double *q, double *v)
 {
   GridFluidBody *body = self;
-  rigid_placement_apply (body->rest, body->points.n, body->position, body->orientation,
-                         body->com_mesh, body->linear_velocity, body->angular_velocity, q, v);
-  if (body->points.fixed)
-    memset (v, 0, 3 * body->points.n * sizeof (double));
+  point_masses_place (&body->points, body->points.n, q, v);
 }
 
 static void
@@ -279,7 +240,7 @@ grid_fluid_free_motion (void *self, const CwbFreeMotion *a)
                     a->v_free);
   const FlipStats *stats = &body->solver.stats;
   g_debug ("body '%s': %d substeps, %d CG iterations (residual %.2e 1/s), %zu fluid cells, "
-           "density error up to %.3f, %zu particles outside the domain", body->name,
+           "density error up to %.3f, %zu particles outside the domain", body->points.name,
            stats->substeps, stats->iterations, stats->residual, stats->fluid_cells,
            stats->max_density_error, stats->outside);
 }
@@ -332,7 +293,7 @@ static const CwbBodyModelVTable grid_fluid_vtable = {
   .struct_size = sizeof (CwbBodyModelVTable),
   .create = grid_fluid_create,
   .destroy = grid_fluid_destroy,
-  .get_info = grid_fluid_get_info,
+  .get_info = point_masses_get_info,
   .init_state = grid_fluid_init_state,
   .free_motion = grid_fluid_free_motion,
   .integrate_position = point_masses_integrate_position,

@@ -23,6 +23,7 @@
 #include <cwb/vecmath.h>
 
 #include "mass_properties.h"
+#include "rigid_placement.h"
 
 #define RIGID_NQ 7
 #define RIGID_NV 6
@@ -138,14 +139,8 @@ rigid_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError
     .source = body->ref_source,
   };
 
-  cwb_v3_copy (body->position, info->position);
-  memcpy (body->orientation, info->orientation, sizeof body->orientation);
-  if (body->orientation[0] == 0 && body->orientation[1] == 0 && body->orientation[2] == 0
-      && body->orientation[3] == 0)
-    cwb_quat_identity (body->orientation);
-  cwb_quat_normalize (body->orientation);
-  cwb_v3_copy (body->linear_velocity, info->linear_velocity);
-  cwb_v3_copy (body->angular_velocity, info->angular_velocity);
+  rigid_placement_pose (info, body->position, body->orientation, body->linear_velocity,
+                        body->angular_velocity);
   return g_steal_pointer (&body);
 }
 

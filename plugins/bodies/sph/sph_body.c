@@ -43,14 +43,8 @@ enum { SPH_ERROR_SHAPE };
 typedef struct SphBody {
   PointMasses points;   /* first: the shared operators read it; n counts all particles,
                          * the fill's n_fill, then the inflow's reserve */
-  char *name;
   size_t n_fill;
-  double spacing, mass;
-  double *rest;            /* 3 n: the particles in the shape's (mesh) frame */
-  double *radii, *masses;  /* n each, for the particles mapping */
-  double com_mesh[3], inertia[9];
-  double position[3], orientation[4], linear_velocity[3], angular_velocity[3];
-  SurfaceCopy reference;
+  double spacing;
   SphSolver solver;
   gboolean has_inflow;
   SphInflow inflow;
@@ -65,11 +59,7 @@ sph_body_free (SphBody *body)
   sph_solver_clear (&body->solver);
   sph_inflow_clear (&body->inflow);
   g_free (body->modes);
-  g_free (body->name);
-  g_free (body->rest);
-  g_free (body->radii);
-  g_free (body->masses);
-  surface_copy_clear (&body->reference);
+  point_masses_clear (&body->points);
   g_free (body);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (SphBody, sph_body_free)
@@ -132,17 +122,17 @@ solver_params (const SphBody *body, const CwbParamSet *params, SphParams *out)
 }
 
 /* The lattice cells at least SPH_CELL_INSIDE_SHARE inside the surface, their centres into
- * body->rest (lattice_fill.h). */
+ * body->points.rest (lattice_fill.h). */
 static gboolean
 fill_shape (SphBody *body, const CwbSurfaceMesh *surface, double spacing, GError **error)
 {
   if (!(spacing > 0))
     spacing = SPH_SPACING_OF_SIZE * lattice_fill_extent (surface);
   LatticeFill fill;
-  if (!lattice_fill (surface, spacing, SPH_CELL_INSIDE_SHARE, body->name, "particle_spacing",
+  if (!lattice_fill (surface, spacing, SPH_CELL_INSIDE_SHARE, body->points.name, "particle_spacing",
                      &fill, error))
     return FALSE;
-  body->rest = g_steal_pointer (&fill.points);
+  body->points.rest = g_steal_pointer (&fill.points);
   body->points.n = fill.n;
   body->spacing = spacing;
   return TRUE;
@@ -154,9 +144,10 @@ fill_shape (SphBody *body, const CwbSurfaceMesh *surface, double spacing, GError
 static void
 mass_properties (SphBody *body)
 {
-  body->mass = body->points.m * body->points.n;
+  body->points.mass = body->points.m * body->points.n;
   size_t n = body->n_fill > 0 ? body->n_fill : body->points.n;
-  point_masses_properties (body->rest, n, body->points.m, body->com_mesh, body->inertia);
+  point_masses_properties (body->points.rest, n, body->points.m, body->points.com_mesh,
+                           body->points.inertia);
 }
 
 /* The inflow from the parameters, its reserve appended to the fill (rest positions: the
@@ -188,7 +179,7 @@ inflow_setup (SphBody *body, const CwbBodyCreateInfo *info, GError **error)
         {
           g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
                        "body '%s': with fill false and no inflow (inflow_speed 0) the fluid "
-                       "has no particle", body->name);
+                       "has no particle", body->points.name);
           return FALSE;
         }
       return TRUE;
@@ -197,20 +188,20 @@ inflow_setup (SphBody *body, const CwbBodyCreateInfo *info, GError **error)
     {
       g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
                    "body '%s': a fixed fluid has no inflow; set inflow_speed 0 or fixed false",
-                   body->name);
+                   body->points.name);
       return FALSE;
     }
   if (!sph_inflow_init (&body->inflow, &spec, body->spacing, body->n_fill, info->dt,
-                        body->name, error))
+                        body->points.name, error))
     return FALSE;
   body->has_inflow = TRUE;
   body->points.n = body->n_fill + sph_inflow_particles (&body->inflow);
-  body->rest = g_renew (double, body->rest, 3 * body->points.n);
+  body->points.rest = g_renew (double, body->points.rest, 3 * body->points.n);
   double rot[9], rel[3];
-  cwb_quat_to_m3 (rot, body->orientation);
-  cwb_v3_sub (rel, body->inflow.park, body->position);
+  cwb_quat_to_m3 (rot, body->points.orientation);
+  cwb_v3_sub (rel, body->inflow.park, body->points.position);
   for (size_t i = body->n_fill; i < body->points.n; i++)
-    cwb_m3t_mul_v3 (&body->rest[3 * i], rot, rel);
+    cwb_m3t_mul_v3 (&body->points.rest[3 * i], rot, rel);
   body->modes = g_new0 (uint8_t, body->points.n);
   return TRUE;
 }
@@ -220,13 +211,13 @@ sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
 {
   g_return_val_if_fail (info != NULL && info->surface != NULL, NULL);
   g_autoptr (SphBody) body = g_new0 (SphBody, 1);
-  body->name = g_strdup (info->name != NULL ? info->name : "(unnamed)");
+  body->points.name = g_strdup (info->name != NULL ? info->name : "(unnamed)");
   body->points.fixed = info->fixed;
   if (!(info->density > 0))
     {
       g_set_error (error, SPH_ERROR, SPH_ERROR_SHAPE,
                    "body '%s': material.density must be positive for a fluid, got %g",
-                   body->name, info->density);
+                   body->points.name, info->density);
       return NULL;
     }
   if (!fill_shape (body, info->surface,
@@ -235,37 +226,31 @@ sph_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
   if (!cwb_param_bool (info->params, "fill", TRUE))
     body->points.n = 0;
   body->n_fill = body->points.n;
-  cwb_v3_copy (body->position, info->position);
-  memcpy (body->orientation, info->orientation, sizeof body->orientation);
-  if (body->orientation[0] == 0 && body->orientation[1] == 0 && body->orientation[2] == 0
-      && body->orientation[3] == 0)
-    cwb_quat_identity (body->orientation);
-  cwb_quat_normalize (body->orientation);
-  cwb_v3_copy (body->linear_velocity, info->linear_velocity);
-  cwb_v3_copy (body->angular_velocity, info->angular_velocity);
+  rigid_placement_pose (info, body->points.position, body->points.orientation,
+                        body->points.linear_velocity, body->points.angular_velocity);
   if (!inflow_setup (body, info, error))
     return NULL;
   body->points.m = info->density * body->spacing * body->spacing * body->spacing;
   mass_properties (body);
-  body->radii = g_new (double, body->points.n);
-  body->masses = g_new (double, body->points.n);
+  body->points.radii = g_new (double, body->points.n);
+  body->points.masses = g_new (double, body->points.n);
   for (size_t i = 0; i < body->points.n; i++)
     {
-      body->radii[i] = 0.5 * body->spacing;
-      body->masses[i] = body->points.m;
+      body->points.radii[i] = 0.5 * body->spacing;
+      body->points.masses[i] = body->points.m;
     }
-  surface_copy_init (&body->reference, info->surface);
+  surface_copy_init (&body->points.reference, info->surface);
 
   SphParams params;
   solver_params (body, info->params, &params);
   sph_solver_init (&body->solver, &params, body->points.n);
   body->solver.modes = body->modes;
   g_debug ("body '%s': %zu particles of %g m, %g kg each; lattice rest density %g kg/m^3",
-           body->name, body->points.n, body->spacing, body->points.m,
+           body->points.name, body->points.n, body->spacing, body->points.m,
            body->solver.rest_density);
   if (body->has_inflow)
     g_debug ("body '%s': inflow of %zu layers of %zu particles, %g kg/s for %g s",
-             body->name, body->inflow.n_layers, body->inflow.layer_size,
+             body->points.name, body->inflow.n_layers, body->inflow.layer_size,
              body->points.m * body->inflow.layer_size * body->inflow.speed
                / body->spacing,
              body->inflow.n_layers * body->spacing / body->inflow.speed);
@@ -279,33 +264,10 @@ sph_destroy (void *self)
 }
 
 static void
-sph_get_info (void *self, CwbBodyInfo *info)
-{
-  SphBody *body = self;
-  *info = (CwbBodyInfo) {
-    .struct_size = sizeof (CwbBodyInfo),
-    .nq = 3 * body->points.n,
-    .nv = 3 * body->points.n,
-    .mass = body->points.fixed ? 0 : body->mass,
-    .fixed = body->points.fixed,
-    .reference_surface = &body->reference.mesh,
-    .rest_nodes = body->rest,
-    .n_nodes = body->points.n,
-    .node_radii = body->radii,
-    .node_masses = body->masses,
-  };
-  cwb_v3_copy (info->center_of_mass, body->com_mesh);
-  memcpy (info->inertia, body->inertia, sizeof info->inertia);
-}
-
-static void
 sph_init_state (void *self, double *q, double *v)
 {
   SphBody *body = self;
-  rigid_placement_apply (body->rest, body->n_fill, body->position, body->orientation,
-                         body->com_mesh, body->linear_velocity, body->angular_velocity, q, v);
-  if (body->points.fixed)
-    memset (v, 0, 3 * body->points.n * sizeof (double));
+  point_masses_place (&body->points, body->n_fill, q, v);
   if (body->has_inflow)
     {
       sph_inflow_start (&body->inflow, q, v);
@@ -330,7 +292,7 @@ sph_free_motion (void *self, const CwbFreeMotion *a)
   if (body->has_inflow)
     sph_inflow_emit (&body->inflow, a->q, body->modes, a->h, a->q_free, a->v_free);
   g_debug ("body '%s': %d substeps, %d pressure iterations, compression mean %.2e max %.2e",
-           body->name, body->solver.stats.substeps, body->solver.stats.iterations,
+           body->points.name, body->solver.stats.substeps, body->solver.stats.iterations,
            body->solver.stats.mean_compression, body->solver.stats.max_compression);
 }
 
@@ -407,7 +369,7 @@ static const CwbBodyModelVTable sph_vtable = {
   .struct_size = sizeof (CwbBodyModelVTable),
   .create = sph_create,
   .destroy = sph_destroy,
-  .get_info = sph_get_info,
+  .get_info = point_masses_get_info,
   .init_state = sph_init_state,
   .free_motion = sph_free_motion,
   .integrate_position = point_masses_integrate_position,

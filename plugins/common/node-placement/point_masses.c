@@ -5,6 +5,8 @@
 
 #include <cwb/vecmath.h>
 
+#include "rigid_placement.h"
+
 void
 point_masses_properties (const double *points, size_t n, double m, double com[3],
                          double inertia[9])
@@ -121,4 +123,44 @@ surface_copy_clear (SurfaceCopy *copy)
   g_free (copy->triangles);
   g_free (copy->source);
   memset (copy, 0, sizeof *copy);
+}
+
+void
+point_masses_clear (PointMasses *points)
+{
+  g_free (points->name);
+  g_free (points->rest);
+  g_free (points->radii);
+  g_free (points->masses);
+  surface_copy_clear (&points->reference);
+}
+
+void
+point_masses_get_info (void *self, CwbBodyInfo *info)
+{
+  const PointMasses *points = self;
+  *info = (CwbBodyInfo) {
+    .struct_size = sizeof (CwbBodyInfo),
+    .nq = 3 * points->n,
+    .nv = 3 * points->n,
+    .mass = points->fixed ? 0 : points->mass,
+    .fixed = points->fixed,
+    .reference_surface = &points->reference.mesh,
+    .rest_nodes = points->rest,
+    .n_nodes = points->n,
+    .node_radii = points->radii,
+    .node_masses = points->masses,
+  };
+  cwb_v3_copy (info->center_of_mass, points->com_mesh);
+  memcpy (info->inertia, points->inertia, sizeof info->inertia);
+}
+
+void
+point_masses_place (const PointMasses *points, size_t n, double *q, double *v)
+{
+  rigid_placement_apply (points->rest, n, points->position, points->orientation,
+                         points->com_mesh, points->linear_velocity, points->angular_velocity,
+                         q, v);
+  if (points->fixed)
+    memset (v, 0, 3 * points->n * sizeof (double));
 }

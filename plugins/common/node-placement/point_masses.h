@@ -18,26 +18,6 @@ void point_masses_properties (const double *points, size_t n, double m, double c
 void point_masses_summary (const double *q, const double *v, size_t n, double m,
                            gboolean fixed, CwbBodySummary *out);
 
-/* The head of a body model whose DOFs are n points of mass m each (nq = nv = 3 n): the
- * model's instance begins with it, so that the operators below serve as its vtable's
- * entries. C = h^2 M^-1 (Saupin 2008 eq. 14 without the fluid's pressure stiffness): each
- * point answers its own force alone; a fixed body has none. */
-typedef struct PointMasses {
-  size_t n;
-  double m;
-  gboolean fixed;
-} PointMasses;
-
-void point_masses_integrate_position (void *self, const double *q, const double *dv, double h,
-                                      double *q_out);
-void point_masses_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
-                                    const double *r, double *dq);
-gboolean point_masses_compliance_diagonal (void *self, const double *q, double h,
-                                           CwbCompliance kind, double *diagonal);
-void point_masses_mass_apply (void *self, const double *q, const double *x, double *y);
-void point_masses_body_summary (void *self, const double *q, const double *v,
-                                CwbBodySummary *out);
-
 /* A surface mesh owning its arrays. */
 typedef struct SurfaceCopy {
   CwbSurfaceMesh mesh;
@@ -48,5 +28,44 @@ typedef struct SurfaceCopy {
 
 void surface_copy_init (SurfaceCopy *copy, const CwbSurfaceMesh *surface);
 void surface_copy_clear (SurfaceCopy *copy);
+
+/* The head of a body model whose DOFs are n points of mass m each (nq = nv = 3 n): the
+ * model's instance begins with it, so that the operators below serve as its vtable's
+ * entries. C = h^2 M^-1 (Saupin 2008 eq. 14 without the fluid's pressure stiffness): each
+ * point answers its own force alone; a fixed body has none. It holds what such a body
+ * describes of itself (get_info) and where it was placed (init_state). */
+typedef struct PointMasses {
+  size_t n;
+  double m;
+  gboolean fixed;
+  char *name;
+  double mass;             /* what get_info reports (0 for a fixed body) */
+  double *rest;            /* 3 n: the points in the shape's (mesh) frame */
+  double *radii, *masses;  /* n each, for the particles mapping */
+  double com_mesh[3], inertia[9];
+  double position[3], orientation[4], linear_velocity[3], angular_velocity[3];
+  SurfaceCopy reference;
+} PointMasses;
+
+/* Frees what the head owns (not the head itself). */
+void point_masses_clear (PointMasses *points);
+
+/* The body's description: its DOFs, mass, reference surface, rest nodes with their radii and
+ * masses, centre of mass and inertia. */
+void point_masses_get_info (void *self, CwbBodyInfo *info);
+
+/* The first `n` rest points placed at the body's pose and moving with its velocities into q
+ * and v (3 n each); at rest for a fixed body. */
+void point_masses_place (const PointMasses *points, size_t n, double *q, double *v);
+
+void point_masses_integrate_position (void *self, const double *q, const double *dv, double h,
+                                      double *q_out);
+void point_masses_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
+                                    const double *r, double *dq);
+gboolean point_masses_compliance_diagonal (void *self, const double *q, double h,
+                                           CwbCompliance kind, double *diagonal);
+void point_masses_mass_apply (void *self, const double *q, const double *x, double *y);
+void point_masses_body_summary (void *self, const double *q, const double *v,
+                                CwbBodySummary *out);
 
 G_END_DECLS
