@@ -429,6 +429,117 @@ test_frictionless_lcp (void)
   fixture_clear (&fx);
 }
 
+/* One body of FLUID_PARTICLES particles of diagonal compliance (a fluid's, C = h^2 M^-1 per
+ * DOF, here different on every DOF so that a misplaced one shows), and six normal rows each
+ * on three of its particles, some adjacent in index and some thousands of DOFs apart (as a
+ * density model's rows are, on the particles about a grid point): solved with the
+ * diagonal, whose columns the solver keeps as windows over the rows' own DOFs, and with the
+ * compliance over the whole body (one column of nv), the forces and displacements agree to
+ * round-off and the forces are the exact LCP solution's. */
+#define FLUID_PARTICLES 1500
+
+typedef struct FluidBody {
+  double diagonal[3 * FLUID_PARTICLES];
+} FluidBody;
+
+static void
+fluid_compliance (void *data, uint32_t body, const double *r, double *dq)
+{
+  const FluidBody *fluid = data;
+  for (size_t d = 0; d < 3 * FLUID_PARTICLES; d++)
+    dq[d] = fluid->diagonal[d] * r[d];
+}
+
+static const double *
+fluid_diagonal (void *data, uint32_t body)
+{
+  return ((const FluidBody *) data)->diagonal;
+}
+
+static void
+test_diagonal_windows (void)
+{
+  static const uint32_t particles[6][3] = { { 0, 700, 1499 }, { 1, 2, 1200 }, { 5, 6, 7 },
+                                            { 3, 9, 800 }, { 700, 701, 1498 },
+                                            { 2, 350, 351 } };
+  static const double directions[6][3] = { { 0, 0, 1 }, { 0.6, 0, 0.8 }, { 0, 1, 0 },
+                                           { 0.48, 0.6, 0.64 }, { 1, 0, 0 },
+                                           { 0, 0.6, -0.8 } };
+  const double delta_free[6] = { -0.3, -0.1, 0.05, -0.2, 0.4, -0.15 };
+  g_autofree FluidBody *fluid = g_new (FluidBody, 1);
+  for (size_t d = 0; d < 3 * FLUID_PARTICLES; d++)
+    fluid->diagonal[d] = 0.5 + 0.25 * (double) (d % 7);
+  g_autoptr (GArray) entries = g_array_new (FALSE, FALSE, sizeof (CwbDofEntry));
+  size_t row_start[7] = { 0 };
+  CwbConstraintRow rows[6];
+  CwbContactFrame frames[6];
+  for (uint32_t i = 0; i < 6; i++)
+    {
+      /* Each particle's entries, signed so that the rows couple (sorted by DOF). */
+      for (int k = 0; k < 3; k++)
+        for (uint32_t a = 0; a < 3; a++)
+          if (directions[i][a] != 0)
+            {
+              CwbDofEntry e = { .body = 0, .dof = 3 * particles[i][k] + a,
+                                .value = (k == 1 ? -0.5 : 1.0) * directions[i][a] };
+              g_array_append_val (entries, e);
+            }
+      row_start[i + 1] = entries->len;
+      rows[i] = (CwbConstraintRow) { .kind = CWB_ROW_NORMAL, .frame = i };
+      frames[i] = (CwbContactFrame) { .first_row = i, .n_rows = 1, .body_a = 0,
+                                      .body_b = CWB_NO_BODY };
+      cwb_v3_copy (frames[i].normal, directions[i]);
+    }
+  CwbDofRows h = { .n_rows = 6, .row_start = row_start,
+                   .entries = (const CwbDofEntry *) entries->data };
+  CwbBodySlot body = { .nq = 3 * FLUID_PARTICLES, .nv = 3 * FLUID_PARTICLES, .mass = 1 };
+  BgsProblem problem = {
+    .n_rows = 6, .rows = rows, .n_frames = 6, .frames = frames, .h = &h, .bodies = &body,
+    .delta_free = delta_free, .compliance = fluid_compliance, .compliance_data = fluid,
+    .max_iterations = 10000, .tolerance = 1e-15,
+  };
+  double f[2][6] = { { 0 } };
+  g_autofree double *dq = g_new0 (double, 2 * 3 * FLUID_PARTICLES);
+  for (int path = 0; path < 2; path++)
+    {
+      problem.compliance_diagonal = path == 0 ? fluid_diagonal : NULL;
+      g_autoptr (BgsSolver) solver = bgs_solver_new ();
+      BgsResult result;
+      bgs_solve (solver, &problem, f[path], dq + path * 3 * FLUID_PARTICLES, &result);
+      g_assert_cmpfloat (result.residual, <=, problem.tolerance);
+    }
+  /* The reference: W = H C H^T from the entries, and the LCP's exact solution. */
+  double w[36], exact[6];
+  for (int i = 0; i < 6; i++)
+    for (int j = 0; j < 6; j++)
+      {
+        double sum = 0;
+        for (size_t a = row_start[i]; a < row_start[i + 1]; a++)
+          for (size_t b = row_start[j]; b < row_start[j + 1]; b++)
+            {
+              const CwbDofEntry *ea = &g_array_index (entries, CwbDofEntry, a);
+              const CwbDofEntry *eb = &g_array_index (entries, CwbDofEntry, b);
+              if (ea->dof == eb->dof)
+                sum += ea->value * fluid->diagonal[ea->dof] * eb->value;
+            }
+        w[6 * i + j] = sum;
+      }
+  g_assert_true (lcp_enumerate (w, delta_free, 6, exact));
+  int active = 0;
+  for (int i = 0; i < 6; i++)
+    {
+      active += exact[i] > 0;
+      for (int path = 0; path < 2; path++)
+        g_assert_cmpfloat (fabs (f[path][i] - exact[i]), <,
+                           BGS_FORCE_TOLERANCE * (1 + fabs (exact[i])));
+      g_assert_cmpfloat (fabs (f[0][i] - f[1][i]), <, 1e-12 * (1 + fabs (exact[i])));
+    }
+  g_assert_cmpint (active, >, 0);
+  g_assert_cmpint (active, <, 6);
+  for (size_t d = 0; d < 3 * FLUID_PARTICLES; d++)
+    g_assert_cmpfloat (fabs (dq[d] - dq[3 * FLUID_PARTICLES + d]), <, 1e-12);
+}
+
 /* One particle of compliance c touching the floor with penetration p and tangential free
  * displacement s: f_n = p / c; it sticks (f_t = -s / c) when |s| / c <= mu f_n and slides
  * with f_t = -mu f_n s / |s| otherwise (Coulomb, Saupin 2008 eq. 2). */
@@ -1917,6 +2028,7 @@ main (int argc, char **argv)
   g_test_add_func ("/solver/coulomb-disk/zero-radius", test_disk_zero_radius);
   g_test_add_func ("/solver/coulomb-disk/factored", test_disk_factored);
   g_test_add_func ("/solver/bgs/frictionless-lcp", test_frictionless_lcp);
+  g_test_add_func ("/solver/bgs/diagonal-windows", test_diagonal_windows);
   g_test_add_func ("/solver/bgs/particle-sticks", test_particle_sticks);
   g_test_add_func ("/solver/bgs/particle-slides", test_particle_slides);
   g_test_add_func ("/solver/bgs/pair-momentum", test_pair_conserves_momentum);

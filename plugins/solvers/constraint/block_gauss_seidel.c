@@ -108,6 +108,37 @@ frame_skipped (const BgsProblem *p, size_t frame)
  * its many never. */
 #define DENSE_ROW_SHARE 0.5
 
+/* DOFs a window of a diagonal body's column may skip between two of the row's DOFs rather
+ * than start another segment: one particle's (a segment costs about as much to visit). */
+#define WINDOW_GAP 3
+
+/* Row i's segment over entries [e, end) of one body, the body's DOFs first .. first + count:
+ * C H^T over them (through the body's diagonal, or its compliance over the whole body), and
+ * the row's H there for a dense row. */
+static void
+add_segment (BgsSolver *s, const BgsProblem *p, uint32_t body, size_t e, size_t end,
+             size_t first, size_t count, const double *diagonal, gboolean dense)
+{
+  g_array_set_size (s->r, count);
+  double *r = (double *) s->r->data;
+  memset (r, 0, count * sizeof (double));
+  for (; e < end; e++)
+    r[p->h->entries[e].dof - first] += p->h->entries[e].value;
+  Segment seg = { .body = body, .offset = s->pool->len, .row_offset = s->row_pool->len,
+                  .v_offset = (uint32_t) (slot (p, body)->v_offset + first),
+                  .nv = (uint32_t) count, .first_dof = (uint32_t) first };
+  g_array_set_size (s->pool, s->pool->len + (guint) count);
+  double *column = &g_array_index (s->pool, double, seg.offset);
+  if (diagonal != NULL)
+    for (size_t d = 0; d < count; d++)
+      column[d] = diagonal[first + d] * r[d];
+  else
+    p->compliance (p->compliance_data, body, r, column);
+  if (dense)
+    g_array_append_vals (s->row_pool, r, (guint) count);
+  g_array_append_val (s->segments, seg);
+}
+
 /* Builds the columns C H_i^T, one body at a time, and the rows' entries of H with their
  * flat DOF indices, in the rows' order (relocate_rows lays them out in the sweep's); a dense
  * row's H after each column. */
@@ -145,39 +176,31 @@ build_columns (BgsSolver *s, const BgsProblem *p)
           while (run_end < end && p->h->entries[run_end].body == body)
             run_end++;
           /* A body of diagonal compliance answers the row on the row's own DOFs alone: its
-           * segment is their window, not the body's nv. */
+           * segments are windows over them, one per run of nearby DOFs, not the body's nv
+           * (a fluid's row under a density model touches the particles about a grid point,
+           * whose indices lie thousands of DOFs apart). */
           const double *diagonal = p->compliance_diagonal != NULL
                                      ? p->compliance_diagonal (p->compliance_data, body)
                                      : NULL;
-          size_t first = 0, count = slot (p, body)->nv;
-          if (diagonal != NULL)
+          if (diagonal == NULL)
             {
-              size_t last = first = p->h->entries[e].dof;
-              for (size_t k = e; k < run_end; k++)
-                {
-                  first = MIN (first, p->h->entries[k].dof);
-                  last = MAX (last, p->h->entries[k].dof);
-                }
-              count = last - first + 1;
+              add_segment (s, p, body, e, run_end, 0, slot (p, body)->nv, NULL, dense);
+              e = run_end;
+              continue;
             }
-          g_array_set_size (s->r, count);
-          double *r = (double *) s->r->data;
-          memset (r, 0, count * sizeof (double));
-          for (; e < run_end; e++)
-            r[p->h->entries[e].dof - first] += p->h->entries[e].value;
-          Segment seg = { .body = body, .offset = s->pool->len, .row_offset = s->row_pool->len,
-                          .v_offset = (uint32_t) (slot (p, body)->v_offset + first),
-                          .nv = (uint32_t) count, .first_dof = (uint32_t) first };
-          g_array_set_size (s->pool, s->pool->len + (guint) count);
-          double *column = &g_array_index (s->pool, double, seg.offset);
-          if (diagonal != NULL)
-            for (size_t d = 0; d < count; d++)
-              column[d] = diagonal[first + d] * r[d];
-          else
-            p->compliance (p->compliance_data, body, r, column);
-          if (dense)
-            g_array_append_vals (s->row_pool, r, (guint) count);
-          g_array_append_val (s->segments, seg);
+          while (e < run_end)
+            {
+              size_t first = p->h->entries[e].dof, last = first, window_end = e + 1;
+              while (window_end < run_end && p->h->entries[window_end].dof >= first
+                     && p->h->entries[window_end].dof <= last + 1 + WINDOW_GAP)
+                {
+                  last = MAX (last, p->h->entries[window_end].dof);
+                  window_end++;
+                }
+              add_segment (s, p, body, e, window_end, first, last - first + 1, diagonal,
+                           dense);
+              e = window_end;
+            }
         }
       spans[i].end_segment = s->segments->len;
     }
@@ -275,10 +298,10 @@ w_entry (const BgsSolver *s, const BgsProblem *p, size_t i, size_t j)
     {
       const CwbDofEntry *entry = &p->h->entries[e];
       for (size_t k = span->first_segment; k < span->end_segment; k++)
-        if (segs[k].body == entry->body)
+        if (segs[k].body == entry->body && entry->dof >= segs[k].first_dof
+            && entry->dof - segs[k].first_dof < segs[k].nv)
           {
-            if (entry->dof >= segs[k].first_dof && entry->dof - segs[k].first_dof < segs[k].nv)
-              sum += entry->value * pool[segs[k].offset + entry->dof - segs[k].first_dof];
+            sum += entry->value * pool[segs[k].offset + entry->dof - segs[k].first_dof];
             break;
           }
     }
