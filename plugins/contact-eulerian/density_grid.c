@@ -207,10 +207,10 @@ find_crossings (BodyDensity *d, const GridBox *box, const double *x, const uint3
 }
 
 /* Each point's distance to the surface (up to SURFACE_REACH steps), closest triangle and the
- * closest point's barycentric coordinates. */
+ * closest point's barycentric coordinates, over the triangles not `excluded`. */
 static void
 find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint32_t *tri,
-                size_t n_triangles, const GridMask *mask)
+                size_t n_triangles, const guint8 *excluded, const GridMask *mask)
 {
   double reach = SURFACE_REACH * box->step;
   double *distance = (double *) d->distance->data;
@@ -226,6 +226,8 @@ find_distances (BodyDensity *d, const GridBox *box, const double *x, const uint3
     }
   for (size_t t = 0; t < n_triangles; t++)
     {
+      if (excluded != NULL && excluded[t])
+        continue;
       const double *v[3] = { &x[3 * tri[3 * t]], &x[3 * tri[3 * t + 1]],
                              &x[3 * tri[3 * t + 2]] };
       double e1[3], e2[3], normal[3];
@@ -300,7 +302,7 @@ body_density_sample_surface (BodyDensity *d, const GridBox *box, const double *p
                              const uint32_t *triangles, size_t n_triangles)
 {
   body_density_begin_surface (d, box, positions, triangles, n_triangles);
-  body_density_finish_surface (d, positions, triangles, n_triangles, NULL);
+  body_density_finish_surface (d, positions, triangles, n_triangles, NULL, NULL);
 }
 
 void
@@ -358,10 +360,10 @@ body_density_mark_inside (const BodyDensity *d, int cell, const int n_cells[3], 
 
 void
 body_density_finish_surface (BodyDensity *d, const double *positions, const uint32_t *triangles,
-                             size_t n_triangles, const GridMask *mask)
+                             size_t n_triangles, const guint8 *excluded, const GridMask *mask)
 {
   const GridBox *box = &d->box;
-  find_distances (d, box, positions, triangles, n_triangles, mask);
+  find_distances (d, box, positions, triangles, n_triangles, excluded, mask);
   double *rho = (double *) d->rho->data;
   const double *distance = (const double *) d->distance->data;
   const Crossing *crossing = (const Crossing *) d->crossings->data;

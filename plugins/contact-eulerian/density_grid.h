@@ -158,13 +158,16 @@ void body_density_sample_surface (BodyDensity *density, const GridBox *box,
 
 /* The same in two halves: the scan conversion over the whole box (inside and outside), then
  * the distances and densities at the points `mask` keeps (NULL: all). A point the mask
- * leaves has no closest triangle and the density of its side, 0 or 1. */
+ * leaves has no closest triangle and the density of its side, 0 or 1. The triangles
+ * `excluded` marks (1 per triangle; NULL: none) count for inside and outside but are never a
+ * point's closest: faces that lie against another body's (covered_faces.h), across which
+ * the density stays that of the solid both bodies make up. */
 void body_density_begin_surface (BodyDensity *density, const GridBox *box,
                                  const double *positions, const uint32_t *triangles,
                                  size_t n_triangles);
 void body_density_finish_surface (BodyDensity *density, const double *positions,
                                   const uint32_t *triangles, size_t n_triangles,
-                                  const GridMask *mask);
+                                  const guint8 *excluded, const GridMask *mask);
 
 /* The points of `within` (NULL: every point of the box) where d's density is above 0, as a
  * mask of single points kept in `storage` (guint8): a pair's second body is needed only

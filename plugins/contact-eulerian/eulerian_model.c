@@ -40,6 +40,7 @@
 #include "particle_density.h"
 
 #include "collision_detection.h"
+#include "covered_faces.h"
 
 /* Automatic step: this share of the smallest moving geometry's size (16 points across). */
 #define STEP_OF_SIZE (1.0 / 16)
@@ -203,6 +204,7 @@ typedef struct Eulerian {
   GArray *twists[2];        /* double[3] per share: the points' twist coefficients, scratch */
   GHashTable *share_index;  /* point + 1 -> its index + 1 in shares, scratch */
   CellConstraints *constraints;
+  CoveredFaces *covered;    /* the fixed surfaces' faces against another fixed surface */
   double step;              /* this detection's */
   BodyDensity *density[2];
   GArray *scales;           /* GeometryScale per geometry */
@@ -225,8 +227,9 @@ typedef struct Eulerian {
 static const CwbParamSpec eulerian_params[] = {
   { "cell_size", CWB_PARAM_DOUBLE, "m", "0", 0, 100, NULL,
     "The grid step h: bodies are sampled as densities at the points k h. 0: automatic, "
-    "1/16 of the smallest moving body's size, and no finer than the largest moving volume "
-    "particle (the report shows the value used)" },
+    "1/16 of the smallest moving body's size (a fluid's particles count by their own side, "
+    "not the fluid's extent), and no finer than the largest moving volume particle (the "
+    "report shows the value used)" },
   { "stiffness", CWB_PARAM_DOUBLE, "Pa", "0", 0, 1e15, NULL,
     "k of the penalty energy 1/2 k V rho_bar^2 (Faure 2007 sec. 4.2). 0: automatic, per "
     "pair, from its more mobile body's response over a step, as stiff as an explicit step "
@@ -251,7 +254,8 @@ static const CwbParamSpec eulerian_params[] = {
     "step" },
   { "constraint_cell", CWB_PARAM_INT, "", "4", 1, 64, NULL,
     "Constraint response: the grid points are grouped into cells of this many points a side "
-    "and each pair keeps one constraint per cell, its deepest point's (1: every point)" },
+    "and each pair keeps one constraint per cell, the mean of its points' weighted by their "
+    "overlap (1: every point); a pair with a fluid takes cells no wider than its particles" },
   { "friction_cell", CWB_PARAM_INT, "", "4", 0, 64, NULL,
     "Penalty response: a pair's grid points are grouped into cells of this many points a "
     "side, each with its own friction spring, anchors, normal and Coulomb bound (0: one "
@@ -310,6 +314,7 @@ eulerian_create (const CwbContactModelCreateInfo *info, const CwbHostServices *h
   self->grid = g_array_new (FALSE, FALSE, sizeof (GridContact));
   self->crossed = g_array_new (FALSE, FALSE, sizeof (CrossedPenalty));
   self->constraints = cell_constraints_new ();
+  self->covered = covered_faces_new ();
   self->friction = pair_friction_new ();
   self->forces = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   self->stiffness = g_array_new (FALSE, FALSE, sizeof (CwbPointStiffness));
@@ -341,6 +346,7 @@ eulerian_destroy (void *data)
   g_array_unref (self->grid);
   g_array_unref (self->crossed);
   cell_constraints_free (self->constraints);
+  covered_faces_free (self->covered);
   pair_friction_free (self->friction);
   g_array_unref (self->forces);
   g_array_unref (self->stiffness);
@@ -1293,7 +1299,8 @@ sample_pair (Eulerian *self, const CwbContactQuery *query, const uint32_t geomet
                                        geometry_face_scale (self, query, geometry[s]));
       else
         body_density_finish_surface (self->density[s], g[s]->positions, g[s]->triangles,
-                                     g[s]->n_triangles, mask);
+                                     g[s]->n_triangles,
+                                     covered_faces_flags (self->covered, geometry[s]), mask);
       /* The second body only where the first is present: elsewhere no point overlaps, and
        * its density there is never read. */
       if (s == 0)
@@ -1660,6 +1667,9 @@ eulerian_detect (void *data, const CwbContactQuery *query, GError **error)
    * moves from step to step changes every density under bodies at rest. */
   if (!(self->step > 0))
     self->step = resolve_step (self, query);
+  /* A face of a fixed surface closer than half a step to another fixed surface bounds no
+   * free space for the grid: the seams of a tank of abutting walls (covered_faces.h). */
+  covered_faces_update (self->covered, query, 0.5 * self->step);
   uint32_t solves = CWB_STRUCT_HAS (query, CwbContactQuery, solves) ? query->solves : 0;
   self->rows = self->response == RESPONSE_CONSTRAINT
                || (self->response == RESPONSE_AUTOMATIC && (solves & CWB_CONTACT_OUTPUT_ROWS));

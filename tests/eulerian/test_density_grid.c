@@ -257,7 +257,7 @@ test_second_where_present (void)
   GridMask present;
   grid_mask_where_present (&present, storage, NULL, first);
   body_density_begin_surface (masked, &box, xb, tb, nb);
-  body_density_finish_surface (masked, xb, tb, nb, &present);
+  body_density_finish_surface (masked, xb, tb, nb, NULL, &present);
   size_t compared = 0, left_out = 0;
   for (size_t p = 0; p < grid_box_points (&box); p++)
     {
