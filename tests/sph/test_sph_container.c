@@ -363,6 +363,9 @@ main (int argc, char **argv)
   g_test_add_data_func ("/sph/container/floating/2000", "proximity/2000", test_floating);
   g_test_add_data_func ("/sph/container/floating/penalty/500", "penalty/500", test_floating);
   g_test_add_data_func ("/sph/container/floating/penalty/2000", "penalty/2000", test_floating);
+  g_test_add_data_func ("/sph/container/floating/eulerian/500", "eulerian/500", test_floating);
+  g_test_add_data_func ("/sph/container/floating/eulerian/2000", "eulerian/2000",
+                        test_floating);
   g_test_add_data_func ("/sph/container/inflow/proximity", "proximity", test_inflow_tank);
   g_test_add_data_func ("/sph/container/inflow/penalty", "penalty", test_inflow_tank);
   return g_test_run ();
