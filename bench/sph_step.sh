@@ -6,7 +6,8 @@
 # report's mechanical motion phase (the step with its neighbour search); PySPH's is
 # bench/peers/pysph_pcisph.py (periodic: its PCISPH takes no free surface), timed around its
 # solve. Per real particle: particles x steps / seconds, and per pressure iteration, since
-# the two stop their iterations differently. Prints medians and the median of the per-repeat
+# the two stop their iterations differently; and ours's neighbour search alone (the grid and
+# its lists, timed inside the step and printed with G_MESSAGES_DEBUG=sph). Prints medians and the median of the per-repeat
 # ratios; writes bench/results/sph-step-<machine>.csv.
 # Usage: bench/sph_step.sh [REPEATS (5)] [STEPS (20)] [CELLS... (10 20 30)]
 set -euo pipefail
@@ -52,6 +53,7 @@ for path in sorted(glob.glob(os.path.join(out, "ours.*.json"))):
     seconds = ours["phase_ms"]["mechanical_motion"] * steps / 1000
     log = open(os.path.join(out, f"ours.{n}.{r}.log")).read()
     iterations = sum(int(k) for k in re.findall(r"(\d+) pressure iterations", log))
+    search = sum(float(k) for k in re.findall(r"neighbour search ([0-9.]+) ms", log)) / 1000
     peer = json.load(open(os.path.join(out, f"pysph.{n}.{r}.json")))
     assert peer["steps"] == steps, (peer, steps)
     row = {
@@ -59,6 +61,8 @@ for path in sorted(glob.glob(os.path.join(out, "ours.*.json"))):
         "ours_particles_per_s": particles * steps / seconds,
         "ours_particle_iterations_per_s": particles * iterations / seconds,
         "ours_iterations_per_step": iterations / steps,
+        "ours_search_particles_per_s": particles * steps / search,
+        "ours_search_share": search / seconds,
         "pysph_particles_per_s": particles * steps / peer["wall_s"],
         "pysph_particle_iterations_per_s": particles * peer["iterations"] / peer["wall_s"],
         "pysph_iterations_per_step": peer["iterations"] / steps,
@@ -70,14 +74,17 @@ for path in sorted(glob.glob(os.path.join(out, "ours.*.json"))):
 keys = list(next(iter(table.values()))[0].keys())
 with open(csv_path, "w") as f:
     f.write(",".join(keys + ["repeats"]) + "\n")
-    print("| particles | ours: particles/s (iterations a step) | PySPH PCISPH: particles/s "
+    print("| particles | ours: particles/s (iterations a step) | ours: neighbour search alone, "
+          "particles/s (share of the step) | PySPH PCISPH: particles/s "
           "(iterations a step) | ratio a step | ratio a pressure iteration |")
-    print("|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|")
     for particles, rs in sorted(table.items()):
         med = {k: st.median(x[k] for x in rs) for k in keys}
         f.write(",".join(f"{med[k]:.6g}" for k in keys) + f",{len(rs)}\n")
         print(f"| {particles} | {med['ours_particles_per_s']:.3g} "
-              f"({med['ours_iterations_per_step']:.1f}) | {med['pysph_particles_per_s']:.3g} "
+              f"({med['ours_iterations_per_step']:.1f}) "
+              f"| {med['ours_search_particles_per_s']:.3g} "
+              f"({100 * med['ours_search_share']:.1f} %) | {med['pysph_particles_per_s']:.3g} "
               f"({med['pysph_iterations_per_step']:.1f}) | {med['ratio_step']:.2f} "
               f"| {med['ratio_iteration']:.2f} |")
 print(f"wrote {csv_path}")

@@ -231,7 +231,9 @@ substep (SphSolver *solver, const double *x, const double *v, const double *f_ex
          const double gravity[3], double dt)
 {
   size_t n = solver->n;
+  gint64 search_start = g_get_monotonic_time ();
   grid_build (solver, &solver->grid, x, solver->modes, solver->x_grid);
+  solver->stats.search_seconds += 1e-6 * (double) (g_get_monotonic_time () - search_start);
   pair_gradients (solver, x);
   non_pressure_accelerations (solver, x, v, f_ext, gravity);
   memset (solver->pressure, 0, n * sizeof (double));
@@ -289,6 +291,7 @@ sph_solver_step (SphSolver *solver, const double *x, const double *v, const doub
   double h = dt / count;
   memcpy (solver->x_sub, x, 3 * n * sizeof (double));
   memcpy (solver->v_sub, v, 3 * n * sizeof (double));
+  solver->stats.search_seconds = 0;
   for (int s = 0; s < count; s++)
     {
       substep (solver, solver->x_sub, solver->v_sub, f_ext, gravity, h);

@@ -68,6 +68,8 @@ typedef struct SphStats {
   int iterations;          /* of the last substep */
   double mean_compression; /* after it, a share of rho_0 */
   double max_compression;
+  double search_seconds;   /* the step's neighbour searches (wall clock), for the benchmark
+                            * of the search alone (bench/sph_step.sh) */
 } SphStats;
 
 typedef struct SphSolver {

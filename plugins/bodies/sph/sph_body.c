@@ -291,9 +291,10 @@ sph_free_motion (void *self, const CwbFreeMotion *a)
                    a->v_free);
   if (body->has_inflow)
     sph_inflow_emit (&body->inflow, a->q, body->modes, a->h, a->q_free, a->v_free);
-  g_debug ("body '%s': %d substeps, %d pressure iterations, compression mean %.2e max %.2e",
-           body->points.name, body->solver.stats.substeps, body->solver.stats.iterations,
-           body->solver.stats.mean_compression, body->solver.stats.max_compression);
+  g_debug ("body '%s': %d substeps, %d pressure iterations, compression mean %.2e max %.2e, "
+           "neighbour search %.3f ms", body->points.name, body->solver.stats.substeps,
+           body->solver.stats.iterations, body->solver.stats.mean_compression,
+           body->solver.stats.max_compression, 1e3 * body->solver.stats.search_seconds);
 }
 
 /* Particle i's compliance h^2 / m; 0 for a fixed fluid, and for an inflow's particle that
