@@ -174,6 +174,7 @@ particle_surface_init (ParticleSurface *surface)
   surface->nodes = g_array_new (FALSE, FALSE, sizeof (Node));
   surface->node_keys = g_array_new (FALSE, FALSE, sizeof (uint64_t));
   surface->vertex_node = g_array_new (FALSE, FALSE, sizeof (uint32_t));
+  surface->offsets = g_array_new (FALSE, FALSE, sizeof (double));
   surface->node_table = g_new0 (ParticleSurfaceTable, 1);
   surface->edge_table = g_new0 (ParticleSurfaceTable, 1);
   surface->cell_table = g_new0 (ParticleSurfaceTable, 1);
@@ -191,6 +192,7 @@ particle_surface_clear (ParticleSurface *surface)
   g_clear_pointer (&surface->nodes, g_array_unref);
   g_clear_pointer (&surface->node_keys, g_array_unref);
   g_clear_pointer (&surface->vertex_node, g_array_unref);
+  g_clear_pointer (&surface->offsets, g_array_unref);
   g_clear_pointer (&surface->node_table, table_free);
   g_clear_pointer (&surface->edge_table, table_free);
   g_clear_pointer (&surface->cell_table, table_free);
@@ -479,6 +481,7 @@ weigh_vertices (ParticleSurface *surface, const Grid *grid, double largest_suppo
   g_array_set_size (surface->weight_start, n_vertices + 1);
   g_array_set_size (surface->weights, 0);
   g_array_set_size (surface->velocities, 3 * n_vertices);
+  g_array_set_size (surface->offsets, 3 * n_vertices);
   const SpatialHash *hash = &surface->hash;
   for (size_t v = 0; v < n_vertices; v++)
     {
@@ -525,15 +528,47 @@ weigh_vertices (ParticleSurface *surface, const Grid *grid, double largest_suppo
         }
       qsort (w, n, sizeof *w, compare_weights);
       double *velocity = &g_array_index (surface->velocities, double, 3 * v);
-      velocity[0] = velocity[1] = velocity[2] = 0;
+      double *offset = &g_array_index (surface->offsets, double, 3 * v);
+      for (int c = 0; c < 3; c++)
+        velocity[c] = 0, offset[c] = p[c];
       for (guint k = 0; k < n; k++)
         {
           w[k].w /= sum;
-          for (int c = 0; c < 3 && particles->velocities != NULL; c++)
-            velocity[c] += w[k].w * particles->velocities[3 * w[k].particle + c];
+          for (int c = 0; c < 3; c++)
+            {
+              offset[c] -= w[k].w * particles->positions[3 * w[k].particle + c];
+              if (particles->velocities != NULL)
+                velocity[c] += w[k].w * particles->velocities[3 * w[k].particle + c];
+            }
         }
     }
   g_array_index (surface->weight_start, uint32_t, n_vertices) = surface->weights->len;
+}
+
+void
+particle_surface_follow (ParticleSurface *surface, const CwbGeometry *particles)
+{
+  size_t n_vertices = particle_surface_n_vertices (surface);
+  for (size_t v = 0; v < n_vertices; v++)
+    {
+      double *p = &g_array_index (surface->positions, double, 3 * v);
+      double *velocity = &g_array_index (surface->velocities, double, 3 * v);
+      const double *offset = &g_array_index (surface->offsets, double, 3 * v);
+      for (int c = 0; c < 3; c++)
+        p[c] = offset[c], velocity[c] = 0;
+      uint32_t end = g_array_index (surface->weight_start, uint32_t, v + 1);
+      for (uint32_t k = g_array_index (surface->weight_start, uint32_t, v); k < end; k++)
+        {
+          const ParticleSurfaceWeight *w
+            = &g_array_index (surface->weights, ParticleSurfaceWeight, k);
+          for (int c = 0; c < 3; c++)
+            {
+              p[c] += w->w * particles->positions[3 * w->particle + c];
+              if (particles->velocities != NULL)
+                velocity[c] += w->w * particles->velocities[3 * w->particle + c];
+            }
+        }
+    }
 }
 
 void
@@ -545,7 +580,7 @@ particle_surface_build (ParticleSurface *surface, const CwbGeometry *particles)
    * surface), a margin of the largest support and a cell beyond it so that every node index
    * is positive; its cell from the radii (particle_surface.h). */
   double smallest = INFINITY, largest = 0, lo[3] = { INFINITY, INFINITY, INFINITY };
-  for (size_t i = 0; i < particles->n_points; i++)
+  for (size_t i = 0; particles->radii != NULL && i < particles->n_points; i++)
     {
       const double *x = &particles->positions[3 * i];
       double r = particles->radii[i];
@@ -558,6 +593,7 @@ particle_surface_build (ParticleSurface *surface, const CwbGeometry *particles)
     }
   g_array_set_size (surface->positions, 0);
   g_array_set_size (surface->velocities, 0);
+  g_array_set_size (surface->offsets, 0);
   g_array_set_size (surface->triangles, 0);
   g_array_set_size (surface->weights, 0);
   g_array_set_size (surface->weight_start, 1);

@@ -62,6 +62,7 @@ typedef struct ParticleSurface {
   GArray *node_keys;      /* uint64_t per node */
   ParticleSurfaceTable *node_table, *edge_table, *cell_table;
   GArray *vertex_node;    /* uint32_t per vertex: the inside node of its edge */
+  GArray *offsets;        /* double, 3 per vertex: o_v = p_v - sum_i w_vi x_i at the build */
   SpatialHash hash;
 } ParticleSurface;
 
@@ -71,6 +72,12 @@ void particle_surface_clear (ParticleSurface *surface);
 /* Rebuilds the surface around the particles of `particles` (a CWB_GEOMETRY_PARTICLES
  * geometry: positions, velocities (may be NULL: zero), radii). No particle, no triangle. */
 void particle_surface_build (ParticleSurface *surface, const CwbGeometry *particles);
+
+/* Moves the surface of the last build with its particles, through the vertices' weights: p_v
+ * = sum_i w_vi x_i + o_v with the offsets o_v of the build, velocities sum_i w_vi v_i; the
+ * triangles are kept. What a position correction does to the surface to first order, at a
+ * fraction of a build's cost; `particles` must be the geometry of the build (same count). */
+void particle_surface_follow (ParticleSurface *surface, const CwbGeometry *particles);
 
 static inline size_t
 particle_surface_n_vertices (const ParticleSurface *surface)
