@@ -273,16 +273,21 @@ pair_pixel_size (const LdiModel *self, uint32_t a, uint32_t b)
   return cell > 0 ? fmax (h, two_digits (cell / FLUID_CELL_PIXELS)) : h;
 }
 
-/* The multi-volume cell of a pair of pixel size h: CELL_PIXELS pixels, or the parameter
- * rounded to a whole number of pixels (at least one). A wall inside a pixel is cut exactly
- * along the rays that cross it but by pixel centres in the two images whose rays run along
- * it, so the three images measure a cell's volume differently and its gradient does not
- * follow its volume: the flush 10-row pyramid of 1 m boxes (pixels of 0.031 m) came apart
- * at every hand-set side from 0.1 to 0.3 m that is not a whole number of pixels (5e5 J after
- * 1 s at 0.2479 m) and stood at every one that is (0.124, 0.186, 0.248, 0.31 m). */
+/* The multi-volume cell of a pair of pixel size h: CELL_PIXELS pixels, or the parameter rounded
+ * to a whole number of pixels (at least one); for a pair with a fluid, left automatic, the cell
+ * of the fluid's reconstructed surface (fluid_cell > 0) in whole pixels: a cell's volume then
+ * follows the few particles under it, where a cell of 8 pixels summed the surface's dips
+ * between many and stirred water at rest more (docs/plugins/ldi.md, "Fluids"). A wall inside a
+ * pixel is cut exactly along the rays that cross it but by pixel centres in the two images
+ * whose rays run along it, so the three images measure a cell's volume differently and its
+ * gradient does not follow its volume: the flush 10-row pyramid of 1 m boxes (pixels of
+ * 0.031 m) came apart at every hand-set side from 0.1 to 0.3 m that is not a whole number of pixels
+ * (5e5 J after 1 s at 0.2479 m) and stood at every one that is (0.124, 0.186, 0.248, 0.31 m). */
 static double
-pair_cell_size (const LdiModelParams *p, double h)
+pair_cell_size (const LdiModelParams *p, double h, double fluid_cell)
 {
+  if (!(p->cell_size > 0) && fluid_cell > 0)
+    return MAX (1.0, round (fluid_cell / h)) * h;
   if (!(p->cell_size > 0))
     return CELL_PIXELS * h;
   return MAX (1.0, round (p->cell_size / h)) * h;
@@ -525,6 +530,14 @@ log_ldi_size (const LdiModel *self, guint rasterised)
            layers, fragments, rasterised);
 }
 
+/* The larger reconstruction cell of the pair's fluids, 0 without one. */
+static double
+fluid_pair_cell (const LdiModel *self, const PairLdi *pair)
+{
+  return fmax (fluid_surfaces_body_cell (&self->fluids, pair->body_a),
+               fluid_surfaces_body_cell (&self->fluids, pair->body_b));
+}
+
 static gboolean
 ldi_model_detect (void *data, const CwbContactQuery *raw_query, GError **error)
 {
@@ -554,7 +567,8 @@ ldi_model_detect (void *data, const CwbContactQuery *raw_query, GError **error)
       const ContactRegion *region = &g_array_index (self->regions.regions, ContactRegion, r);
       PairLdi *pair = &g_array_index (self->pairs, PairLdi, r);
       double h = pair_pixel_size (self, pair->body_a, pair->body_b);
-      double grid = p->multi_volume ? pair_cell_size (p, h) : h;
+      double grid = p->multi_volume ? pair_cell_size (p, h, fluid_pair_cell (self, pair))
+                                    : h;
       pair_ldi_place (pair, region->overlap_min, region->overlap_max, h, grid);
       const uint32_t *geometries = &g_array_index (self->regions.geometries, uint32_t,
                                                    region->first_geometry);
