@@ -19,7 +19,7 @@ fluid_surfaces_init (FluidSurfaces *fluids)
   fluids->weights = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
   fluids->slot = g_array_new (FALSE, FALSE, sizeof (uint32_t));
   fluids->slot_first = g_array_new (FALSE, FALSE, sizeof (uint32_t));
-  fluids->built_points = g_array_new (FALSE, FALSE, sizeof (size_t));
+  fluids->built_points = g_array_new (FALSE, TRUE, sizeof (size_t));
 }
 
 static void
