@@ -21,7 +21,10 @@
  * The pairs' LDIs are independent, and are rasterised and walked in parallel.
  *
  * Surfaces must be closed, manifold and consistently oriented: attach refuses others, naming
- * the body, since the inside counting along a ray needs it (ldi_topology.c). */
+ * the body, since the inside counting along a ray needs it (ldi_topology.c). Volume particles
+ * (a fluid's) are seen through the closed surface reconstructed around them at every
+ * detection, and the rows' entries on its vertices mapped back onto the particles
+ * (fluid_surfaces.h; docs/plugins/ldi.md, "Fluids"). */
 #include <math.h>
 #include <string.h>
 
@@ -29,6 +32,7 @@
 
 #include "contact_id.h"
 #include "contact_regions.h"
+#include "fluid_surfaces.h"
 #include "intersection_volume.h"
 #include "ldi_raster_cpu.h"
 #include "ldi_raster_gl.h"
@@ -50,6 +54,11 @@
  * the rows hold. The deep-overlap scene, separated in 3 steps with one pass each, is
  * separated in its first step with 3. */
 #define STABILIZATION_PASSES 10
+/* Pixels across a cell of a fluid's reconstructed surface at least (pair_pixel_size): 2,
+ * its vertices' spacing resolved twice; finer pixels only rasterise its small triangles
+ * into more fragments (docs/plugins/ldi.md, "Fluids": the water at rest in a box took
+ * 158 ms a step on the walls' 1.5 mm pixels). */
+#define FLUID_CELL_PIXELS 2.0
 
 typedef struct LdiModelParams {
   gboolean gl;            /* backend: gl, else cpu */
@@ -74,6 +83,7 @@ typedef struct LdiModel {
   LdiGl *gl;              /* the OpenGL backend's context, opened on first use */
   GArray *split_parts;     /* LdiVolume: scratch of patch_split */
   GArray *split_gradients; /* CwbPointWeight: their entries */
+  FluidSurfaces fluids;    /* particles geometries as reconstructed surfaces */
 } LdiModel;
 
 static const CwbParamSpec ldi_params[] = {
@@ -157,6 +167,7 @@ ldi_model_create (const CwbContactModelCreateInfo *info, const CwbHostServices *
   self->moved = g_array_new (FALSE, FALSE, sizeof (gboolean));
   self->split_parts = g_array_new (FALSE, FALSE, sizeof (LdiVolume));
   self->split_gradients = g_array_new (FALSE, FALSE, sizeof (CwbPointWeight));
+  fluid_surfaces_init (&self->fluids);
   return self;
 }
 
@@ -173,6 +184,7 @@ ldi_model_destroy (void *data)
   g_array_unref (self->moved);
   g_array_unref (self->split_parts);
   g_array_unref (self->split_gradients);
+  fluid_surfaces_clear (&self->fluids);
   g_clear_pointer (&self->gl, ldi_gl_free);
   g_free (self);
 }
@@ -244,7 +256,9 @@ two_digits (double x)
 }
 
 /* The pixel size of the pair (a, b): the parameter, or the smaller body's scale over
- * pixels_per_body (a body with no volume takes the other's; two such, 1 m). */
+ * pixels_per_body (a body with no volume takes the other's; two such, 1 m), but no finer
+ * than FLUID_CELL_PIXELS pixels a cell of a fluid's reconstructed surface, which holds no
+ * detail below its cell. */
 static double
 pair_pixel_size (const LdiModel *self, uint32_t a, uint32_t b)
 {
@@ -253,39 +267,66 @@ pair_pixel_size (const LdiModel *self, uint32_t a, uint32_t b)
     return p->pixel_size;
   double scale = fmin (g_array_index (self->body_scale, double, a),
                        g_array_index (self->body_scale, double, b));
-  return two_digits ((isfinite (scale) ? scale : 1.0) / p->pixels_per_body);
+  double h = two_digits ((isfinite (scale) ? scale : 1.0) / p->pixels_per_body);
+  double cell = fmax (fluid_surfaces_body_cell (&self->fluids, a),
+                      fluid_surfaces_body_cell (&self->fluids, b));
+  return cell > 0 ? fmax (h, two_digits (cell / FLUID_CELL_PIXELS)) : h;
 }
 
-/* The multi-volume cell of a pair of pixel size h: CELL_PIXELS pixels, or the parameter
- * rounded to a whole number of pixels (at least one). A wall inside a pixel is cut exactly
- * along the rays that cross it but by pixel centres in the two images whose rays run along
- * it, so the three images measure a cell's volume differently and its gradient does not
- * follow its volume: the flush 10-row pyramid of 1 m boxes (pixels of 0.031 m) came apart
- * at every hand-set side from 0.1 to 0.3 m that is not a whole number of pixels (5e5 J after
- * 1 s at 0.2479 m) and stood at every one that is (0.124, 0.186, 0.248, 0.31 m). */
+/* The multi-volume cell of a pair of pixel size h: CELL_PIXELS pixels, or the parameter rounded
+ * to a whole number of pixels (at least one); for a pair with a fluid, left automatic, the cell
+ * of the fluid's reconstructed surface (fluid_cell > 0) in whole pixels: a cell's volume then
+ * follows the few particles under it, where a cell of 8 pixels summed the surface's dips
+ * between many and stirred water at rest more (docs/plugins/ldi.md, "Fluids"). A wall inside a
+ * pixel is cut exactly along the rays that cross it but by pixel centres in the two images
+ * whose rays run along it, so the three images measure a cell's volume differently and its
+ * gradient does not follow its volume: the flush 10-row pyramid of 1 m boxes (pixels of
+ * 0.031 m) came apart at every hand-set side from 0.1 to 0.3 m that is not a whole number of pixels
+ * (5e5 J after 1 s at 0.2479 m) and stood at every one that is (0.124, 0.186, 0.248, 0.31 m). */
 static double
-pair_cell_size (const LdiModelParams *p, double h)
+pair_cell_size (const LdiModelParams *p, double h, double fluid_cell)
 {
+  if (!(p->cell_size > 0) && fluid_cell > 0)
+    return MAX (1.0, round (fluid_cell / h)) * h;
   if (!(p->cell_size > 0))
     return CELL_PIXELS * h;
   return MAX (1.0, round (p->cell_size / h)) * h;
 }
 
-/* Every geometry must be a closed, consistently oriented surface. */
+/* Every geometry must be a closed, consistently oriented surface, or particles (whose
+ * reconstructed surface is closed and oriented by construction, and empty without
+ * particles). */
 static gboolean
-ldi_model_attach (void *data, const CwbContactQuery *query, GError **error)
+ldi_model_attach (void *data, const CwbContactQuery *raw_query, GError **error)
 {
   LdiModel *self = data;
-  for (size_t g = 0; g < query->n_geometries; g++)
+  for (size_t g = 0; g < raw_query->n_geometries; g++)
     {
-      const CwbGeometry *geometry = &query->geometries[g];
-      if (geometry->kind != CWB_GEOMETRY_SURFACE)
+      const CwbGeometry *geometry = &raw_query->geometries[g];
+      if (geometry->kind != CWB_GEOMETRY_SURFACE && geometry->kind != CWB_GEOMETRY_PARTICLES)
         {
           g_set_error (error, LDI_ERROR, LDI_ERROR_TOPOLOGY,
                        "body %u: the ldi model measures intersection volumes of closed "
-                       "surfaces; this body's geometry is particles", geometry->body);
+                       "surfaces or of particles' surfaces; this body's geometry is of kind "
+                       "%d", geometry->body, (int) geometry->kind);
           return FALSE;
         }
+      if (geometry->kind == CWB_GEOMETRY_PARTICLES && geometry->n_points > 0
+          && geometry->radii == NULL)
+        {
+          g_set_error (error, LDI_ERROR, LDI_ERROR_INPUT,
+                       "body %u: its particles have no radii, from which the ldi model "
+                       "builds their surface", geometry->body);
+          return FALSE;
+        }
+    }
+  const CwbContactQuery *query = fluid_surfaces_query (&self->fluids, raw_query,
+                                                       FLUID_SURFACES_BUILD);
+  for (size_t g = 0; g < query->n_geometries; g++)
+    {
+      const CwbGeometry *geometry = &query->geometries[g];
+      if (fluid_surfaces_is_fluid (&self->fluids, g))
+        continue;
       LdiSurface surface = ldi_surface_of_geometry (query->geometries, (uint32_t) g);
       GError *local = NULL;
       if (!ldi_surface_check (&surface, g, &local))
@@ -315,7 +356,8 @@ find_moved_bodies (LdiModel *self, const CwbContactQuery *query)
   gboolean *moved = (gboolean *) self->moved->data;
   size_t total = 0;
   for (size_t g = 0; g < query->n_geometries; g++)
-    if (query->geometries[g].kind == CWB_GEOMETRY_SURFACE)
+    if (query->geometries[g].kind == CWB_GEOMETRY_SURFACE
+        && !fluid_surfaces_is_fluid (&self->fluids, g))
       total += 3 * query->geometries[g].n_points;
   gboolean first = self->last_positions->len != total;
   for (size_t b = 0; b < query->n_bodies; b++)
@@ -327,6 +369,14 @@ find_moved_bodies (LdiModel *self, const CwbContactQuery *query)
       const CwbGeometry *geometry = &query->geometries[g];
       if (geometry->kind != CWB_GEOMETRY_SURFACE)
         continue;
+      /* A fluid's surface is built anew at each detection, its vertices changing in number:
+       * its body counts as moved, and its positions are not kept. */
+      if (fluid_surfaces_is_fluid (&self->fluids, g))
+        {
+          if (geometry->body < query->n_bodies)
+            moved[geometry->body] = TRUE;
+          continue;
+        }
       size_t n = 3 * geometry->n_points * sizeof (double);
       if (geometry->body < query->n_bodies && !first
           && memcmp (last, geometry->positions, n) != 0)
@@ -480,13 +530,28 @@ log_ldi_size (const LdiModel *self, guint rasterised)
            layers, fragments, rasterised);
 }
 
+/* The larger reconstruction cell of the pair's fluids, 0 without one. */
+static double
+fluid_pair_cell (const LdiModel *self, const PairLdi *pair)
+{
+  return fmax (fluid_surfaces_body_cell (&self->fluids, pair->body_a),
+               fluid_surfaces_body_cell (&self->fluids, pair->body_b));
+}
+
 static gboolean
-ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
+ldi_model_detect (void *data, const CwbContactQuery *raw_query, GError **error)
 {
   LdiModel *self = data;
   const LdiModelParams *p = &self->params;
   if (p->gl && self->gl == NULL && (self->gl = ldi_gl_new (error)) == NULL)
     return FALSE;   /* switched to gl by a parameter edit on a machine without it */
+  /* A fluid's surface: built at the step's detection, moved with its particles through the
+   * vertices' weights at the post-stabilization's re-detections (the motion its rows
+   * describe, so that a correction's effect is measured on the surface it was made for). */
+  const CwbContactQuery *query
+    = fluid_surfaces_query (&self->fluids, raw_query,
+                            raw_query->pass == CWB_CONTACT_PASS_POSITION ? FLUID_SURFACES_FOLLOW
+                                                                         : FLUID_SURFACES_BUILD);
   if (self->body_scale->len != query->n_bodies)
     measure_body_scales (self, query);
   contact_regions_find (&self->regions, query->geometries, query->n_geometries,
@@ -502,7 +567,8 @@ ldi_model_detect (void *data, const CwbContactQuery *query, GError **error)
       const ContactRegion *region = &g_array_index (self->regions.regions, ContactRegion, r);
       PairLdi *pair = &g_array_index (self->pairs, PairLdi, r);
       double h = pair_pixel_size (self, pair->body_a, pair->body_b);
-      double grid = p->multi_volume ? pair_cell_size (p, h) : h;
+      double grid = p->multi_volume ? pair_cell_size (p, h, fluid_pair_cell (self, pair))
+                                    : h;
       pair_ldi_place (pair, region->overlap_min, region->overlap_max, h, grid);
       const uint32_t *geometries = &g_array_index (self->regions.geometries, uint32_t,
                                                    region->first_geometry);
@@ -677,7 +743,12 @@ pair_volume (const LdiVolumeResult *result, uint32_t a, uint32_t b)
 }
 
 /* A pair's whole volume kept as one contact (cells_apart), split at one body's vertices so
- * that it holds a tilt (patch_split.h); as one volume where it does not split. */
+ * that it holds a tilt (patch_split.h); as one volume where it does not split. A part's
+ * identity names its vertex: on a fluid's surface, rebuilt at every detection, a vertex
+ * index means another place at the next one, so a fluid's split parts are, in effect, new
+ * contacts each step (unique within the set still; a warm start may take a neighbouring
+ * part's multiplier, which only changes where the solve starts). Cells and whole pairs keep
+ * their identities, which name no vertex. */
 static void
 append_whole (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
               CwbInspection *inspection, const PairLdi *pair, const LdiVolume *whole,
@@ -746,11 +817,14 @@ append_cells (LdiModel *self, const CwbContactQuery *query, CwbContactSet *set,
 }
 
 static gboolean
-ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
+ldi_model_model (void *data, const CwbContactQuery *raw_query, CwbContactSet *set,
                  CwbInspection *inspection, GError **error)
 {
   LdiModel *self = data;
   const LdiModelParams *p = &self->params;
+  /* The surfaces of the detection just made, the other geometries as this query has them. */
+  const CwbContactQuery *query = fluid_surfaces_query (&self->fluids, raw_query,
+                                                       FLUID_SURFACES_KEEP);
   PairJob job = { .self = self, .run = measure_pair,
                   .pending = g_array_new (FALSE, FALSE, sizeof (guint)) };
   for (guint r = 0; r < self->pairs->len; r++)
@@ -790,6 +864,8 @@ ldi_model_model (void *data, const CwbContactQuery *query, CwbContactSet *set,
             g_array_append_val (inspection->spans, *span);
         }
     }
+  /* Entries on a fluid's surface vertices onto its particles: J^T of the vertices' weights. */
+  fluid_surfaces_map_set (&self->fluids, set, inspection);
   set->intersection_volume = totals.volume;
   set->max_penetration = totals.deepest;   /* the deepest contact's mean depth V / A */
   if (CWB_STRUCT_HAS (set, CwbContactSet, stabilization_passes))

@@ -367,8 +367,10 @@ test_no_contact (void)
   scene_clear (&scene);
 }
 
-/* An open surface (one triangle dropped) and a particle geometry are refused at attach, the
- * message naming the body and what is wrong. */
+/* An open surface (one triangle dropped), particles without radii (the model builds their
+ * surface from them) and a geometry of an unknown kind are refused at attach, the message
+ * naming the body and what is wrong. (Particles with radii are served through their
+ * reconstructed surface: /sph/container/rest/ldi.) */
 static void
 test_refusals (void)
 {
@@ -389,7 +391,14 @@ test_refusals (void)
   scene.geometries[0].kind = CWB_GEOMETRY_PARTICLES;
   g_assert_false (run_model (&scene, CWB_CONTACT_PASS_VELOCITY, 0, &out, &error));
   g_assert_nonnull (strstr (error->message, "body 0"));
-  g_assert_nonnull (strstr (error->message, "particles"));
+  g_assert_nonnull (strstr (error->message, "particles have no radii"));
+  g_clear_error (&error);
+  output_clear (&out);
+
+  scene.geometries[0].kind = (CwbGeometryKind) 7;
+  g_assert_false (run_model (&scene, CWB_CONTACT_PASS_VELOCITY, 0, &out, &error));
+  g_assert_nonnull (strstr (error->message, "body 0"));
+  g_assert_nonnull (strstr (error->message, "of kind 7"));
   output_clear (&out);
   scene_clear (&scene);
 }

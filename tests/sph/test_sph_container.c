@@ -147,7 +147,9 @@ lattice_density (double s, double mass)
  * its height, at 2 s; under eulerian, which has not by then, the test is marked incomplete
  * rather than passed); and its level stays within one spacing of the filled height. Without
  * boundary particles a particle at a wall lacks the wall side of its neighbourhood, reads
- * under rho_0 and packs closer: the water settles by up to a spacing. */
+ * under rho_0 and packs closer: the water settles by up to a spacing. Under ldi the water
+ * meets the box through the surface the model reconstructs around its particles at every
+ * step (docs/plugins/ldi.md, "Fluids"), held to the same bounds. */
 static void
 test_rest (gconstpointer data)
 {
@@ -359,6 +361,7 @@ main (int argc, char **argv)
   g_test_add_data_func ("/sph/container/rest/proximity", "proximity/constraint", test_rest);
   g_test_add_data_func ("/sph/container/rest/penalty", "penalty/constraint", test_rest);
   g_test_add_data_func ("/sph/container/rest/eulerian", "eulerian/constraint", test_rest);
+  g_test_add_data_func ("/sph/container/rest/ldi", "ldi/constraint", test_rest);
   g_test_add_data_func ("/sph/container/floating/500", "proximity/500", test_floating);
   g_test_add_data_func ("/sph/container/floating/2000", "proximity/2000", test_floating);
   g_test_add_data_func ("/sph/container/floating/penalty/500", "penalty/500", test_floating);

@@ -56,10 +56,8 @@ static const struct {
   { "penalty-ball-pyramid.yaml", "eulerian", CANNOT_REST,
     "the balls' rest under penalty overlaps them; the constraints part them and the "
     "pyramid settles again, a quarter of a millimetre lower" },
-  { "eulerian-particles.yaml", "ldi", REFUSES, "particles" },
   { "eulerian-particles.yaml", "proximity", REFUSES, "particles" },
   { "eulerian-particles.yaml", "penalty", REFUSES, "particles" },
-  { "fluid-floating.yaml", "ldi", REFUSES, "particles" },
   { "penalty-clamped-box.yaml", "eulerian", CANNOT_REST,
     "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force" },
 };
