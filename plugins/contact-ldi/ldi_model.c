@@ -255,6 +255,14 @@ two_digits (double x)
   return round (x / unit) * unit;
 }
 
+/* The larger reconstruction cell of the fluids among bodies a and b, 0 without one. */
+static double
+fluid_pair_cell (const LdiModel *self, uint32_t a, uint32_t b)
+{
+  return fmax (fluid_surfaces_body_cell (&self->fluids, a),
+               fluid_surfaces_body_cell (&self->fluids, b));
+}
+
 /* The pixel size of the pair (a, b): the parameter, or the smaller body's scale over
  * pixels_per_body (a body with no volume takes the other's; two such, 1 m), but no finer
  * than FLUID_CELL_PIXELS pixels a cell of a fluid's reconstructed surface, which holds no
@@ -268,8 +276,7 @@ pair_pixel_size (const LdiModel *self, uint32_t a, uint32_t b)
   double scale = fmin (g_array_index (self->body_scale, double, a),
                        g_array_index (self->body_scale, double, b));
   double h = two_digits ((isfinite (scale) ? scale : 1.0) / p->pixels_per_body);
-  double cell = fmax (fluid_surfaces_body_cell (&self->fluids, a),
-                      fluid_surfaces_body_cell (&self->fluids, b));
+  double cell = fluid_pair_cell (self, a, b);
   return cell > 0 ? fmax (h, two_digits (cell / FLUID_CELL_PIXELS)) : h;
 }
 
@@ -530,14 +537,6 @@ log_ldi_size (const LdiModel *self, guint rasterised)
            layers, fragments, rasterised);
 }
 
-/* The larger reconstruction cell of the pair's fluids, 0 without one. */
-static double
-fluid_pair_cell (const LdiModel *self, const PairLdi *pair)
-{
-  return fmax (fluid_surfaces_body_cell (&self->fluids, pair->body_a),
-               fluid_surfaces_body_cell (&self->fluids, pair->body_b));
-}
-
 static gboolean
 ldi_model_detect (void *data, const CwbContactQuery *raw_query, GError **error)
 {
@@ -567,7 +566,7 @@ ldi_model_detect (void *data, const CwbContactQuery *raw_query, GError **error)
       const ContactRegion *region = &g_array_index (self->regions.regions, ContactRegion, r);
       PairLdi *pair = &g_array_index (self->pairs, PairLdi, r);
       double h = pair_pixel_size (self, pair->body_a, pair->body_b);
-      double grid = p->multi_volume ? pair_cell_size (p, h, fluid_pair_cell (self, pair))
+      double grid = p->multi_volume ? pair_cell_size (p, h, fluid_pair_cell (self, pair->body_a, pair->body_b))
                                     : h;
       pair_ldi_place (pair, region->overlap_min, region->overlap_max, h, grid);
       const uint32_t *geometries = &g_array_index (self->regions.geometries, uint32_t,

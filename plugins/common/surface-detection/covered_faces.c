@@ -76,39 +76,35 @@ surface_winding_number (const CwbGeometry *g, const double p[3])
 }
 
 /* Whether the fixed closed surfaces' positions and `reach` are those last measured (and
- * keeps them otherwise). */
+ * keeps them otherwise). The flags say which geometries were fixed surfaces then: with the
+ * same geometries, the same layout of positions. */
 static gboolean
 unchanged (CoveredFaces *c, const CwbContactQuery *query, double reach)
 {
-  size_t n = 0;
-  for (size_t k = 0; k < query->n_geometries; k++)
-    if (fixed_surface (query, &query->geometries[k]))
-      n += 3 * query->geometries[k].n_points + 1;
-  gboolean same = reach == c->reach && n == c->positions->len
-                  && c->flags->len == query->n_geometries;
+  gboolean same = reach == c->reach && c->flags->len == query->n_geometries;
   size_t at = 0;
   for (size_t k = 0; same && k < query->n_geometries; k++)
     {
       const CwbGeometry *g = &query->geometries[k];
-      if (!fixed_surface (query, g))
+      gboolean fixed = fixed_surface (query, g);
+      same = fixed == (c->flags->pdata[k] != NULL);
+      if (!same || !fixed)
         continue;
-      double count = (double) g->n_points;
-      same = memcmp (&g_array_index (c->positions, double, at), &count, sizeof count) == 0
-             && memcmp (&g_array_index (c->positions, double, at + 1), g->positions,
-                        3 * g->n_points * sizeof (double)) == 0;
-      at += 3 * g->n_points + 1;
+      size_t n = 3 * g->n_points;
+      same = at + n <= c->positions->len
+             && memcmp (&g_array_index (c->positions, double, at), g->positions,
+                        n * sizeof (double)) == 0;
+      at += n;
     }
+  same = same && at == c->positions->len;
   if (same)
     return TRUE;
   g_array_set_size (c->positions, 0);
   for (size_t k = 0; k < query->n_geometries; k++)
     {
       const CwbGeometry *g = &query->geometries[k];
-      if (!fixed_surface (query, g))
-        continue;
-      double count = (double) g->n_points;
-      g_array_append_val (c->positions, count);
-      g_array_append_vals (c->positions, g->positions, 3 * (guint) g->n_points);
+      if (fixed_surface (query, g))
+        g_array_append_vals (c->positions, g->positions, 3 * (guint) g->n_points);
     }
   c->reach = reach;
   return FALSE;
