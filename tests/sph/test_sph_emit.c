@@ -365,7 +365,8 @@ test_inflow_rectangle (void)
 /* A fluid with neither an inflow nor surface tension steps as it did before they existed:
  * the state hashes after 40 steps of a block of water sliding onto a floor, under proximity
  * and penalty, are those this scene gave before (recorded with the commit that added the
- * inflow; IEEE double arithmetic without contraction into fused multiply-adds, which x86-64's
+ * inflow, re-recorded with the one that under-relaxed the pressure update, which changes the
+ * step by design; IEEE double arithmetic without contraction into fused multiply-adds, which x86-64's
  * SSE2 code generation never does). */
 static void
 test_unchanged (gconstpointer data)
@@ -394,8 +395,8 @@ test_unchanged (gconstpointer data)
   g_autoptr (CwbRegistry) registry = fixture_registry ();
   g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
   fixture_step (world, 40);
-  guint64 expected = strcmp (model, "proximity") == 0 ? G_GUINT64_CONSTANT (0xda37950773d0eb33)
-                                                      : G_GUINT64_CONSTANT (0xf00899cc933f9d2e);
+  guint64 expected = strcmp (model, "proximity") == 0 ? G_GUINT64_CONSTANT (0x9824d7be338e9f04)
+                                                      : G_GUINT64_CONSTANT (0xb1252b1b28b89bb5);
   g_assert_cmphex (cwb_world_state_hash (world), ==, expected);
 }
 

@@ -161,7 +161,8 @@ hash_doubles (const double *a, size_t n, guint64 h)
 
 /* Off, the step is the one before surface tension (and the inflow's modes) existed: a block
  * of 6^3 particles squeezed to 0.95 of its lattice, random velocities, under gravity, 30
- * steps of 2 ms, hashes to what that solver gave (recorded before the change; IEEE double
+ * steps of 2 ms, hashes to what that solver gave (recorded before the change, re-recorded
+ * with the under-relaxed pressure update, which changes the step by design; IEEE double
  * arithmetic without fused multiply-adds, which x86-64's SSE2 code never contracts into). */
 static void
 test_off_unchanged (void)
@@ -191,7 +192,7 @@ test_off_unchanged (void)
     }
   guint64 h = hash_doubles (v, 3 * count,
                             hash_doubles (x, 3 * count, G_GUINT64_CONSTANT (14695981039346656037)));
-  g_assert_cmphex (h, ==, G_GUINT64_CONSTANT (0xc7123c50ba2e0ad2));
+  g_assert_cmphex (h, ==, G_GUINT64_CONSTANT (0x6fc090544f1cb18d));
   sph_solver_clear (&solver);
 }
 

@@ -334,6 +334,8 @@ fixture_points_escaped (const double *x, size_t n, double radius, const double l
   for (size_t i = 0; i < n; i++)
     {
       const double *p = &x[3 * i];
+      if (hi[2] > lo[2] && p[2] > hi[2])
+        continue;
       gboolean out = p[2] < lo[2] - radius;
       for (int c = 0; c < 2; c++)
         out = out || p[c] < lo[c] - radius || p[c] > hi[c] + radius;

@@ -125,8 +125,10 @@ double fixture_pyramid_drift (CwbWorld *world, int rows, double gap, double offs
  * their count into *n. */
 const double *fixture_body_points (CwbWorld *world, size_t body, size_t *n);
 
-/* How many of n points of this radius lie wholly outside the open box [lo, hi] (no top:
- * hi[2] unused), i.e. through a wall or the floor. */
+/* How many of n points of this radius lie wholly outside the open box [lo, hi], i.e. through
+ * a wall or the floor. The box has no top: with hi[2] > lo[2] (the walls' top) a point above
+ * hi[2] is spray over the walls, not a leak, and is not counted; with hi[2] <= lo[2] the
+ * walls have no height and every point counts. */
 size_t fixture_points_escaped (const double *x, size_t n, double radius, const double lo[3],
                                const double hi[3]);
 

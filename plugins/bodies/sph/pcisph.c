@@ -263,8 +263,9 @@ substep (SphSolver *solver, const double *x, const double *v, const double *f_ex
           || iteration >= solver->params.max_iterations)
         break;
       for (size_t i = 0; i < n; i++)
-        solver->pressure[i] = MAX (solver->pressure[i]
-                                     + delta * (solver->density[i] - rho0), 0);
+        solver->pressure[i] = MAX (solver->pressure[i] + SPH_PRESSURE_RELAXATION * delta
+                                                           * (solver->density[i] - rho0),
+                                   0);
       pressure_accelerations (solver);
     }
 }
