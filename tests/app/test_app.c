@@ -704,6 +704,16 @@ static const char *const falling_water_yaml =
   "    shape: { type: box, size: [0.1, 0.1, 0.1] }\n"
   "    model_params: { particle_spacing: 0.02 }\n";
 
+/* The app with a window on the falling water, written into the fixture's folder. */
+static void
+fixture_falling_water (Fixture *f)
+{
+  fixture_app (f);
+  g_autofree char *path = g_build_filename (f->dir, "falling-water.yaml", NULL);
+  g_assert_true (g_file_set_contents (path, falling_water_yaml, -1, NULL));
+  fixture_window (f, path);
+}
+
 /* As a person does: the elements overlay turned on from the eye menu, then "speed" chosen in
  * the View section's particle_field drop-down. The legend the view shows says the density
  * error first (the default field), then the speed in m/s up to the fastest particle of the
@@ -712,10 +722,7 @@ static void
 test_particle_field_legend (void)
 {
   Fixture f = { 0 };
-  fixture_app (&f);
-  g_autofree char *path = g_build_filename (f.dir, "falling-water.yaml", NULL);
-  g_assert_true (g_file_set_contents (path, falling_water_yaml, -1, NULL));
-  fixture_window (&f, path);
+  fixture_falling_water (&f);
   CwbAppWindow *window = f.window;
   CwbSimulation *sim = play_to (window, 20);
   CwbAppViewport *viewport = cwb_app_window_viewport (window);
@@ -746,6 +753,48 @@ test_particle_field_legend (void)
   g_assert_nonnull (line);
   g_assert_cmpstr (line->text, ==, expected);
   g_assert_null (cwb_render_legend_find (cwb_app_viewport_legend (viewport), "particles, density"));
+  fixture_close (&f);
+}
+
+/* As a person does: "surface" chosen in the View section's particle_style drop-down. The
+ * falling water, drawn until then as one octahedron per particle, is drawn as the closed
+ * surface around them (fluid_surfaces.h): the legend says so, and the view covers more
+ * pixels, the surface filling the gaps between the octahedra it encloses (measured about
+ * 1.46 times as many). Back to "particles", the first picture again. */
+static void
+test_particle_style_surface (void)
+{
+  Fixture f = { 0 };
+  fixture_falling_water (&f);
+  CwbAppWindow *window = f.window;
+  CwbAppViewport *viewport = cwb_app_window_viewport (window);
+  cwb_app_viewport_set_probe (viewport, TRUE);
+  CwbSimulation *sim = play_to (window, 20);
+  gint64 particles = cwb_app_viewport_probed_pixels (viewport);
+  g_assert_cmpint (particles, >, 0);
+  const char *line = "1 particle body drawn as the surface around the particles";
+  g_assert_null (cwb_render_legend_find (cwb_app_viewport_legend (viewport), line));
+
+  GtkWidget *style = cwb_property_editor_find (cwb_app_window_properties (window),
+                                               "view.particle_style");
+  g_assert_nonnull (style);
+  g_assert_true (GTK_IS_DROP_DOWN (style));
+  g_assert_cmpuint (gtk_drop_down_get_selected (GTK_DROP_DOWN (style)), ==,
+                    CWB_PARTICLES_OCTAHEDRA);
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (style), CWB_PARTICLES_SURFACE);
+  wait_for_frame (viewport, sim);
+  g_assert_cmpint (cwb_app_viewport_overlays (viewport)->particle_style, ==,
+                   CWB_PARTICLES_SURFACE);
+  gint64 surface = cwb_app_viewport_probed_pixels (viewport);
+  g_test_message ("pixels drawn: %" G_GINT64_FORMAT " as particles, %" G_GINT64_FORMAT
+                  " as a surface", particles, surface);
+  g_assert_cmpint (surface, >, particles);
+  g_assert_nonnull (cwb_render_legend_find (cwb_app_viewport_legend (viewport), line));
+
+  gtk_drop_down_set_selected (GTK_DROP_DOWN (style), CWB_PARTICLES_OCTAHEDRA);
+  wait_for_frame (viewport, sim);
+  g_assert_cmpint (cwb_app_viewport_probed_pixels (viewport), ==, particles);
+  g_assert_null (cwb_render_legend_find (cwb_app_viewport_legend (viewport), line));
   fixture_close (&f);
 }
 
@@ -1073,6 +1122,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/autosave-recovery", test_autosave_recovery);
   g_test_add_func ("/app/viewport-overlays", test_viewport_overlays);
   g_test_add_func ("/app/particle-field-legend", test_particle_field_legend);
+  g_test_add_func ("/app/particle-style-surface", test_particle_style_surface);
   g_test_add_func ("/app/long-build/open-cancel", test_open_slow_cancel);
   g_test_add_func ("/app/long-build/open", test_open_slow);
   g_test_add_func ("/app/long-build/edit-cancel", test_edit_slow_cancel);

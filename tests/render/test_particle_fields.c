@@ -159,7 +159,9 @@ tint_of (const guint8 *frame, const guint8 *without)
   return t;
 }
 
-/* Drawn with the speed field: the moving block's particles are the full blue (blue minus
+/* Drawn with the speed field, as octahedra or as the surface around the particles (its
+ * vertices coloured by their particles' values, fluid_surfaces.h): the moving block's
+ * particles are the full blue (blue minus
  * red 0.75 before lighting, at least 0.26 lit; measured 0.60), the still one's are white (0
  * before lighting; measured 0.000; its body colour, the palette's light blue, gave 0.42 and
  * the moving one's orange -0.52). Each body covers at least 2 % of the frame (measured
@@ -168,8 +170,9 @@ tint_of (const guint8 *frame, const guint8 *without)
 #define WHITE_MAX 0.02
 
 static void
-test_frame_colors (void)
+test_frame_colors (gconstpointer data)
 {
+  CwbParticleStyle style = GPOINTER_TO_INT (data);
   g_autoptr (GError) error = NULL;
   g_autoptr (CwbOffscreen) offscreen = cwb_render_offscreen_new (WIDTH, HEIGHT, &error);
   g_assert_no_error (error);
@@ -183,7 +186,7 @@ test_frame_colors (void)
   for (int on = 0; on < 2; on++)
     {
       CwbOverlayOptions o = { .vector_scale = 1, .xray_opacity = 0.3, .elements = on,
-                              .particle_field = CWB_PARTICLE_SPEED };
+                              .particle_field = CWB_PARTICLE_SPEED, .particle_style = style };
       g_autofree guint8 *frame = cwb_render_offscreen_frame (offscreen, s, &camera, &o);
       o.hidden_bodies = moving;
       g_autofree guint8 *no_moving = cwb_render_offscreen_frame (offscreen, s, &camera, &o);
@@ -193,7 +196,8 @@ test_frame_colors (void)
       tint[on][1] = tint_of (frame, no_still);
       for (int b = 0; b < 2; b++)
         {
-          g_test_message ("elements %s, %s: %zu pixels, blue - red %.3f", on ? "on" : "off",
+          g_test_message ("%s, elements %s, %s: %zu pixels, blue - red %.3f",
+                          cwb_render_particle_style_names[style], on ? "on" : "off",
                           b == 0 ? "moving" : "still", tint[on][b].pixels,
                           tint[on][b].blue_minus_red);
           g_assert_cmpuint (tint[on][b].pixels, >, WIDTH * HEIGHT / 50);
@@ -213,6 +217,9 @@ main (int argc, char **argv)
   g_test_init (&argc, &argv, NULL);
   g_test_add_func ("/render/particles/colors", test_colors);
   g_test_add_func ("/render/particles/scale-and-legend", test_scale_and_legend);
-  g_test_add_func ("/render/particles/frame-colors", test_frame_colors);
+  g_test_add_data_func ("/render/particles/frame-colors",
+                        GINT_TO_POINTER (CWB_PARTICLES_OCTAHEDRA), test_frame_colors);
+  g_test_add_data_func ("/render/particles/frame-colors/surface",
+                        GINT_TO_POINTER (CWB_PARTICLES_SURFACE), test_frame_colors);
   return g_test_run ();
 }

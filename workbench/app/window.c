@@ -1283,6 +1283,7 @@ cwb_app_window_take_view (CwbAppWindow *self, CwbAppWindow *from)
   to->element_scale = o->element_scale;
   to->particle_field = o->particle_field;
   to->particle_scale = o->particle_scale;
+  to->particle_style = o->particle_style;
   to->xray_opacity = o->xray_opacity;
   to->section_offset = o->section_offset;
   const CwbCamera *camera = cwb_app_viewport_camera (from->viewport);

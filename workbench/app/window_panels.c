@@ -5,6 +5,7 @@
 
 #include <cwb/vecmath.h>
 
+#include "fluid_surfaces.h"
 #include "particle_fields.h"
 #include "window_private.h"
 
@@ -44,6 +45,10 @@ static const CwbParamSpec view_specs[] = {
   { "particle_scale", CWB_PARAM_DOUBLE, "1, Pa or m/s", "0", 0, 1e9, NULL,
     "The density error (1 = 100 %), pressure (Pa) or speed (m/s) drawn at full colour; 0: "
     "automatic, the largest in the frame (for the density error, the largest compression)." },
+  { "particle_style", CWB_PARAM_ENUM, "", "particles", 1, 0, "particles|surface",
+    "How a fluid is drawn: each particle as a small octahedron of its radius, or the surface "
+    "around them all (the one the ldi contact model meets fluids with), smooth, coloured by "
+    "particle_field under the elements overlay." },
   { "xray_opacity", CWB_PARAM_DOUBLE, "1", "0.3", 0.02, 1, NULL,
     "Opacity of every body under x-ray (View, x) and of translucent bodies (t)." },
   { "section_offset", CWB_PARAM_DOUBLE, "m", "0", -1e6, 1e6, NULL,
@@ -207,13 +212,15 @@ refresh_properties (CwbAppWindow *self)
   g_autofree char *xray_opacity = g_strdup_printf ("%.17g", o->xray_opacity);
   g_autofree char *section_offset = g_strdup_printf ("%.17g", o->section_offset);
   const char *view_names[] = { "force_scale", "vector_scale", "element_field", "element_scale",
-                               "particle_field", "particle_scale", "xray_opacity",
-                               "section_offset" };
+                               "particle_field", "particle_scale", "particle_style",
+                               "xray_opacity", "section_offset" };
   const char *view_texts[] = { force, vector,
                                cwb_render_element_field_names[o->element_field],
                                element_scale,
                                cwb_render_particle_field_names[o->particle_field],
-                               particle_scale, xray_opacity, section_offset };
+                               particle_scale,
+                               cwb_render_particle_style_names[o->particle_style],
+                               xray_opacity, section_offset };
   g_autoptr (GPtrArray) view = params_of (view_names, view_texts, G_N_ELEMENTS (view_names));
   cwb_property_editor_add_section (self->properties, "View (not saved)", "view", view_specs,
                                    G_N_ELEMENTS (view_specs), view);

@@ -667,8 +667,9 @@ main (int argc, char **argv)
     { "view", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.views,
       "A view setting of the screenshot and clip, repeatable: xray=true, xray_opacity=0.3, "
       "section=x|y|z|view, section_offset=M, element_field=strain|volume|rotation, "
-      "element_scale, particle_field=density|pressure|speed, particle_scale, force_scale, "
-      "vector_scale; hide=, translucent=, isolate=NAME[,NAME]",
+      "element_scale, particle_field=density|pressure|speed, particle_scale, "
+      "particle_style=particles|surface, force_scale, vector_scale; hide=, translucent=, "
+      "isolate=NAME[,NAME]",
       "KEY=VALUE" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &o.size,
       "The screenshot's and clip's size in pixels (default 1280x720)", "WIDTHxHEIGHT" },

@@ -151,6 +151,20 @@ add_particles (GArray *legend, const CwbOverlayOptions *o, double scale)
     }
 }
 
+/* The visible particle bodies (fluids) drawn as surfaces (CWB_PARTICLES_SURFACE). */
+static size_t
+count_surfaces (const CwbSnapshot *snapshot, const CwbOverlayOptions *o)
+{
+  size_t n = 0;
+  for (size_t b = 0; b < snapshot->n_bodies; b++)
+    {
+      const CwbSnapshotBody *g = &snapshot->bodies[b];
+      n += g->kind == CWB_GEOMETRY_PARTICLES && g->radii != NULL
+           && cwb_render_body_opacity (o, g->name) > 0;
+    }
+  return n;
+}
+
 static size_t
 count_named (const char *const *list)
 {
@@ -208,6 +222,9 @@ cwb_render_legend (const CwbSnapshot *snapshot, const CwbOverlayOptions *o,
     add_elements (legend, o, drawn->element_scale);
   if (o->elements && drawn->n_particles > 0)
     add_particles (legend, o, drawn->particle_scale);
+  if (o->particle_style == CWB_PARTICLES_SURFACE && count_surfaces (snapshot, o) > 0)
+    add (legend, NULL, "%zu particle bod%s drawn as the surface around the particles",
+         count_surfaces (snapshot, o), count_surfaces (snapshot, o) == 1 ? "y" : "ies");
   if (o->aabbs && drawn->n_aabbs > 0)
     add (legend, box_color, "bounding boxes");
   if (o->grid)

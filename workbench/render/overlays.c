@@ -134,6 +134,7 @@ cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, G
   static const char *const booleans[] = { "false", "true", NULL };
   static const char *const fields[] = { "strain", "volume", "rotation", NULL };
   static const char *const particle_fields[] = { "density", "pressure", "speed", NULL };
+  static const char *const particle_styles[] = { "particles", "surface", NULL };
   static const char *const sections[] = { "none", "x", "y", "z", "view", NULL };
   double number;
   int choice;
@@ -174,6 +175,13 @@ cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, G
         return FALSE;
       o->particle_scale = number;
     }
+  else if (strcmp (key, "particle_style") == 0)
+    {
+      if (!parse_name (key, value, particle_styles, CWB_RENDER_PARTICLE_STYLE_COUNT, &choice,
+                       error))
+        return FALSE;
+      o->particle_style = (CwbParticleStyle) choice;
+    }
   else if (strcmp (key, "xray") == 0)
     {
       if (!parse_name (key, value, booleans, 2, &choice, error))
@@ -211,9 +219,9 @@ cwb_render_view_set (CwbOverlayOptions *o, const char *key, const char *value, G
     {
       g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
                    "unknown view setting '%s' (expected force_scale, vector_scale, "
-                   "element_field, element_scale, particle_field, particle_scale, xray, "
-                   "xray_opacity, section, "
-                   "section_offset, legend, labels or contact_labels)", key);
+                   "element_field, element_scale, particle_field, particle_scale, "
+                   "particle_style, xray, xray_opacity, section, section_offset, legend, labels "
+                   "or contact_labels)", key);
       return FALSE;
     }
   return TRUE;

@@ -32,6 +32,16 @@ typedef enum CwbParticleField {
 /* "density", "pressure", "speed": the View panel's and --view's names of the fields. */
 extern const char *const cwb_render_particle_field_names[CWB_RENDER_PARTICLE_FIELD_COUNT];
 
+/* How a particle body is drawn: each particle as an octahedron of its radius (the lattice it
+ * is made of), or the surface around them all (fluid_surfaces.h: a fluid's free surface). */
+typedef enum CwbParticleStyle {
+  CWB_PARTICLES_OCTAHEDRA = 0,
+  CWB_PARTICLES_SURFACE = 1,
+} CwbParticleStyle;
+#define CWB_RENDER_PARTICLE_STYLE_COUNT 2
+/* "particles", "surface": the View panel's and --view's names of the styles. */
+extern const char *const cwb_render_particle_style_names[CWB_RENDER_PARTICLE_STYLE_COUNT];
+
 typedef enum CwbSectionAxis {
   CWB_SECTION_NONE = 0,
   CWB_SECTION_X, CWB_SECTION_Y, CWB_SECTION_Z,
@@ -61,6 +71,7 @@ typedef struct CwbOverlayOptions {
   CwbParticleField particle_field;
   double particle_scale;    /* the value drawn at full colour (1, Pa or m/s); 0: automatic
                              * (cwb_render_particle_scale) */
+  CwbParticleStyle particle_style;
   double force_scale;       /* m per N: force arrows and cone heights; 0: automatic
                              * (cwb_render_overlay_force_scale) */
   double vector_scale;      /* length factor of inspection vectors */
@@ -138,7 +149,7 @@ gboolean cwb_render_body_names_check (const CwbOverlayOptions *options,
 
 /* Sets a view setting by the name the View panel and --view use: force_scale, vector_scale,
  * element_field (strain, volume, rotation), element_scale, particle_field (density,
- * pressure, speed), particle_scale, xray (true/false),
+ * pressure, speed), particle_scale, particle_style (particles, surface), xray (true/false),
  * xray_opacity (0 to 1), section (none, x, y, z, view), section_offset (m), legend, labels,
  * contact_labels (true/false). FALSE with a
  * message naming what was expected; `options` then unchanged. */

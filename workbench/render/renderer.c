@@ -1,6 +1,7 @@
 /* The OpenGL renderer (renderer.h). Bodies are uploaded every frame as flat-shaded triangles
  * (positions change every step and a few hundred thousand triangles stream in well under a
- * frame); overlays are lines and translucent triangles. */
+ * frame), a fluid drawn as a surface smooth-shaded (fluid_surfaces.h); overlays are lines and
+ * translucent triangles. */
 #include <string.h>
 
 #include <epoxy/gl.h>
@@ -9,6 +10,7 @@
 #include <cwb/cwb.h>
 
 #include "cwb-shaders.h"
+#include "fluid_surfaces.h"
 #include "particle_fields.h"
 #include "renderer.h"
 
@@ -31,6 +33,8 @@ struct CwbRenderer {
   guint opaque_vertices;        /* how many of mesh's vertices are opaque bodies' */
   GArray *order;                /* BodyDepth: the translucent bodies, far to near */
   CwbOverlayGeometry overlays;
+  CwbFluidSurfaces *fluid_surfaces;   /* particle bodies drawn as surfaces, kept between
+                                       * frames */
 };
 
 typedef struct BodyDepth {
@@ -126,6 +130,7 @@ cwb_render_renderer_new (GError **error)
   (void) cwb_shaders_get_resource ();
   g_autoptr (CwbRenderer) r = g_new0 (CwbRenderer, 1);
   r->mesh = g_array_new (FALSE, FALSE, sizeof (MeshVertex));
+  r->fluid_surfaces = cwb_render_fluid_surfaces_new ();
   cwb_render_overlay_init (&r->overlays);
   r->mesh_program = link_program (SHADER_PREFIX "mesh.vert", SHADER_PREFIX "mesh.frag", error);
   if (r->mesh_program == 0)
@@ -165,6 +170,7 @@ cwb_render_renderer_free (CwbRenderer *r)
     glDeleteProgram (r->line_program);
   g_array_unref (r->mesh);
   g_clear_pointer (&r->order, g_array_unref);
+  g_clear_pointer (&r->fluid_surfaces, cwb_render_fluid_surfaces_free);
   cwb_render_overlay_destroy (&r->overlays);
   g_free (r);
 }
@@ -247,6 +253,30 @@ append_particles (CwbRenderer *r, const CwbSnapshotBody *g, const float body_rgb
     }
 }
 
+/* A particle body as the surface around its particles (fluid_surfaces.h), smooth-shaded. */
+static void
+append_particle_surface (CwbRenderer *r, const CwbSnapshot *snapshot, size_t b,
+                         const float body_rgba[4], const CwbOverlayOptions *options)
+{
+  CwbFluidSurfaceMesh m;
+  if (!cwb_render_fluid_surface (r->fluid_surfaces, snapshot, b, options,
+                                 r->overlays.particle_scale, body_rgba, &m))
+    return;
+  for (size_t t = 0; t < 3 * m.n_triangles; t++)
+    {
+      uint32_t k = m.triangles[t];
+      MeshVertex v;
+      for (int i = 0; i < 3; i++)
+        {
+          v.position[i] = (float) m.positions[3 * k + i];
+          v.normal[i] = (float) m.normals[3 * k + i];
+          v.color[i] = m.colors != NULL ? m.colors[3 * k + i] : body_rgba[i];
+        }
+      v.color[3] = body_rgba[3];
+      g_array_append_val (r->mesh, v);
+    }
+}
+
 static void
 append_body (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbOverlayOptions *options,
              size_t b, float opacity)
@@ -257,7 +287,10 @@ append_body (CwbRenderer *r, const CwbSnapshot *snapshot, const CwbOverlayOption
   rgba[3] = opacity;
   if (g->kind == CWB_GEOMETRY_PARTICLES)
     {
-      append_particles (r, g, rgba, options);
+      if (options->particle_style == CWB_PARTICLES_SURFACE)
+        append_particle_surface (r, snapshot, b, rgba, options);
+      else
+        append_particles (r, g, rgba, options);
       return;
     }
   const uint32_t *triangles = g_bytes_get_data (g->triangles, NULL);
