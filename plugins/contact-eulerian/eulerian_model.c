@@ -444,18 +444,22 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
     {
       const CwbGeometry *g = &query->geometries[k];
       double size = cwb_geometry_size (g);
-      if (!(size > 0) || !isfinite (size))
-        continue;
-      smallest_any = MIN (smallest_any, size);
+      gboolean sized = size > 0 && isfinite (size);
+      if (sized)
+        smallest_any = MIN (smallest_any, size);
       if (cwb_contact_query_geometry_fixed (query, g))
+        continue;
+      /* A lone particle's centres span nothing, but the particle has its side: left out, a
+       * droplet alone took the tank's sixteenth as its step and fell through the floor. */
+      if (g->kind == CWB_GEOMETRY_PARTICLES && g->n_points > 0)
+        particle = MAX (particle, particle_density_reach (g, 0) * 2);
+      if (!sized)
         continue;
       /* Particles that move apart (a fluid's) have no size of their own but their
        * particles': the water's extent would set a step of a sixteenth of the tank. */
       if (!cwb_contact_query_points_apart (query, g))
         smallest = MIN (smallest, size);
-      if (g->kind == CWB_GEOMETRY_PARTICLES)
-        particle = MAX (particle, particle_density_reach (g, 0) * 2);
-      else
+      if (g->kind != CWB_GEOMETRY_PARTICLES)
         {
           double area = surface_area (g);
           if (area > 0)
@@ -639,6 +643,8 @@ measure_scales (Eulerian *self, const CwbContactQuery *query)
       if (scale[k].mobility >= 0)
         continue;
       scale[k].size = cwb_geometry_size (g);
+      if (g->kind == CWB_GEOMETRY_PARTICLES && g->n_points > 0)   /* a lone particle's side */
+        scale[k].size = MAX (scale[k].size, 2 * particle_density_reach (g, 0));
       scale[k].area = contact_area (g, self->step, &scale[k].curved);
       if (cwb_contact_query_geometry_fixed (query, g) || g->n_points == 0)
         scale[k].mobility = 0;
