@@ -452,7 +452,7 @@ resolve_step (const Eulerian *self, const CwbContactQuery *query)
       /* A lone particle's centres span nothing, but the particle has its side: left out, a
        * droplet alone took the tank's sixteenth as its step and fell through the floor. */
       if (g->kind == CWB_GEOMETRY_PARTICLES && g->n_points > 0)
-        particle = MAX (particle, particle_density_reach (g, 0) * 2);
+        particle = MAX (particle, particle_density_side (g));
       if (!sized)
         continue;
       /* Particles that move apart (a fluid's) have no size of their own but their
@@ -644,7 +644,7 @@ measure_scales (Eulerian *self, const CwbContactQuery *query)
         continue;
       scale[k].size = cwb_geometry_size (g);
       if (g->kind == CWB_GEOMETRY_PARTICLES && g->n_points > 0)   /* a lone particle's side */
-        scale[k].size = MAX (scale[k].size, 2 * particle_density_reach (g, 0));
+        scale[k].size = MAX (scale[k].size, particle_density_side (g));
       scale[k].area = contact_area (g, self->step, &scale[k].curved);
       if (cwb_contact_query_geometry_fixed (query, g) || g->n_points == 0)
         scale[k].mobility = 0;
@@ -1513,7 +1513,7 @@ detect_pair (Eulerian *self, const CwbContactQuery *query, uint32_t a, uint32_t 
       {
         if (self->rows && query->pass == CWB_CONTACT_PASS_POSITION)
           return TRUE;
-        double particle = 2 * particle_density_reach (g[s], 0);
+        double particle = particle_density_side (g[s]);
         cell_points = MIN (cell_points, MAX ((int) floor (particle / self->step), 1));
       }
   for (int s = 0; s < 2; s++)

@@ -27,6 +27,12 @@ particle_density_reach (const CwbGeometry *g, double step)
   return cube_half_side (radius) + step;
 }
 
+double
+particle_density_side (const CwbGeometry *g)
+{
+  return 2 * particle_density_reach (g, 0);
+}
+
 /* phi (u) = C (u + a) - C (u - a), with C (v) = 1 - density_profile (v / h). */
 static double
 axis_factor (double u, double a, double h)

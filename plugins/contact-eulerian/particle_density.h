@@ -36,6 +36,10 @@ G_BEGIN_DECLS
  * the largest half-side plus a step. */
 double particle_density_reach (const CwbGeometry *g, double step);
 
+/* The side of the geometry's largest particle cube (2 particle_density_reach (g, 0)): the
+ * extent a particle geometry has whatever its centres span (a lone particle's span none). */
+double particle_density_side (const CwbGeometry *g);
+
 /* What the density of the geometry's particles at grid step h is divided by: twice its
  * largest value at the centre of a particle's face that no neighbour covers, at most 1. A
  * thick body's faces are at 1/2 (the smoothed cubes' edge), so it is 1 there and its

@@ -85,9 +85,9 @@ literals_of (const char *text, GPtrArray *literals, GPtrArray *includes)
     }
 }
 
-/* The file names (basename) of every source under the body models' folders. */
+/* The file names (basename) of every header under the body models' folders. */
 static GHashTable *
-body_model_sources (const char *root)
+body_model_headers (const char *root)
 {
   GHashTable *names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_autofree char *bodies = g_build_filename (root, "plugins", "bodies", NULL);
@@ -193,7 +193,7 @@ test_sources (void)
   cwb_registry_scan (registry);
   g_autoptr (GPtrArray) bodies = cwb_registry_list (registry, CWB_PLUGIN_BODY_MODEL);
   Scan scan = { .root = root, .body_names = g_ptr_array_new (),
-                .body_headers = body_model_sources (root),
+                .body_headers = body_model_headers (root),
                 .findings = g_ptr_array_new_with_free_func (g_free) };
   for (guint i = 0; i < bodies->len; i++)
     g_ptr_array_add (scan.body_names,

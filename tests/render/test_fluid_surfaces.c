@@ -67,6 +67,14 @@ lattice (int n, double s)
   return x;
 }
 
+/* A snapshot of one body of n^3 particles of radius s / 2 on that lattice (a fluid at rest). */
+static Body *
+lattice_body (int n, double s)
+{
+  g_autofree double *x = lattice (n, s);
+  return body_new (x, (size_t) n * n * n, s / 2);
+}
+
 static const CwbOverlayOptions plain = { .vector_scale = 1, .xray_opacity = 0.3 };
 static const float body_rgba[4] = { 0.2f, 0.6f, 0.7f, 1 };
 
@@ -158,8 +166,7 @@ test_block (void)
 {
   const int n = 6;
   const double s = 0.01;
-  g_autofree double *x = lattice (n, s);
-  g_autoptr (Body) b = body_new (x, (size_t) n * n * n, s / 2);
+  g_autoptr (Body) b = lattice_body (n, s);
   g_autoptr (CwbFluidSurfaces) surfaces = cwb_render_fluid_surfaces_new ();
   CwbFluidSurfaceMesh m;
   g_assert_true (cwb_render_fluid_surface (surfaces, &b->snapshot, 0, &plain, 1, body_rgba, &m));
@@ -182,8 +189,7 @@ test_colors (void)
   const int n = 4;
   const double s = 0.01;
   size_t count = (size_t) n * n * n;
-  g_autofree double *x = lattice (n, s);
-  g_autoptr (Body) b = body_new (x, count, s / 2);
+  g_autoptr (Body) b = lattice_body (n, s);
   b->body.n_node_values = count;
   b->body.node_density_error = g_new (double, count);
   b->body.node_pressure = g_new (double, count);
@@ -224,8 +230,7 @@ test_rebuild (void)
 {
   const int n = 3;
   const double s = 0.01;
-  g_autofree double *x = lattice (n, s);
-  g_autoptr (Body) b = body_new (x, (size_t) n * n * n, s / 2);
+  g_autoptr (Body) b = lattice_body (n, s);
   g_autoptr (CwbFluidSurfaces) surfaces = cwb_render_fluid_surfaces_new ();
   CwbFluidSurfaceMesh m;
   g_assert_true (cwb_render_fluid_surface (surfaces, &b->snapshot, 0, &plain, 1, body_rgba, &m));

@@ -5,7 +5,6 @@
 
 #include <cwb/vecmath.h>
 
-#include "fluid_surfaces.h"
 #include "particle_fields.h"
 #include "window_private.h"
 

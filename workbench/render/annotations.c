@@ -222,9 +222,11 @@ cwb_render_legend (const CwbSnapshot *snapshot, const CwbOverlayOptions *o,
     add_elements (legend, o, drawn->element_scale);
   if (o->elements && drawn->n_particles > 0)
     add_particles (legend, o, drawn->particle_scale);
-  if (o->particle_style == CWB_PARTICLES_SURFACE && count_surfaces (snapshot, o) > 0)
-    add (legend, NULL, "%zu particle bod%s drawn as the surface around the particles",
-         count_surfaces (snapshot, o), count_surfaces (snapshot, o) == 1 ? "y" : "ies");
+  size_t surfaces = o->particle_style == CWB_PARTICLES_SURFACE ? count_surfaces (snapshot, o)
+                                                                : 0;
+  if (surfaces > 0)
+    add (legend, NULL, "%zu particle bod%s drawn as the surface around the particles", surfaces,
+         surfaces == 1 ? "y" : "ies");
   if (o->aabbs && drawn->n_aabbs > 0)
     add (legend, box_color, "bounding boxes");
   if (o->grid)
