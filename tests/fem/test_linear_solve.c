@@ -1,4 +1,4 @@
-/* The FEM body's iterative solvers (plugins/bodies/fem/linear_solve.c) on a system that is
+/* The block-sparse solvers (plugins/common/block-system/linear_solve.c) on a system that is
  * not symmetric, as a contact model's stiffness makes it (its one-body derivatives
  * g grad rho^T): an assembled symmetric positive definite matrix plus an external term with
  * a skew part and a rank-one part. CG, which assumes symmetry, stops short of the tolerance;
@@ -51,7 +51,8 @@ test_nonsymmetric (void)
   static const uint32_t tets[][4] = {
     { 0, 1, 2, 4 }, { 1, 2, 3, 7 }, { 1, 4, 5, 7 }, { 2, 4, 6, 7 }, { 1, 2, 4, 7 },
   };
-  g_autoptr (BlockMatrix) m = block_matrix_new (N_NODES, &tets[0][0], G_N_ELEMENTS (tets));
+  BlockElements set = { &tets[0][0], 4, G_N_ELEMENTS (tets) };
+  g_autoptr (BlockMatrix) m = block_matrix_new (N_NODES, &set, 1);
   unsigned state = 7;
   for (size_t t = 0; t < G_N_ELEMENTS (tets); t++)
     {
@@ -67,7 +68,7 @@ test_nonsymmetric (void)
             for (int l = 0; l < 12; l++)
               k[i][j] += g[l][i] * g[l][j];
           }
-      block_matrix_add_element (m, t, (const double (*)[12]) k, 1.0);
+      block_matrix_add_element (m, 0, t, &k[0][0], 1.0);
     }
   double mass[N_NODES];
   for (int i = 0; i < N_NODES; i++)
@@ -103,13 +104,13 @@ test_nonsymmetric (void)
   const double tolerance = 1e-10;
   double x[N] = { 0 };
   CgResult cg;
-  fem_cg_solve (m, &term, 1, NULL, b, x, 200, tolerance, &cg);
+  block_cg_solve (m, &term, 1, NULL, b, x, 200, tolerance, &cg);
   g_test_message ("CG: %d iterations, relative residual %.3g", cg.iterations, cg.residual);
   g_assert_false (cg.converged);
 
   memset (x, 0, sizeof x);
   CgResult bicgstab;
-  fem_bicgstab_solve (m, &term, 1, NULL, b, x, 200, tolerance, &bicgstab);
+  block_bicgstab_solve (m, &term, 1, NULL, b, x, 200, tolerance, &bicgstab);
   double error = 0, size = 0;
   for (int k = 0; k < N; k++)
     {

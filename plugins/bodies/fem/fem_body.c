@@ -78,7 +78,7 @@ typedef struct FemBody {
   double position[3], orientation[4], linear_velocity[3], angular_velocity[3];
   /* Operators. */
   BlockMatrix *system;
-  Cholesky *cholesky;
+  BlockCholesky *cholesky;
   double *factored_q;            /* the q (and h) the Cholesky factor holds A for */
   double factored_h;
   gboolean factored;
@@ -149,7 +149,7 @@ fem_body_free (FemBody *body)
   g_free (body->ref_triangles);
   g_free (body->ref_source);
   block_matrix_free (body->system);
-  fem_cholesky_free (body->cholesky);
+  block_cholesky_free (body->cholesky);
   dense_inverse_free (body->dense);
   g_free (body->dense_q);
   g_free (body->factored_q);
@@ -338,7 +338,7 @@ assemble (FemBody *body, const double *q, double h)
         fem_tet_stiffness (&body->elements[e], &body->element_rotations[9 * e], k);
       else
         memcpy (k, body->elements[e].k0, sizeof k);
-      block_matrix_add_element (m, e, k, h * h + h * body->beta);
+      block_matrix_add_element (m, 0, e, &k[0][0], h * h + h * body->beta);
     }
   block_matrix_add_diagonal (m, body->node_mass, 1 + h * body->alpha);
   block_matrix_fix_nodes (m, body->fixed);
@@ -355,7 +355,7 @@ ensure_factor (FemBody *body, const double *q, double h)
     return TRUE;
   assemble (body, q, h);
   g_autoptr (GError) error = NULL;
-  if (!fem_cholesky_factor (body->cholesky, body->system, &error))
+  if (!block_cholesky_factor (body->cholesky, body->system, &error))
     {
       g_warning ("body '%s': %s", body->name, error->message);
       return FALSE;
@@ -482,8 +482,9 @@ fem_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
            body->grid->dims[2], body->mass);
 
   size_t n = 3 * body->n_nodes;
-  body->system = block_matrix_new (body->n_nodes, body->tets, body->n_tets);
-  body->cholesky = fem_cholesky_new (body->system);
+  BlockElements tets = { body->tets, 4, body->n_tets };
+  body->system = block_matrix_new (body->n_nodes, &tets, 1);
+  body->cholesky = block_cholesky_new (body->system);
   if (body->dense_exact)
     {
       g_autoptr (GError) dense_error = NULL;
@@ -648,7 +649,7 @@ fem_free_motion (void *self, const CwbFreeMotion *a)
   if (body->solver == LINEAR_SOLVER_CHOLESKY && !external)
     {
       if (ensure_factor (body, a->q, h))
-        fem_cholesky_solve (body->cholesky, body->rhs, body->dv, 1);
+        block_cholesky_solve (body->cholesky, body->rhs, body->dv, 1);
     }
   else
     {
@@ -661,12 +662,12 @@ fem_free_motion (void *self, const CwbFreeMotion *a)
       if (a->b_ext != NULL)
         terms[n_terms++] = (LinearTerm) { external_apply, (void *) a->b_ext, -h };
       CgResult result;
-      fem_cg_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
+      block_cg_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
                     body->cg_iterations, body->cg_tolerance, &result);
       /* A contact model's stiffness is not always symmetric (its one-body derivatives),
        * and there CG can stall or diverge: BiCGSTAB takes over from where it stopped. */
       if (!result.converged && n_terms > 0)
-        fem_bicgstab_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
+        block_bicgstab_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
                             body->cg_iterations, body->cg_tolerance, &result);
       if (!result.converged)
         g_debug ("body '%s': CG stopped after %d iterations at relative residual %g",
@@ -737,7 +738,7 @@ fem_compliance_apply (void *self, const double *q, double h, CwbCompliance kind,
   if (body->dense != NULL)
     dense_inverse_apply (body->dense, r, dq);
   else
-    fem_cholesky_solve (body->cholesky, r, dq, 1);
+    block_cholesky_solve (body->cholesky, r, dq, 1);
   for (size_t k = 0; k < n; k++)
     dq[k] = body->fixed[k / 3] ? 0 : h * h * dq[k];
 }

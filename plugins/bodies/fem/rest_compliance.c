@@ -157,8 +157,8 @@ compute (const RestComplianceSource *source, GError **error)
       set_cancelled (source, error);
       return NULL;
     }
-  g_autoptr (Cholesky) ch = fem_cholesky_new (source->a0);
-  if (!fem_cholesky_factor (ch, source->a0, error))
+  g_autoptr (BlockCholesky) ch = block_cholesky_new (source->a0);
+  if (!block_cholesky_factor (ch, source->a0, error))
     return NULL;
   g_autofree double *c0 = g_new (double, n * n);
   g_autofree double *rhs = g_new0 (double, n * COLUMNS_PER_SOLVE);
@@ -170,7 +170,7 @@ compute (const RestComplianceSource *source, GError **error)
         rhs[c * n + first + c] = 1;
       /* Columns first .. first + count - 1 of A0^-1, which by symmetry are also its rows:
        * stored straight into the row-major C0. */
-      fem_cholesky_solve (ch, rhs, c0 + first * n, count);
+      block_cholesky_solve (ch, rhs, c0 + first * n, count);
       if (!report_progress (source, (double) (first + count) / n))
         {
           set_cancelled (source, error);

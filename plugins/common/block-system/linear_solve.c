@@ -7,7 +7,7 @@
 
 #include "linear_solve.h"
 
-#define FEM_ERROR (g_quark_from_string ("fem"))
+#define BLOCK_SYSTEM_ERROR (g_quark_from_string ("block-system"))
 
 /* ---- conjugate gradients ---------------------------------------------------------------- */
 
@@ -120,7 +120,7 @@ precondition (const double *jacobi, size_t n_nodes, const double *r, double *z)
 }
 
 void
-fem_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
+block_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
               const gboolean *fixed, const double *b, double *x, int max_iterations,
               double tolerance, CgResult *result)
 {
@@ -170,7 +170,7 @@ fem_cg_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
 }
 
 void
-fem_bicgstab_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
+block_bicgstab_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_terms,
                     const gboolean *fixed, const double *b, double *x, int max_iterations,
                     double tolerance, CgResult *result)
 {
@@ -227,7 +227,7 @@ fem_bicgstab_solve (const BlockMatrix *m, const LinearTerm *terms, size_t n_term
 
 /* ---- CHOLMOD ---------------------------------------------------------------------------- */
 
-struct Cholesky {
+struct BlockCholesky {
   cholmod_common common;
   cholmod_sparse *a;        /* the upper triangle, compressed columns (stype 1) */
   size_t *value_map;        /* a's nonzeros: their index in BlockMatrix.values */
@@ -235,10 +235,10 @@ struct Cholesky {
   cholmod_dense *x, *y, *e; /* cholmod_solve2's reused workspace */
 };
 
-Cholesky *
-fem_cholesky_new (const BlockMatrix *m)
+BlockCholesky *
+block_cholesky_new (const BlockMatrix *m)
 {
-  Cholesky *ch = g_new0 (Cholesky, 1);
+  BlockCholesky *ch = g_new0 (BlockCholesky, 1);
   cholmod_start (&ch->common);
   /* The simplicial factorisation: for the FEM grids here (up to some 10^4 unknowns) it is
    * faster than the supernodal one, whose OpenMP regions and BLAS calls per supernode cost
@@ -276,7 +276,7 @@ fem_cholesky_new (const BlockMatrix *m)
 }
 
 void
-fem_cholesky_free (Cholesky *ch)
+block_cholesky_free (BlockCholesky *ch)
 {
   if (ch == NULL)
     return;
@@ -291,7 +291,7 @@ fem_cholesky_free (Cholesky *ch)
 }
 
 gboolean
-fem_cholesky_factor (Cholesky *ch, const BlockMatrix *m, GError **error)
+block_cholesky_factor (BlockCholesky *ch, const BlockMatrix *m, GError **error)
 {
   double *ax = ch->a->x;
   size_t nnz = ((int *) ch->a->p)[ch->a->ncol];
@@ -300,7 +300,7 @@ fem_cholesky_factor (Cholesky *ch, const BlockMatrix *m, GError **error)
   cholmod_factorize (ch->a, ch->factor, &ch->common);
   if (ch->common.status != CHOLMOD_OK || ch->factor->minor < ch->factor->n)
     {
-      g_set_error (error, FEM_ERROR, 0,
+      g_set_error (error, BLOCK_SYSTEM_ERROR, 0,
                    "the system matrix is not positive definite (CHOLMOD status %d, column %zu "
                    "of %zu): an inverted element or an unstable parameter",
                    ch->common.status, (size_t) ch->factor->minor, (size_t) ch->factor->n);
@@ -310,7 +310,7 @@ fem_cholesky_factor (Cholesky *ch, const BlockMatrix *m, GError **error)
 }
 
 void
-fem_cholesky_solve (Cholesky *ch, const double *b, double *x, size_t n_rhs)
+block_cholesky_solve (BlockCholesky *ch, const double *b, double *x, size_t n_rhs)
 {
   size_t n = ch->a->nrow;
   cholmod_dense rhs = {

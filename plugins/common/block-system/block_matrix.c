@@ -29,29 +29,38 @@ find_block (const BlockMatrix *m, uint32_t row, uint32_t col)
 }
 
 BlockMatrix *
-block_matrix_new (size_t n_nodes, const uint32_t *tets, size_t n_tets)
+block_matrix_new (size_t n_nodes, const BlockElements *sets, size_t n_sets)
 {
   /* Each node's neighbours (itself included), gathered per row, sorted and made unique. */
   g_autofree size_t *count = g_new0 (size_t, n_nodes + 1);
-  for (size_t e = 0; e < n_tets; e++)
-    for (int a = 0; a < 4; a++)
-      count[tets[4 * e + a]] += 4;
+  for (size_t s = 0; s < n_sets; s++)
+    {
+      size_t k = sets[s].nodes_per_element;
+      g_return_val_if_fail (k >= 1 && k <= BLOCK_MATRIX_MAX_ELEMENT_NODES, NULL);
+      for (size_t e = 0; e < sets[s].n_elements; e++)
+        for (size_t a = 0; a < k; a++)
+          count[sets[s].nodes[k * e + a]] += k;
+    }
   for (size_t i = 0; i < n_nodes; i++)
     count[i] += 1;   /* the diagonal, also for a node no element uses */
   g_autofree size_t *start = g_new0 (size_t, n_nodes + 1);
   for (size_t i = 0; i < n_nodes; i++)
     start[i + 1] = start[i] + count[i];
-  g_autofree uint32_t *all = g_new (uint32_t, start[n_nodes]);
-  g_autofree size_t *fill = g_memdup2 (start, n_nodes * sizeof (size_t));
+  g_autofree uint32_t *all = g_new (uint32_t, MAX (start[n_nodes], 1));
+  g_autofree size_t *fill = g_memdup2 (start, MAX (n_nodes, 1) * sizeof (size_t));
   for (size_t i = 0; i < n_nodes; i++)
     all[fill[i]++] = (uint32_t) i;
-  for (size_t e = 0; e < n_tets; e++)
-    for (int a = 0; a < 4; a++)
-      for (int b = 0; b < 4; b++)
-        {
-          uint32_t row = tets[4 * e + a];
-          all[fill[row]++] = tets[4 * e + b];
-        }
+  for (size_t s = 0; s < n_sets; s++)
+    {
+      size_t k = sets[s].nodes_per_element;
+      for (size_t e = 0; e < sets[s].n_elements; e++)
+        for (size_t a = 0; a < k; a++)
+          for (size_t b = 0; b < k; b++)
+            {
+              uint32_t row = sets[s].nodes[k * e + a];
+              all[fill[row]++] = sets[s].nodes[k * e + b];
+            }
+    }
 
   BlockMatrix *m = g_new0 (BlockMatrix, 1);
   m->n = n_nodes;
@@ -75,12 +84,26 @@ block_matrix_new (size_t n_nodes, const uint32_t *tets, size_t n_tets)
     }
   m->n_blocks = out;
   m->values = g_new0 (double, 9 * MAX (out, 1));
-  m->n_elements = n_tets;
-  m->element_blocks = g_new (size_t, 16 * MAX (n_tets, 1));
-  for (size_t e = 0; e < n_tets; e++)
-    for (int a = 0; a < 4; a++)
-      for (int b = 0; b < 4; b++)
-        m->element_blocks[16 * e + 4 * a + b] = find_block (m, tets[4 * e + a], tets[4 * e + b]);
+  m->n_sets = n_sets;
+  m->set_first = g_new0 (size_t, n_sets + 1);
+  m->set_nodes = g_new (size_t, MAX (n_sets, 1));
+  for (size_t s = 0; s < n_sets; s++)
+    {
+      size_t k = sets[s].nodes_per_element;
+      m->set_nodes[s] = k;
+      m->set_first[s + 1] = m->set_first[s] + k * k * sets[s].n_elements;
+    }
+  m->element_blocks = g_new (size_t, MAX (m->set_first[n_sets], 1));
+  for (size_t s = 0; s < n_sets; s++)
+    {
+      size_t k = sets[s].nodes_per_element;
+      size_t *blocks = &m->element_blocks[m->set_first[s]];
+      for (size_t e = 0; e < sets[s].n_elements; e++)
+        for (size_t a = 0; a < k; a++)
+          for (size_t b = 0; b < k; b++)
+            blocks[k * k * e + k * a + b] = find_block (m, sets[s].nodes[k * e + a],
+                                                        sets[s].nodes[k * e + b]);
+    }
   return m;
 }
 
@@ -94,6 +117,8 @@ block_matrix_free (BlockMatrix *m)
   g_free (m->diagonal);
   g_free (m->values);
   g_free (m->element_blocks);
+  g_free (m->set_first);
+  g_free (m->set_nodes);
   g_free (m);
 }
 
@@ -104,17 +129,18 @@ block_matrix_zero (BlockMatrix *m)
 }
 
 void
-block_matrix_add_element (BlockMatrix *m, size_t element, const double k[12][12],
+block_matrix_add_element (BlockMatrix *m, size_t set, size_t element, const double *k,
                           double scale)
 {
-  const size_t *blocks = &m->element_blocks[16 * element];
-  for (int a = 0; a < 4; a++)
-    for (int b = 0; b < 4; b++)
+  size_t n = m->set_nodes[set], w = 3 * n;
+  const size_t *blocks = &m->element_blocks[m->set_first[set] + n * n * element];
+  for (size_t a = 0; a < n; a++)
+    for (size_t b = 0; b < n; b++)
       {
-        double *v = &m->values[9 * blocks[4 * a + b]];
-        for (int r = 0; r < 3; r++)
-          for (int c = 0; c < 3; c++)
-            v[3 * r + c] += scale * k[3 * a + r][3 * b + c];
+        double *v = &m->values[9 * blocks[n * a + b]];
+        for (size_t r = 0; r < 3; r++)
+          for (size_t c = 0; c < 3; c++)
+            v[3 * r + c] += scale * k[w * (3 * a + r) + 3 * b + c];
       }
 }
 
