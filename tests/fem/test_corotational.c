@@ -9,6 +9,7 @@
 #include <cwb/vecmath.h>
 
 #include "corotational.h"
+#include "polar_rotation.h"
 
 /* A skewed tetrahedron of edges about 0.1 m, and steel-like constants. */
 static const double rest[4][3] = {
@@ -215,7 +216,7 @@ test_polar_factor (void)
         for (int i = 0; i < 3; i++)
           for (int j = 0; j < 3; j++)
             qm[3 * i + j] = q[3 * i] * m[j] + q[3 * i + 1] * m[3 + j] + q[3 * i + 2] * m[6 + j];
-        fem_polar_rotation (qm, r);
+        polar_rotation (qm, r);
         for (int k = 0; k < 9; k++)
           g_assert_cmpfloat_with_epsilon (r[k], q[k], RELATIVE_TOLERANCE);
       }

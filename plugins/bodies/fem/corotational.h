@@ -29,11 +29,6 @@ void fem_lame (double young, double poisson, double *lambda, double *mu);
 /* FALSE when the rest tetrahedron is degenerate or negatively oriented. */
 gboolean fem_tet_init (CorotationalTet *tet, const double rest[4][3], double lambda, double mu);
 
-/* The rotation of the polar decomposition m = R S (row-major 3 x 3), the reflection fixed:
- * the element's rotation from its deformation gradient, and a node's from the sum of its
- * elements' rotations (Saupin 2008 fig. 1b). */
-void fem_polar_rotation (const double m[9], double r[9]);
-
 /* The element's rotation at current positions x (row-major 3 x 3). */
 void fem_tet_rotation (const CorotationalTet *tet, const double x[4][3], double r[9]);
 

@@ -35,6 +35,8 @@
 #include "corotational.h"
 #include "dense_inverse.h"
 #include "linear_solve.h"
+#include "node_summary.h"
+#include "polar_rotation.h"
 #include "rest_compliance.h"
 #include "rigid_placement.h"
 #include "tet_grid.h"
@@ -317,7 +319,7 @@ ensure_rotations (FemBody *body, const double *q)
           sum[9 * body->tets[4 * e + a] + k] += body->elements[e].volume * r[k];
     }
   for (size_t i = 0; i < body->n_nodes; i++)
-    fem_polar_rotation (&sum[9 * i], &body->node_rotations[9 * i]);
+    polar_rotation (&sum[9 * i], &body->node_rotations[9 * i]);
   memcpy (body->rotations_q, q, n * sizeof (double));
   body->rotations_valid = TRUE;
 }
@@ -755,41 +757,8 @@ static void
 fem_summary (void *self, const double *q, const double *v, CwbBodySummary *out)
 {
   FemBody *body = self;
-  *out = (CwbBodySummary) { .struct_size = sizeof (CwbBodySummary), .mass = body->mass };
-  double com[3] = { 0, 0, 0 }, momentum[3] = { 0, 0, 0 };
-  for (size_t i = 0; i < body->n_nodes; i++)
-    {
-      cwb_v3_axpy (com, body->node_mass[i], &q[3 * i]);
-      cwb_v3_axpy (momentum, body->node_mass[i], &v[3 * i]);
-      out->kinetic_energy += 0.5 * body->node_mass[i] * cwb_v3_dot (&v[3 * i], &v[3 * i]);
-    }
-  cwb_v3_scale (out->centroid, com, 1 / body->mass);
-  cwb_v3_copy (out->linear_momentum, momentum);
-  cwb_v3_scale (out->linear_velocity, momentum, 1 / body->mass);
-
-  /* Angular momentum and inertia about the centre of mass; the best-fit rotation of the
-   * nodes onto their rest positions (polar part of sum m (x - c)(X - C)^T). */
-  double inertia[9] = { 0 }, fit[9] = { 0 };
-  for (size_t i = 0; i < body->n_nodes; i++)
-    {
-      double d[3], d0[3], l[3];
-      cwb_v3_sub (d, &q[3 * i], out->centroid);
-      cwb_v3_sub (d0, &body->rest[3 * i], body->com_mesh);
-      cwb_v3_cross (l, d, &v[3 * i]);
-      cwb_v3_axpy (out->angular_momentum, body->node_mass[i], l);
-      double d2 = cwb_v3_dot (d, d);
-      for (int a = 0; a < 3; a++)
-        for (int b = 0; b < 3; b++)
-          {
-            inertia[3 * a + b] += body->node_mass[i] * ((a == b ? d2 : 0) - d[a] * d[b]);
-            fit[3 * a + b] += body->node_mass[i] * d[a] * d0[b];
-          }
-    }
-  double rot[9], inverse[9];
-  fem_polar_rotation (fit, rot);
-  cwb_quat_from_m3 (out->orientation, rot);
-  if (cwb_m3_inverse (inverse, inertia) > 0)
-    cwb_m3_mul_v3 (out->angular_velocity, inverse, out->angular_momentum);
+  node_summary (q, v, body->rest, body->com_mesh, body->node_mass, body->n_nodes, body->mass,
+                out);
 }
 
 /* f = f_elastic(q) - D v (the internal forces; gravity and contact are external). */
