@@ -2,11 +2,10 @@
  * node_radii and node_masses) shown to the contact models as those particles.
  *
  * With q the nodes' positions and v their velocities (nq = nv = 3 n, node-major), the map is
- * the identity:
- *   p_k = q_k,   pdot_k = v_k,   J = I,   r_k += f_k (J^T),
- * linear, so its geometric stiffness is zero. */
+ * the identity (identity_map.h). */
 #include <cwb/mapping.h>
-#include <cwb/vecmath.h>
+
+#include "identity_map.h"
 
 #define PARTICLES_MAPPING_ERROR (particles_mapping_error_quark ())
 static GQuark particles_mapping_error_quark (void);
@@ -14,7 +13,7 @@ CWB_DEFINE_ERROR_QUARK (cwb-particles-mapping-error-quark, particles_mapping_err
 enum { PARTICLES_MAPPING_ERROR_BODY };
 
 typedef struct ParticlesMapping {
-  size_t n_points;
+  IdentityMap identity;   /* first: the shared operators read it */
   double *radii, *masses;
 } ParticlesMapping;
 
@@ -48,7 +47,7 @@ mapping_create (const CwbMappingCreateInfo *info, const CwbHostServices *host, G
       return NULL;
     }
   g_autoptr (ParticlesMapping) map = g_new0 (ParticlesMapping, 1);
-  map->n_points = body->n_nodes;
+  map->identity.n_points = body->n_nodes;
   map->radii = g_memdup2 (body->node_radii, body->n_nodes * sizeof (double));
   map->masses = g_memdup2 (body->node_masses, body->n_nodes * sizeof (double));
   return g_steal_pointer (&map);
@@ -67,62 +66,10 @@ mapping_get_layout (void *self, CwbGeometryLayout *layout)
   *layout = (CwbGeometryLayout) {
     .struct_size = sizeof (CwbGeometryLayout),
     .kind = CWB_GEOMETRY_PARTICLES,
-    .n_points = map->n_points,
+    .n_points = map->identity.n_points,
     .radii = map->radii,
     .masses = map->masses,
   };
-}
-
-static void
-mapping_apply (void *self, const double *q, const double *v, double *positions,
-               double *velocities)
-{
-  ParticlesMapping *map = self;
-  if (positions != NULL)
-    memcpy (positions, q, 3 * map->n_points * sizeof (double));
-  if (velocities != NULL && v != NULL)
-    memcpy (velocities, v, 3 * map->n_points * sizeof (double));
-}
-
-static void
-mapping_apply_j (void *self, const double *q, const double *dq, double *dp)
-{
-  ParticlesMapping *map = self;
-  memcpy (dp, dq, 3 * map->n_points * sizeof (double));
-}
-
-static void
-mapping_apply_j_points (void *self, const double *q, const double *dq, const uint32_t *points,
-                        size_t n, double *dp)
-{
-  ParticlesMapping *map = self;
-  for (size_t i = 0; i < n; i++)
-    {
-      g_return_if_fail (points[i] < map->n_points);
-      cwb_v3_copy (&dp[3 * i], &dq[3 * points[i]]);
-    }
-}
-
-static void
-mapping_apply_jt (void *self, const double *q, const CwbPointWeight *f, size_t n, double *r)
-{
-  ParticlesMapping *map = self;
-  for (size_t i = 0; i < n; i++)
-    {
-      g_return_if_fail (f[i].point < map->n_points);
-      cwb_v3_add (&r[3 * f[i].point], &r[3 * f[i].point], f[i].w);
-    }
-}
-
-/* A particle's force moves that particle's three DOFs alone. */
-static size_t
-mapping_point_dofs (void *self, uint32_t point, uint32_t *dofs, size_t capacity)
-{
-  ParticlesMapping *map = self;
-  g_return_val_if_fail (point < map->n_points, 0);
-  for (size_t c = 0; c < 3 && c < capacity; c++)
-    dofs[c] = 3 * point + (uint32_t) c;
-  return 3;
 }
 
 static const CwbMappingVTable mapping_vtable = {
@@ -130,11 +77,11 @@ static const CwbMappingVTable mapping_vtable = {
   .create = mapping_create,
   .destroy = mapping_destroy,
   .get_layout = mapping_get_layout,
-  .apply = mapping_apply,
-  .apply_j = mapping_apply_j,
-  .apply_j_points = mapping_apply_j_points,
-  .apply_jt = mapping_apply_jt,
-  .point_dofs = mapping_point_dofs,
+  .apply = identity_map_apply,
+  .apply_j = identity_map_apply_j,
+  .apply_j_points = identity_map_apply_j_points,
+  .apply_jt = identity_map_apply_jt,
+  .point_dofs = identity_map_point_dofs,
 };
 
 static const CwbPluginDesc mapping_desc = {
