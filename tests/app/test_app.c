@@ -491,6 +491,59 @@ test_undo_redo (void)
   fixture_close (&f);
 }
 
+/* The Add menu's rectangle, an open sheet for cloth bodies: added fixed (the rigid model a
+ * new body gets refuses a free open surface), so the world builds with it; its panel shows
+ * its two extents and its grid, and an extent's edit is the scene's shape.size [w, h] with
+ * the other entry kept. */
+static void
+test_add_rectangle (void)
+{
+  Fixture f = { 0 };
+  fixture_open (&f, "scenes/penalty-incline.yaml");
+  CwbAppWindow *window = f.window;
+  CwbDocument *document = cwb_app_window_document (window);
+  g_action_group_activate_action (G_ACTION_GROUP (window), "add-body",
+                                  g_variant_new_string ("rectangle"));
+  g_assert_false (cwb_app_window_error_shown (window));
+  const CwbBodyDesc *sheet = cwb_scene_find_body (cwb_document_scene (document), "rectangle");
+  g_assert_nonnull (sheet);
+  g_assert_cmpint (sheet->shape.kind, ==, CWB_SHAPE_RECTANGLE);
+  g_assert_true (sheet->fixed);
+  g_assert_cmpint (sheet->shape.resolution, ==, 16);
+  g_assert_cmpfloat (sheet->shape.size[2], ==, 0);
+  double h = sheet->shape.size[1];
+  g_assert_cmpfloat (h, >, 0);
+  g_autoptr (CwbSnapshot) s = cwb_simulation_latest (cwb_app_window_simulation (window));
+  gboolean found = FALSE;
+  for (size_t b = 0; b < s->n_bodies; b++)
+    found |= strcmp (s->bodies[b].name, "rectangle") == 0;
+  g_assert_true (found);
+
+  cwb_app_window_select_body (window, "rectangle");
+  CwbPropertyEditor *properties = cwb_app_window_properties (window);
+  g_assert_nonnull (cwb_property_editor_find (properties, "bodies.rectangle.shape.size_x"));
+  g_assert_nonnull (cwb_property_editor_find (properties, "bodies.rectangle.shape.size_y"));
+  g_assert_nonnull (cwb_property_editor_find (properties, "bodies.rectangle.shape.resolution"));
+
+  g_autoptr (GError) error = NULL;
+  g_assert_true (cwb_app_window_apply (window, "bodies.rectangle.shape.size_x", "0.5", &error));
+  g_assert_no_error (error);
+  g_assert_true (cwb_app_window_apply (window, "bodies.rectangle.shape.resolution", "4",
+                                       &error));
+  g_assert_no_error (error);
+  sheet = cwb_scene_find_body (cwb_document_scene (document), "rectangle");
+  g_assert_cmpfloat (sheet->shape.size[0], ==, 0.5);
+  g_assert_cmpfloat (sheet->shape.size[1], ==, h);
+  g_assert_cmpint (sheet->shape.resolution, ==, 4);
+  /* A refused extent names the field and changes nothing. */
+  g_assert_false (cwb_app_window_apply (window, "bodies.rectangle.shape.size_y", "0", &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "bodies.rectangle.shape.size"));
+  sheet = cwb_scene_find_body (cwb_document_scene (document), "rectangle");
+  g_assert_cmpfloat (sheet->shape.size[1], ==, h);
+  fixture_close (&f);
+}
+
 /* ---- moving and turning a body by dragging ------------------------------------------------ */
 
 /* What the viewport emits at the end of a shift+drag or alt+drag (the drag's geometry is
@@ -1117,6 +1170,7 @@ main (int argc, char **argv)
   g_test_add_func ("/app/swap-through-actions", test_swap_through_actions);
   g_test_add_func ("/app/swap-keeps-parameters", test_swap_keeps_parameters);
   g_test_add_func ("/app/undo-redo", test_undo_redo);
+  g_test_add_func ("/app/add-rectangle", test_add_rectangle);
   g_test_add_func ("/app/automatic-margin-shown", test_automatic_margin_shown);
   g_test_add_func ("/app/drag-edit", test_drag_edit);
   g_test_add_func ("/app/autosave-recovery", test_autosave_recovery);

@@ -16,7 +16,10 @@
  * chord by at most r (1 - cos(d/2)), so P contains the shape's profile shrunk by cos(d/2),
  * and int_P s ds dz >= cos^3(d/2) times the exact one. Hence for the sphere (d = pi/m, m =
  * n/2 bands) f(n) cos^3(pi/n) <= V/V_exact <= 1; the cylinder is exactly f(n); the torus
- * (an n-gon tube, centroid on the centre circle) exactly f(n)^2. */
+ * (an n-gon tube, centroid on the centre circle) exactly f(n)^2.
+ *
+ * The rectangle is the one open primitive: a flat nx x ny grid whose triangles tile the
+ * w x h rectangle exactly, so their areas sum to w h up to round-off. */
 #include <math.h>
 
 #include "mesh.h"
@@ -210,6 +213,95 @@ test_torus (void)
     }
 }
 
+/* Sums of at most a few thousand triangle areas, each exact to a few ulps: 1e-12 relative is
+ * round-off with margin; a missing or overlapping triangle changes the sum by at least one
+ * cell, 1/(2 nx ny) of it, far more. */
+#define AREA_RTOL 1e-12
+
+/* The rectangle's grid, triangles and orientation against its closed forms, for square,
+ * wide, tall and very thin rectangles (whose shorter side gets the minimum of one cell). */
+static void
+test_rectangle (void)
+{
+  static const struct { double w, h; int n, nx, ny; } cases[] = {
+    { 1, 1, 1, 1, 1 },          /* one cell, two triangles */
+    { 2, 1, 16, 16, 8 },
+    { 0.3, 0.7, 5, 2, 5 },      /* round(5 * 3 / 7) = round(2.14) */
+    { 0.5, 0.5, 7, 7, 7 },      /* odd: one more cell of one diagonal than the other */
+    { 10, 0.01, 4, 4, 1 },      /* round(0.004) = 0, raised to one cell */
+    { 1.5, 1, 3, 3, 2 },        /* round(2) */
+  };
+  for (size_t c = 0; c < G_N_ELEMENTS (cases); c++)
+    {
+      double w = cases[c].w, h = cases[c].h;
+      CwbShapeDesc shape = { .kind = CWB_SHAPE_RECTANGLE, .size = { w, h, 0 },
+                             .resolution = cases[c].n };
+      int nx, ny;
+      cwb_primitive_rectangle_cells (&shape, &nx, &ny);
+      g_assert_cmpint (nx, ==, cases[c].nx);
+      g_assert_cmpint (ny, ==, cases[c].ny);
+      g_autoptr (CwbMesh) mesh = make (shape);
+
+      g_assert_cmpuint (cwb_mesh_n_vertices (mesh), ==, (size_t) (nx + 1) * (ny + 1));
+      g_assert_cmpuint (cwb_mesh_n_triangles (mesh), ==, 2 * (size_t) nx * ny);
+      g_assert_cmpuint (cwb_primitive_triangle_count (&shape), ==, cwb_mesh_n_triangles (mesh));
+      /* Open, with the grid's border as its only boundary, manifold, consistent. */
+      g_assert_false (mesh->closed);
+      g_assert_cmpuint (mesh->boundary_edges, ==, 2 * (size_t) (nx + ny));
+      g_assert_cmpuint (mesh->nonmanifold_edges, ==, 0);
+      g_assert_cmpuint (mesh->inconsistent_edges, ==, 0);
+      /* A disc: V - E + F = 1, each inner edge shared by two triangles, each border edge
+       * by one, so E = (3 F + boundary) / 2. */
+      long faces = (long) cwb_mesh_n_triangles (mesh);
+      long edges = (3 * faces + (long) mesh->boundary_edges) / 2;
+      g_assert_cmpint ((long) cwb_mesh_n_vertices (mesh) - edges + faces, ==, 1);
+
+      double min[3], max[3];
+      cwb_mesh_bounds (mesh, min, max);
+      g_assert_cmpfloat (min[0], ==, -w / 2);
+      g_assert_cmpfloat (max[0], ==, w / 2);
+      g_assert_cmpfloat (min[1], ==, -h / 2);
+      g_assert_cmpfloat (max[1], ==, h / 2);
+      g_assert_cmpfloat (min[2], ==, 0);
+      g_assert_cmpfloat (max[2], ==, 0);
+
+      /* Every normal is +z (counter-clockwise seen from +z); the areas sum to w h; the
+       * diagonals (each triangle's longest edge) split evenly between the two directions,
+       * one cell's pair apart when nx ny is odd. */
+      const double *v = (const double *) mesh->vertices->data;
+      const uint32_t *t = (const uint32_t *) mesh->triangles->data;
+      double area = 0;
+      long rising = 0, falling = 0;
+      for (size_t f = 0; f < cwb_mesh_n_triangles (mesh); f++)
+        {
+          const double *p[3] = { &v[3 * t[3 * f]], &v[3 * t[3 * f + 1]], &v[3 * t[3 * f + 2]] };
+          double e1[2] = { p[1][0] - p[0][0], p[1][1] - p[0][1] };
+          double e2[2] = { p[2][0] - p[0][0], p[2][1] - p[0][1] };
+          double twice_area = e1[0] * e2[1] - e1[1] * e2[0];   /* z of e1 x e2; x, y are 0 */
+          g_assert_cmpfloat (twice_area, >, 0);
+          area += twice_area / 2;
+          double longest = 0, dx = 0, dy = 0;
+          for (int k = 0; k < 3; k++)
+            {
+              double ex = p[(k + 1) % 3][0] - p[k][0], ey = p[(k + 1) % 3][1] - p[k][1];
+              if (ex * ex + ey * ey > longest)
+                longest = ex * ex + ey * ey, dx = ex, dy = ey;
+            }
+          if (dx * dy > 0)
+            rising++;
+          else
+            falling++;
+        }
+      assert_rel (area, w * h, AREA_RTOL);
+      g_assert_cmpint (labs (rising - falling), <=, (nx * ny) % 2 == 0 ? 0 : 2);
+
+      /* Welded: no two vertices at one place. */
+      size_t n = cwb_mesh_n_vertices (mesh);
+      cwb_mesh_weld (mesh, 1e-9 * hypot (w, h));
+      g_assert_cmpuint (cwb_mesh_n_vertices (mesh), ==, n);
+    }
+}
+
 static void
 test_mesh_shape_relative (void)
 {
@@ -230,7 +322,8 @@ static void
 test_triangle_count (void)
 {
   const CwbShapeKind kinds[] = { CWB_SHAPE_SPHERE, CWB_SHAPE_CYLINDER, CWB_SHAPE_CAPSULE,
-                                 CWB_SHAPE_TORUS, CWB_SHAPE_BOX, CWB_SHAPE_GROUND };
+                                 CWB_SHAPE_TORUS, CWB_SHAPE_BOX, CWB_SHAPE_GROUND,
+                                 CWB_SHAPE_RECTANGLE };
   const int odd_and_even[] = { 3, 4, 7, 24, 33 };
   for (size_t k = 0; k < G_N_ELEMENTS (kinds); k++)
     for (size_t r = 0; r < G_N_ELEMENTS (odd_and_even); r++)
@@ -263,6 +356,7 @@ main (int argc, char **argv)
   g_test_add_func ("/mesh/primitives/sphere", test_sphere);
   g_test_add_func ("/mesh/primitives/capsule", test_capsule);
   g_test_add_func ("/mesh/primitives/torus", test_torus);
+  g_test_add_func ("/mesh/primitives/rectangle", test_rectangle);
   g_test_add_func ("/mesh/primitives/mesh-file", test_mesh_shape_relative);
   g_test_add_func ("/mesh/primitives/triangle-count", test_triangle_count);
   return g_test_run ();

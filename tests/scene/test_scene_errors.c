@@ -79,6 +79,22 @@ static const BadCase bad_cases[] = {
     "bodies.b.shape.type" },
   { "missing/box-size", BODY "    shape: {type: box}\n", CWB_SCENE_ERROR_MISSING, 3, 12,
     "bodies.b.shape.size" },
+  /* The rectangle's size is [w, h]: a third entry (a box's size pasted in) is refused,
+   * as are a zero extent, a missing size and a resolution below one cell. */
+  { "range/rectangle-size", BODY "    shape: {type: rectangle, size: [1, 0]}\n",
+    CWB_SCENE_ERROR_RANGE, 3, 36, "bodies.b.shape.size" },
+  { "range/rectangle-size-negative", BODY "    shape: {type: rectangle, size: [-1, 2]}\n",
+    CWB_SCENE_ERROR_RANGE, 3, 36, "bodies.b.shape.size" },
+  { "type/rectangle-size-three", BODY "    shape: {type: rectangle, size: [1, 1, 0.1]}\n",
+    CWB_SCENE_ERROR_TYPE, 3, 36, "bodies.b.shape.size" },
+  { "type/rectangle-size-scalar", BODY "    shape: {type: rectangle, size: 1}\n",
+    CWB_SCENE_ERROR_TYPE, 3, 36, "bodies.b.shape.size" },
+  { "missing/rectangle-size", BODY "    shape: {type: rectangle, resolution: 8}\n",
+    CWB_SCENE_ERROR_MISSING, 3, 12, "bodies.b.shape.size" },
+  { "range/rectangle-resolution", BODY "    shape: {type: rectangle, size: [1, 1], "
+    "resolution: 0}\n", CWB_SCENE_ERROR_RANGE, 3, 56, "bodies.b.shape.resolution" },
+  { "unknown/rectangle-field", BODY "    shape: {type: rectangle, size: [1, 1], radius: 1}\n",
+    CWB_SCENE_ERROR_UNKNOWN_FIELD, 3, 44, "bodies.b.shape.radius" },
   { "duplicate/body", BODY "    shape: {type: sphere, radius: 1}\n"
     "  - name: b\n    shape: {type: sphere, radius: 2}\n", CWB_SCENE_ERROR_DUPLICATE, 4, 11,
     "bodies[1].name" },
@@ -97,6 +113,33 @@ test_bad_case (gconstpointer data)
   g_autofree char *prefix = g_strdup_printf ("bad.yaml:%d:%d: %s", c->line, c->column, c->field);
   if (!g_str_has_prefix (error->message, prefix))
     g_error ("message '%s' does not start with '%s'", error->message, prefix);
+}
+
+/* The messages of a rectangle's bad size say what is expected: two extents, and for three
+ * that a rectangle is flat. */
+static void
+test_rectangle_size_messages (void)
+{
+  static const struct { const char *size, *expected; } cases[] = {
+    { "[1, 1, 0.1]", "bad.yaml:3:36: bodies.b.shape.size: expected [w, h], the rectangle's "
+                     "extents along x and y, got 3 values (a rectangle is flat: it has no "
+                     "thickness)" },
+    { "[1, 0]", "bad.yaml:3:36: bodies.b.shape.size: size[1] = 0 is out of range, expected "
+                "extents > 0" },
+    { "[1]", "bad.yaml:3:36: bodies.b.shape.size: expected [w, h], the rectangle's extents "
+             "along x and y, got 1 value" },
+  };
+  for (size_t i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *yaml = g_strdup_printf (BODY "    shape: {type: rectangle, size: %s}\n",
+                                               cases[i].size);
+      g_autoptr (GError) error = NULL;
+      g_autoptr (CwbScene) scene = cwb_scene_load_from_data (yaml, -1, "bad.yaml", &error);
+      g_assert_null (scene);
+      g_assert_nonnull (error);
+      if (!g_str_has_prefix (error->message, cases[i].expected))
+        g_error ("message '%s' does not start with '%s'", error->message, cases[i].expected);
+    }
 }
 
 /* A missing mesh file is found when the shape is built, and reported at the file value. */
@@ -182,6 +225,7 @@ main (int argc, char **argv)
       g_autofree char *path = g_strconcat ("/scene/errors/", bad_cases[i].path, NULL);
       g_test_add_data_func (path, &bad_cases[i], test_bad_case);
     }
+  g_test_add_func ("/scene/errors/rectangle-size-messages", test_rectangle_size_messages);
   g_test_add_func ("/scene/errors/missing-mesh-file", test_missing_mesh_file);
   g_test_add_func ("/scene/errors/unreadable-file", test_unreadable_scene_file);
   g_test_add_func ("/scene/nodes/getters", test_node_getters);

@@ -140,6 +140,21 @@ test_primitive_size (void)
                                                          &error);
   g_assert_no_error (error);
   g_assert_nonnull (scene);
+
+  /* A square rectangle has 2 n^2 triangles: 1000 is the largest n within 2 000 000. */
+#define RECTANGLE_SCENE(n) "bodies:\n"                                                      \
+                           "  - name: r\n"                                                  \
+                           "    shape: {type: rectangle, size: [1, 1], resolution: " #n "}\n"
+  g_autoptr (CwbScene) big = cwb_scene_load_from_data (RECTANGLE_SCENE (1001), -1, "r.yaml",
+                                                       &error);
+  g_assert_null (big);
+  assert_limit (error, "r.yaml:3:12: bodies.r.shape.resolution: 1001 makes 2004002 triangles");
+  g_assert_nonnull (strstr (error->message, "expected at most 1000"));
+  g_clear_error (&error);
+  g_autoptr (CwbScene) fits = cwb_scene_load_from_data (RECTANGLE_SCENE (1000), -1, "r.yaml",
+                                                        &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (fits);
 }
 
 int

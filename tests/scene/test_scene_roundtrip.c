@@ -89,6 +89,51 @@ test_defaults (void)
   g_assert_cmpfloat (g->shape.size[2], ==, 1);
 }
 
+/* The open rectangle (docs/scene-format.md): parsed with its size [w, h] and resolution,
+ * written back in that form, and read back as the same shape; its resolution defaults to
+ * 16 grid cells. */
+static void
+test_roundtrip_rectangle (void)
+{
+  const char *yaml = "bodies:\n"
+                     "  - name: sheet\n"
+                     "    shape: {type: rectangle, size: [0.8, 0.30000000000000004], "
+                     "resolution: 10}\n"
+                     "    fixed: true\n"
+                     "  - name: plain\n"
+                     "    shape: {type: rectangle, size: [1, 2]}\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) first = cwb_scene_load_from_data (yaml, -1, "rect.yaml", &error);
+  g_assert_no_error (error);
+  CwbBodyDesc *sheet = cwb_scene_find_body (first, "sheet");
+  g_assert_cmpint (sheet->shape.kind, ==, CWB_SHAPE_RECTANGLE);
+  g_assert_cmpfloat (sheet->shape.size[0], ==, 0.8);
+  g_assert_true (sheet->shape.size[1] == 0.1 + 0.2);   /* 17 digits survive */
+  g_assert_cmpfloat (sheet->shape.size[2], ==, 0);
+  g_assert_cmpint (sheet->shape.resolution, ==, 10);
+  g_assert_cmpint (cwb_scene_find_body (first, "plain")->shape.resolution, ==, 16);
+
+  g_autofree char *text = cwb_scene_to_yaml (first);
+  g_test_message ("%s", text);
+  g_assert_nonnull (strstr (text, "{type: rectangle, size: [0.8, 0.30000000000000004], "
+                                  "resolution: 10}"));
+  g_assert_nonnull (strstr (text, "{type: rectangle, size: [1, 2], resolution: 16}"));
+
+  /* Through a file, as the GUI saves. */
+  g_autofree char *dir = g_dir_make_tmp ("cwb-scene-XXXXXX", &error);
+  g_assert_no_error (error);
+  g_autofree char *saved = g_build_filename (dir, "saved.yaml", NULL);
+  g_assert_true (cwb_scene_save (first, saved, &error));
+  g_assert_no_error (error);
+  g_autoptr (CwbScene) second = cwb_scene_load (saved, &error);
+  g_assert_no_error (error);
+  g_assert_true (cwb_scene_equal (first, second));
+  g_autofree char *text2 = cwb_scene_to_yaml (second);
+  g_assert_cmpstr (text, ==, text2);
+  g_assert_cmpint (g_remove (saved), ==, 0);
+  g_assert_cmpint (g_rmdir (dir), ==, 0);
+}
+
 /* A quaternion that is not of norm 1 is normalised (docs/scene-format.md); one that already
  * is keeps its bits. */
 static void
@@ -245,6 +290,7 @@ main (int argc, char **argv)
   g_test_add_func ("/scene/roundtrip/full", test_roundtrip_full);
   g_test_add_func ("/scene/roundtrip/quoting-and-nulls", test_roundtrip_quoting_and_nulls);
   g_test_add_func ("/scene/roundtrip/defaults", test_defaults);
+  g_test_add_func ("/scene/roundtrip/rectangle", test_roundtrip_rectangle);
   g_test_add_func ("/scene/roundtrip/orientation-normalised", test_orientation_normalised);
   g_test_add_func ("/scene/body/copy", test_body_copy);
   g_test_add_func ("/scene/save/missing-folder", test_save_missing_folder);

@@ -334,6 +334,42 @@ test_penalty_forces (void)
     }
 }
 
+/* The open rectangle shape (for cloth bodies) as a rigid body: a free one has no mass
+ * properties (they need a closed surface) and is refused with the rigid model's message
+ * naming the body; a fixed one needs none and builds, and a world with it steps. */
+static void
+test_rigid_rectangle (void)
+{
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  const char *free_yaml = "contact: { model: proximity }\n"
+                          "bodies:\n"
+                          "  - name: sheet\n"
+                          "    shape: { type: rectangle, size: [1, 0.5], resolution: 8 }\n";
+  g_autoptr (GError) error = NULL;
+  g_autoptr (CwbScene) scene = cwb_scene_load_from_data (free_yaml, -1, "sheet.yaml", &error);
+  g_assert_no_error (error);
+  g_autoptr (CwbWorld) refused = cwb_world_new (scene, registry, &error);
+  g_assert_null (refused);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_nonnull (strstr (error->message, "body 'sheet'"));
+  g_assert_nonnull (strstr (error->message, "is not closed; a free rigid body needs a closed "
+                                            "surface"));
+  g_clear_error (&error);
+
+  const char *fixed_yaml = "contact: { model: proximity }\n"
+                           "bodies:\n"
+                           "  - name: sheet\n"
+                           "    shape: { type: rectangle, size: [1, 0.5], resolution: 8 }\n"
+                           "    fixed: true\n"
+                           "  - name: box\n"
+                           "    shape: { type: box, size: [0.1, 0.1, 0.1] }\n"
+                           "    pose: { position: [0, 0, 0.06] }\n";
+  g_autoptr (CwbWorld) world = fixture_world (registry, fixed_yaml);
+  g_assert_cmpuint (cwb_world_n_bodies (world), ==, 2);
+  fixture_step (world, 20);
+}
+
 int
 main (int argc, char **argv)
 {
@@ -348,5 +384,6 @@ main (int argc, char **argv)
                    test_error_domain_outlives_plugin);
   g_test_add_func ("/world/swap", test_swap);
   g_test_add_func ("/world/penalty-forces", test_penalty_forces);
+  g_test_add_func ("/world/rigid-rectangle", test_rigid_rectangle);
   return g_test_run ();
 }

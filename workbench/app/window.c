@@ -141,6 +141,23 @@ body_key (const CwbScene *scene, const char *key, char **name, const char **fiel
 }
 
 
+/* A rectangle's shape.size_x or shape.size_y (the panel's fields for the two entries of its
+ * size, window_panels.c) as the scene's shape.size [w, h], the other entry kept. */
+static gboolean
+set_rectangle_extent (CwbAppWindow *self, const CwbBodyDesc *body, int axis, const char *key,
+                      const char *value, GError **error)
+{
+  g_autoptr (CwbSceneNode) node = cwb_scene_node_parse (value, NULL, error);
+  double size[2] = { body->shape.size[0], body->shape.size[1] };
+  if (node == NULL || !cwb_scene_node_get_double (node, key, &size[axis], error))
+    return FALSE;
+  char w[G_ASCII_DTOSTR_BUF_SIZE], h[G_ASCII_DTOSTR_BUF_SIZE];
+  g_autofree char *text = g_strdup_printf ("[%s, %s]", cwb_scene_format_double (w, size[0]),
+                                           cwb_scene_format_double (h, size[1]));
+  g_autofree char *size_key = g_strconcat ("bodies.", body->name, ".shape.size", NULL);
+  return cwb_document_set (self->document, size_key, text, error);
+}
+
 static gboolean
 apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const char *key,
                  const char *value, GError **error)
@@ -169,6 +186,13 @@ apply_body_edit (CwbAppWindow *self, const char *name, const char *field, const 
         return FALSE;
       cwb_quat_from_euler_deg (q, degrees);
       if (!cwb_document_set_body_pose (self->document, name, body->position, q, error))
+        return FALSE;
+    }
+  else if (body->shape.kind == CWB_SHAPE_RECTANGLE
+           && (strcmp (field, "shape.size_x") == 0 || strcmp (field, "shape.size_y") == 0))
+    {
+      if (!set_rectangle_extent (self, body, field[strlen ("shape.size_")] == 'y', key, value,
+                                 error))
         return FALSE;
     }
   else if (!cwb_document_set (self->document, key, value, error))
@@ -498,6 +522,7 @@ add_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
   static const struct { const char *name; CwbShapeKind kind; } shapes[] = {
     { "box", CWB_SHAPE_BOX }, { "sphere", CWB_SHAPE_SPHERE }, { "cylinder", CWB_SHAPE_CYLINDER },
     { "capsule", CWB_SHAPE_CAPSULE }, { "torus", CWB_SHAPE_TORUS },
+    { "rectangle", CWB_SHAPE_RECTANGLE },
   };
   CwbBodyDesc *body = cwb_scene_body_new ();
   for (size_t k = 0; k < G_N_ELEMENTS (shapes); k++)
@@ -515,6 +540,15 @@ add_body_activated (GSimpleAction *action, GVariant *parameter, gpointer data)
   body->shape.major_radius = 0.375 * size;   /* outer diameter: size */
   body->shape.minor_radius = 0.125 * size;
   body->shape.resolution = 24;
+  if (body->shape.kind == CWB_SHAPE_RECTANGLE)
+    {
+      /* A size x size sheet on the format's default grid. It is added fixed: the rigid
+       * model, every new body's, gives a free body mass from a closed surface only, and an
+       * open rectangle has none (a cloth model moves it). */
+      body->shape.size[2] = 0;
+      body->shape.resolution = 16;
+      body->fixed = TRUE;
+    }
   free_spot_in_view (self, size, body->position);
   cwb_app_window_add_body (self, body);
 }

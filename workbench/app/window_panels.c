@@ -55,8 +55,9 @@ static const CwbParamSpec view_specs[] = {
     "from the centre of the moving bodies' box." },
 };
 
-/* "model" and "mapping" are ENUMs whose choices come from the registry: filled per use. */
-enum { BODY_SPEC_MODEL = 1, BODY_SPEC_MAPPING = 2, N_BODY_SPECS = 11 };
+/* "model" and "mapping" are ENUMs whose choices come from the registry: filled per use. The
+ * shape's own fields follow, by kind (below). */
+enum { BODY_SPEC_MODEL = 1, BODY_SPEC_MAPPING = 2, N_BODY_SPECS = 10, MAX_SHAPE_SPECS = 3 };
 static const CwbParamSpec body_specs_template[N_BODY_SPECS] = {
   { "name", CWB_PARAM_STRING, "", "", 1, 0, NULL, "The body's name, unique in the scene." },
   { "model", CWB_PARAM_ENUM, "", "rigid", 1, 0, NULL, "Body-model plugin: the body's physics." },
@@ -74,9 +75,25 @@ static const CwbParamSpec body_specs_template[N_BODY_SPECS] = {
   { "density", CWB_PARAM_DOUBLE, "kg/m^3", "1000", 1e-6, 1e9, NULL, "Mass density." },
   { "friction", CWB_PARAM_DOUBLE, "1", "0.5", 0, 100, NULL,
     "Coulomb coefficient of the material; a pair uses the geometric mean." },
+};
+
+/* The shape fields a body's panel edits: a round primitive's resolution; a rectangle's two
+ * extents (shape.size_x and shape.size_y stand for the two entries of its size [w, h]: the
+ * editor has no two-number field; the window writes them back as shape.size) and its grid. */
+static const CwbParamSpec round_shape_specs[] = {
   { "shape.resolution", CWB_PARAM_INT, "", "24", 3, 512, NULL,
     "Segments around a circle of a round primitive." },
 };
+static const CwbParamSpec rectangle_shape_specs[] = {
+  { "shape.size_x", CWB_PARAM_DOUBLE, "m", "1", 1e-6, 1e6, NULL,
+    "Extent of the rectangle along its x axis (w of its size [w, h])." },
+  { "shape.size_y", CWB_PARAM_DOUBLE, "m", "1", 1e-6, 1e6, NULL,
+    "Extent of the rectangle along its y axis (h of its size [w, h])." },
+  { "shape.resolution", CWB_PARAM_INT, "", "16", 1, 512, NULL,
+    "Grid cells along the rectangle's longer side (the other side gets as many as keep the "
+    "cells closest to square)." },
+};
+G_STATIC_ASSERT (G_N_ELEMENTS (rectangle_shape_specs) <= MAX_SHAPE_SPECS);
 
 static GPtrArray *
 params_of (const char *const *names, const char *const *texts, size_t n)
@@ -141,8 +158,8 @@ add_body_sections (CwbAppWindow *self, const CwbBodyDesc *body)
 {
   g_autofree char *models = plugin_choices (self->registry, CWB_PLUGIN_BODY_MODEL);
   g_autofree char *mappings = plugin_choices (self->registry, CWB_PLUGIN_MAPPING);
-  CwbParamSpec specs[N_BODY_SPECS];
-  memcpy (specs, body_specs_template, sizeof specs);
+  CwbParamSpec specs[N_BODY_SPECS + MAX_SHAPE_SPECS];
+  memcpy (specs, body_specs_template, sizeof body_specs_template);
   specs[BODY_SPEC_MODEL].choices = models;
   specs[BODY_SPEC_MAPPING].choices = mappings;
 
@@ -155,18 +172,39 @@ add_body_sections (CwbAppWindow *self, const CwbBodyDesc *body)
   g_autofree char *density = g_strdup_printf ("%.17g", body->density);
   g_autofree char *friction = g_strdup_printf ("%.17g", body->friction);
   g_autofree char *resolution = g_strdup_printf ("%d", body->shape.resolution);
+  g_autofree char *size_x = g_strdup_printf ("%.17g", body->shape.size[0]);
+  g_autofree char *size_y = g_strdup_printf ("%.17g", body->shape.size[1]);
   g_autofree char *quoted_name = g_strdup_printf ("'%s'", body->name);
-  const char *names[] = { "name", "model", "mapping", "fixed", "position", "rotation",
-                          "linear_velocity", "angular_velocity", "density", "friction",
-                          "shape.resolution" };
-  const char *texts[] = { quoted_name, body->model, body->mapping,
-                          body->fixed ? "true" : "false", position, rotation, linear, angular,
-                          density, friction, resolution };
-  G_STATIC_ASSERT (G_N_ELEMENTS (names) == N_BODY_SPECS);
-  /* Only round primitives have a resolution to edit. */
-  gboolean round = body->shape.kind == CWB_SHAPE_SPHERE || body->shape.kind == CWB_SHAPE_CYLINDER
-                   || body->shape.kind == CWB_SHAPE_CAPSULE || body->shape.kind == CWB_SHAPE_TORUS;
-  size_t n = round ? N_BODY_SPECS : N_BODY_SPECS - 1;
+  const char *names[N_BODY_SPECS + MAX_SHAPE_SPECS] = {
+    "name", "model", "mapping", "fixed", "position", "rotation", "linear_velocity",
+    "angular_velocity", "density", "friction",
+  };
+  const char *texts[N_BODY_SPECS + MAX_SHAPE_SPECS] = {
+    quoted_name, body->model, body->mapping, body->fixed ? "true" : "false", position,
+    rotation, linear, angular, density, friction,
+  };
+  /* Then the shape's fields: a round primitive's resolution, a rectangle's extents and
+   * grid; the other shapes have none here. */
+  size_t n = N_BODY_SPECS;
+  CwbShapeKind kind = body->shape.kind;
+  if (kind == CWB_SHAPE_SPHERE || kind == CWB_SHAPE_CYLINDER || kind == CWB_SHAPE_CAPSULE
+      || kind == CWB_SHAPE_TORUS)
+    {
+      specs[n] = round_shape_specs[0];
+      names[n] = specs[n].name;
+      texts[n++] = resolution;
+    }
+  else if (kind == CWB_SHAPE_RECTANGLE)
+    {
+      const char *rectangle_texts[] = { size_x, size_y, resolution };
+      G_STATIC_ASSERT (G_N_ELEMENTS (rectangle_texts) == G_N_ELEMENTS (rectangle_shape_specs));
+      for (size_t k = 0; k < G_N_ELEMENTS (rectangle_shape_specs); k++, n++)
+        {
+          specs[n] = rectangle_shape_specs[k];
+          names[n] = specs[n].name;
+          texts[n] = rectangle_texts[k];
+        }
+    }
   g_autoptr (GPtrArray) values = params_of (names, texts, n);
   g_autofree char *prefix = g_strconcat ("bodies.", body->name, NULL);
   g_autofree char *heading = g_strdup_printf ("Body: %s", body->name);
@@ -641,7 +679,8 @@ scene_tab (CwbAppWindow *self)
   gtk_menu_button_set_label (GTK_MENU_BUTTON (add), "Add");
   GMenu *menu = g_menu_new ();
   const char *shapes[][2] = { { "Box", "box" }, { "Sphere", "sphere" }, { "Cylinder", "cylinder" },
-                              { "Capsule", "capsule" }, { "Torus", "torus" } };
+                              { "Capsule", "capsule" }, { "Torus", "torus" },
+                              { "Rectangle", "rectangle" } };
   for (size_t k = 0; k < G_N_ELEMENTS (shapes); k++)
     {
       g_autofree char *detailed = g_strdup_printf ("win.add-body::%s", shapes[k][1]);

@@ -77,10 +77,16 @@ double cwb_mesh_volume (const CwbMesh *mesh);
 void cwb_mesh_bounds (const CwbMesh *mesh, double min[3], double max[3]);
 
 /* The triangles cwb_mesh_from_shape makes for a primitive shape (box, ground, sphere,
- * cylinder, capsule, torus), counted without making them; 0 for a mesh file. */
+ * cylinder, capsule, torus, rectangle), counted without making them; 0 for a mesh file. */
 guint64 cwb_primitive_triangle_count (const CwbShapeDesc *shape);
 
-/* The primitive of a shape description, tessellated, closed, outward oriented. */
+/* A rectangle's grid: `resolution` cells along its longer side and round(resolution *
+ * shorter / longer), at least 1, along the other; nx along x, ny along y. */
+void cwb_primitive_rectangle_cells (const CwbShapeDesc *shape, int *nx, int *ny);
+
+/* The primitive of a shape description, tessellated: closed and outward oriented, except
+ * the rectangle, an open grid of (nx + 1)(ny + 1) welded vertices and 2 nx ny triangles
+ * counter-clockwise seen from +z. */
 CwbMesh *cwb_mesh_from_shape (const CwbShapeDesc *shape, const char *scene_dir,
                               GError **error);
 /* The same, a mesh file's import reporting through `progress` (may be NULL). */

@@ -1,4 +1,5 @@
-/* The primitive shapes of scenes as closed, outward-oriented, welded triangle meshes.
+/* The primitive shapes of scenes as closed, outward-oriented, welded triangle meshes, and
+ * the one open shape, the flat rectangle (a regular grid, for cloth).
  *
  * Every round shape is a surface of revolution: a profile polyline (s_j, z_j) in the
  * half-plane s >= 0, from top to bottom (or a closed loop for the torus), turned about z in
@@ -164,6 +165,51 @@ mesh_from_file (const CwbShapeDesc *shape, const char *scene_dir,
   return mesh;
 }
 
+void
+cwb_primitive_rectangle_cells (const CwbShapeDesc *shape, int *nx, int *ny)
+{
+  int n = MAX (shape->resolution, 1);
+  double w = shape->size[0], h = shape->size[1];
+  /* n cells along the longer side; the shorter gets the count that keeps the cells closest
+   * to square, at least one. */
+  int other = (int) MAX (1, lround (n * (w < h ? w / h : h / w)));
+  *nx = w >= h ? n : other;
+  *ny = w >= h ? other : n;
+}
+
+/* The rectangle w x h centred on the origin in the xy plane, a grid of nx x ny cells, each
+ * cut into two triangles counter-clockwise seen from +z (normal +z). The diagonal alternates
+ * in a checkerboard, so that the mesh has no preferred shear direction: with every diagonal
+ * one way, a cloth model would answer a shear of one sign differently from the other. */
+static CwbMesh *
+mesh_rectangle (const CwbShapeDesc *shape)
+{
+  double w = shape->size[0], h = shape->size[1];
+  int nx, ny;
+  cwb_primitive_rectangle_cells (shape, &nx, &ny);
+  g_autofree char *source = g_strdup_printf ("rectangle %g x %g n=%d", w, h, shape->resolution);
+  CwbMesh *mesh = cwb_mesh_new (source);
+  for (int j = 0; j <= ny; j++)
+    for (int i = 0; i <= nx; i++)
+      {
+        /* (i / n - 1/2) w puts the edges at exactly -w/2 and w/2, symmetric about 0. */
+        double v[3] = { ((double) i / nx - 0.5) * w, ((double) j / ny - 0.5) * h, 0 };
+        g_array_append_vals (mesh->vertices, v, 3);
+      }
+  for (int j = 0; j < ny; j++)
+    for (int i = 0; i < nx; i++)
+      {
+        /* Corners counter-clockwise from (i, j): a (i, j), b (i+1, j), c (i+1, j+1),
+         * d (i, j+1). */
+        uint32_t a = (uint32_t) (j * (nx + 1) + i), b = a + 1;
+        uint32_t d = a + (uint32_t) (nx + 1), c = d + 1;
+        const uint32_t along_ac[6] = { a, b, c, a, c, d }, along_bd[6] = { a, b, d, b, c, d };
+        g_array_append_vals (mesh->triangles, (i + j) % 2 == 0 ? along_ac : along_bd, 6);
+      }
+  cwb_mesh_check (mesh);
+  return mesh;
+}
+
 /* The profile of a round shape (sphere, cylinder, capsule, torus) and its description. */
 static Profile
 round_profile (const CwbShapeDesc *shape, char **source)
@@ -224,6 +270,14 @@ cwb_primitive_triangle_count (const CwbShapeDesc *shape)
 {
   if (shape->kind == CWB_SHAPE_BOX || shape->kind == CWB_SHAPE_GROUND)
     return 12;
+  if (shape->kind == CWB_SHAPE_RECTANGLE)
+    {
+      if (shape->resolution < 1 || !(shape->size[0] > 0) || !(shape->size[1] > 0))
+        return 0;
+      int nx, ny;
+      cwb_primitive_rectangle_cells (shape, &nx, &ny);
+      return 2 * (guint64) nx * (guint64) ny;
+    }
   if (!is_round (shape->kind) || shape->resolution < 3)
     return 0;
   g_autofree char *source = NULL;
@@ -272,6 +326,9 @@ cwb_mesh_from_shape_with_progress (const CwbShapeDesc *shape, const char *scene_
       }
     case CWB_SHAPE_MESH:
       return mesh_from_file (shape, scene_dir, progress, error);
+    case CWB_SHAPE_RECTANGLE:
+      g_return_val_if_fail (shape->resolution >= 1, NULL);
+      return mesh_rectangle (shape);
     case CWB_SHAPE_SPHERE:
     case CWB_SHAPE_CYLINDER:
     case CWB_SHAPE_CAPSULE:

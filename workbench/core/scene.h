@@ -114,16 +114,19 @@ typedef enum CwbShapeKind {
   CWB_SHAPE_TORUS,      /* in the xy plane, around z */
   CWB_SHAPE_GROUND,     /* static ground: a large slab whose top face is the body's z = 0 */
   CWB_SHAPE_MESH,       /* OBJ, PLY or STL file */
+  CWB_SHAPE_RECTANGLE,  /* open and flat, in the xy plane, normal +z (cloth) */
 } CwbShapeKind;
 
 typedef struct CwbShapeDesc {
   CwbShapeKind kind;
-  double size[3];          /* BOX: full extents; GROUND: extents of the slab */
+  double size[3];          /* BOX: full extents; GROUND: extents of the slab; RECTANGLE:
+                            * [x, y] extents, size[2] = 0 */
   double radius;           /* SPHERE, CYLINDER, CAPSULE */
   double height;           /* CYLINDER, CAPSULE */
   double major_radius;     /* TORUS: centre of the tube to the axis */
   double minor_radius;     /* TORUS: tube radius */
-  int resolution;          /* tessellation: segments around a circle */
+  int resolution;          /* tessellation: segments around a circle; RECTANGLE: grid cells
+                            * along the longer side */
   char *mesh_file;         /* MESH: as written, relative to the scene file's folder */
   double scale;            /* MESH: uniform scale applied at load */
   CwbSourceLoc loc;        /* of the shape mapping */

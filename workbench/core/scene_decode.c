@@ -14,6 +14,9 @@
 /* Segments around a circle when a shape gives no resolution: a 24-gon has 98.9 % of the
  * circle's area (n sin(2 pi / n) / (2 pi)), plenty for contact tests at interactive cost. */
 #define SHAPE_DEFAULT_RESOLUTION 24
+/* Grid cells along a rectangle's longer side when it gives no resolution (the format's
+ * default, docs/scene-format.md): a square of 16 x 16 cells, 512 triangles, 289 vertices. */
+#define RECTANGLE_DEFAULT_RESOLUTION 16
 /* Tessellations above this are almost surely typos (4096^2 / 2 triangles for a sphere would
  * take gigabytes), so they are rejected rather than attempted. */
 #define SHAPE_MAX_RESOLUTION 4096
@@ -155,7 +158,7 @@ params_decode (GPtrArray *params, const CwbSceneNode *map, gboolean skip_first_k
 static const char *const shape_types[] = {
   [CWB_SHAPE_BOX] = "box", [CWB_SHAPE_SPHERE] = "sphere", [CWB_SHAPE_CYLINDER] = "cylinder",
   [CWB_SHAPE_CAPSULE] = "capsule", [CWB_SHAPE_TORUS] = "torus", [CWB_SHAPE_GROUND] = "ground",
-  [CWB_SHAPE_MESH] = "mesh", NULL,
+  [CWB_SHAPE_MESH] = "mesh", [CWB_SHAPE_RECTANGLE] = "rectangle", NULL,
 };
 
 const char *
@@ -174,8 +177,10 @@ shape_fields (CwbShapeKind kind)
   static const char *const torus[] = { "type", "major_radius", "minor_radius", "resolution",
                                        NULL };
   static const char *const mesh[] = { "type", "file", "scale", NULL };
+  static const char *const rectangle[] = { "type", "size", "resolution", NULL };
   switch (kind)
     {
+    case CWB_SHAPE_RECTANGLE: return rectangle;
     case CWB_SHAPE_BOX: case CWB_SHAPE_GROUND: return box;
     case CWB_SHAPE_SPHERE: return sphere;
     case CWB_SHAPE_CYLINDER: case CWB_SHAPE_CAPSULE: return cylinder;
@@ -195,7 +200,8 @@ shape_reset (CwbShapeDesc *shape, CwbShapeKind kind)
   shape->radius = shape->height = shape->major_radius = shape->minor_radius = 0;
   shape->resolution = kind == CWB_SHAPE_SPHERE || kind == CWB_SHAPE_CYLINDER
                       || kind == CWB_SHAPE_CAPSULE || kind == CWB_SHAPE_TORUS
-                      ? SHAPE_DEFAULT_RESOLUTION : 0;
+                      ? SHAPE_DEFAULT_RESOLUTION
+                      : kind == CWB_SHAPE_RECTANGLE ? RECTANGLE_DEFAULT_RESOLUTION : 0;
   g_clear_pointer (&shape->mesh_file, g_free);
   shape->scale = 1.0;
   if (kind == CWB_SHAPE_GROUND)
@@ -232,10 +238,22 @@ cwb_scene_decode_shape_field (CwbShapeDesc *shape, const char *key, const CwbSce
     }
   if (strcmp (key, "size") == 0)
     {
-      double size[3];
-      if (!cwb_scene_node_get_vec (value, field, size, 3, error))
+      /* A rectangle is flat: two extents, and a third (a thickness) is refused by name
+       * rather than dropped, so that a box's size pasted in is not silently flattened. */
+      int n = shape->kind == CWB_SHAPE_RECTANGLE ? 2 : 3;
+      double size[3] = { 0, 0, 0 };
+      if (n == 2 && value->kind == CWB_NODE_SEQUENCE && value->items->len != 2)
+        {
+          guint len = value->items->len;
+          cwb_scene_set_error (error, CWB_SCENE_ERROR_TYPE, &value->loc, field,
+                               "expected [w, h], the rectangle's extents along x and y, got %u "
+                               "value%s%s", len, len == 1 ? "" : "s",
+                               len == 3 ? " (a rectangle is flat: it has no thickness)" : "");
+          return FALSE;
+        }
+      if (!cwb_scene_node_get_vec (value, field, size, (size_t) n, error))
         return FALSE;
-      for (int i = 0; i < 3; i++)
+      for (int i = 0; i < n; i++)
         if (!(size[i] > 0))
           {
             cwb_scene_set_error (error, CWB_SCENE_ERROR_RANGE, &value->loc, field,
@@ -269,11 +287,17 @@ cwb_scene_decode_shape_field (CwbShapeDesc *shape, const char *key, const CwbSce
       gint64 n;
       if (!cwb_scene_node_get_int (value, field, &n, error))
         return FALSE;
-      if (n < 3 || n > SHAPE_MAX_RESOLUTION)
+      /* A rectangle's resolution counts grid cells, of which one is enough; a circle
+       * needs at least a triangle's three segments. */
+      gboolean grid = shape->kind == CWB_SHAPE_RECTANGLE;
+      int min = grid ? 1 : 3;
+      if (n < min || n > SHAPE_MAX_RESOLUTION)
         {
           cwb_scene_set_error (error, CWB_SCENE_ERROR_RANGE, &value->loc, field,
-                               "%" G_GINT64_FORMAT " is out of range, expected 3 to %d "
-                               "segments around a circle", n, SHAPE_MAX_RESOLUTION);
+                               "%" G_GINT64_FORMAT " is out of range, expected %d to %d %s", n,
+                               min, SHAPE_MAX_RESOLUTION,
+                               grid ? "grid cells along the rectangle's longer side"
+                                    : "segments around a circle");
           return FALSE;
         }
       shape->resolution = (int) n;
@@ -303,6 +327,11 @@ shape_fields_check (const CwbShapeDesc *s, const CwbSourceLoc *loc, const char *
         return shape_missing (error, loc, field, "size", "full extents [x, y, z] of the box");
       return TRUE;
     case CWB_SHAPE_GROUND:
+      return TRUE;
+    case CWB_SHAPE_RECTANGLE:
+      if (s->size[0] == 0)
+        return shape_missing (error, loc, field, "size",
+                              "extents [w, h] of the rectangle along x and y");
       return TRUE;
     case CWB_SHAPE_SPHERE:
       if (s->radius == 0)
@@ -384,7 +413,8 @@ shape_decode (CwbShapeDesc *shape, const CwbSceneNode *node, const char *field, 
   const CwbSceneNode *type = empty ? NULL : mapping_get (node, "type", NULL);
   if (type == NULL)
     return shape_missing (error, &node->loc, field, "type",
-                          "one of box, sphere, cylinder, capsule, torus, ground, mesh");
+                          "one of box, sphere, cylinder, capsule, torus, ground, mesh, "
+                          "rectangle");
   g_autofree char *type_field = field_join (field, "type");
   if (!cwb_scene_decode_shape_field (shape, "type", type, type_field, error))
     return FALSE;

@@ -536,7 +536,7 @@ emit_params_mapping (Emit *e, const char *key, GPtrArray *params)
 static const char *const shape_type_names[] = {
   [CWB_SHAPE_BOX] = "box", [CWB_SHAPE_SPHERE] = "sphere", [CWB_SHAPE_CYLINDER] = "cylinder",
   [CWB_SHAPE_CAPSULE] = "capsule", [CWB_SHAPE_TORUS] = "torus", [CWB_SHAPE_GROUND] = "ground",
-  [CWB_SHAPE_MESH] = "mesh",
+  [CWB_SHAPE_MESH] = "mesh", [CWB_SHAPE_RECTANGLE] = "rectangle",
 };
 
 static void
@@ -552,6 +552,10 @@ emit_shape (Emit *e, const CwbShapeDesc *s)
     case CWB_SHAPE_GROUND:
       emit_string (e, "size");
       emit_vec (e, s->size, 3);
+      break;
+    case CWB_SHAPE_RECTANGLE:
+      emit_string (e, "size");
+      emit_vec (e, s->size, 2);
       break;
     case CWB_SHAPE_SPHERE:
       emit_string (e, "radius");
@@ -580,7 +584,8 @@ emit_shape (Emit *e, const CwbShapeDesc *s)
       g_assert_not_reached ();
     }
   if (s->kind == CWB_SHAPE_SPHERE || s->kind == CWB_SHAPE_CYLINDER
-      || s->kind == CWB_SHAPE_CAPSULE || s->kind == CWB_SHAPE_TORUS)
+      || s->kind == CWB_SHAPE_CAPSULE || s->kind == CWB_SHAPE_TORUS
+      || s->kind == CWB_SHAPE_RECTANGLE)
     {
       emit_string (e, "resolution");
       emit_int (e, s->resolution);
