@@ -528,12 +528,19 @@ cwb_world_set_pair (CwbWorld *world, const char *contact_model, GPtrArray *conta
   if (!new_model)
     return cwb_world_set_solver (world, solver, solver_params, error);
   /* Both change: the new pair is what must fit. The contact model goes first, unless the old
-   * solver refuses it; then the solver first, and back if the new model still refuses. */
-  if (cwb_world_set_contact_model (world, contact_model, contact_params, NULL))
+   * solver refuses it; then the solver first, and back if the new model still refuses. When
+   * the new solver cannot take the old model either, the model's refusal is the one named:
+   * the solver's is about the old model, which the user is leaving (a cloth's open surface
+   * refused by eulerian, not predictor-corrector's refusal of proximity's rows). */
+  g_autoptr (GError) model_error = NULL;
+  if (cwb_world_set_contact_model (world, contact_model, contact_params, &model_error))
     return cwb_world_set_solver (world, solver, solver_params, error);
   g_autofree char *old_solver = g_strdup (cwb_world_solver_name (world));
-  if (!cwb_world_set_solver (world, solver, solver_params, error))
-    return FALSE;
+  if (!cwb_world_set_solver (world, solver, solver_params, NULL))
+    {
+      g_propagate_error (error, g_steal_pointer (&model_error));
+      return FALSE;
+    }
   if (cwb_world_set_contact_model (world, contact_model, contact_params, error))
     return TRUE;
   cwb_world_set_solver (world, old_solver, old_solver_params, NULL);
