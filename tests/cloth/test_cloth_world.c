@@ -240,6 +240,101 @@ test_drape_penalty (void)
   drape ("penalty", "constraint", 2e-3);
 }
 
+/* The height of the cloth (body `cloth`'s geometry) under the point (x, y): its triangle
+ * whose projection on the xy plane holds the point, interpolated; NAN when none does. */
+static double
+cloth_height_under (const CwbGeometry *cloth, double x, double y)
+{
+  for (size_t t = 0; t < cloth->n_triangles; t++)
+    {
+      const double *a = &cloth->positions[3 * cloth->triangles[3 * t]];
+      const double *b = &cloth->positions[3 * cloth->triangles[3 * t + 1]];
+      const double *c = &cloth->positions[3 * cloth->triangles[3 * t + 2]];
+      double det = (b[0] - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (b[1] - a[1]);
+      if (det == 0)
+        continue;
+      double u = ((x - a[0]) * (c[1] - a[1]) - (c[0] - a[0]) * (y - a[1])) / det;
+      double v = ((b[0] - a[0]) * (y - a[1]) - (x - a[0]) * (b[1] - a[1])) / det;
+      if (u >= 0 && v >= 0 && u + v <= 1)
+        return a[2] + u * (b[2] - a[2]) + v * (c[2] - a[2]);
+    }
+  return NAN;
+}
+
+/* A 0.6 m cloth of 20 x 20 cells pinned along its border (a trampoline) at 0.5 m, and a
+ * ball of radius 6 cm and 0.45 kg dropped onto its middle from 0.1 m above it, under
+ * `model`: the ball lands on the cloth from above, a sheet met from its side (the
+ * detection's open surfaces), sinks in as the cloth stretches and bounces. The ball's
+ * lowest vertex must stay above the cloth beneath it (less `slack`), and the ball must end within
+ * 0.2 m under the border (a sag, not a fall). A box does not hold: its corners are its only
+ * points, and its edges cut through the cloth's triangles (docs/plugins/cloth.md). */
+static void
+trampoline (const char *model, double slack)
+{
+  g_autofree char *yaml = g_strdup_printf (
+    "world: { dt: 0.005, gravity: [0, 0, -9.81] }\n"
+    "contact: { model: %s }\n"
+    "solver: { name: constraint }\n"
+    "bodies:\n"
+    "  - name: cloth\n"
+    "    model: cloth\n"
+    "    mapping: identity\n"
+    "    shape: { type: rectangle, size: [0.6, 0.6], resolution: 20 }\n"
+    "    pose: { position: [0, 0, 0.5] }\n"
+    "    material: { density: 200, friction: 0.4 }\n"
+    "    model_params: { rayleigh_mass: 2, pin_border: true }\n"
+    "  - name: ball\n"
+    "    shape: { type: sphere, radius: 0.06, resolution: 24 }\n"
+    "    pose: { position: [0.01, -0.02, 0.66] }\n"
+    "    material: { density: 500, friction: 0.4 }\n", model);
+  g_autoptr (CwbRegistry) registry = fixture_registry ();
+  g_autoptr (CwbWorld) world = fixture_world (registry, yaml);
+  size_t n_geometries;
+  const CwbGeometry *geometries = cwb_world_geometries (world, &n_geometries);
+  double worst = -G_MAXDOUBLE;
+  for (int step = 0; step < 200; step++)
+    {
+      fixture_step (world, 1);
+      /* The ball's lowest vertex, where the cloth beneath is still a height field (it wraps
+       * the ball's sides, where a vertical line meets it more than once). */
+      const CwbGeometry *cloth = &geometries[0], *ball = &geometries[1];
+      const double *lowest = ball->positions;
+      for (size_t i = 1; i < ball->n_points; i++)
+        if (ball->positions[3 * i + 2] < lowest[2])
+          lowest = &ball->positions[3 * i];
+      double under = cloth_height_under (cloth, lowest[0], lowest[1]);
+      g_assert_true (isfinite (under));
+      worst = MAX (worst, under - lowest[2]);
+    }
+  CwbBodySummary ball;
+  cwb_world_body_summary (world, 1, &ball);
+  g_test_message ("ball on a cloth trampoline under %s: its lowest vertex at most %.2e m "
+                  "under the cloth below it; ball centre at %.3f m, speed %.2e m/s at 1 s", model, worst,
+                  ball.centroid[2], cwb_v3_norm (ball.linear_velocity));
+  g_assert_cmpfloat (worst, <, slack);
+  g_assert_cmpfloat (ball.centroid[2], >, 0.3);
+  g_assert_cmpfloat (ball.centroid[2], <, 0.56);
+}
+
+static void
+test_trampoline_proximity (void)
+{
+  /* The sheet's half-thickness is 5 % of its 3 cm edges, 1.5 mm: the ball rests that far
+   * above the cloth, and post-stabilization corrects what lies deeper than 2.5e-6 m. */
+  trampoline ("proximity", 0);
+}
+
+static void
+test_trampoline_penalty (void)
+{
+  /* The penalty lets bodies overlap while it pushes them apart: as the stretched cloth
+   * throws the ball back up (at 1.3 m/s) its vertices lie up to 3.2 cm inside the ball
+   * (measured), while the ball's fall into it stayed within 3 mm. Nothing passes through
+   * while the overlap stays under a third of the ball's thickness (the swap suite's
+   * pass-through criterion, tests/swap/test_swap.c): 4 cm. */
+  trampoline ("penalty", 2 * 0.06 / 3);
+}
+
 /* Mappings that cannot show a cloth, and the identity mapping on a body that is not one:
  * refused at load with a message naming the body and the mapping to use. */
 static void
@@ -313,6 +408,8 @@ main (int argc, char **argv)
   g_test_add_func ("/cloth/world/momentum", test_momentum);
   g_test_add_func ("/cloth/world/drape/proximity", test_drape_proximity);
   g_test_add_func ("/cloth/world/drape/penalty", test_drape_penalty);
+  g_test_add_func ("/cloth/world/trampoline/proximity", test_trampoline_proximity);
+  g_test_add_func ("/cloth/world/trampoline/penalty", test_trampoline_penalty);
   g_test_add_func ("/cloth/world/refusals", test_refusals);
   g_test_add_func ("/cloth/world/swap-refusals", test_swap_refusals);
   return g_test_run ();

@@ -21,7 +21,7 @@
  *
  * Compliance: exact, C = h^2 (M + h D + h^2 K(q))^-1 (Saupin 2008 eq. 21), factorised once
  * for each q it is asked at; a warped request gets it too (no rest compliance is kept).
- * Pinned vertices (`fixed_box`) have zero compliance and never move. */
+ * Pinned vertices (`pin_border`, `fixed_box`) have zero compliance and never move. */
 #include <math.h>
 #include <string.h>
 
@@ -126,6 +126,9 @@ static const CwbParamSpec cloth_params[] = {
     "Most conjugate-gradient iterations per solve." },
   { "cg_tolerance", CWB_PARAM_DOUBLE, "1", "1e-10", 0, 1, NULL,
     "Conjugate gradients stop when the residual is below this fraction of the right side." },
+  { "pin_border", CWB_PARAM_BOOL, "", "false", 1, 0, NULL,
+    "Pin every vertex of the surface's border (its edges of one triangle): a trampoline, a "
+    "drum; with fixed_box, both are pinned." },
   { "fixed_box", CWB_PARAM_BOOL, "", "false", 1, 0, NULL,
     "Pin the vertices inside [fixed_box_min, fixed_box_max] (mesh frame): they never move." },
   { "fixed_box_min", CWB_PARAM_VEC3, "m", "[0, 0, 0]", -1e9, 1e9, NULL,
@@ -225,8 +228,35 @@ mark_fixed_nodes (ClothBody *body, const CwbParamSet *params)
         body->fixed[i] = TRUE;
       return;
     }
+  if (cwb_param_bool (params, "pin_border", FALSE))
+    {
+      /* An edge met once is on the border: count each edge's triangles. */
+      g_autoptr (GHashTable) uses = g_hash_table_new (g_int64_hash, g_int64_equal);
+      g_autofree gint64 *keys = g_new (gint64, 3 * MAX (body->n_triangles, 1));
+      for (size_t t = 0; t < body->n_triangles; t++)
+        for (int e = 0; e < 3; e++)
+          {
+            uint32_t a = body->triangles[3 * t + e], b = body->triangles[3 * t + (e + 1) % 3];
+            gint64 *key = &keys[3 * t + e];
+            *key = a < b ? ((gint64) a << 32) | b : ((gint64) b << 32) | a;
+            gpointer count = g_hash_table_lookup (uses, key);
+            g_hash_table_insert (uses, key, GSIZE_TO_POINTER (GPOINTER_TO_SIZE (count) + 1));
+          }
+      for (size_t k = 0; k < 3 * body->n_triangles; k++)
+        if (GPOINTER_TO_SIZE (g_hash_table_lookup (uses, &keys[k])) == 1)
+          {
+            body->fixed[keys[k] >> 32] = TRUE;
+            body->fixed[keys[k] & 0xffffffff] = TRUE;
+          }
+    }
   if (!cwb_param_bool (params, "fixed_box", FALSE))
-    return;
+    {
+      size_t count = 0;
+      for (size_t i = 0; i < body->n_nodes; i++)
+        count += body->fixed[i];
+      g_debug ("body '%s': %zu of %zu vertices pinned", body->name, count, body->n_nodes);
+      return;
+    }
   const CwbParamValue *lo = cwb_param_find (params, "fixed_box_min");
   const CwbParamValue *hi = cwb_param_find (params, "fixed_box_max");
   double extent = 0;
@@ -243,8 +273,8 @@ mark_fixed_nodes (ClothBody *body, const CwbParamSet *params)
           double x = body->rest[3 * i + a];
           inside = inside && x >= lo->v3[a] - slack && x <= hi->v3[a] + slack;
         }
-      body->fixed[i] = inside;
-      count += inside;
+      body->fixed[i] = body->fixed[i] || inside;
+      count += body->fixed[i];
     }
   g_debug ("body '%s': %zu of %zu vertices pinned", body->name, count, body->n_nodes);
 }

@@ -37,6 +37,10 @@
  *     (or which lie on the surface) within the margin become candidates as well, with the
  *     exact closest point and gap +|d_i|. Inside candidates stay limited to max_depth. With
  *     margin 0 the band is max_depth, as above, and nothing else changes.
+ *  6. An open surface B (a cloth, a fixed rectangle) has no inside and is met as a sheet
+ *     (add_sheet_candidates): each point within the band of it is on the side it came from
+ *     (its height over the nearest triangle a step ago, by its velocity relative to B), and in
+ *     contact when it lies within B's half-thickness of that side or past it.
  *
  * Exact (up to rounding): which points are within max_depth inside a closed manifold B, their
  * distance |d_i| to B's surface, and the closest point (ties between equidistant features are
@@ -66,6 +70,9 @@
  * candidates agree with their mean (a box face resting on a face; not a box in a corner). */
 #define COS_60_DEGREES 0.5
 #define DOMINANCE_FRACTION (2.0 / 3.0)
+/* A sheet's (an open surface's) half-thickness for contact, of its mean edge length: a point
+ * resting on a sheet keeps this far from it, on its own side (add_sheet_candidates). */
+#define SHEET_THICKNESS_OF_EDGE 0.05
 
 typedef struct GeometryInfo {
   size_t offset;                /* first global point id (surface and particle geometries) */
@@ -811,20 +818,129 @@ add_particle_candidates (CollisionDetector *detector, const CwbGeometry *geometr
     }
 }
 
+/* A sheet's half-thickness: SHEET_THICKNESS_OF_EDGE times its triangles' mean edge length
+ * at the current positions (0 for a sheet with no usable triangle). */
+static double
+sheet_half_thickness (const CwbGeometry *sheet)
+{
+  double sum = 0;
+  size_t count = 0;
+  for (size_t t = 0; t < sheet->n_triangles; t++)
+    for (int k = 0; k < 3; k++)
+      {
+        const double *a = &sheet->positions[3 * (size_t) sheet->triangles[3 * t + k]];
+        const double *b = &sheet->positions[3 * (size_t) sheet->triangles[3 * t + (k + 1) % 3]];
+        double d[3];
+        cwb_v3_sub (d, b, a);
+        double length = cwb_v3_norm (d);
+        if (isfinite (length))
+          {
+            sum += length;
+            count++;
+          }
+      }
+  return count > 0 ? SHEET_THICKNESS_OF_EDGE * sum / (double) count : 0;
+}
+
+/* How far a and b may have moved into each other over a step, whether or not one is fixed:
+ * a sheet is thin, and two moving bodies cross it as readily as one. */
+static double
+sheet_motion (const DetectionParams *params, size_t a, size_t b)
+{
+  if (params->motion == NULL)
+    return 0;
+  const DetectionVelocities *va = &params->motion[a], *vb = &params->motion[b];
+  double d[3];
+  for (int k = 0; k < 3; k++)
+    d[k] = MAX (va->hi[k] - vb->lo[k], vb->hi[k] - va->lo[k]);
+  return params->motion_time * cwb_v3_norm (d);
+}
+
+/* The candidates of the points (or particles) of a against the sheet b (an open surface,
+ * pair pq): a sheet has no inside, so a point is in contact with it from the side it came
+ * from. With n the unit normal of the triangle holding the point's closest point c, s = n .
+ * (p - c) the point's height over it and v its velocity relative to the sheet there, the
+ * side is the sign of s - h n . v, where the point was a step ago (of s when it was on the
+ * sheet); a point the step carried through the sheet is still on its first side, with a
+ * negative height there. The sheet is `half_thickness` thick on each side (and a particle
+ * adds its radius), so that a point resting on it is found on its own side at rest. Then
+ *   - on the face, or past the sheet: normal side n, gap side s - thickness;
+ *   - beside an edge or a vertex (a border or a fold), on its own side: normal (p - c) / |p -
+ *     c|, gap |p - c| - thickness;
+ * a candidate when the gap is negative within the pair's max_depth past the sheet, or
+ * positive within the margin. */
+static void
+add_sheet_candidates (CollisionDetector *detector, const CwbGeometry *geometries,
+                      const PairQuery *pq, const DetectionParams *params, double half_thickness)
+{
+  const CwbGeometry *points = &geometries[pq->a], *sheet = &geometries[pq->b];
+  gboolean particles = points->kind == CWB_GEOMETRY_PARTICLES;
+  sort_ids (detector->touched, pq->n_touched);
+  RESERVE (detector, found, detector->n_found + pq->n_touched);
+  for (size_t i = 0; i < pq->n_touched; i++)
+    {
+      const Nearest *rec = &detector->nearest[detector->touched[i]];
+      size_t point = detector->touched[i] - detector->info[pq->a].offset;
+      double n[3];
+      if (surface_triangle_normal (sheet, rec->triangle, n) == 0)
+        continue;
+      double thickness = half_thickness + (particles ? points->radii[point] : 0);
+      double height = -cwb_v3_dot (rec->depth, n), before = height;
+      if (points->velocities != NULL && sheet->velocities != NULL)
+        {
+          double v[3];
+          cwb_v3_copy (v, &points->velocities[3 * point]);
+          const uint32_t *tri = &sheet->triangles[3 * (size_t) rec->triangle];
+          for (int k = 0; k < 3; k++)
+            cwb_v3_axpy (v, -rec->bary[k], &sheet->velocities[3 * (size_t) tri[k]]);
+          before = height - params->motion_time * cwb_v3_dot (n, v);
+        }
+      double side = before > 0 ? 1 : before < 0 ? -1 : height >= 0 ? 1 : -1;
+      double dist = sqrt (rec->dist2), normal[3], gap;
+      if (rec->feature != FEATURE_FACE && dist > 0 && side * height >= 0)
+        {
+          cwb_v3_scale (normal, rec->depth, -1 / dist);
+          gap = dist - thickness;
+        }
+      else
+        {
+          cwb_v3_scale (normal, n, side);
+          gap = side * height - thickness;
+        }
+      gboolean penetrates = gap < 0 && -gap <= thickness + pq->max_depth;
+      if (!penetrates && !(params->margin > 0 && gap >= 0 && gap <= params->margin))
+        continue;
+      ContactCandidate *candidate = add_candidate (detector, pq->a, pq->b,
+                                                   detector->touched[i], rec);
+      candidate->gap = gap;
+      cwb_v3_copy (candidate->normal, normal);
+      cwb_v3_scale (candidate->depth, normal, -gap);   /* out of the sheet's layer inside */
+      if (!penetrates)
+        detector->stats.outside_contacts++;
+    }
+  detector->stats.sheet_pairs++;
+}
+
 /* Points of geometry a against closed surface b (its triangles prepared). */
 static void
 detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_t a,
-             uint32_t b, const DetectionParams *params, size_t n_points)
+             uint32_t b, const DetectionParams *params, size_t n_points, double half_thickness)
 {
   const GeometryInfo *ia = &detector->info[a];
   const CwbGeometry *surface = &geometries[b];
   const Topology *topology = detector->info[b].topology;
-  double motion = pair_motion (params, a, b);
+  gboolean sheet = !surface->closed;
+  double motion = sheet ? sheet_motion (params, a, b) : pair_motion (params, a, b);
   PairQuery pq = { .a = a, .b = b, .stamp = next_stamp (detector, n_points),
                    .mode = QUERY_NEAREST, .max_depth = params->max_depth + motion };
-  pq.reach = MAX (pq.max_depth, params->margin) + ia->radius;
+  pq.reach = MAX (pq.max_depth, params->margin) + ia->radius + (sheet ? half_thickness : 0);
   detector->stats.pairs_tested++;
   query_surface (detector, &pq, geometries, ia->lo, ia->hi);
+  if (sheet)
+    {
+      add_sheet_candidates (detector, geometries, &pq, params, half_thickness);
+      return;
+    }
   if (geometries[a].kind == CWB_GEOMETRY_PARTICLES)
     {
       add_particle_candidates (detector, geometries, &pq, params);
@@ -920,9 +1036,12 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
     {
       const CwbGeometry *surface = &geometries[b];
       const GeometryInfo *ib = &detector->info[b];
-      if (surface->kind != CWB_GEOMETRY_SURFACE || !surface->closed || ib->topology == NULL
+      if (surface->kind != CWB_GEOMETRY_SURFACE || ib->topology == NULL
           || !ib->topology->valid || ib->n_finite == 0)
         continue;
+      /* An open surface is a sheet (a cloth), met from either side (add_sheet_candidates). */
+      gboolean sheet = !surface->closed;
+      double half_thickness = sheet ? sheet_half_thickness (surface) : 0;
       double prepared = -1;   /* the reach b's triangles are grown by; < 0: not yet */
       for (size_t a = 0; a < n_geometries; a++)
         {
@@ -931,7 +1050,9 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
             continue;
           /* b's box grown by this pair's reach: its band, the step's motion and a's
            * particles' radius. */
-          double pair_reach = reach + pair_motion (params, a, b) + ia->radius;
+          double pair_reach = reach + ia->radius
+                              + (sheet ? sheet_motion (params, a, b) + half_thickness
+                                       : pair_motion (params, a, b));
           double lo[3], hi[3];
           for (int k = 0; k < 3; k++)
             {
@@ -948,7 +1069,8 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
           if (prepared != pair_reach)
             prepare_triangles (detector, surface, pair_reach);
           prepared = pair_reach;
-          detect_pair (detector, geometries, (uint32_t) a, (uint32_t) b, params, n_points);
+          detect_pair (detector, geometries, (uint32_t) a, (uint32_t) b, params, n_points,
+                       half_thickness);
         }
     }
   topology_cache_prune (&detector->topologies, detector->run);

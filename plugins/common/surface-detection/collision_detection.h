@@ -32,6 +32,13 @@
  *    manifolds see those contacts;
  *  - surfaces flagged closed that are not (holes, non-manifold edges) get approximate
  *    inside tests near the defects;
+ *  - an open surface (closed == FALSE: a cloth, a fixed rectangle) has no inside: it is a
+ *    sheet, met from the side a point came from (collision_detection.c,
+ *    add_sheet_candidates), within a half-thickness of 5 % of its mean edge; a point
+ *    carried through a sheet by more than the pair's band in one step (max_depth plus the
+ *    pair's motion, for a sheet whether or not one of the two is fixed) is not found, and an
+ *    edge cutting through a sheet's triangle with no vertex through it (a box's edges pressed
+ *    into a cloth) is not found either;
  *  - the consistency pass rewrites only depth vectors that disagree with a dominant direction
  *    (see collision_detection.c); genuinely multi-directional contacts are left as found. */
 #pragma once
@@ -133,8 +140,8 @@ typedef struct DetectionParams {
  * Geometries: the CwbGeometry array of geometry.h: SURFACE, and PARTICLES with radii, whose
  * spheres penetrate closed surfaces (gap measured from the sphere, add_particle_candidates
  * in collision_detection.c) but are never penetrated: two particle geometries do not meet;
- * open surfaces (closed == FALSE) are never penetrated but their points can penetrate
- * others). No self-collision. Points with a non-finite coordinate are ignored. Allocates
+ * open surfaces (closed == FALSE) are sheets, which points and particles meet from either
+ * side (add_sheet_candidates), and whose points penetrate others). No self-collision. Points with a non-finite coordinate are ignored. Allocates
  * nothing once the sizes have settled (except growing `candidates` itself). */
 void collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometries,
                              size_t n_geometries, const DetectionParams *params,
@@ -154,6 +161,7 @@ typedef struct DetectionStats {
   size_t edge_vertex_contacts;   /* inside candidates whose closest feature is an edge or a
                                   * vertex (inside decided by a pseudo-normal) */
   size_t outside_contacts;       /* candidates outside their surface, within the margin */
+  size_t sheet_pairs;            /* pairs whose surface is open (a sheet, met from its sides) */
   size_t consistency_fixes;      /* candidates rewritten by the consistency pass */
   size_t growths;                /* internal buffer (re)allocations: 0 in steady state */
 } DetectionStats;
