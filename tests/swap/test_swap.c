@@ -60,6 +60,8 @@ static const struct {
   { "eulerian-particles.yaml", "penalty", REFUSES, "particles" },
   { "cloth-drape.yaml", "ldi", REFUSES, "not a closed" },
   { "cloth-drape.yaml", "eulerian", REFUSES, "not closed" },
+  { "fluid-cloth.yaml", "ldi", REFUSES, "not a closed" },
+  { "fluid-cloth.yaml", "eulerian", REFUSES, "not closed" },
   { "penalty-clamped-box.yaml", "eulerian", CANNOT_REST,
     "the clamp is the penalty layer's overlap: a rigid contact has no squeeze force" },
 };
@@ -80,6 +82,7 @@ static const struct {
   { "fluid-inflow.yaml", 0.8, "the water poured until 0.68 s is sloshing in the box" },
   { "fluid-poolrack.yaml", 0.2, "the heavy body is crushing the rack into the grid fluid" },
   { "fluid-mixed.yaml", 0.1, "the bodies are falling into the water" },
+  { "fluid-cloth.yaml", 0.15, "the water has landed on the cloth and is spreading" },
 };
 
 /* The time `scene` is swapped in motion at and why into *why, or 0 when it settles first. */
