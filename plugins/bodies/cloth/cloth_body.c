@@ -9,8 +9,8 @@
  * open) or any manifold triangle mesh, open or closed; its area times `thickness` times the
  * material's density is the mass, a third of each triangle's on each of its vertices.
  *
- * Free motion, the linearised backward Euler of the FEM body (Baraff and Witkin 1998 for
- * cloth; Saupin 2008 eq. 10-12): with K = sum R K0 R^T + K_bend at the step's start and
+ * Free motion, the linearised backward Euler shared with the FEM body (implicit_step.h;
+ * Baraff and Witkin 1998 for cloth): with K = sum R K0 R^T + K_bend at the step's start and
  * D = alpha M + beta K, f = f_elastic(q) + M g + f_ext - D v,
  *
  *   (M + h D + h^2 K) dv = h f - h^2 K v,    v+ = v + dv,  q+ = q + h v+,
@@ -29,6 +29,7 @@
 #include <cwb/vecmath.h>
 
 #include "bending.h"
+#include "implicit_step.h"
 #include "linear_solve.h"
 #include "membrane.h"
 #include "node_summary.h"
@@ -74,7 +75,7 @@ typedef struct ClothBody {
   double *rotations_q;
   gboolean rotations_valid;
   double *rotations;             /* 6 per triangle (R, 3 x 2) */
-  double *rhs, *dv, *kv, *scratch;
+  ImplicitStep step;             /* the free motion's right side, solution and scratch */
 } ClothBody;
 
 static void
@@ -96,10 +97,7 @@ cloth_body_free (ClothBody *body)
   g_free (body->factored_q);
   g_free (body->rotations_q);
   g_free (body->rotations);
-  g_free (body->rhs);
-  g_free (body->dv);
-  g_free (body->kv);
-  g_free (body->scratch);
+  implicit_step_clear (&body->step);
   g_free (body);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClothBody, cloth_body_free)
@@ -391,10 +389,7 @@ cloth_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError
   body->factored_q = g_new (double, n);
   body->rotations_q = g_new (double, n);
   body->rotations = g_new (double, 6 * MAX (body->n_triangles, 1));
-  body->rhs = g_new (double, n);
-  body->dv = g_new (double, n);
-  body->kv = g_new (double, n);
-  body->scratch = g_new (double, n);
+  implicit_step_init (&body->step, body->n_nodes, body->node_mass, body->fixed);
 
   body->source = g_strdup (surface->source);
   body->reference = *surface;
@@ -488,17 +483,9 @@ stiffness_product (const ClothBody *body, const double *dx, double *y)
 }
 
 static void
-external_apply (void *data, const double *x, double *y)
-{
-  const CwbLinearOperator *op = data;
-  op->apply (op->data, x, y);
-}
-
-static void
 cloth_free_motion (void *self, const CwbFreeMotion *a)
 {
   ClothBody *body = self;
-  const double h = a->h;
   size_t n = 3 * body->n_nodes;
   if (body->fixed_body)
     {
@@ -506,56 +493,25 @@ cloth_free_motion (void *self, const CwbFreeMotion *a)
       memset (a->v_free, 0, n * sizeof (double));
       return;
     }
-  /* rhs = h (f_elastic + M g + f_ext - alpha M v) - (h^2 + h beta) K v. */
-  elastic_forces (body, a->q, body->rhs);
-  stiffness_product (body, a->v, body->kv);
-  for (size_t i = 0; i < body->n_nodes; i++)
-    for (int c = 0; c < 3; c++)
-      {
-        size_t k = 3 * i + c;
-        double f = body->rhs[k] + body->node_mass[i] * (a->gravity[c] - body->alpha * a->v[k]);
-        if (a->f_ext != NULL)
-          f += a->f_ext[k];
-        body->rhs[k] = h * f - (h * h + h * body->beta) * body->kv[k];
-      }
-  if (a->k_ext != NULL)
+  ImplicitStep *step = &body->step;
+  step->alpha = body->alpha;
+  step->beta = body->beta;
+  elastic_forces (body, a->q, step->rhs);
+  stiffness_product (body, a->v, step->kv);
+  implicit_step_rhs (step, a);
+  if (body->solver == LINEAR_SOLVER_CHOLESKY && !implicit_step_external (a))
     {
-      memset (body->scratch, 0, n * sizeof (double));
-      a->k_ext->apply (a->k_ext->data, a->v, body->scratch);
-      for (size_t k = 0; k < n; k++)
-        body->rhs[k] += h * h * body->scratch[k];
-    }
-  memset (body->dv, 0, n * sizeof (double));
-  gboolean external = a->k_ext != NULL || a->b_ext != NULL;
-  if (body->solver == LINEAR_SOLVER_CHOLESKY && !external)
-    {
-      if (ensure_factor (body, a->q, h))
-        block_cholesky_solve (body->cholesky, body->rhs, body->dv, 1);
+      memset (step->dv, 0, n * sizeof (double));
+      if (ensure_factor (body, a->q, a->h))
+        block_cholesky_solve (body->cholesky, step->rhs, step->dv, 1);
     }
   else
     {
-      assemble (body, a->q, h);
-      LinearTerm terms[2];
-      size_t n_terms = 0;
-      if (a->k_ext != NULL)
-        terms[n_terms++] = (LinearTerm) { external_apply, (void *) a->k_ext, -h * h };
-      if (a->b_ext != NULL)
-        terms[n_terms++] = (LinearTerm) { external_apply, (void *) a->b_ext, -h };
-      CgResult result;
-      block_cg_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
-                      body->cg_iterations, body->cg_tolerance, &result);
-      if (!result.converged && n_terms > 0)
-        block_bicgstab_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
-                              body->cg_iterations, body->cg_tolerance, &result);
-      if (!result.converged)
-        g_debug ("body '%s': CG stopped after %d iterations at relative residual %g",
-                 body->name, result.iterations, result.residual);
+      assemble (body, a->q, a->h);
+      implicit_step_solve_iterative (step, a, body->system, body->cg_iterations,
+                                     body->cg_tolerance, body->name);
     }
-  for (size_t k = 0; k < n; k++)
-    {
-      a->v_free[k] = body->fixed[k / 3] ? 0 : a->v[k] + body->dv[k];
-      a->q_free[k] = a->q[k] + h * a->v_free[k];
-    }
+  implicit_step_finish (step, a);
 }
 
 static void
@@ -605,9 +561,10 @@ cloth_internal_forces (void *self, const double *q, const double *v, double *f)
 {
   ClothBody *body = self;
   elastic_forces (body, q, f);
-  stiffness_product (body, v, body->kv);
+  double *kv = body->step.kv;
+  stiffness_product (body, v, kv);
   for (size_t k = 0; k < 3 * body->n_nodes; k++)
-    f[k] -= body->alpha * body->node_mass[k / 3] * v[k] + body->beta * body->kv[k];
+    f[k] -= body->alpha * body->node_mass[k / 3] * v[k] + body->beta * kv[k];
 }
 
 /* df = -K(q) dq (the membranes' rotations held fixed, as in the free motion). */

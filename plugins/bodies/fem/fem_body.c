@@ -34,6 +34,7 @@
 #include "block_matrix.h"
 #include "corotational.h"
 #include "dense_inverse.h"
+#include "implicit_step.h"
 #include "linear_solve.h"
 #include "node_summary.h"
 #include "polar_rotation.h"
@@ -94,8 +95,7 @@ typedef struct FemBody {
   double *node_rotations;        /* 9 per node */
   RestCompliance *c0;
   const CwbHostServices *host;
-  /* Scratch (3n each). */
-  double *rhs, *dv, *kv, *scratch;
+  ImplicitStep step;             /* the free motion's right side, solution and scratch */
 } FemBody;
 
 static const CwbParamSpec fem_params[] = {
@@ -159,10 +159,7 @@ fem_body_free (FemBody *body)
   g_free (body->element_rotations);
   g_free (body->node_rotations);
   rest_compliance_free (body->c0);
-  g_free (body->rhs);
-  g_free (body->dv);
-  g_free (body->kv);
-  g_free (body->scratch);
+  implicit_step_clear (&body->step);
   g_free (body);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (FemBody, fem_body_free)
@@ -504,10 +501,7 @@ fem_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError *
   body->rotations_q = g_new (double, n);
   body->element_rotations = g_new (double, 9 * body->n_tets);
   body->node_rotations = g_new (double, 9 * body->n_nodes);
-  body->rhs = g_new (double, n);
-  body->dv = g_new (double, n);
-  body->kv = g_new (double, n);
-  body->scratch = g_new (double, n);
+  implicit_step_init (&body->step, body->n_nodes, body->node_mass, body->fixed);
 
   body->ref_vertices = g_memdup2 (surface->vertices, 3 * surface->n_vertices * sizeof (double));
   body->ref_triangles = g_memdup2 (surface->triangles,
@@ -604,17 +598,9 @@ stiffness_product (const FemBody *body, const double *dx, double *y)
 }
 
 static void
-external_apply (void *data, const double *x, double *y)
-{
-  const CwbLinearOperator *op = data;
-  op->apply (op->data, x, y);
-}
-
-static void
 fem_free_motion (void *self, const CwbFreeMotion *a)
 {
   FemBody *body = self;
-  const double h = a->h;
   size_t n = 3 * body->n_nodes;
   if (body->fixed_body)
     {
@@ -622,65 +608,28 @@ fem_free_motion (void *self, const CwbFreeMotion *a)
       memset (a->v_free, 0, n * sizeof (double));
       return;
     }
-
-  /* rhs = h (f_elastic + M g + f_ext - alpha M v) - (h^2 + h beta) K v. */
+  ImplicitStep *step = &body->step;
+  step->alpha = body->alpha;
+  step->beta = body->beta;
   ensure_rotations (body, a->q);
-  elastic_forces (body, a->q, body->rhs);
-  stiffness_product (body, a->v, body->kv);
-  for (size_t i = 0; i < body->n_nodes; i++)
-    for (int c = 0; c < 3; c++)
-      {
-        size_t k = 3 * i + c;
-        double f = body->rhs[k] + body->node_mass[i] * (a->gravity[c] - body->alpha * a->v[k]);
-        if (a->f_ext != NULL)
-          f += a->f_ext[k];
-        body->rhs[k] = h * f - (h * h + h * body->beta) * body->kv[k];
-      }
-  if (a->k_ext != NULL)
-    {
-      /* + h^2 K_ext v with K_ext = d f_ext / dq. */
-      memset (body->scratch, 0, n * sizeof (double));
-      a->k_ext->apply (a->k_ext->data, a->v, body->scratch);
-      for (size_t k = 0; k < n; k++)
-        body->rhs[k] += h * h * body->scratch[k];
-    }
+  elastic_forces (body, a->q, step->rhs);
+  stiffness_product (body, a->v, step->kv);
+  implicit_step_rhs (step, a);
   /* The fixed nodes' right side needs no zeroing: both solves decouple them (the matrix is
-   * projected, CG projects its residual), and their velocity is set to zero below. */
-  memset (body->dv, 0, n * sizeof (double));
-  gboolean external = a->k_ext != NULL || a->b_ext != NULL;
-  if (body->solver == LINEAR_SOLVER_CHOLESKY && !external)
+   * projected, CG projects its residual), and their velocity is set to zero at the end. */
+  if (body->solver == LINEAR_SOLVER_CHOLESKY && !implicit_step_external (a))
     {
-      if (ensure_factor (body, a->q, h))
-        block_cholesky_solve (body->cholesky, body->rhs, body->dv, 1);
+      memset (step->dv, 0, n * sizeof (double));
+      if (ensure_factor (body, a->q, a->h))
+        block_cholesky_solve (body->cholesky, step->rhs, step->dv, 1);
     }
   else
     {
-      assemble (body, a->q, h);
-      /* A - h^2 K_ext - h B_ext: the external derivatives enter with a minus sign. */
-      LinearTerm terms[2];
-      size_t n_terms = 0;
-      if (a->k_ext != NULL)
-        terms[n_terms++] = (LinearTerm) { external_apply, (void *) a->k_ext, -h * h };
-      if (a->b_ext != NULL)
-        terms[n_terms++] = (LinearTerm) { external_apply, (void *) a->b_ext, -h };
-      CgResult result;
-      block_cg_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
-                    body->cg_iterations, body->cg_tolerance, &result);
-      /* A contact model's stiffness is not always symmetric (its one-body derivatives),
-       * and there CG can stall or diverge: BiCGSTAB takes over from where it stopped. */
-      if (!result.converged && n_terms > 0)
-        block_bicgstab_solve (body->system, terms, n_terms, body->fixed, body->rhs, body->dv,
-                            body->cg_iterations, body->cg_tolerance, &result);
-      if (!result.converged)
-        g_debug ("body '%s': CG stopped after %d iterations at relative residual %g",
-                 body->name, result.iterations, result.residual);
+      assemble (body, a->q, a->h);
+      implicit_step_solve_iterative (step, a, body->system, body->cg_iterations,
+                                     body->cg_tolerance, body->name);
     }
-
-  for (size_t k = 0; k < n; k++)
-    {
-      a->v_free[k] = body->fixed[k / 3] ? 0 : a->v[k] + body->dv[k];
-      a->q_free[k] = a->q[k] + h * a->v_free[k];
-    }
+  implicit_step_finish (step, a);
 }
 
 static void
@@ -768,9 +717,10 @@ fem_internal_forces (void *self, const double *q, const double *v, double *f)
   FemBody *body = self;
   ensure_rotations (body, q);
   elastic_forces (body, q, f);
-  stiffness_product (body, v, body->kv);
+  double *kv = body->step.kv;
+  stiffness_product (body, v, kv);
   for (size_t k = 0; k < 3 * body->n_nodes; k++)
-    f[k] -= body->alpha * body->node_mass[k / 3] * v[k] + body->beta * body->kv[k];
+    f[k] -= body->alpha * body->node_mass[k / 3] * v[k] + body->beta * kv[k];
 }
 
 /* df = (d f / d q) dq = -K(q) dq with K = R K0 R^T (R held fixed, as in the free motion). */
