@@ -33,14 +33,7 @@ rotation_matrix (const double axis_angle[3], double m[9])
 {
   double q[4];
   cwb_quat_from_rotvec (q, axis_angle);
-  for (int b = 0; b < 3; b++)
-    {
-      double e[3] = { 0, 0, 0 }, col[3];
-      e[b] = 1;
-      cwb_quat_rotate (col, q, e);
-      for (int a = 0; a < 3; a++)
-        m[3 * a + b] = col[a];
-    }
+  cwb_quat_to_m3 (m, q);
 }
 
 static MembraneTriangle

@@ -76,6 +76,7 @@ typedef struct ClothBody {
   gboolean rotations_valid;
   double *rotations;             /* 6 per triangle (R, 3 x 2) */
   ImplicitStep step;             /* the free motion's right side, solution and scratch */
+  double *bend_scratch;          /* 3 n: the bending forces of a displacement (K dx) */
 } ClothBody;
 
 static void
@@ -98,6 +99,7 @@ cloth_body_free (ClothBody *body)
   g_free (body->rotations_q);
   g_free (body->rotations);
   implicit_step_clear (&body->step);
+  g_free (body->bend_scratch);
   g_free (body);
 }
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (ClothBody, cloth_body_free)
@@ -390,6 +392,7 @@ cloth_create (const CwbBodyCreateInfo *info, const CwbHostServices *host, GError
   body->rotations_q = g_new (double, n);
   body->rotations = g_new (double, 6 * MAX (body->n_triangles, 1));
   implicit_step_init (&body->step, body->n_nodes, body->node_mass, body->fixed);
+  body->bend_scratch = g_new (double, n);
 
   body->source = g_strdup (surface->source);
   body->reference = *surface;
@@ -475,7 +478,8 @@ stiffness_product (const ClothBody *body, const double *dx, double *y)
         }
     }
   /* The bending Hessian: D k (k . dx) per hinge; minus the forces of dx. */
-  g_autofree double *bend = g_new0 (double, 3 * body->n_nodes);
+  double *bend = body->bend_scratch;
+  memset (bend, 0, 3 * body->n_nodes * sizeof (double));
   bending_add_forces ((const BendingHinge *) body->hinges->data, body->hinges->len,
                       body->bending, dx, bend);
   for (size_t k = 0; k < 3 * body->n_nodes; k++)

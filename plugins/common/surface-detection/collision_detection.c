@@ -734,11 +734,13 @@ add_outside_candidates (CollisionDetector *detector, const PairQuery *pq,
 
 /* How far the pair (a, b) may have moved into each other over a step (DetectionParams.motion):
  * motion_time times the largest |v_a - v_b| over the two velocity boxes, where exactly one of
- * them is fixed; 0 otherwise. */
+ * them is fixed, or for a sheet (`sheet`: b is open) whether or not one is, since a sheet is
+ * thin and two moving bodies cross it as readily as one; 0 otherwise. */
 static double
-pair_motion (const DetectionParams *params, size_t a, size_t b)
+pair_motion (const DetectionParams *params, size_t a, size_t b, gboolean sheet)
 {
-  if (params->motion == NULL || params->motion[a].fixed == params->motion[b].fixed)
+  if (params->motion == NULL
+      || (!sheet && params->motion[a].fixed == params->motion[b].fixed))
     return 0;
   const DetectionVelocities *va = &params->motion[a], *vb = &params->motion[b];
   double d[3];
@@ -842,20 +844,6 @@ sheet_half_thickness (const CwbGeometry *sheet)
   return count > 0 ? SHEET_THICKNESS_OF_EDGE * sum / (double) count : 0;
 }
 
-/* How far a and b may have moved into each other over a step, whether or not one is fixed:
- * a sheet is thin, and two moving bodies cross it as readily as one. */
-static double
-sheet_motion (const DetectionParams *params, size_t a, size_t b)
-{
-  if (params->motion == NULL)
-    return 0;
-  const DetectionVelocities *va = &params->motion[a], *vb = &params->motion[b];
-  double d[3];
-  for (int k = 0; k < 3; k++)
-    d[k] = MAX (va->hi[k] - vb->lo[k], vb->hi[k] - va->lo[k]);
-  return params->motion_time * cwb_v3_norm (d);
-}
-
 /* The candidates of the points (or particles) of a against the sheet b (an open surface,
  * pair pq): a sheet has no inside, so a point is in contact with it from the side it came
  * from. With n the unit normal of the triangle holding the point's closest point c, s = n .
@@ -930,7 +918,7 @@ detect_pair (CollisionDetector *detector, const CwbGeometry *geometries, uint32_
   const CwbGeometry *surface = &geometries[b];
   const Topology *topology = detector->info[b].topology;
   gboolean sheet = !surface->closed;
-  double motion = sheet ? sheet_motion (params, a, b) : pair_motion (params, a, b);
+  double motion = pair_motion (params, a, b, sheet);
   PairQuery pq = { .a = a, .b = b, .stamp = next_stamp (detector, n_points),
                    .mode = QUERY_NEAREST, .max_depth = params->max_depth + motion };
   pq.reach = MAX (pq.max_depth, params->margin) + ia->radius + (sheet ? half_thickness : 0);
@@ -1050,9 +1038,8 @@ collision_detector_run (CollisionDetector *detector, const CwbGeometry *geometri
             continue;
           /* b's box grown by this pair's reach: its band, the step's motion and a's
            * particles' radius. */
-          double pair_reach = reach + ia->radius
-                              + (sheet ? sheet_motion (params, a, b) + half_thickness
-                                       : pair_motion (params, a, b));
+          double pair_reach = reach + ia->radius + pair_motion (params, a, b, sheet)
+                              + half_thickness;
           double lo[3], hi[3];
           for (int k = 0; k < 3; k++)
             {
